@@ -1,0 +1,71 @@
+/**
+ * The binary codec of tool calls: JSON with a replacer and a reviver that carry `Uint8Array`,
+ * `ArrayBuffer` and other views as `{"__codemode_binary_v1__": kind, "data": base64}`, the tag
+ * `@cloudflare/codemode` uses since 0.3.7. It applies in both directions of a tool call: the
+ * argument array going to the host and the envelope coming back.
+ *
+ * `createBinaryCodec` is self-contained on purpose: a native executor injects its source text
+ * (`BINARY_CODEC_SOURCE`) into the sandbox, so both sides run one implementation.
+ */
+
+export interface BinaryCodec {
+  stringify(value: unknown): string;
+  parse(text: string): unknown;
+}
+
+export const BINARY_TAG = '__codemode_binary_v1__';
+
+export function createBinaryCodec(): BinaryCodec {
+  const tag = '__codemode_binary_v1__';
+  const chunk = 32768;
+
+  function bytesToBase64(bytes: Uint8Array): string {
+    let binary = '';
+    for (let offset = 0; offset < bytes.length; offset += chunk) {
+      binary += String.fromCharCode.apply(null, Array.from(bytes.subarray(offset, offset + chunk)));
+    }
+    return btoa(binary);
+  }
+
+  function base64ToBytes(data: string): Uint8Array {
+    const binary = atob(data);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  }
+
+  function replacer(this: unknown, _key: string, value: unknown): unknown {
+    if (value instanceof Uint8Array) return { [tag]: 'Uint8Array', data: bytesToBase64(value) };
+    if (value instanceof ArrayBuffer) return { [tag]: 'ArrayBuffer', data: bytesToBase64(new Uint8Array(value)) };
+    if (ArrayBuffer.isView(value)) {
+      const view = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      return { [tag]: 'ArrayBufferView', data: bytesToBase64(view) };
+    }
+    return value;
+  }
+
+  function reviver(_key: string, value: unknown): unknown {
+    if (value !== null && typeof value === 'object' && tag in value) {
+      const record = value as Record<string, unknown>;
+      if (typeof record.data === 'string') {
+        const bytes = base64ToBytes(record.data);
+        return record[tag] === 'ArrayBuffer' ? bytes.buffer : bytes;
+      }
+    }
+    return value;
+  }
+
+  return {
+    stringify: (value) => JSON.stringify(value, replacer) as string,
+    parse: (text) => JSON.parse(text, reviver) as unknown,
+  };
+}
+
+/**
+ * The codec's source: an expression whose value is a function returning `{stringify, parse}`.
+ * The `__name` parameter absorbs the name-keeping helper some transpilers (esbuild's keepNames,
+ * used by tsx) insert into function bodies, so the text stays self-contained either way.
+ */
+export const BINARY_CODEC_SOURCE = `((__name) => (${createBinaryCodec.toString()}))((fn) => fn)`;
+
+export const binaryCodec: BinaryCodec = createBinaryCodec();

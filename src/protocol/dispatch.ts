@@ -1,0 +1,61 @@
+/**
+ * The host side of a tool call: the argument grammar, the `{result}` / `{error}` envelope, and
+ * the completion guard that refuses calls once the execution that made them has settled.
+ */
+import { binaryCodec } from './codec.js';
+import { messageOf, ToolNotFoundError } from './errors.js';
+import type { Dispatch } from './types.js';
+
+/** The text a tool call gets once its execution has completed. */
+export const COMPLETED_MESSAGE = 'Execution has already completed';
+
+/** One mutable flag per execution: the caller builds `{active: true}` and flips it in its `finally`. */
+export interface CompletionGuard {
+  active: boolean;
+}
+
+/** Calls one tool of one provider with the parsed arguments. Throws `ToolNotFoundError` for an unknown tool. */
+export type ProviderHandler = (tool: string, args: unknown[]) => unknown;
+
+/**
+ * The dispatch grammar: the argument JSON (binary codec) parses to an array, which is spread; any
+ * other value becomes a one-element array; an empty or missing string is no arguments.
+ */
+export function parseDispatchArguments(argsJson: string | null | undefined): unknown[] {
+  if (!argsJson) return [];
+  const parsed = binaryCodec.parse(argsJson);
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/** Encodes a settled value as the result envelope. `undefined` encodes as `{}`. */
+export function encodeResultEnvelope(value: unknown): string {
+  return binaryCodec.stringify({ result: value });
+}
+
+export function encodeErrorEnvelope(message: string): string {
+  return JSON.stringify({ error: message });
+}
+
+/**
+ * Wraps per-provider handlers into a `Dispatch`. Every failure, including a provider with no
+ * handler (`Tool "<tool>" not found`) and a result the codec cannot encode, becomes an error
+ * envelope; the returned promise never rejects.
+ */
+export function createEnvelopeDispatch(
+  handlers: Readonly<Record<string, ProviderHandler>>,
+  guard: CompletionGuard,
+): Dispatch {
+  return async (provider, tool, argsJson) => {
+    if (!guard.active) return encodeErrorEnvelope(COMPLETED_MESSAGE);
+    try {
+      const handler = Object.hasOwn(handlers, provider) ? handlers[provider] : undefined;
+      if (!handler) throw new ToolNotFoundError(tool);
+      const value = await handler(tool, parseDispatchArguments(argsJson));
+      if (!guard.active) return encodeErrorEnvelope(COMPLETED_MESSAGE);
+      return encodeResultEnvelope(value);
+    } catch (error) {
+      if (!guard.active) return encodeErrorEnvelope(COMPLETED_MESSAGE);
+      return encodeErrorEnvelope(messageOf(error));
+    }
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The entry form of the native contract is static import declarations, then one arrow
+ * expression. `separateImports` splits the two, using acorn's tokenizer so that it also works on
+ * a body that does not parse as a module (a bare `return`, for instance).
+ */
+import { tokenizer, tokTypes, type Token } from 'acorn';
+
+export interface SeparatedImports {
+  /** The leading import declarations, verbatim, or `''`. */
+  imports: string;
+  /** Everything after them, trimmed. */
+  body: string;
+}
+
+export function separateImports(code: string): SeparatedImports {
+  const tokens = readTokens(code);
+  let end = 0;
+  let i = 0;
+  while (tokens[i]?.type === tokTypes._import) {
+    const after = tokens[i + 1];
+    // `import(...)` and `import.meta` are expressions, not declarations.
+    if (!after || after.type === tokTypes.parenL || after.type === tokTypes.dot) break;
+    i += 1;
+    while (tokens[i] && tokens[i]!.type !== tokTypes.string) i += 1;
+    const specifier = tokens[i];
+    if (!specifier) break;
+    end = specifier.end;
+    i += 1;
+    if (isAttributesKeyword(tokens[i]) && tokens[i + 1]?.type === tokTypes.braceL) {
+      while (tokens[i] && tokens[i]!.type !== tokTypes.braceR) i += 1;
+      if (!tokens[i]) break;
+      end = tokens[i]!.end;
+      i += 1;
+    }
+    if (tokens[i]?.type === tokTypes.semi) {
+      end = tokens[i]!.end;
+      i += 1;
+    }
+  }
+  return { imports: code.slice(0, end).trim(), body: code.slice(end).trim() };
+}
+
+/** Every token up to the end, or up to the first one the tokenizer cannot read. */
+function readTokens(code: string): Token[] {
+  const tokens: Token[] = [];
+  try {
+    for (const token of tokenizer(code, { ecmaVersion: 'latest', sourceType: 'module' })) tokens.push(token);
+  } catch {
+    // What was read before the error still locates an import block ahead of it.
+  }
+  return tokens;
+}
+
+function isAttributesKeyword(token: Token | undefined): boolean {
+  const value = (token as { value?: unknown } | undefined)?.value;
+  return value === 'with' || value === 'assert';
+}

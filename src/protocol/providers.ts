@@ -1,0 +1,79 @@
+/**
+ * Providers and the sandbox scope: which names a namespace may take. A native executor checks
+ * them with `validateProviders` before it spends a sandbox on the request.
+ */
+import type { ProviderDescriptor } from './types.js';
+
+/**
+ * Names the sandbox's entry scope binds for the harness or that the harness relies on. A provider
+ * bound to one of them would shadow what the run depends on.
+ */
+export const RESERVED_PROVIDER_NAMES: ReadonlySet<string> = new Set([
+  'console',
+  'Promise',
+  'setTimeout',
+  'Error',
+  'Proxy',
+  'globalThis',
+  '__codemode',
+]);
+
+/** ASCII identifiers only, as in every upstream release that validates names. */
+export const PROVIDER_NAME_PATTERN = /^[a-zA-Z_$][a-zA-Z0-9_$]*$/;
+
+/**
+ * The words the language reserves (keywords, strict-mode reserved words, literals), plus `async`,
+ * `eval` and `arguments`, which cannot name a `const` in the sandbox's strict module scope or would
+ * read ambiguously there.
+ */
+export const JAVASCRIPT_RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete',
+  'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import',
+  'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try',
+  'typeof', 'var', 'void', 'while', 'with', 'yield',
+  'implements', 'interface', 'let', 'package', 'private', 'protected', 'public', 'static',
+  'async', 'eval', 'arguments',
+]);
+
+/** The texts `validateProviders` composes. They are written for the model that reads them. */
+export const providerRejection = {
+  reserved: (name: string) =>
+    `Provider name "${name}" is reserved: the sandbox scope already binds it. Choose another name.`,
+  notIdentifier: (name: string) =>
+    `Provider name "${name}" is not a valid JavaScript identifier: use ASCII letters, digits, _ and $, and do not start with a digit.`,
+  reservedWord: (name: string) =>
+    `Provider name "${name}" is a JavaScript reserved word and cannot name a namespace. Choose another name.`,
+  duplicate: (name: string) =>
+    `Provider name "${name}" is declared more than once. Every provider needs a distinct name.`,
+  malformed: (index: number) =>
+    `Provider ${index} is malformed: a provider is {name: string, tools: string[]} with optional positionalArgs, proxySource and prelude.`,
+} as const;
+
+/** Returns the first rejection text, or `null` when every provider may be bound. */
+export function validateProviders(providers: readonly ProviderDescriptor[] | undefined): string | null {
+  if (providers === undefined) return null;
+  const seen = new Set<string>();
+  for (const [index, provider] of providers.entries()) {
+    if (!isWellFormed(provider)) return providerRejection.malformed(index);
+    const { name } = provider;
+    if (RESERVED_PROVIDER_NAMES.has(name)) return providerRejection.reserved(name);
+    if (!PROVIDER_NAME_PATTERN.test(name)) return providerRejection.notIdentifier(name);
+    if (JAVASCRIPT_RESERVED_WORDS.has(name)) return providerRejection.reservedWord(name);
+    if (seen.has(name)) return providerRejection.duplicate(name);
+    seen.add(name);
+  }
+  return null;
+}
+
+function isWellFormed(provider: unknown): provider is ProviderDescriptor {
+  if (typeof provider !== 'object' || provider === null) return false;
+  const { name, tools, positionalArgs, proxySource, prelude } = provider as Record<string, unknown>;
+  return (
+    typeof name === 'string' &&
+    Array.isArray(tools) &&
+    tools.every((tool) => typeof tool === 'string') &&
+    (positionalArgs === undefined || typeof positionalArgs === 'boolean') &&
+    (proxySource === undefined || typeof proxySource === 'string') &&
+    (prelude === undefined || typeof prelude === 'string')
+  );
+}

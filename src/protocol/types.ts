@@ -1,0 +1,117 @@
+/**
+ * The native executor contract: what every native executor implements and what the
+ * dialect adapter consumes. `docs/protocol.md` is the prose version of this file.
+ */
+
+/** A log level the sandbox captures. These are the console methods the reference captures. */
+export type LogLevel = 'log' | 'warn' | 'error';
+
+/** One captured console line. The level travels in a field of its own; rendering is the caller's job. */
+export interface LogEntry {
+  level: LogLevel;
+  /** The arguments, each converted with `String(x)`, joined with one space. */
+  message: string;
+}
+
+/**
+ * The host side of every tool call the sandbox makes.
+ *
+ * `argsJson` is the call's argument array, encoded with the binary codec (see `codec.ts`).
+ * The returned string is an envelope, `{"result": value}` or `{"error": "message"}`, encoded the same way.
+ */
+export type Dispatch = (provider: string, tool: string, argsJson: string) => Promise<string>;
+
+/**
+ * A function that answers the sandbox's `fetch`. It receives a standard `Request` and returns a
+ * standard `Response`; it runs on the host, outside the sandbox.
+ */
+export type OutboundFetch = (request: Request) => Response | Promise<Response>;
+
+/** A module of the `modules` map: ES module source text, or one of workerd's module kinds. */
+export type ModuleSource =
+  | string
+  | { js: string }
+  | { cjs: string }
+  | { text: string }
+  | { json: unknown };
+
+/** One namespace in the sandbox scope. Only names and source cross; implementations stay with the host. */
+export interface ProviderDescriptor {
+  /** The identifier the namespace is bound to in the sandbox scope. */
+  name: string;
+  /** The tool identifiers the host declares. Informational: any string key dispatches. */
+  tools: string[];
+  /**
+   * The argument convention. `true` (the default) sends every argument as an array, the
+   * convention of `@cloudflare/codemode` 0.3.7 and later. `false` sends the first argument
+   * alone, with `undefined` and `null` becoming `{}`, the convention of 0.2.2.
+   */
+  positionalArgs?: boolean;
+  /**
+   * Source of a function expression `(call) => object`, evaluated in the sandbox. `call(tool, ...args)`
+   * dispatches to the host under the provider's convention. The own members of the returned object
+   * are the namespace's own members; every other string key still dispatches by name.
+   */
+  proxySource?: string;
+  /** Raw JavaScript, run in the entry scope after every namespace is bound, in provider order. */
+  prelude?: string;
+}
+
+/** What one execution asks for. */
+export interface ExecuteRequest {
+  /** Static import declarations, then one arrow expression. Nothing rewrites it on the way in. */
+  code: string;
+  providers?: ProviderDescriptor[];
+  /** Required when `providers` is non-empty. Rides every request, even one with no providers. */
+  dispatch?: Dispatch | null;
+  /** Modules the code may import, statically or dynamically, by name. */
+  modules?: Record<string, ModuleSource>;
+  /** Milliseconds; `null` asks for the executor's maximum bound; `undefined` for its construction default. */
+  timeout?: number | null;
+  /**
+   * `false` (the default): the run clock stops while a tool call or an outbound request is in flight.
+   * `true`: the clock is wall-clock time.
+   */
+  countHostWaits?: boolean;
+  /** `undefined`: the construction default. `null`: blocked. A function: every sandbox `fetch` goes through it. */
+  outbound?: OutboundFetch | null;
+  /** Keep the functions the run returns callable through `invokeHandle`, keyed by the returned `executionId`. */
+  retainHandles?: boolean;
+}
+
+/** What one execution produced. */
+export interface ExecuteResult {
+  /** The settled value of the arrow. `undefined` when the run failed. */
+  result?: unknown;
+  /** The failure, as text written for the model. Absent when the run succeeded. */
+  error?: string;
+  logs: LogEntry[];
+  /** Present when the request set `retainHandles` and the run succeeded. */
+  executionId?: string;
+}
+
+/** A call of a function that a retained execution returned. */
+export interface InvokeHandleRequest {
+  executionId: string;
+  /** The handle id, as found in the result under `HANDLE_KEY`. */
+  handle: string;
+  args?: unknown[];
+  /** Tool calls the handle makes are dispatched here. */
+  dispatch?: Dispatch | null;
+  timeout?: number | null;
+  countHostWaits?: boolean;
+}
+
+/** The native executor. */
+export interface Executor {
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Calls a function a retained execution returned. Keyed on the pool, so any caller may call it. */
+  invokeHandle(request: InvokeHandleRequest): Promise<ExecuteResult>;
+  /** Releases everything a retained execution holds. Closing an unknown id is not an error. */
+  closeHandles(executionId: string): Promise<void>;
+  /** Ends every resource the executor owns. Later calls reject with `EXECUTOR_DISPOSED`. */
+  dispose(): Promise<void>;
+}
+
+/** The key under which a retained function appears in a result: `{ "__codemode_handle__": "<id>" }`. */
+export const HANDLE_KEY = '__codemode_handle__';
