@@ -1,0 +1,113 @@
+/**
+ * Tool materialization, shared by every side: ours, ours over a daemon, and the reference worker
+ * (which bundles this file). A declared behaviour therefore cannot mean two things across a diff.
+ * Runtime-neutral: no Node built-ins.
+ */
+import type { CaseConnector, CaseOutbound, CaseProvider, ToolBehaviour } from './case-model.js';
+
+export type ToolFunction = (...args: unknown[]) => Promise<unknown>;
+
+/** The provider shape every upstream release accepts (`positionalArgs` only matters to 0.2.2). */
+export interface MaterializedProvider {
+  name: string;
+  fns: Record<string, ToolFunction>;
+  positionalArgs?: boolean;
+  proxySource?: string;
+  prelude?: string;
+}
+
+/** What a connector's `callTool(method, args)` runs. */
+export type ConnectorCall = (method: string, args: unknown) => Promise<unknown>;
+
+export interface MaterializedConnector {
+  name: string;
+  callTool: ConnectorCall;
+}
+
+export const DEFAULT_PROVIDER_NAME = 'codemode';
+
+const CONTROL_KEY = '__codemode_control__';
+
+/** Per-execution call counters, so `count` starts from zero on every run. */
+type Counters = Map<string, number>;
+
+function behave(behaviour: ToolBehaviour, key: string, counters: Counters): ToolFunction {
+  return async (...args: unknown[]) => {
+    if ('echo' in behaviour) return args;
+    if ('returns' in behaviour) return structuredClone(behaviour.returns);
+    if ('add' in behaviour) return args.reduce<unknown>((sum, value) => (sum as number) + (value as number), 0);
+    if ('throws' in behaviour) throw new Error(behaviour.throws);
+    if ('throwsValue' in behaviour) throw structuredClone(behaviour.throwsValue);
+    if ('delay' in behaviour) {
+      await new Promise((resolve) => setTimeout(resolve, behaviour.delay));
+      return behaviour.then ? behave(behaviour.then, key, counters)(...args) : args;
+    }
+    if ('bytes' in behaviour) {
+      const bytes = Uint8Array.from(behaviour.bytes);
+      return behaviour.as === 'ArrayBuffer' ? bytes.buffer : bytes;
+    }
+    if ('count' in behaviour) {
+      const next = (counters.get(key) ?? 0) + 1;
+      counters.set(key, next);
+      return next;
+    }
+    if ('inspect' in behaviour) return args.map(inspectValue);
+    if ('pause' in behaviour) return { [CONTROL_KEY]: 'pause' };
+    if ('controlError' in behaviour) return { [CONTROL_KEY]: 'error', message: behaviour.controlError };
+    throw new Error(`Unknown tool behaviour ${JSON.stringify(behaviour)}`);
+  };
+}
+
+/** `typeof`, the brand, and a JSON-safe view of one argument as the host function received it. */
+export function inspectValue(value: unknown): { type: string; tag: string; value: unknown } {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  let view: unknown;
+  if (value instanceof ArrayBuffer) view = Array.from(new Uint8Array(value));
+  else if (ArrayBuffer.isView(value)) view = Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  else if (value === undefined || typeof value === 'bigint' || typeof value === 'function') view = String(value);
+  else view = value;
+  return { type: typeof value, tag, value: view };
+}
+
+/** Fresh functions for one execution. */
+export function materializeProviders(providers: readonly CaseProvider[] | undefined): MaterializedProvider[] {
+  const counters: Counters = new Map();
+  return (providers ?? []).map((provider) => {
+    const name = provider.name ?? DEFAULT_PROVIDER_NAME;
+    const fns: Record<string, ToolFunction> = {};
+    for (const [tool, behaviour] of Object.entries(provider.tools)) fns[tool] = behave(behaviour, `${name}.${tool}`, counters);
+    const materialized: MaterializedProvider = { name, fns };
+    if (provider.positionalArgs !== undefined) materialized.positionalArgs = provider.positionalArgs;
+    if (provider.proxySource !== undefined) materialized.proxySource = provider.proxySource;
+    if (provider.prelude !== undefined) materialized.prelude = provider.prelude;
+    return materialized;
+  });
+}
+
+/** A connector's `callTool`: an unknown method throws the same text as an unknown tool. */
+export function materializeConnectors(connectors: readonly CaseConnector[] | undefined): MaterializedConnector[] {
+  const counters: Counters = new Map();
+  return (connectors ?? []).map((connector) => ({
+    name: connector.name,
+    callTool: async (method, args) => {
+      const behaviour = Object.hasOwn(connector.tools, method) ? connector.tools[method] : undefined;
+      if (!behaviour) throw new Error(`Tool "${method}" not found`);
+      return behave(behaviour, `${connector.name}.${method}`, counters)(args);
+    },
+  }));
+}
+
+/**
+ * The host function for `outbound: {respond}`: it answers every request with the declared
+ * response and reports what it saw in `x-seen-method` and `x-seen-url`.
+ */
+export function materializeOutbound(outbound: CaseOutbound | undefined): ((request: Request) => Promise<Response>) | null | undefined {
+  if (outbound === undefined || outbound === 'default') return undefined;
+  if (outbound === 'blocked') return null;
+  const { status = 200, body = '', headers = {} } = outbound.respond;
+  return async (request) =>
+    new Response(body, {
+      status,
+      headers: { ...headers, 'x-seen-method': request.method, 'x-seen-url': request.url },
+    });
+}
