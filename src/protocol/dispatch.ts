@@ -9,6 +9,9 @@ import type { Dispatch } from './types.js';
 /** The text a tool call gets once its execution has completed. */
 export const COMPLETED_MESSAGE = 'Execution has already completed';
 
+/** The text of a tool failure when neither the thrown value nor the failure of its conversion has a text form. */
+export const UNPRINTABLE_THROW_MESSAGE = 'The tool threw a value that cannot be converted to text';
+
 /** One mutable flag per execution: the caller builds `{active: true}` and flips it in its `finally`. */
 export interface CompletionGuard {
   active: boolean;
@@ -55,7 +58,24 @@ export function createEnvelopeDispatch(
       return encodeResultEnvelope(value);
     } catch (error) {
       if (!guard.active) return encodeErrorEnvelope(COMPLETED_MESSAGE);
-      return encodeErrorEnvelope(messageOf(error));
+      return encodeErrorEnvelope(messageOfThrown(error));
     }
   };
+}
+
+/**
+ * `messageOf`, kept from rejecting: a thrown value with no text form (`Object.create(null)`, a
+ * throwing `message` getter) reports the failure its conversion raised, so the envelope promise
+ * still settles.
+ */
+function messageOfThrown(error: unknown): string {
+  try {
+    return messageOf(error);
+  } catch (conversionFailure) {
+    try {
+      return messageOf(conversionFailure);
+    } catch {
+      return UNPRINTABLE_THROW_MESSAGE;
+    }
+  }
 }

@@ -37,6 +37,7 @@ export {
 } from './providers.js';
 export {
   COMPLETED_MESSAGE,
+  UNPRINTABLE_THROW_MESSAGE,
   createEnvelopeDispatch,
   encodeErrorEnvelope,
   encodeResultEnvelope,

@@ -1,0 +1,114 @@
+/**
+ * The `@cloudflare/codemode` dialect over any native executor. It knows nothing about which one
+ * it wraps: it validates, plans, normalizes, hands the native executor one request, and renders
+ * what comes back into the dialect's shape (flat prefixed log lines, the dialect's timeout text).
+ */
+import type { CompletionGuard } from '../protocol/dispatch.js';
+import { ExecutionTimeoutError, TIMEOUT_MESSAGE } from '../protocol/errors.js';
+import type { ExecuteRequest, Executor, LogEntry, LogLevel } from '../protocol/types.js';
+import {
+  assertFunctionRecords,
+  createDispatch,
+  planExecution,
+  validateExecution,
+  type ExtendedExecuteOptions,
+  type ExtendedProvider,
+  type ToolFunction,
+} from './execution-plan.js';
+import { normalizeCode } from './normalize.js';
+
+/** Written to `console.warn` on every call that passes a bare record. */
+export const BARE_RECORD_DEPRECATION =
+  '[@supolka/cloudflare-codemode-executor] Passing a bare functions record to execute() is deprecated. Pass an array of providers instead.';
+
+/** The namespace a bare record is bound to, as in the dialect. */
+export const DEFAULT_PROVIDER_NAME = 'codemode';
+
+/** The dialect's `ExecuteResult`. `logs` is absent only when a name rule refused the call. */
+export interface CodemodeExecuteResult {
+  result: unknown;
+  error?: string;
+  logs?: string[];
+}
+
+const LOG_PREFIXES: Readonly<Record<LogLevel, string>> = { log: '', warn: '[warn] ', error: '[error] ' };
+
+/** Native log entries into the flat strings the dialect returns: `[warn] late`. */
+export function formatLogs(entries: readonly LogEntry[]): string[] {
+  // A level this adapter does not know (a newer native side) keeps its text unprefixed.
+  return entries.map(({ level, message }) => `${LOG_PREFIXES[level] ?? ''}${message}`);
+}
+
+/**
+ * A native timeout, recognized by its whole first sentence, back to the dialect's
+ * `Execution timed out`. Every other text, including a program's own
+ * `Execution timed out waiting for ...`, passes through.
+ */
+export function renderError(message: string): string {
+  return ExecutionTimeoutError.matches(message) ? TIMEOUT_MESSAGE : message;
+}
+
+export class CodemodeExecutor {
+  readonly #native: Executor;
+
+  constructor(native: Executor) {
+    this.#native = native;
+  }
+
+  async execute(
+    code: string,
+    providersOrFns: readonly ExtendedProvider[] | Record<string, ToolFunction>,
+    options?: ExtendedExecuteOptions,
+  ): Promise<CodemodeExecuteResult> {
+    const providers = resolveProviders(providersOrFns);
+    const connectors = options?.connectors ?? [];
+    // A refused request costs no worker: the native executor is never touched.
+    const refusal = validateExecution(providers, connectors);
+    if (refusal !== null) return { result: undefined, error: refusal };
+
+    const plan = planExecution(providers, connectors);
+    const guard: CompletionGuard = { active: true };
+    const request: ExecuteRequest = {
+      code: normalizeCode(code),
+      providers: plan.descriptors,
+      dispatch: createDispatch(plan.handlers, guard),
+      // The dialect measures wall-clock time, so a slow tool times the run out.
+      countHostWaits: true,
+    };
+    // Left out, a field stays undefined and the native construction default applies.
+    if (options?.modules !== undefined) request.modules = options.modules;
+    if (options?.timeout !== undefined) request.timeout = options.timeout;
+    if (options?.outbound !== undefined) request.outbound = options.outbound;
+
+    let outcome;
+    try {
+      outcome = await this.#native.execute(request);
+    } finally {
+      // Calls the program abandoned are refused from here on.
+      guard.active = false;
+    }
+    const logs = formatLogs(outcome.logs);
+    if (outcome.error !== undefined) return { result: undefined, error: renderError(outcome.error), logs };
+    return { result: outcome.result, logs };
+  }
+
+  /** Outside the dialect's interface, but the only way to release what the native executor holds. */
+  dispose(): Promise<void> {
+    return this.#native.dispose();
+  }
+}
+
+/** The dialect's `!Array.isArray` test: anything else is the deprecated bare record. */
+function resolveProviders(
+  providersOrFns: readonly ExtendedProvider[] | Record<string, ToolFunction>,
+): readonly ExtendedProvider[] {
+  if (Array.isArray(providersOrFns)) {
+    const providers = providersOrFns as readonly ExtendedProvider[];
+    assertFunctionRecords(providers);
+    return providers;
+  }
+  console.warn(BARE_RECORD_DEPRECATION);
+  const providers = [{ name: DEFAULT_PROVIDER_NAME, fns: providersOrFns as Record<string, ToolFunction> }];
+  assertFunctionRecords(providers);
+  return providers;
+}

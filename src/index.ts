@@ -1,0 +1,39 @@
+/**
+ * `@supolka/cloudflare-codemode-executor`: the `@cloudflare/codemode` dialect over any native
+ * executor. See docs/dialect.md.
+ *
+ * This entry reaches no Node built-in and no Node-only package, so it bundles for a Worker
+ * without `nodejs_compat` (test/root-entry.test.ts holds it to that). Node-only code lives behind
+ * `./isolate` and `./server`; the native contract alone is `./protocol`.
+ */
+
+// The dialect adapter.
+export { CodemodeExecutor } from './codemode/codemode-executor.js';
+export type { CodemodeExecuteResult } from './codemode/codemode-executor.js';
+export { normalizeCode } from './codemode/normalize.js';
+export { sanitizeToolName } from './codemode/tool-name.js';
+export type {
+  ConnectorBinding,
+  DialectProvider,
+  ExtendedExecuteOptions,
+  ExtendedProvider,
+  ToolFunction,
+} from './codemode/execution-plan.js';
+
+// The native contract a host meets through the adapter: what it wraps, and what it may catch.
+export type {
+  Dispatch,
+  ExecuteRequest,
+  ExecuteResult,
+  Executor,
+  InvokeHandleRequest,
+  LogEntry,
+  LogLevel,
+  ModuleSource,
+  OutboundFetch,
+  ProviderDescriptor,
+} from './protocol/types.js';
+export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
+export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
+
+// The remote client (`connect`, `RemoteExecutor`) joins this entry with the remote issue.
