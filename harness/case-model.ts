@@ -28,7 +28,23 @@ export type ToolBehaviour =
   /** Connectors only: returns the pause control marker. */
   | { pause: true }
   /** Connectors only: returns the error control marker with this message. */
-  | { controlError: string };
+  | { controlError: string }
+  /** Returns one of the values YAML cannot write (see `SpecialValue`). */
+  | { returnsSpecial: SpecialValue }
+  /** Returns its arguments with every binary value, at any depth, replaced by `{binary: brand, bytes}`. */
+  | { inspectDeep: true };
+
+/** Values a tool can return that a YAML literal cannot express. */
+export type SpecialValue =
+  | 'undefined'
+  | 'bigint'
+  | 'date'
+  | 'map'
+  | 'set'
+  | 'nan'
+  | 'int16array'
+  | 'dataview'
+  | 'nested-binary';
 
 /** A provider, described declaratively. */
 export interface CaseProvider {
@@ -55,9 +71,15 @@ export type CaseOutbound =
   /** A host function answering every fetch with this response, echoing the request in headers. */
   | { respond: { status?: number; body?: string; headers?: Record<string, string> } };
 
+/**
+ * A module of the `modules` map. Upstream takes ES module source text only; the object kinds are
+ * the native contract's (`ModuleSource`), so a case using them cannot run on the reference.
+ */
+export type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
+
 export interface CaseOptions {
   connectors?: CaseConnector[];
-  modules?: Record<string, string>;
+  modules?: Record<string, CaseModule>;
   timeout?: number;
   outbound?: CaseOutbound;
   countHostWaits?: boolean;
@@ -70,7 +92,9 @@ export type Matcher =
   /** A regular expression (JavaScript syntax, no slashes) the string must match. */
   | { match: string }
   /** Any value, including absence. */
-  | { any: true };
+  | { any: true }
+  /** The field is absent from the normalized outcome (e.g. `result` of a run that returned `undefined`). */
+  | { absent: true };
 
 /** The normalized outcome of one side: a JSON round trip of what `execute` produced. */
 export interface Outcome {
@@ -81,12 +105,28 @@ export interface Outcome {
   threw?: string;
 }
 
-/** `expect` holds a value or a matcher per field; a field left out is not compared. */
-export type Expectation = { [K in keyof Outcome]?: Outcome[K] | Matcher };
+/**
+ * `expect` holds a value or a matcher per field; matchers may also stand anywhere inside a value.
+ * `result` and `logs` left out are not compared; `error` and `threw` left out must be absent, so an
+ * unexpected failure never passes (write `error: {any: true}` to allow any).
+ */
+export type Expectation = {
+  result?: unknown;
+  error?: string | Matcher;
+  logs?: Array<string | Matcher> | Matcher;
+  threw?: string | Matcher;
+};
+
+/** The sides a case can run on: ours in-process, ours over a daemon, and one per reference column. */
+export const SIDE_NAMES = ['ours', 'ours-remote', '0.2.2', '0.3.8', '0.4.4', 'latest'] as const;
+export type SideName = (typeof SIDE_NAMES)[number];
+
+/** The reference columns, oldest first. */
+export const REFERENCE_COLUMNS = ['0.2.2', '0.3.8', '0.4.4', 'latest'] as const satisfies readonly SideName[];
 
 export interface SkipOn {
   /** Column names, e.g. `["0.2.2"]`, or `ours`. */
-  versions: string[];
+  versions: SideName[];
   reason: string;
 }
 

@@ -3,7 +3,7 @@
  * (which bundles this file). A declared behaviour therefore cannot mean two things across a diff.
  * Runtime-neutral: no Node built-ins.
  */
-import type { CaseConnector, CaseOutbound, CaseProvider, ToolBehaviour } from './case-model.js';
+import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
 
 export type ToolFunction = (...args: unknown[]) => Promise<unknown>;
 
@@ -54,8 +54,51 @@ function behave(behaviour: ToolBehaviour, key: string, counters: Counters): Tool
     if ('inspect' in behaviour) return args.map(inspectValue);
     if ('pause' in behaviour) return { [CONTROL_KEY]: 'pause' };
     if ('controlError' in behaviour) return { [CONTROL_KEY]: 'error', message: behaviour.controlError };
+    if ('returnsSpecial' in behaviour) return specialValue(behaviour.returnsSpecial);
+    if ('inspectDeep' in behaviour) return args.map(revealBinaries);
     throw new Error(`Unknown tool behaviour ${JSON.stringify(behaviour)}`);
   };
+}
+
+/** Builds a value YAML cannot write. Fresh on every call, like `returns`. */
+export function specialValue(kind: SpecialValue): unknown {
+  switch (kind) {
+    case 'undefined':
+      return undefined;
+    case 'bigint':
+      return 10n;
+    case 'date':
+      return new Date(0);
+    case 'map':
+      return new Map([['k', 1]]);
+    case 'set':
+      return new Set([1, 2]);
+    case 'nan':
+      return NaN;
+    case 'int16array':
+      return new Int16Array([258]);
+    case 'dataview':
+      return new DataView(Uint8Array.from([7, 8, 9]).buffer);
+    case 'nested-binary':
+      return { b: Uint8Array.from([1, 2]), list: [Uint8Array.from([3]).buffer] };
+  }
+}
+
+/**
+ * The value with every binary at any depth replaced by `{binary: brand, bytes}`, so a JSON
+ * round trip keeps what the host function actually received.
+ */
+export function revealBinaries(value: unknown): unknown {
+  if (value instanceof ArrayBuffer) return { binary: 'ArrayBuffer', bytes: Array.from(new Uint8Array(value)) };
+  if (ArrayBuffer.isView(value)) {
+    const brand = Object.prototype.toString.call(value).slice(8, -1);
+    return { binary: brand, bytes: Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) };
+  }
+  if (Array.isArray(value)) return value.map(revealBinaries);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, nested]) => [key, revealBinaries(nested)]));
+  }
+  return value;
 }
 
 /** `typeof`, the brand, and a JSON-safe view of one argument as the host function received it. */

@@ -1,0 +1,67 @@
+/** `expect` semantics and the diff: exact values, matchers at any depth, implicit absence of failures. */
+import { describe, expect, it } from 'vitest';
+import { checkExpectation, compareOutcomes, formatMismatches, isMatcher, judge } from './expect.js';
+
+describe('checkExpectation', () => {
+  it('passes an exact match and reports each differing path', () => {
+    expect(checkExpectation({ result: { a: [1, 2] }, logs: ['x'] }, { result: { a: [1, 2] }, logs: ['x'] })).toEqual([]);
+    const mismatches = checkExpectation({ result: { a: [1, 2] }, logs: ['x'] }, { result: { a: [1, 3], b: 0 }, logs: ['[warn] x'] });
+    expect(formatMismatches(mismatches)).toBe(
+      ['  result.a[1]: expected 2, got 3', '  result.b: expected (absent), got 0', '  logs[0]: expected "x", got "[warn] x"'].join('\n'),
+    );
+  });
+
+  it('leaves result and logs uncompared when left out, but requires error and threw absent', () => {
+    expect(checkExpectation({ result: 1 }, { result: 1, logs: ['anything'] })).toEqual([]);
+    expect(checkExpectation({ logs: [] }, { error: 'boom', logs: [] })).toEqual([{ path: 'error', expected: '(absent)', actual: '"boom"' }]);
+    expect(checkExpectation({ result: 1 }, { threw: 'x' })).toHaveLength(2);
+  });
+
+  it('applies matchers anywhere in a value', () => {
+    expect(checkExpectation({ error: { match: '^Unexpected token' } }, { error: "Unexpected token '}'" })).toEqual([]);
+    expect(checkExpectation({ error: { match: '^Unexpected token' } }, { error: 'Invalid or unexpected token' })).toHaveLength(1);
+    expect(checkExpectation({ result: [{ any: true }, { match: '^[0-9a-f-]{36}$' }] }, { result: [null, '2b1c3f4e-0000-4000-8000-000000000000'] })).toEqual([]);
+    expect(checkExpectation({ result: { absent: true }, logs: [] }, { logs: [] })).toEqual([]);
+    expect(checkExpectation({ result: { absent: true } }, { result: null })).toHaveLength(1);
+    expect(checkExpectation({ result: { any: true } }, {})).toEqual([]);
+  });
+
+  it('distinguishes null from absence and counts array lengths', () => {
+    expect(checkExpectation({ result: null }, {})).toHaveLength(1);
+    expect(checkExpectation({ logs: ['a'] }, { logs: ['a', 'b'] })[0]?.path).toBe('logs');
+  });
+
+  it('reports an unknown outcome field', () => {
+    expect(checkExpectation({ result: 1 }, { result: 1, extra: true } as never)).toEqual([{ path: 'extra', expected: '(absent)', actual: 'true' }]);
+  });
+});
+
+describe('isMatcher', () => {
+  it('knows exactly the three one-key matcher shapes', () => {
+    expect(isMatcher({ match: 'x' })).toBe(true);
+    expect(isMatcher({ any: true })).toBe(true);
+    expect(isMatcher({ absent: true })).toBe(true);
+    expect(isMatcher({ match: 'x', other: 1 })).toBe(false);
+    expect(isMatcher({ any: false })).toBe(false);
+    expect(isMatcher({ match: 1 })).toBe(false);
+  });
+});
+
+describe('compareOutcomes and judge', () => {
+  it('compares two sides whole and labels the diff by side', () => {
+    const mismatches = compareOutcomes({ result: [1, { a: 2 }], logs: [] }, { result: [1, { a: 3 }], logs: [], error: 'x' });
+    expect(formatMismatches(mismatches, { expected: 'latest', actual: 'ours' })).toBe(
+      ['  result[1].a: latest 2, ours 3', '  error: latest (absent), ours "x"'].join('\n'),
+    );
+    expect(compareOutcomes({ result: { a: 1, b: 2 } }, { result: { b: 2, a: 1 } })).toEqual([]);
+  });
+
+  it('judges against expect, or against another side, or refuses to judge alone', () => {
+    const item = { id: 'c', description: 'd', features: ['result'], code: 'async () => 1', file: 'cases/x.yaml', line: 7 };
+    expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 1, logs: [] })).toBeNull();
+    expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 2, logs: [] })).toMatch(/^cases\/x\.yaml:7 \(case "c"\) on ours does not meet expect\n/);
+    expect(judge(item, 'ours', { result: 1 })).toMatch(/has no expect, and no other side ran/);
+    expect(judge(item, 'ours', { result: 1 }, { side: 'latest', outcome: { result: 1 } })).toBeNull();
+    expect(judge(item, 'ours', { result: 2 }, { side: 'latest', outcome: { result: 1 } })).toMatch(/result: latest 1, ours 2/);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * Judging outcomes: `checkExpectation` applies a case's `expect` to one side's normalized outcome,
+ * `compareOutcomes` compares two sides' outcomes whole. Both return mismatches with a path, and
+ * `formatMismatches` turns them into a readable diff. Runtime-neutral.
+ */
+import type { Case, Expectation, Matcher, Outcome } from './case-model.js';
+
+export interface Mismatch {
+  /** Where, e.g. `result.items[2]` or `logs`. */
+  path: string;
+  /** What was expected: a value, or a matcher's description. */
+  expected: string;
+  actual: string;
+}
+
+/** An object whose only key is `match` (a string), `any: true` or `absent: true`. */
+export function isMatcher(value: unknown): value is Matcher {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return false;
+  const record = value as Record<string, unknown>;
+  return (
+    (keys[0] === 'match' && typeof record.match === 'string') ||
+    (keys[0] === 'any' && record.any === true) ||
+    (keys[0] === 'absent' && record.absent === true)
+  );
+}
+
+const LONG_STRING = 160;
+
+/** JSON text of a value with every long string shortened, so a 200 KB result stays readable. */
+export function brief(value: unknown): string {
+  return JSON.stringify(value, (_key, nested: unknown) =>
+    typeof nested === 'string' && nested.length > LONG_STRING
+      ? `${nested.slice(0, LONG_STRING)}… (${nested.length} characters)`
+      : nested,
+  );
+}
+
+/** A value as the diff shows it; `undefined` reads as absent. */
+export function show(value: unknown): string {
+  return value === undefined ? '(absent)' : brief(value);
+}
+
+function showExpected(expected: unknown): string {
+  if (isMatcher(expected)) {
+    if ('match' in expected) return `a string matching /${expected.match}/`;
+    if ('absent' in expected) return '(absent)';
+    return 'anything';
+  }
+  return JSON.stringify(expected, (_key, value: unknown) => (isMatcher(value) ? showExpected(value) : value));
+}
+
+function childPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Deep match of an actual value against an expected one, which may contain matchers anywhere. */
+function matchValue(expected: unknown, actual: unknown, path: string, out: Mismatch[]): void {
+  if (isMatcher(expected)) {
+    const ok =
+      'any' in expected ||
+      ('absent' in expected && actual === undefined) ||
+      ('match' in expected && typeof actual === 'string' && new RegExp(expected.match).test(actual));
+    if (!ok) out.push({ path, expected: showExpected(expected), actual: show(actual) });
+    return;
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) {
+      out.push({ path, expected: showExpected(expected), actual: show(actual) });
+      return;
+    }
+    if (expected.length !== actual.length) {
+      out.push({ path, expected: `${showExpected(expected)} (${expected.length} items)`, actual: `${show(actual)} (${actual.length} items)` });
+      return;
+    }
+    expected.forEach((item, index) => matchValue(item, actual[index], childPath(path, index), out));
+    return;
+  }
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) {
+      out.push({ path, expected: showExpected(expected), actual: show(actual) });
+      return;
+    }
+    const expectedRecord = expected as Record<string, unknown>;
+    const actualRecord = actual as Record<string, unknown>;
+    for (const key of Object.keys(expectedRecord)) {
+      matchValue(expectedRecord[key], Object.hasOwn(actualRecord, key) ? actualRecord[key] : undefined, childPath(path, key), out);
+    }
+    for (const key of Object.keys(actualRecord)) {
+      if (!Object.hasOwn(expectedRecord, key)) {
+        out.push({ path: childPath(path, key), expected: '(absent)', actual: show(actualRecord[key]) });
+      }
+    }
+    return;
+  }
+  if (expected !== actual) out.push({ path, expected: showExpected(expected), actual: show(actual) });
+}
+
+const ABSENT: Matcher = { absent: true };
+
+/**
+ * Applies `expect` to a normalized outcome. `result` and `logs` left out are not compared;
+ * `error` and `threw` left out must be absent, so an unexpected failure never passes.
+ */
+export function checkExpectation(expect: Expectation, outcome: Outcome): Mismatch[] {
+  const out: Mismatch[] = [];
+  if ('result' in expect) matchValue(expect.result, outcome.result, 'result', out);
+  matchValue('error' in expect ? expect.error : ABSENT, outcome.error, 'error', out);
+  if ('logs' in expect) matchValue(expect.logs, outcome.logs, 'logs', out);
+  matchValue('threw' in expect ? expect.threw : ABSENT, outcome.threw, 'threw', out);
+  for (const key of Object.keys(outcome)) {
+    if (!['result', 'error', 'logs', 'threw'].includes(key)) {
+      out.push({ path: key, expected: '(absent)', actual: show((outcome as Record<string, unknown>)[key]) });
+    }
+  }
+  return out;
+}
+
+/** Compares two normalized outcomes whole: every field, at any depth. Timing never takes part. */
+export function compareOutcomes(left: Outcome, right: Outcome): Mismatch[] {
+  const out: Mismatch[] = [];
+  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+  for (const key of keys) {
+    exactValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], key, out);
+  }
+  return out;
+}
+
+/** Like `matchValue`, with no matchers: the left side is taken literally. */
+function exactValue(left: unknown, right: unknown, path: string, out: Mismatch[]): void {
+  if (Array.isArray(left) && Array.isArray(right) && left.length === right.length) {
+    left.forEach((item, index) => exactValue(item, right[index], childPath(path, index), out));
+    return;
+  }
+  if (isPlainRecord(left) && isPlainRecord(right)) {
+    for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
+      exactValue(left[key], right[key], childPath(path, key), out);
+    }
+    return;
+  }
+  if (JSON.stringify(left) !== JSON.stringify(right)) out.push({ path, expected: show(left), actual: show(right) });
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The diff, one line per mismatch: `  logs[1]: expected "[warn] x", got "x"`. */
+export function formatMismatches(mismatches: readonly Mismatch[], labels = { expected: 'expected', actual: 'got' }): string {
+  return mismatches.map((m) => `  ${m.path}: ${labels.expected} ${m.expected}, ${labels.actual} ${m.actual}`).join('\n');
+}
+
+/** Another side's outcome, for a case that has no `expect`. */
+export interface Comparison {
+  side: string;
+  outcome: Outcome;
+}
+
+/**
+ * `null` when a side's outcome is right for the case, otherwise a readable report: the case's
+ * place, the outcome, and the diff. With `expect` the outcome must meet it; without, it must equal
+ * another side's outcome whole.
+ */
+export function judge(item: Case & { file?: string; line?: number }, side: string, outcome: Outcome, other?: Comparison): string | null {
+  const where = item.file === undefined ? `case "${item.id}"` : `${item.file}:${item.line ?? 1} (case "${item.id}")`;
+  if (item.expect !== undefined) {
+    const mismatches = checkExpectation(item.expect, outcome);
+    if (mismatches.length === 0) return null;
+    return [`${where} on ${side} does not meet expect`, `  outcome: ${brief(outcome)}`, formatMismatches(mismatches)].join('\n');
+  }
+  if (other === undefined) {
+    return `${where} has no expect, and no other side ran to compare ${side} with: add an expect, or run it beside a reference column`;
+  }
+  const mismatches = compareOutcomes(other.outcome, outcome);
+  if (mismatches.length === 0) return null;
+  return [
+    `${where}: ${side} differs from ${other.side}`,
+    `  ${other.side}: ${brief(other.outcome)}`,
+    `  ${side}: ${brief(outcome)}`,
+    formatMismatches(mismatches, { expected: other.side, actual: side }),
+  ].join('\n');
+}
