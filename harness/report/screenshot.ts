@@ -1,0 +1,52 @@
+/**
+ * A PNG of a rendered report page, for the README and for looking at the page while working on it:
+ * `npx tsx harness/report/screenshot.ts [reports/index.html] [docs/report.png] [--cell=<case>/<column>] [--width=1200] [--height=700]`.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { launchChromium } from './browser.js';
+
+export interface ScreenshotOptions {
+  width?: number;
+  height?: number;
+  /** Open this cell's details first, e.g. `args-spread/0.2.2`. */
+  cell?: string;
+  filter?: 'all' | 'failures' | 'infra';
+  fullPage?: boolean;
+}
+
+export async function screenshotPage(htmlPath: string, pngPath: string, options: ScreenshotOptions = {}): Promise<void> {
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: options.width ?? 1200, height: options.height ?? 700 } });
+    await page.route(/^(?!file:)/, (route) => route.abort());
+    await page.goto(pathToFileURL(resolve(htmlPath)).href + (options.cell ? `#cell=${options.cell}` : ''));
+    if (options.filter) await page.selectOption('#filter-rows', options.filter);
+    await page.screenshot({ path: pngPath, fullPage: options.fullPage ?? false });
+  } finally {
+    await browser.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = process.argv.slice(2);
+  const flag = (name: string) => args.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const [html = 'reports/index.html', png = 'docs/report.png'] = args.filter((arg) => !arg.startsWith('--'));
+  const width = flag('width');
+  const height = flag('height');
+  const options: ScreenshotOptions = {};
+  if (width) options.width = Number(width);
+  if (height) options.height = Number(height);
+  const cell = flag('cell');
+  if (cell) options.cell = cell;
+  const filter = flag('filter');
+  if (filter === 'all' || filter === 'failures' || filter === 'infra') options.filter = filter;
+  if (args.includes('--full-page')) options.fullPage = true;
+  screenshotPage(html, png, options).then(
+    () => console.log(`wrote ${png}`),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exitCode = 1;
+    },
+  );
+}
