@@ -36,4 +36,6 @@ export type {
 export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
 export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
 
-// The remote client (`connect`, `RemoteExecutor`) joins this entry with the remote issue.
+// The remote client: a native executor over a capnweb WebSocket to a daemon.
+export { connect, RemoteExecutor } from './remote/index.js';
+export type { ConnectOptions, WebSocketConstructor, WebSocketLike } from './remote/index.js';

@@ -1,0 +1,165 @@
+/**
+ * `RemoteExecutor` implements the native `Executor` contract across a capnweb WebSocket session to
+ * the executor daemon. It touches no runtime-specific API, so a Worker hosts it as readily as Node.
+ * The design's "Remote executor" section is its specification; docs/remote.md is the user's page.
+ */
+import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
+import type { ExecuteRequest, ExecuteResult, Executor, InvokeHandleRequest } from '../protocol/types.js';
+import { resolveConnectOptions, validateUrl, type ConnectOptions, type ResolvedConnectOptions } from './connect-options.js';
+import { delay } from './delay.js';
+import { executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
+import { Session, type SessionOptions } from './session.js';
+import { BROKEN_DURING_CALL, BROKEN_DURING_EXECUTION, EXECUTOR_CLOSED } from './texts.js';
+import { resultFromWire } from './wire.js';
+
+function closedError(cause?: unknown): ExecutorError {
+  return new ExecutorError('CONNECTION_BROKEN', EXECUTOR_CLOSED, cause === undefined ? {} : { cause });
+}
+
+export class RemoteExecutor implements Executor {
+  readonly url: string;
+  readonly #options: ResolvedConnectOptions;
+  readonly #sessionOptions: SessionOptions;
+  /** The session new calls run on; `undefined` after a rotation until the next call opens one. */
+  #session: Session | undefined;
+  /** The single-flight reopen every caller awaits. */
+  #opening: Promise<Session> | undefined;
+  /** Every session not yet disposed, retired ones included, so `dispose` reaches them all. */
+  readonly #live = new Set<Session>();
+  /** The rotation counter, raised in every execute's finally. */
+  #executions = 0;
+  #closed = false;
+  /** Aborted by `dispose`: ends a pending handshake or backoff wait. */
+  readonly #lifetime = new AbortController();
+
+  /** Builds the executor without opening it; the first call opens the session. `connect` opens it at once. */
+  constructor(url: string, options: ConnectOptions = {}) {
+    this.url = validateUrl(url);
+    this.#options = resolveConnectOptions(options);
+    const { websocket, headers, handshakeTimeout, heartbeatInterval, heartbeatTimeout } = this.#options;
+    this.#sessionOptions = {
+      websocket,
+      headers,
+      handshakeTimeout,
+      heartbeatInterval,
+      heartbeatTimeout,
+      onDispose: (session) => this.#live.delete(session),
+    };
+  }
+
+  /** Opens the session now, with a single attempt, so a failure surfaces at this call. */
+  async open(): Promise<void> {
+    await this.#ensureSession(1);
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    try {
+      if (this.#closed) throw closedError();
+      const wire = executeRequestToWire(request, this.#options.defaults);
+      const session = await this.#ensureSession();
+      return await this.#onSession(session, BROKEN_DURING_EXECUTION, async () => resultFromWire(await session.remote.execute(wire)));
+    } finally {
+      this.#countExecution();
+    }
+  }
+
+  async invokeHandle(request: InvokeHandleRequest): Promise<ExecuteResult> {
+    return this.#callHandleSurface(async (session) =>
+      resultFromWire(await session.remote.invokeHandle(invokeRequestToWire(request, this.#options.defaults))),
+    );
+  }
+
+  async closeHandles(executionId: string): Promise<void> {
+    await this.#callHandleSurface((session) => session.remote.closeHandles(executionId));
+  }
+
+  /** Closes every session, retired ones included. Calls in flight and every later call reject with `RemoteExecutor is closed`. */
+  async dispose(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#lifetime.abort(closedError());
+    this.#session = undefined;
+    for (const session of [...this.#live]) session.dispose();
+  }
+
+  /** The handle surface shares session acquisition with execute but skips the rotation counter. */
+  async #callHandleSurface<T>(call: (session: Session) => Promise<T>): Promise<T> {
+    if (this.#closed) throw closedError();
+    const session = await this.#ensureSession();
+    return this.#onSession(session, BROKEN_DURING_CALL, () => call(session));
+  }
+
+  async #onSession<T>(session: Session, brokenText: string, call: () => Promise<T>): Promise<T> {
+    session.start();
+    try {
+      return await call();
+    } catch (error) {
+      if (this.#closed) throw closedError(error);
+      // A call broken in flight is never replayed: a tool call is not idempotent.
+      if (session.broken) throw new ExecutorError('CONNECTION_BROKEN', brokenText, { retryable: true, cause: error });
+      throw rehydrateExecutorError(error);
+    } finally {
+      session.settle();
+    }
+  }
+
+  #countExecution(): void {
+    this.#executions += 1;
+    const limit = this.#options.rotateAfterExecutions;
+    if (limit === undefined || this.#executions < limit) return;
+    this.#executions = 0;
+    const session = this.#session;
+    this.#session = undefined;
+    session?.retire();
+  }
+
+  #ensureSession(attempts = this.#options.reconnect ? this.#options.maxReconnectAttempts : 1): Promise<Session> {
+    if (this.#closed) return Promise.reject(closedError());
+    const current = this.#session;
+    if (current !== undefined && !current.broken) return Promise.resolve(current);
+    // Single-flight: concurrent callers after a break share one opening, so exactly one socket is opened.
+    this.#opening ??= this.#reopenSession(attempts).finally(() => {
+      this.#opening = undefined;
+    });
+    return this.#opening;
+  }
+
+  async #reopenSession(attempts: number): Promise<Session> {
+    const previous = this.#session;
+    this.#session = undefined;
+    previous?.dispose();
+    for (let attempt = 0; ; attempt += 1) {
+      let session: Session;
+      try {
+        session = await Session.open(this.url, this.#sessionOptions, this.#lifetime.signal);
+      } catch (error) {
+        if (this.#closed) throw closedError(error);
+        // A version mismatch never heals by retrying.
+        const mismatch = error instanceof ExecutorError && error.code === 'PROTOCOL_MISMATCH';
+        if (mismatch || attempt + 1 >= attempts) throw error;
+        await delay(this.#options.backoff * (attempt + 1), this.#lifetime.signal);
+        continue;
+      }
+      this.#live.add(session);
+      if (this.#closed) {
+        // A dispose that arrived mid-attempt: the fresh session goes too.
+        session.dispose();
+        throw closedError();
+      }
+      this.#session = session;
+      return session;
+    }
+  }
+}
+
+/** Builds a `RemoteExecutor` and opens its session before returning, so an unreachable daemon, a rejected connection or a version disagreement surfaces here. */
+export async function connect(url: string, options?: ConnectOptions): Promise<RemoteExecutor> {
+  const executor = new RemoteExecutor(url, options);
+  try {
+    await executor.open();
+  } catch (error) {
+    await executor.dispose();
+    throw error;
+  }
+  return executor;
+}

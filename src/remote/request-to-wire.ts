@@ -1,0 +1,59 @@
+/**
+ * The client's half of the wire mapping: a native request becomes a wire object that carries only
+ * the fields the caller set (a request field wins over the connection-time default), the outbound
+ * tri-state as an explicit mode, and functions that convert `Request`/`Response` to plain data.
+ */
+import { ExecutorError } from '../protocol/errors.js';
+import type { ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import type { ResolvedConnectOptions } from './connect-options.js';
+import { requestFromWire, responseToWire } from './fetch-shape.js';
+import { formatInvalidOutbound } from './texts.js';
+import { encodeValue } from './value-codec.js';
+import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from './wire.js';
+
+type Defaults = ResolvedConnectOptions['defaults'];
+
+function pick<T>(requested: T | undefined, fallback: T | undefined): T | undefined {
+  return requested !== undefined ? requested : fallback;
+}
+
+export function executeRequestToWire(request: ExecuteRequest, defaults: Defaults): WireExecuteRequest {
+  const wire: WireExecuteRequest = {
+    code: request.code,
+    dispatch: request.dispatch ?? null,
+    ...outboundToWire(pick(request.outbound, defaults.outbound)),
+  };
+  const timeout = pick(request.timeout, defaults.timeout);
+  const countHostWaits = pick(request.countHostWaits, defaults.countHostWaits);
+  if (request.providers !== undefined) wire.providers = request.providers;
+  if (request.modules !== undefined) wire.modules = request.modules;
+  if (timeout !== undefined) wire.timeout = timeout;
+  if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
+  // retainHandles rides the request alone: retention is a per-run decision.
+  if (request.retainHandles !== undefined) wire.retainHandles = request.retainHandles;
+  return wire;
+}
+
+export function invokeRequestToWire(request: InvokeHandleRequest, defaults: Defaults): WireInvokeHandleRequest {
+  const wire: WireInvokeHandleRequest = {
+    executionId: request.executionId,
+    handle: request.handle,
+    dispatch: request.dispatch ?? null,
+  };
+  const timeout = pick(request.timeout, defaults.timeout);
+  const countHostWaits = pick(request.countHostWaits, defaults.countHostWaits);
+  if (request.args !== undefined) wire.args = encodeValue(request.args);
+  if (timeout !== undefined) wire.timeout = timeout;
+  if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
+  return wire;
+}
+
+function outboundToWire(outbound: OutboundFetch | null | undefined): { outboundMode: OutboundMode; outbound?: WireFetch } {
+  if (outbound === undefined) return { outboundMode: 'default' };
+  if (outbound === null) return { outboundMode: 'blocked' };
+  if (typeof outbound !== 'function') throw new ExecutorError('INVALID_REQUEST', formatInvalidOutbound(outbound));
+  return {
+    outboundMode: 'stub',
+    outbound: async (request) => responseToWire(await outbound(requestFromWire(request))),
+  };
+}

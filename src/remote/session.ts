@@ -1,0 +1,173 @@
+/**
+ * One capnweb WebSocket session to the daemon: open and version handshake, the broken flag, the
+ * running-call count behind safe rotation, and the heartbeat that watches calls in flight.
+ */
+import { newWebSocketRpcSession, RpcSession } from 'capnweb';
+import { ExecutorError, messageOf } from '../protocol/errors.js';
+import { assertProtocolCompatible } from '../protocol/version.js';
+import { Heartbeat } from './heartbeat.js';
+import { SocketTransport, type WebSocketConstructor } from './socket-transport.js';
+import {
+  EXECUTOR_CLOSED,
+  formatHandshakeFailed,
+  formatHandshakeTimeout,
+  formatOpenFailed,
+  HEADERS_NEED_WEBSOCKET,
+} from './texts.js';
+import type { ExecutorEndpoint } from './wire.js';
+
+export interface SessionOptions {
+  websocket?: WebSocketConstructor;
+  headers?: Record<string, string>;
+  /** Milliseconds the version handshake may take. */
+  handshakeTimeout: number;
+  heartbeatInterval: number;
+  heartbeatTimeout: number;
+  /** Told once when the session is disposed, so its owner can forget it. */
+  onDispose?: (session: Session) => void;
+}
+
+type Promisified<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+
+/** The daemon's endpoint as the client's stub exposes it. */
+export type RemoteEndpoint = Promisified<ExecutorEndpoint> & {
+  onRpcBroken(callback: (error: unknown) => void): void;
+  [Symbol.dispose](): void;
+};
+
+export class Session {
+  readonly remote: RemoteEndpoint;
+  #broken = false;
+  #running = 0;
+  #retired = false;
+  #disposed = false;
+  readonly #heartbeat: Heartbeat;
+  readonly #onDispose: ((session: Session) => void) | undefined;
+
+  private constructor(remote: RemoteEndpoint, options: SessionOptions) {
+    this.remote = remote;
+    this.#onDispose = options.onDispose;
+    this.#heartbeat = new Heartbeat({
+      interval: options.heartbeatInterval,
+      timeout: options.heartbeatTimeout,
+      ping: () => remote.heartbeat(),
+      onDead: () => {
+        // Disposing the stub rejects every call in flight at once; the flag makes them CONNECTION_BROKEN.
+        this.#markBroken();
+        this.#disposeStub();
+      },
+    });
+    remote.onRpcBroken(() => this.#markBroken());
+  }
+
+  /**
+   * Opens a session and runs the version handshake before anything else crosses. A mismatch throws
+   * `PROTOCOL_MISMATCH`; every other failure `CONNECTION_REJECTED`. An abort (the executor's
+   * dispose) ends a pending open with `CONNECTION_BROKEN`.
+   */
+  static async open(url: string, options: SessionOptions, signal?: AbortSignal): Promise<Session> {
+    if (options.headers !== undefined && options.websocket === undefined) {
+      throw new ExecutorError('CONNECTION_REJECTED', HEADERS_NEED_WEBSOCKET);
+    }
+    let session: Session;
+    try {
+      session = new Session(createStub(url, options), options);
+    } catch (error) {
+      throw new ExecutorError('CONNECTION_REJECTED', formatOpenFailed(url), { cause: error });
+    }
+    try {
+      const version = await session.#handshake(url, options.handshakeTimeout, signal);
+      assertProtocolCompatible(version);
+      return session;
+    } catch (error) {
+      session.dispose();
+      if (error instanceof ExecutorError) throw error;
+      throw new ExecutorError('CONNECTION_REJECTED', formatHandshakeFailed(url, messageOf(error)), { cause: error });
+    }
+  }
+
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Raises the running count before a call. */
+  start(): void {
+    this.#running += 1;
+    if (this.#running === 1 && !this.#broken) this.#heartbeat.start();
+  }
+
+  /** Lowers it after the call; a retired session is disposed with its last call. */
+  settle(): void {
+    this.#running -= 1;
+    if (this.#running > 0) return;
+    this.#heartbeat.stop();
+    if (this.#retired) this.dispose();
+  }
+
+  /** Marks the session for disposal once no call is running on it. */
+  retire(): void {
+    this.#retired = true;
+    if (this.#running === 0) this.dispose();
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#heartbeat.stop();
+    this.#disposeStub();
+    this.#onDispose?.(this);
+  }
+
+  #markBroken(): void {
+    this.#broken = true;
+    this.#heartbeat.stop();
+  }
+
+  #disposeStub(): void {
+    try {
+      this.remote[Symbol.dispose]();
+    } catch {
+      // Already disposed.
+    }
+  }
+
+  #handshake(url: string, timeout: number, signal: AbortSignal | undefined): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        finish();
+        reject(new ExecutorError('CONNECTION_REJECTED', formatHandshakeTimeout(url, timeout)));
+      }, timeout);
+      const onAbort = (): void => {
+        finish();
+        reject(new ExecutorError('CONNECTION_BROKEN', EXECUTOR_CLOSED, { retryable: false }));
+      };
+      const finish = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort);
+      this.remote.protocolVersion().then(
+        (version) => {
+          finish();
+          resolve(version);
+        },
+        (error: unknown) => {
+          finish();
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
+function createStub(url: string, options: SessionOptions): RemoteEndpoint {
+  // No `localMain`: the client exports nothing but the stubs its calls pass.
+  if (options.websocket === undefined) return newWebSocketRpcSession(url) as unknown as RemoteEndpoint;
+  const socket = options.headers === undefined ? new options.websocket(url) : new options.websocket(url, { headers: options.headers });
+  return new RpcSession(new SocketTransport(socket)).getRemoteMain() as unknown as RemoteEndpoint;
+}

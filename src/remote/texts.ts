@@ -1,0 +1,68 @@
+/**
+ * Every text the remote client composes. The break texts and the closed text are contract
+ * (docs/remote.md, the design's "How a break is reported").
+ */
+
+/** A call of `execute` failed because its session broke. */
+export const BROKEN_DURING_EXECUTION = 'Executor connection broke during execution';
+
+/** A call of the handle surface (`invokeHandle`, `closeHandles`) failed because its session broke. */
+export const BROKEN_DURING_CALL = 'Executor connection broke during a call';
+
+/** Every call after `dispose()`. */
+export const EXECUTOR_CLOSED = 'RemoteExecutor is closed';
+
+export function formatOpenFailed(url: string): string {
+  return `Failed to open WebSocket to ${url}`;
+}
+
+export const HEADERS_NEED_WEBSOCKET =
+  'options.headers needs options.websocket: the standard WebSocket constructor cannot send headers. ' +
+  "Pass a constructor that accepts (url, { headers }), such as the ws package's WebSocket.";
+
+export function formatHandshakeFailed(url: string, reason: string): string {
+  return `Executor at ${url} refused the connection: ${reason}`;
+}
+
+export function formatHandshakeTimeout(url: string, timeout: number): string {
+  return `Executor at ${url} did not answer the version handshake within ${timeout} ms`;
+}
+
+export function formatHeartbeatTimeout(timeout: number): string {
+  return `Executor did not answer a heartbeat within ${timeout} ms`;
+}
+
+export function formatInvalidOption(name: string, expected: string, value: unknown): string {
+  return `connect(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
+}
+
+export function formatInvalidUrl(url: unknown): string {
+  return `connect(): url must be a ws:// or wss:// URL, got ${describeValue(url)}`;
+}
+
+export function formatInvalidOutbound(value: unknown): string {
+  return `outbound must be a function, null or undefined, got ${describeValue(value)}`;
+}
+
+export function formatOutboundStatus(status: number): string {
+  return `The outbound function returned a Response with status ${status}, which cannot cross the executor connection`;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+/** The transport's own texts, worded as capnweb's WebSocket transport words them so both paths read alike. */
+export function formatPeerClosed(code: number, reason: string): string {
+  return `Peer closed WebSocket: ${code} ${reason}`;
+}
+
+export function formatSocketFailed(detail: string | undefined): string {
+  return detail ? `WebSocket connection failed: ${detail}` : 'WebSocket connection failed.';
+}
+
+export const UNEXPECTED_MESSAGE_TYPE = 'Received unexpected message type from WebSocket.';

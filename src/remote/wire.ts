@@ -1,0 +1,98 @@
+/**
+ * What crosses the capnweb session between `RemoteExecutor` and the daemon. Shared by both ends.
+ *
+ * capnweb keeps a property set to `undefined` as a present key, so a wire object carries only the
+ * fields the caller set; `null` is a value of its own (a `null` timeout asks for the maximum bound).
+ * Functions (dispatch, outbound) cross as live stubs that call back over the same socket.
+ */
+import type { Dispatch, ExecuteResult, LogEntry, ModuleSource, ProviderDescriptor } from '../protocol/types.js';
+import { decodeValue, encodeValue } from './value-codec.js';
+
+/** The outbound tri-state of `ExecuteRequest.outbound`, spelled out, since the wire cannot tell an absent function from an undefined one. */
+export type OutboundMode = 'default' | 'blocked' | 'stub';
+
+/** A standard `Request` as plain data: capnweb cannot carry a `Request`. */
+export interface WireFetchRequest {
+  url: string;
+  method: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+}
+
+/** A standard `Response` as plain data. */
+export interface WireFetchResponse {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+}
+
+export type WireFetch = (request: WireFetchRequest) => Promise<WireFetchResponse>;
+
+export interface WireExecuteRequest {
+  code: string;
+  /** `null` when the request has no dispatch. */
+  dispatch: Dispatch | null;
+  outboundMode: OutboundMode;
+  /** Present for `outboundMode: 'stub'` alone. */
+  outbound?: WireFetch;
+  providers?: ProviderDescriptor[];
+  modules?: Record<string, ModuleSource>;
+  timeout?: number | null;
+  countHostWaits?: boolean;
+  retainHandles?: boolean;
+}
+
+export interface WireInvokeHandleRequest {
+  executionId: string;
+  handle: string;
+  /** The argument array, encoded with the value codec. */
+  args?: unknown;
+  dispatch: Dispatch | null;
+  timeout?: number | null;
+  countHostWaits?: boolean;
+}
+
+/** `ExecuteResult` with `result` encoded by the value codec. */
+export interface WireExecuteResult {
+  result?: unknown;
+  error?: string;
+  logs: LogEntry[];
+  executionId?: string;
+}
+
+/** The daemon's main RPC interface, one instance per connection. */
+export interface ExecutorEndpoint {
+  /** The version handshake: nothing else crosses before it. */
+  protocolVersion(): number;
+  /** The client's liveness probe; answers at once. */
+  heartbeat(): boolean;
+  execute(request: WireExecuteRequest): Promise<WireExecuteResult>;
+  invokeHandle(request: WireInvokeHandleRequest): Promise<WireExecuteResult>;
+  closeHandles(executionId: string): Promise<void>;
+}
+
+/** Copies the listed keys whose value is not `undefined`. */
+export function definedFields<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) {
+    if (source[key] !== undefined) out[key] = source[key];
+  }
+  return out;
+}
+
+export function resultFromWire(wire: WireExecuteResult): ExecuteResult {
+  const result: ExecuteResult = { logs: wire.logs };
+  if (wire.result !== undefined) result.result = decodeValue(wire.result);
+  if (wire.error !== undefined) result.error = wire.error;
+  if (wire.executionId !== undefined) result.executionId = wire.executionId;
+  return result;
+}
+
+export function resultToWire(result: ExecuteResult): WireExecuteResult {
+  const wire: WireExecuteResult = { logs: result.logs };
+  if (result.result !== undefined) wire.result = encodeValue(result.result);
+  if (result.error !== undefined) wire.error = result.error;
+  if (result.executionId !== undefined) wire.executionId = result.executionId;
+  return wire;
+}

@@ -1,0 +1,28 @@
+/** The life of one client socket on the daemon's side: liveness pings, and a bounded close. */
+import type { WebSocket } from 'ws';
+import { SOCKET_CLOSED_ON_STOP } from './texts.js';
+
+/** How long a closing client may take to answer the close frame before its socket is cut. */
+const CLOSE_GRACE_MS = 1000;
+
+/** Drops a client that misses a pong: a frozen or vanished peer never closes its socket. */
+export function watchLiveness(ws: WebSocket, interval: number): void {
+  let alive = true;
+  ws.on('pong', () => (alive = true));
+  const timer = setInterval(() => {
+    if (!alive) return ws.terminate();
+    alive = false;
+    ws.ping();
+  }, interval);
+  timer.unref();
+  ws.on('close', () => clearInterval(timer));
+}
+
+export function closeSocket(ws: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    if (ws.readyState === ws.CLOSED) return resolve();
+    ws.once('close', () => resolve());
+    ws.close(1001, SOCKET_CLOSED_ON_STOP);
+    setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The daemon's main RPC target, one per connection. Prototype methods are what a client may call;
+ * state lives in private fields, which capnweb never exposes.
+ */
+import { RpcTarget } from 'capnweb';
+import type { ExecuteRequest, Executor, InvokeHandleRequest } from '../protocol/types.js';
+import type {
+  ExecutorEndpoint as EndpointContract,
+  WireExecuteRequest,
+  WireExecuteResult,
+  WireInvokeHandleRequest,
+} from '../remote/wire.js';
+import type { Connection } from './connection.js';
+import { oversizedMessageError } from './oversize.js';
+import { executeRequestFromWire, invokeRequestFromWire, type CallScope } from './request-from-wire.js';
+import type { FetchStub } from './retained-outbounds.js';
+import { formatRefusedMessage } from './texts.js';
+
+/** An executor may take a cancellation signal as a second argument; one that does not ignores it. */
+interface CancellableExecutor {
+  execute(request: ExecuteRequest, options?: { signal?: AbortSignal }): ReturnType<Executor['execute']>;
+  invokeHandle(request: InvokeHandleRequest, options?: { signal?: AbortSignal }): ReturnType<Executor['invokeHandle']>;
+}
+
+export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
+  readonly #connection: Connection;
+
+  constructor(connection: Connection) {
+    super();
+    this.#connection = connection;
+  }
+
+  protocolVersion(): number {
+    return this.#connection.server.protocolVersion;
+  }
+
+  heartbeat(): boolean {
+    return true;
+  }
+
+  execute(wire: WireExecuteRequest): Promise<WireExecuteResult> {
+    const { server, id } = this.#connection;
+    const executor = server.executor as unknown as CancellableExecutor;
+    return this.#connection.run('execute', async (signal) => {
+      const scope: CallScope = { active: true };
+      const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
+      // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
+      const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
+      const keptScope: CallScope = { active: true };
+      try {
+        const request = executeRequestFromWire(wire, scope, kept ? { stub: kept, scope: keptScope } : undefined);
+        const result = await executor.execute(request, { signal });
+        if (kept && result.executionId !== undefined) server.retained.keep(result.executionId, id, kept, keptScope);
+        else kept?.[Symbol.dispose]();
+        return result;
+      } catch (error) {
+        kept?.[Symbol.dispose]();
+        throw error;
+      } finally {
+        scope.active = false;
+      }
+    });
+  }
+
+  invokeHandle(wire: WireInvokeHandleRequest): Promise<WireExecuteResult> {
+    const executor = this.#connection.server.executor as unknown as CancellableExecutor;
+    return this.#connection.run('invokeHandle', async (signal) => {
+      const scope: CallScope = { active: true };
+      try {
+        return await executor.invokeHandle(invokeRequestFromWire(wire, scope), { signal });
+      } finally {
+        scope.active = false;
+      }
+    });
+  }
+
+  async closeHandles(executionId: string): Promise<void> {
+    const { server } = this.#connection;
+    await server.executor.closeHandles(executionId);
+    server.retained.release(executionId);
+  }
+
+  /** Called in place of a call whose message passed the size bound (oversize.ts). */
+  rejectOversizedMessage(size: number, limit: number): never {
+    const error = oversizedMessageError(size, limit);
+    this.#connection.server.log(formatRefusedMessage(this.#connection.id, error.message));
+    throw error;
+  }
+
+  /** capnweb calls this when the session ends, whoever ended it. */
+  [Symbol.dispose](): void {
+    this.#connection.end();
+  }
+}

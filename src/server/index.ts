@@ -1,0 +1,11 @@
+/**
+ * `@supolka/cloudflare-codemode-executor/server`: the executor daemon as a library. Node only.
+ * `createExecutorServer` serves any native `Executor` over capnweb on a ws server; `runDaemon` adds
+ * the process around it (the listening line, logs, graceful stop on SIGTERM). The bin
+ * `codemode-executor serve` is `runDaemon` over an `IsolateExecutor`. See docs/remote.md.
+ */
+export { createExecutorServer, SERVER_DEFAULTS } from './executor-server.js';
+export type { ExecutorServer, ExecutorServerOptions } from './executor-server.js';
+export { runDaemon } from './run-daemon.js';
+export type { DaemonIo } from './run-daemon.js';
+export { TOKEN_ENV } from './cli-args.js';

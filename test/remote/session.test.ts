@@ -1,0 +1,205 @@
+/**
+ * One daemon, many calls: opening a session, what crosses (tool calls, logs, results the value
+ * codec carries, outbound fetch), the options on the wire, and error rehydration.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEnvelopeDispatch, ExecutorError, HANDLE_KEY } from '../../src/protocol/index.js';
+import { connect, RemoteExecutor, type RemoteExecutor as RemoteExecutorType } from '../../src/remote/index.js';
+import { NodeWebSocket } from './support/client.js';
+import { startDaemon, stopAllDaemons, type Daemon } from './support/daemon.js';
+
+let daemon: Daemon;
+let executor: RemoteExecutorType;
+
+beforeAll(async () => {
+  daemon = await startDaemon();
+  executor = await connect(daemon.url, { websocket: NodeWebSocket });
+});
+
+afterAll(async () => {
+  await executor?.dispose();
+  await stopAllDaemons();
+});
+
+async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ExecutorError);
+  return error as ExecutorError;
+}
+
+describe('opening a session', () => {
+  it('refuses headers without an injected websocket, before opening anything', async () => {
+    const error = await rejection(connect(daemon.url, { headers: { authorization: 'Bearer x' } }));
+    expect(error.code).toBe('CONNECTION_REJECTED');
+    expect(error.message).toBe(
+      "options.headers needs options.websocket: the standard WebSocket constructor cannot send headers. Pass a constructor that accepts (url, { headers }), such as the ws package's WebSocket.",
+    );
+  });
+
+  it('turns a constructor that throws into CONNECTION_REJECTED naming the url', async () => {
+    const thrown = new Error('no sockets here');
+    const Throwing = function () {
+      throw thrown;
+    } as unknown as typeof NodeWebSocket;
+    const error = await rejection(connect(daemon.url, { websocket: Throwing }));
+    expect([error.code, error.message, error.cause]).toEqual(['CONNECTION_REJECTED', `Failed to open WebSocket to ${daemon.url}`, thrown]);
+  });
+
+  it("uses the runtime's WebSocket when none is injected", async () => {
+    if (typeof globalThis.WebSocket === 'undefined') {
+      // Node 20: capnweb's `new WebSocket(url)` throws a ReferenceError.
+      const error = await rejection(connect(daemon.url));
+      expect([error.code, error.message]).toEqual(['CONNECTION_REJECTED', `Failed to open WebSocket to ${daemon.url}`]);
+      expect(error.cause).toBeInstanceOf(ReferenceError);
+    } else {
+      const native = await connect(daemon.url);
+      await expect(native.execute({ code: 'async () => 1' })).resolves.toMatchObject({ result: 1 });
+      await native.dispose();
+    }
+  });
+
+  it('reports an unreachable daemon as CONNECTION_REJECTED at connect', async () => {
+    const closedPort = `ws://127.0.0.1:1`;
+    const error = await rejection(connect(closedPort, { websocket: NodeWebSocket }));
+    expect(error.code).toBe('CONNECTION_REJECTED');
+    expect(error.message).toMatch(/^Executor at ws:\/\/127\.0\.0\.1:1 refused the connection: WebSocket connection failed: .*ECONNREFUSED/);
+  });
+
+  it('refuses a url that is not ws:// or wss://', () => {
+    expect(() => new RemoteExecutor('http://127.0.0.1:1', {})).toThrow(
+      'connect(): url must be a ws:// or wss:// URL, got "http://127.0.0.1:1"',
+    );
+  });
+});
+
+describe('what crosses', () => {
+  it("runs tool calls in the caller's process and brings back logs", async () => {
+    const seen: unknown[] = [];
+    const dispatch = createEnvelopeDispatch(
+      { kv: (tool, args) => (seen.push([tool, args]), `${tool}(${args.join(',')})`) },
+      { active: true },
+    );
+    const result = await executor.execute({
+      code: 'async () => { console.log("two", 2); console.warn("w"); return [await kv.get("a"), await kv.put("b", 1)] }',
+      providers: [{ name: 'kv', tools: ['get', 'put'] }],
+      dispatch,
+    });
+    expect(result).toEqual({
+      result: ['get(a)', 'put(b,1)'],
+      logs: [
+        { level: 'log', message: 'two 2' },
+        { level: 'warn', message: 'w' },
+      ],
+    });
+    expect(seen).toEqual([
+      ['get', ['a']],
+      ['put', ['b', 1]],
+    ]);
+  });
+
+  it('brings back a Map and a Set as a Map and a Set', async () => {
+    const { result } = await executor.execute({ code: 'async () => new Map([["s", new Set([1, 2])]])' });
+    expect(result).toBeInstanceOf(Map);
+    expect((result as Map<string, unknown>).get('s')).toEqual(new Set([1, 2]));
+  });
+
+  it("sends the sandbox's fetch through the caller's outbound function, as a Request and a Response", async () => {
+    const requests: { method: string; url: string; header: string | null; body: string }[] = [];
+    const result = await executor.execute({
+      code: 'async () => { const r = await fetch("https://api.test/v1?q=1", { method: "PUT", headers: { "x-a": "1" }, body: "hello" }); return [r.status, r.headers.get("x-b"), await r.text()] }',
+      outbound: async (request) => {
+        requests.push({ method: request.method, url: request.url, header: request.headers.get('x-a'), body: await request.text() });
+        return new Response('answered', { status: 201, headers: { 'x-b': '2' } });
+      },
+    });
+    expect(result.result).toEqual([201, '2', 'answered']);
+    expect(requests).toEqual([{ method: 'PUT', url: 'https://api.test/v1?q=1', header: '1', body: 'hello' }]);
+  });
+
+  it('blocks the sandbox\'s fetch when outbound is null', async () => {
+    const { result } = await executor.execute({
+      code: 'async () => { try { await fetch("https://api.test/"); return "fetched" } catch (e) { return e.message } }',
+      outbound: null,
+    });
+    expect(result).toMatch(/^This worker is not permitted to access the internet via global functions like fetch\(\)\./);
+  });
+});
+
+describe('errors from the daemon', () => {
+  it('rebuild the typed error from its code', async () => {
+    const error = await rejection(executor.execute({ code: 'async () => 1', timeout: -1 }));
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toMatch(/^request\.timeout must be a non-negative finite number/);
+  });
+
+  it("leave a provider's own failure to the program, as an error it can read", async () => {
+    const dispatch = createEnvelopeDispatch({ kv: () => Promise.reject(new Error('vendor said no')) }, { active: true });
+    const result = await executor.execute({
+      code: 'async () => { try { await kv.get() } catch (e) { return e.message } }',
+      providers: [{ name: 'kv', tools: ['get'] }],
+      dispatch,
+    });
+    expect(result.result).toBe('vendor said no');
+  });
+});
+
+describe('retained handles', () => {
+  it('are keyed on the pool: another connection invokes and closes them, and the outbound stays reachable', async () => {
+    const fetched: string[] = [];
+    const retained = await executor.execute({
+      code: 'async () => ({ read: async (path) => (await fetch("https://files.test/" + path)).text() })',
+      outbound: (request) => {
+        fetched.push(request.url);
+        return new Response(`contents of ${new URL(request.url).pathname}`);
+      },
+      retainHandles: true,
+    });
+    expect(retained.error).toBeUndefined();
+    const executionId = retained.executionId!;
+    const handle = (retained.result as { read: Record<string, string> }).read[HANDLE_KEY]!;
+    expect(typeof handle).toBe('string');
+
+    const other = await connect(daemon.url, { websocket: NodeWebSocket });
+    const invoked = await other.invokeHandle({ executionId, handle, args: ['a.txt'] });
+    expect(invoked.result).toBe('contents of /a.txt');
+    expect(fetched).toEqual(['https://files.test/a.txt']);
+
+    await other.closeHandles(executionId);
+    const error = await rejection(other.invokeHandle({ executionId, handle, args: ['b.txt'] }));
+    expect(error.code).toBe('HANDLE_NOT_FOUND');
+    await other.dispose();
+  });
+});
+
+describe('timeouts on the wire', () => {
+  let bounded: Daemon;
+
+  beforeAll(async () => {
+    bounded = await startDaemon(['--timeout', '400', '--max-timeout', '600']);
+  });
+
+  const NEVER = 'async () => new Promise(() => {})';
+
+  it('sends null as a value: the daemon applies its maximum bound', async () => {
+    const remote = await connect(bounded.url, { websocket: NodeWebSocket });
+    const { error } = await remote.execute({ code: NEVER, timeout: null });
+    expect(error).toMatch(/^Execution timed out at its 600 ms bound\./);
+    await remote.dispose();
+  });
+
+  it('fills an unset timeout from the connection default, and a request field wins over it', async () => {
+    const remote = await connect(bounded.url, { websocket: NodeWebSocket, timeout: 300 });
+    expect((await remote.execute({ code: NEVER })).error).toMatch(/^Execution timed out at its 300 ms bound\./);
+    expect((await remote.execute({ code: NEVER, timeout: 200 })).error).toMatch(/^Execution timed out at its 200 ms bound\./);
+    await remote.dispose();
+  });
+
+  it('leaves an unset timeout to the daemon when the connection sets none', async () => {
+    const remote = await connect(bounded.url, { websocket: NodeWebSocket });
+    expect((await remote.execute({ code: NEVER, timeout: undefined })).error).toMatch(/^Execution timed out at its 400 ms bound\./);
+    await remote.dispose();
+  });
+});

@@ -1,0 +1,56 @@
+/** Client-side helpers: a counting WebSocket constructor, and a tool gate the test opens. */
+import { WebSocket } from 'ws';
+import { encodeResultEnvelope, type Dispatch } from '../../../src/protocol/index.js';
+import type { WebSocketConstructor } from '../../../src/remote/index.js';
+
+/** The ws constructor, which sends headers; Node 20 has no global WebSocket. */
+export const NodeWebSocket = WebSocket as unknown as WebSocketConstructor;
+
+/** A WebSocket constructor that counts the sockets it opens. */
+export function countingWebSocket(): { websocket: WebSocketConstructor; readonly opened: number } {
+  let opened = 0;
+  class Counting extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      opened += 1;
+    }
+  }
+  return {
+    websocket: Counting as unknown as WebSocketConstructor,
+    get opened() {
+      return opened;
+    },
+  };
+}
+
+/**
+ * A provider whose one tool blocks until the test opens the gate: an execution that calls it is
+ * certainly in flight at the daemon once `reached` resolves.
+ */
+export function toolGate(): {
+  provider: { name: string; tools: string[] };
+  code: string;
+  dispatch: Dispatch;
+  reached: Promise<void>;
+  calls: number;
+  open(): void;
+} {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const gate = {
+    provider: { name: 'gate', tools: ['wait'] },
+    code: 'async () => await gate.wait()',
+    calls: 0,
+    reached,
+    open,
+    dispatch: async () => {
+      gate.calls += 1;
+      reach();
+      await opened;
+      return encodeResultEnvelope('released');
+    },
+  };
+  return gate;
+}

@@ -1,0 +1,120 @@
+/**
+ * Starts real daemon processes for the remote tests and guarantees none outlives its test file:
+ * every process is tracked, and `stopAllDaemons` (afterAll) resumes and kills what is left.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+/** The daemon's CLI run under tsx, so the tests do not depend on a fresh build. */
+const CLI = ['--import', 'tsx', 'src/server/cli.ts', 'serve'];
+/** The real daemon announcing protocol version 2. */
+const MISMATCH = ['--import', 'tsx', 'test/remote/fixtures/mismatch-daemon.ts'];
+/** Lean defaults: one sandbox process, no warm spare (2 cores serve every helper's suites). */
+const LEAN = ['--max-workers', '1', '--spare', '0'];
+
+export interface Daemon {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Every stdout line so far. */
+  readonly lines: string[];
+  readonly stderr: string[];
+  /** Resolves with the exit code (or the signal) when the process ends. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the first line (past or future) matching. */
+  waitForLine(pattern: RegExp): Promise<string>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+export interface SpawnOptions {
+  env?: Record<string, string>;
+}
+
+/** Spawns `codemode-executor serve` with the lean defaults first (later flags win), without waiting for it to listen. */
+export function spawnDaemon(args: string[], options: SpawnOptions = {}): Omit<Daemon, 'url' | 'port'> {
+  return spawnNode([...CLI, ...LEAN, ...args], options);
+}
+
+function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 'port'> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, CODEMODE_EXECUTOR_TOKEN: '', ...options.env },
+  });
+  running.add(child);
+  const lines: string[] = [];
+  const stderr: string[] = [];
+  const waiters: { pattern: RegExp; resolve(line: string): void }[] = [];
+  const exited = once(child, 'exit').then(([code, signal]) => {
+    running.delete(child);
+    return { code: code as number | null, signal: signal as NodeJS.Signals | null };
+  });
+  let buffer = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      lines.push(line);
+      for (const waiter of [...waiters]) {
+        if (!waiter.pattern.test(line)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+  return {
+    child,
+    lines,
+    stderr,
+    exited,
+    waitForLine(pattern) {
+      const seen = lines.find((line) => pattern.test(line));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        waiters.push({ pattern, resolve });
+        void exited.then(() => reject(new Error(`daemon exited before printing ${pattern}; stderr: ${stderr.join('')}`)));
+      });
+    },
+    kill(signal) {
+      child.kill(signal);
+    },
+  };
+}
+
+/** Spawns the daemon and waits for `listening on <url>`. */
+export async function startDaemon(args: string[] = [], options: SpawnOptions = {}): Promise<Daemon> {
+  return listening(spawnDaemon(['--port', '0', ...args], options));
+}
+
+/** The real daemon, announcing protocol version 2, on `port` (0: a free one). */
+export async function startMismatchDaemon(port = 0): Promise<Daemon> {
+  return listening(spawnNode([...MISMATCH, String(port)], {}));
+}
+
+async function listening(daemon: Omit<Daemon, 'url' | 'port'>): Promise<Daemon> {
+  const line = await daemon.waitForLine(/^listening on /);
+  const url = line.slice('listening on '.length);
+  return { ...daemon, url, port: Number(new URL(url).port) };
+}
+
+/** Stops every daemon still running: resumes a frozen one, then kills it. */
+export async function stopAllDaemons(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      child.kill('SIGCONT');
+      child.kill('SIGKILL');
+      await once(child, 'exit').catch(() => {});
+    }),
+  );
+}
+
+/** Polls until `check` holds; the test's own timeout bounds the wait. */
+export async function waitUntil(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
