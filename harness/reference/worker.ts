@@ -1,0 +1,78 @@
+/**
+ * The reference worker: one `execute` per POST through the real `DynamicWorkerExecutor` of the
+ * release this column's wrangler configuration aliases `@cloudflare/codemode` onto. Everything a
+ * case declares is materialized here with the same `harness/tools.ts` every side uses.
+ */
+import { RpcTarget } from 'cloudflare:workers';
+import { DynamicWorkerExecutor } from '@cloudflare/codemode';
+import type { Outcome } from '../case-model.js';
+import { normalizeResult, normalizeThrow } from '../normalize-result.js';
+import { materializeConnectors, materializeProviders, type ConnectorCall } from '../tools.js';
+import { badReferenceBody } from './messages.js';
+import { parseReferenceRequest, type ReferenceRequest } from './wire.js';
+
+interface Env {
+  /** The `worker_loaders` binding of the column's configuration. */
+  LOADER: unknown;
+}
+
+/** A connector's `callTool` must cross into the dynamic worker over Workers RPC, so it rides an RpcTarget. */
+class ConnectorTarget extends RpcTarget {
+  readonly #call: ConnectorCall;
+
+  constructor(call: ConnectorCall) {
+    super();
+    this.#call = call;
+  }
+
+  callTool(method: string, args: unknown): Promise<unknown> {
+    return this.#call(method, args);
+  }
+}
+
+/** Constructor options: only what the request sets, so an absent field means the release's own default. */
+function constructorOptions(request: ReferenceRequest, loader: unknown): ConstructorParameters<typeof DynamicWorkerExecutor>[0] {
+  const options: Record<string, unknown> = { loader };
+  if (request.timeout !== undefined) options.timeout = request.timeout;
+  if (request.modules !== undefined) options.modules = request.modules;
+  if (request.globalOutbound === 'blocked') options.globalOutbound = null;
+  return options as unknown as ConstructorParameters<typeof DynamicWorkerExecutor>[0];
+}
+
+/** Runs the request; a rejection crossing `execute` is part of the surface and comes back as `threw`. */
+async function runExecute(request: ReferenceRequest, loader: unknown): Promise<Outcome> {
+  try {
+    const executor = new DynamicWorkerExecutor(constructorOptions(request, loader));
+    const providers = materializeProviders(request.providers).map(({ name, fns, positionalArgs, prelude }) => ({
+      name,
+      fns,
+      ...(positionalArgs === undefined ? {} : { positionalArgs }),
+      ...(prelude === undefined ? {} : { prelude }),
+    }));
+    const providersOrFns = request.bareRecord ? (providers[0]?.fns ?? {}) : providers;
+    const options = request.connectors
+      ? {
+          connectors: materializeConnectors(request.connectors).map(({ name, callTool }) => ({
+            name,
+            binding: new ConnectorTarget(callTool),
+          })),
+        }
+      : undefined;
+    return normalizeResult(await executor.execute(request.code, providersOrFns, options));
+  } catch (error) {
+    return normalizeThrow(error);
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    if (request.method !== 'POST') return new Response(badReferenceBody(`expected POST, got ${request.method}`), { status: 405 });
+    let body: ReferenceRequest;
+    try {
+      body = parseReferenceRequest(await request.text());
+    } catch (error) {
+      return new Response(error instanceof Error ? error.message : String(error), { status: 400 });
+    }
+    return Response.json(await runExecute(body, env.LOADER));
+  },
+};

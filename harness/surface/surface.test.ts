@@ -1,0 +1,44 @@
+/**
+ * The surface inventory: the probe runs on a live reference column and on a live sandbox of ours,
+ * and each must read exactly as `recorded.json` records it. A capability that arrives, leaves or
+ * changes shape on either side fails here until `record.ts` re-records it and, if it is a
+ * difference between the sides, `reasons.ts` explains it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReferenceColumn, type StartedReferenceColumn } from '../reference/wrangler.js';
+import { assertDeviationSectionCurrent, deviationRows } from './deviations-doc.js';
+import { diffSurfaces } from './diff.js';
+import { SURFACE_REFERENCE_COLUMN, measureOurSurface, measureReferenceSurface } from './measure.js';
+import { UNEXPLAINED } from './messages.js';
+import { readTable, recordedSurface } from './table.js';
+
+const table = readTable();
+const labels = { before: 'recorded', after: 'live' };
+
+describe('surface inventory', () => {
+  let column: StartedReferenceColumn | undefined;
+
+  beforeAll(async () => {
+    column = await startReferenceColumn(SURFACE_REFERENCE_COLUMN);
+  }, 300_000);
+
+  afterAll(async () => {
+    await column?.stop();
+  });
+
+  it(`reads on the reference column ${SURFACE_REFERENCE_COLUMN} as recorded`, async () => {
+    const live = await measureReferenceSurface(column!);
+    expect(diffSurfaces(recordedSurface(table, 'reference'), live, labels)).toEqual([]);
+  });
+
+  it('reads on ours (CodemodeExecutor over IsolateExecutor) as recorded', async () => {
+    const live = await measureOurSurface();
+    expect(diffSurfaces(recordedSurface(table, 'ours'), live, labels)).toEqual([]);
+  });
+
+  it('explains every recorded difference between ours and the reference, in docs/runtime-deviations.md', () => {
+    const rows = deviationRows(recordedSurface(table, 'reference'), recordedSurface(table, 'ours'));
+    expect(rows.filter((row) => row.reason === UNEXPLAINED).map((row) => row.key)).toEqual([]);
+    assertDeviationSectionCurrent(table);
+  });
+});
