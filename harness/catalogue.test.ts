@@ -12,7 +12,7 @@ import { skipReason, startSide, type Side } from './sides/index.js';
 const cases = loadCatalogue();
 
 /** The sides this spec runs, in order. */
-const SIDES: readonly SideName[] = ['ours'];
+const SIDES: readonly SideName[] = ['ours', 'ours-remote'];
 
 function describeSide(name: SideName): void {
   describe(`catalogue on ${name}`, () => {

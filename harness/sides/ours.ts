@@ -16,7 +16,7 @@ import type { Executor } from '../../src/protocol/types.js';
 import type { Side } from './side.js';
 
 /** The native request field a case may override; the adapter sets it on every request. */
-function withHostWaitsUncounted(native: Executor): Executor {
+export function withHostWaitsUncounted(native: Executor): Executor {
   return {
     execute: (request) => native.execute({ ...request, countHostWaits: false }),
     invokeHandle: (request) => native.invokeHandle(request),
