@@ -1,0 +1,191 @@
+/**
+ * `IsolateExecutor`: the native executor that runs every execution in a fresh workerd isolate,
+ * from a pool of workerd processes on the host's own machine. See docs/isolate.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { ExecutorError, messageOf } from '../protocol/errors.js';
+import { validateProviders } from '../protocol/providers.js';
+import type { ExecuteRequest, ExecuteResult, Executor, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import { buildEntryModule } from './entry-module.js';
+import { LoopHold } from './loop-hold.js';
+import { isolateText } from './messages.js';
+import { resolveSettings, type IsolateExecutorOptions, type IsolateSettings } from './options.js';
+import { OutboundServer } from './outbound-server.js';
+import { Pool, type PoolStats } from './pool.js';
+import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
+import { encodeValue, Run, type ProcessFate, type RunOutcome, type RunSpec } from './run.js';
+import { SandboxProcess } from './sandbox-process.js';
+import { resolveWorkerdBinary } from './workerd-binary.js';
+
+interface RetainedExecution {
+  member: SandboxProcess;
+  /** Its worker's fetches still go to the outbound it was loaded with. */
+  outbound: OutboundFetch | null;
+}
+
+export interface IsolateExecutorStats extends PoolStats {
+  /** Retained executions not yet closed. */
+  retained: number;
+}
+
+export class IsolateExecutor implements Executor {
+  readonly #settings: IsolateSettings;
+  readonly #pool: Pool;
+  readonly #retained = new Map<string, RetainedExecution>();
+  readonly #runs = new Set<Run>();
+  readonly #hold = new LoopHold();
+  #relay: Promise<OutboundServer> | undefined;
+  #disposing: Promise<void> | undefined;
+
+  constructor(options?: IsolateExecutorOptions) {
+    this.#settings = resolveSettings(options);
+    this.#pool = new Pool(this.#settings, () => this.#launch());
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    this.#assertOpen();
+    const checked = checkExecuteRequest(request, this.#settings);
+    const rejection = validateProviders(checked.providers);
+    if (rejection !== null) return { result: undefined, error: rejection, logs: [] };
+    assertDispatchFor(checked);
+    const id = randomUUID();
+    const entry = buildEntryModule(checked.code, checked.providers);
+    return this.#hold.during(async () => {
+      const member = await this.#pool.acquire();
+      const outcome = await this.#run(member, {
+        id,
+        start: { t: 'run', run: id, entry, modules: checked.modules, outbound: checked.outbound !== null, retain: checked.retainHandles },
+        timeout: checked.timeout,
+        countHostWaits: checked.countHostWaits,
+        dispatch: checked.dispatch,
+        outbound: checked.outbound,
+        retain: checked.retainHandles,
+        ...(checked.retainHandles ? { executionId: id } : {}),
+        heapLimitMb: this.#settings.heapLimitMb,
+      });
+      return outcome.result;
+    });
+  }
+
+  async invokeHandle(request: InvokeHandleRequest): Promise<ExecuteResult> {
+    this.#assertOpen();
+    const checked = checkInvokeRequest(request, this.#settings);
+    const retained = this.#findRetained(checked.executionId);
+    let args: unknown;
+    try {
+      args = encodeValue(checked.args);
+    } catch (error) {
+      throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(messageOf(error)));
+    }
+    // Strings are quoted in the encoded form, so this token can only be a function's tag.
+    if (JSON.stringify(args).includes('["f"]')) throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
+    const id = randomUUID();
+    return this.#hold.during(async () => {
+      const member = await this.#pool.acquire({
+        process: retained.member,
+        lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
+      });
+      const outcome = await this.#run(member, {
+        id,
+        start: { t: 'invoke', run: id, exec: checked.executionId, handle: checked.handle, args },
+        timeout: checked.timeout,
+        countHostWaits: checked.countHostWaits,
+        dispatch: checked.dispatch,
+        outbound: retained.outbound,
+        retain: false,
+        executionId: checked.executionId,
+        heapLimitMb: this.#settings.heapLimitMb,
+      });
+      return outcome.result;
+    });
+  }
+
+  async closeHandles(executionId: string): Promise<void> {
+    this.#assertOpen();
+    const retained = this.#retained.get(executionId);
+    if (retained === undefined) return;
+    this.#retained.delete(executionId);
+    retained.member.retained.delete(executionId);
+    retained.member.send({ t: 'release', exec: executionId });
+    this.#pool.retainedClosed(retained.member);
+  }
+
+  /** Ends every process and rejects queued and running work with `EXECUTOR_DISPOSED`. */
+  dispose(): Promise<void> {
+    if (this.#disposing === undefined) {
+      const disposed = new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
+      for (const run of this.#runs) run.abort(disposed);
+      this.#retained.clear();
+      const relay = this.#relay;
+      // Held: the processes' pipes are unref'd, so awaiting their exit alone would not keep the
+      // host's event loop running.
+      this.#disposing = this.#hold.during(async () => {
+        await this.#pool.dispose();
+        await (await relay?.catch(() => undefined))?.close();
+      });
+    }
+    return this.#disposing;
+  }
+
+  /** A snapshot of the pool, for monitoring and the benchmark. */
+  stats(): IsolateExecutorStats {
+    return { ...this.#pool.stats(), retained: this.#retained.size };
+  }
+
+  #assertOpen(): void {
+    if (this.#disposing !== undefined) throw new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
+  }
+
+  #findRetained(executionId: string): RetainedExecution {
+    const retained = this.#retained.get(executionId);
+    if (retained === undefined) throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionNotFound(executionId));
+    if (!retained.member.alive) {
+      this.#retained.delete(executionId);
+      throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(executionId));
+    }
+    return retained;
+  }
+
+  async #run(member: SandboxProcess, spec: RunSpec): Promise<RunOutcome> {
+    const run = new Run(member, spec);
+    this.#runs.add(run);
+    const relay = spec.outbound === null ? undefined : await this.#relay;
+    relay?.handle(spec.id, (request) => run.relayFetch(request));
+    let fate: ProcessFate = 'keep';
+    try {
+      run.start();
+      const outcome = await run.outcome;
+      fate = outcome.fate;
+      if (outcome.retained) {
+        // Before the release, so the pool never recycles a process that holds it.
+        this.#retained.set(spec.id, { member, outbound: spec.outbound });
+        member.retained.add(spec.id);
+      }
+      return outcome;
+    } finally {
+      relay?.drop(spec.id);
+      this.#runs.delete(run);
+      this.#pool.release(member, fate);
+    }
+  }
+
+  async #launch(): Promise<SandboxProcess> {
+    try {
+      // A failed start is forgotten, so the next launch tries again.
+      this.#relay ??= OutboundServer.start().catch((error: unknown) => {
+        this.#relay = undefined;
+        throw error;
+      });
+      const relay = await this.#relay;
+      return await SandboxProcess.start({
+        binary: resolveWorkerdBinary(),
+        relay: { port: relay.port, token: relay.token },
+        heapLimitMb: this.#settings.heapLimitMb,
+        startupTimeoutMs: this.#settings.startupTimeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof ExecutorError) throw error;
+      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), { cause: error });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Every text the isolate executor composes: failures of a run (written for the model that reads
+ * them), rejections (written for the host developer), and the option errors.
+ */
+
+export const isolateText = {
+  // --- a run that failed without a thrown value of its own -------------------------------------
+  /** The sandbox process ran out of heap; V8 aborts the whole process. */
+  outOfMemory: (heapLimitMb: number) =>
+    `The execution ran out of memory: the sandbox heap is capped at ${heapLimitMb} MB. Work on smaller pieces of data and return less.`,
+  /** The sandbox process ended during the run for a reason we did not cause. */
+  processEnded: (cause: string) =>
+    `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
+  /** A function in a result whose execution did not ask for `retainHandles`. */
+  functionNotRetained:
+    'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.',
+
+  /** Thrown in the sandbox when a provider's proxySource evaluates to something other than an object. */
+  proxySourceNotObject: (name: string) =>
+    `The proxySource of provider "${name}" must evaluate to a function (call) => object, and that function must return an object.`,
+  /** The outbound function returned something other than a Response. */
+  outboundNotResponse: (got: string) => `The outbound function must return a Response (or a promise of one), got ${got}.`,
+  /** A sandbox fetch arriving after its run settled (the supervisor's text). */
+  outboundAfterRun: 'This fetch was made after its execution had finished.',
+  /** A question to the host from a supervisor whose host connection closed. */
+  hostGone: 'The host connection is closed.',
+  /** workerd's stderr line for a host message the supervisor failed to handle (it ends in the error's message). */
+  supervisorFailure: 'codemode supervisor: a host message failed: ',
+
+  // --- rejections (ExecutorError) -----------------------------------------------------------------
+  disposed: 'The IsolateExecutor has been disposed; create a new one to run more code.',
+  queueFull: (maxQueue: number) =>
+    `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
+  sandboxUnavailable: (detail: string) => `The workerd sandbox could not be started: ${detail}`,
+  binaryMissing: (platformPackage: string, detail: string) =>
+    `No workerd binary for this platform: the package ${platformPackage} could not be resolved (${detail}). Install the workerd package with its optional dependencies.`,
+  platformUnsupported: (platform: string) =>
+    `workerd has no binary for the platform ${platform}; IsolateExecutor runs on linux and darwin (x64, arm64).`,
+  spawnTimedOut: (ms: number) => `workerd did not report a listening socket within ${ms} ms.`,
+  spawnExited: (status: string, stderrTail: string) =>
+    `workerd exited during startup (${status})${stderrTail ? `: ${stderrTail}` : ''}`,
+  executionNotFound: (executionId: string) =>
+    `No retained execution has the id ${JSON.stringify(executionId)}: it was never retained, it was closed with closeHandles, or its process ended.`,
+  handleNotFound: (executionId: string, handle: string) =>
+    `The retained execution ${JSON.stringify(executionId)} has no handle ${JSON.stringify(handle)}.`,
+  executionLost: (executionId: string) =>
+    `The retained execution ${JSON.stringify(executionId)} is gone: the sandbox process that held it ended.`,
+
+  // --- request validation (INVALID_REQUEST) -------------------------------------------------------
+  requestNotObject: 'execute() takes one request object: { code, providers?, dispatch?, modules?, timeout?, ... }.',
+  codeNotString: (got: string) => `request.code must be a string, got ${got}.`,
+  providersNotArray: (got: string) => `request.providers must be an array of provider descriptors or undefined, got ${got}.`,
+  timeoutInvalid: (field: string, got: string) =>
+    `${field} must be a non-negative finite number of milliseconds, null (the executor's maxTimeout) or undefined (its default), got ${got}.`,
+  timeoutAboveMax: (field: string, timeout: number, maxTimeout: number) =>
+    `${field} ${timeout} ms is above this executor's maxTimeout of ${maxTimeout} ms. Ask for at most ${maxTimeout}, or null for the maximum.`,
+  dispatchMissing: (providerName: string) =>
+    `request.dispatch must be a function when providers are declared (provider "${providerName}" has no way to reach the host).`,
+  dispatchNotFunction: (got: string) => `request.dispatch must be a function, null or undefined, got ${got}.`,
+  outboundInvalid: (field: string, got: string) =>
+    `${field} must be a function (Request) => Response, null (blocked) or undefined (the default), got ${got}.`,
+  modulesInvalid: (name: string) =>
+    `request.modules[${JSON.stringify(name)}] must be module source text or one of {js}, {cjs}, {text}, {json}.`,
+  modulesNotRecord: (got: string) => `request.modules must be a record of module name to source, got ${got}.`,
+  booleanInvalid: (field: string, got: string) => `${field} must be a boolean or undefined, got ${got}.`,
+  invokeNotObject: 'invokeHandle() takes one request object: { executionId, handle, args?, dispatch?, timeout? }.',
+  stringFieldInvalid: (field: string, got: string) => `${field} must be a non-empty string, got ${got}.`,
+  argsInvalid: (got: string) => `invokeHandle args must be an array or undefined, got ${got}.`,
+  argsUnencodable: (detail: string) => `invokeHandle args cannot be sent into the sandbox: ${detail}`,
+  argsHoldFunction: 'functions cannot be passed into the sandbox',
+
+  // --- construction options -----------------------------------------------------------------------
+  optionsNotObject: (got: string) => `new IsolateExecutor(options): options must be an object or undefined, got ${got}.`,
+  optionInvalid: (option: string, requirement: string, got: string) =>
+    `IsolateExecutor option ${option} must be ${requirement}, got ${got}.`,
+  optionUnknown: (option: string, known: string) => `IsolateExecutor has no option ${option}; the options are ${known}.`,
+  optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
+    `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
+} as const;
+
+/** A short, safe description of an unexpected value for an error text. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'undefined':
+      return 'undefined';
+    case 'string':
+      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return String(value);
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default:
+      return 'an object';
+  }
+}

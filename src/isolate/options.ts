@@ -1,0 +1,129 @@
+/**
+ * The construction options of `IsolateExecutor`: their defaults, and the checks that name the
+ * option a value broke. Also the timeout grammar every request shares.
+ */
+import { availableParallelism } from 'node:os';
+import { ExecutorError } from '../protocol/errors.js';
+import type { OutboundFetch } from '../protocol/types.js';
+import { describeValue, isolateText } from './messages.js';
+
+export interface IsolatePoolOptions {
+  /** workerd processes running executions at once (one execution per process). Default: CPU count, at most 4. */
+  maxWorkers?: number;
+  /** Warm processes kept ready beyond the busy ones, so a kill or a recycle never waits for a spawn. Default 1. */
+  spare?: number;
+  /** Executions allowed to wait for a process before `QUEUE_FULL`. Default 100. */
+  maxQueue?: number;
+  /** A process is replaced after this many runs. Default 200. */
+  recycleAfterRuns?: number;
+  /** A process is replaced once its resident set passes this many MB (checked after each run). Default 512. */
+  maxRssMb?: number;
+  /** V8 heap cap of every sandbox isolate (`--max-old-space-size`), in MB. Default 256. */
+  heapLimitMb?: number;
+}
+
+export interface IsolateExecutorOptions {
+  /** The bound of a request that leaves `timeout` undefined, in ms. Default 60000, as upstream 0.4.2+. */
+  timeout?: number;
+  /** The bound a `null` timeout asks for, and the largest one a request may ask for. Default max(300000, timeout). */
+  maxTimeout?: number;
+  /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
+  outbound?: OutboundFetch | null;
+  pool?: IsolatePoolOptions;
+}
+
+export interface IsolateSettings {
+  timeout: number;
+  maxTimeout: number;
+  outbound: OutboundFetch | null;
+  maxWorkers: number;
+  spare: number;
+  maxQueue: number;
+  recycleAfterRuns: number;
+  maxRssMb: number;
+  heapLimitMb: number;
+  startupTimeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
+/** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
+export const STARTUP_TIMEOUT_MS = 20_000;
+
+const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool'] as const;
+const POOL_LEVEL = ['maxWorkers', 'spare', 'maxQueue', 'recycleAfterRuns', 'maxRssMb', 'heapLimitMb'] as const;
+
+function invalid(message: string): ExecutorError {
+  return new ExecutorError('INVALID_REQUEST', message);
+}
+
+function rejectUnknown(record: object, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(record)) {
+    if (!known.includes(key)) {
+      throw invalid(isolateText.optionUnknown(`${prefix}${key}`, known.map((name) => `${prefix}${name}`).join(', ')));
+    }
+  }
+}
+
+function integer(option: string, value: unknown, min: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw invalid(isolateText.optionInvalid(option, `an integer >= ${min}`, describeValue(value)));
+  }
+  return value;
+}
+
+function positive(option: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw invalid(isolateText.optionInvalid(option, 'a positive finite number', describeValue(value)));
+  }
+  return value;
+}
+
+export function resolveSettings(options: unknown): IsolateSettings {
+  if (options === undefined) options = {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw invalid(isolateText.optionsNotObject(describeValue(options)));
+  }
+  const top = options as IsolateExecutorOptions;
+  rejectUnknown(top, TOP_LEVEL, '');
+  const timeout = positive('timeout', top.timeout, DEFAULT_TIMEOUT_MS);
+  const maxTimeout = positive('maxTimeout', top.maxTimeout, Math.max(DEFAULT_MAX_TIMEOUT_MS, timeout));
+  if (timeout > maxTimeout) throw invalid(isolateText.optionTimeoutAboveMax(timeout, maxTimeout));
+  const outbound = top.outbound;
+  if (outbound !== undefined && outbound !== null && typeof outbound !== 'function') {
+    throw invalid(isolateText.optionInvalid('outbound', 'a function (Request) => Response, null or undefined', describeValue(outbound)));
+  }
+  const pool = top.pool ?? {};
+  if (typeof pool !== 'object' || pool === null || Array.isArray(pool)) {
+    throw invalid(isolateText.optionInvalid('pool', 'an object', describeValue(pool)));
+  }
+  rejectUnknown(pool, POOL_LEVEL, 'pool.');
+  return {
+    timeout,
+    maxTimeout,
+    outbound: outbound ?? null,
+    maxWorkers: integer('pool.maxWorkers', pool.maxWorkers, 1, Math.max(1, Math.min(4, availableParallelism()))),
+    spare: integer('pool.spare', pool.spare, 0, 1),
+    maxQueue: integer('pool.maxQueue', pool.maxQueue, 0, 100),
+    recycleAfterRuns: integer('pool.recycleAfterRuns', pool.recycleAfterRuns, 1, 200),
+    maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, 512),
+    heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, 256),
+    startupTimeoutMs: STARTUP_TIMEOUT_MS,
+  };
+}
+
+/**
+ * The bound of one request: `undefined` is the construction default, `null` the maximum, and a
+ * number must be a non-negative finite number no larger than the maximum.
+ */
+export function resolveTimeout(field: string, value: unknown, settings: Pick<IsolateSettings, 'timeout' | 'maxTimeout'>): number {
+  if (value === undefined) return settings.timeout;
+  if (value === null) return settings.maxTimeout;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalid(isolateText.timeoutInvalid(field, describeValue(value)));
+  }
+  if (value > settings.maxTimeout) throw invalid(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
+  return value;
+}

@@ -1,0 +1,128 @@
+/**
+ * The checks a request passes before it may spend a sandbox: each failure is an
+ * `INVALID_REQUEST` rejection naming the field. Provider names are not checked here: a rejected
+ * name is a result (`validateProviders`), as the contract says.
+ */
+import { ExecutorError } from '../protocol/errors.js';
+import type {
+  Dispatch,
+  ExecuteRequest,
+  InvokeHandleRequest,
+  ModuleSource,
+  OutboundFetch,
+  ProviderDescriptor,
+} from '../protocol/types.js';
+import { describeValue, isolateText } from './messages.js';
+import { resolveTimeout, type IsolateSettings } from './options.js';
+import { INTERNAL_MODULES } from './sandbox-constants.js';
+
+function invalid(message: string): ExecutorError {
+  return new ExecutorError('INVALID_REQUEST', message);
+}
+
+export interface CheckedExecuteRequest {
+  code: string;
+  providers: readonly ProviderDescriptor[];
+  dispatch: Dispatch | null | undefined;
+  modules: Record<string, ModuleSource>;
+  timeout: number;
+  countHostWaits: boolean;
+  outbound: OutboundFetch | null;
+  retainHandles: boolean;
+}
+
+export interface CheckedInvokeRequest {
+  executionId: string;
+  handle: string;
+  args: unknown[];
+  dispatch: Dispatch | null | undefined;
+  timeout: number;
+  countHostWaits: boolean;
+}
+
+function optionalBoolean(field: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw invalid(isolateText.booleanInvalid(field, describeValue(value)));
+  return value;
+}
+
+function optionalDispatch(value: unknown): Dispatch | null | undefined {
+  if (value === undefined || value === null || typeof value === 'function') return value as Dispatch | null | undefined;
+  throw invalid(isolateText.dispatchNotFunction(describeValue(value)));
+}
+
+function isModuleSource(value: unknown): value is ModuleSource {
+  if (typeof value === 'string') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return false;
+  const [kind] = keys;
+  const content = (value as Record<string, unknown>)[kind!];
+  if (kind === 'json') return content !== undefined;
+  return (kind === 'js' || kind === 'cjs' || kind === 'text') && typeof content === 'string';
+}
+
+/** The user's modules, minus any that would collide with the executor's own module names. */
+function checkModules(value: unknown): Record<string, ModuleSource> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(isolateText.modulesNotRecord(describeValue(value)));
+  }
+  const modules: Record<string, ModuleSource> = {};
+  for (const [name, source] of Object.entries(value)) {
+    if (!isModuleSource(source)) throw invalid(isolateText.modulesInvalid(name));
+    if (!INTERNAL_MODULES.has(name)) modules[name] = source;
+  }
+  return modules;
+}
+
+/** `undefined` takes the executor's default, `null` blocks, a function answers every fetch. */
+export function resolveOutbound(field: string, value: unknown, fallback: OutboundFetch | null): OutboundFetch | null {
+  if (value === undefined) return fallback;
+  if (value === null || typeof value === 'function') return value as OutboundFetch | null;
+  throw invalid(isolateText.outboundInvalid(field, describeValue(value)));
+}
+
+export function checkExecuteRequest(request: unknown, settings: IsolateSettings): CheckedExecuteRequest {
+  if (typeof request !== 'object' || request === null) throw invalid(isolateText.requestNotObject);
+  const raw = request as ExecuteRequest;
+  if (typeof raw.code !== 'string') throw invalid(isolateText.codeNotString(describeValue(raw.code)));
+  if (raw.providers !== undefined && !Array.isArray(raw.providers)) {
+    throw invalid(isolateText.providersNotArray(describeValue(raw.providers)));
+  }
+  return {
+    code: raw.code,
+    providers: raw.providers ?? [],
+    dispatch: optionalDispatch(raw.dispatch),
+    modules: checkModules(raw.modules),
+    timeout: resolveTimeout('request.timeout', raw.timeout, settings),
+    countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
+    outbound: resolveOutbound('request.outbound', raw.outbound, settings.outbound),
+    retainHandles: optionalBoolean('request.retainHandles', raw.retainHandles),
+  };
+}
+
+/** After `validateProviders` accepted the names: a declared provider needs a way to the host. */
+export function assertDispatchFor(checked: CheckedExecuteRequest): void {
+  const [first] = checked.providers;
+  if (first !== undefined && typeof checked.dispatch !== 'function') throw invalid(isolateText.dispatchMissing(first.name));
+}
+
+export function checkInvokeRequest(request: unknown, settings: IsolateSettings): CheckedInvokeRequest {
+  if (typeof request !== 'object' || request === null) throw invalid(isolateText.invokeNotObject);
+  const raw = request as InvokeHandleRequest;
+  for (const field of ['executionId', 'handle'] as const) {
+    if (typeof raw[field] !== 'string' || raw[field] === '') {
+      throw invalid(isolateText.stringFieldInvalid(`request.${field}`, describeValue(raw[field])));
+    }
+  }
+  if (raw.args !== undefined && !Array.isArray(raw.args)) throw invalid(isolateText.argsInvalid(describeValue(raw.args)));
+  return {
+    executionId: raw.executionId,
+    handle: raw.handle,
+    args: raw.args ?? [],
+    dispatch: optionalDispatch(raw.dispatch),
+    timeout: resolveTimeout('request.timeout', raw.timeout, settings),
+    countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
+  };
+}

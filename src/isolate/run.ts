@@ -1,0 +1,257 @@
+/**
+ * One run in one pool member: an execution, or a call of a retained handle. It sends the start
+ * message, answers the sandbox's tool calls and fetches on the host, keeps the run clock, and
+ * enforces the bound: on expiry it asks the supervisor to give the run up and, when the process
+ * does not answer (a synchronous spin holds its only JavaScript thread), kills it.
+ */
+import { encodeErrorEnvelope, COMPLETED_MESSAGE } from '../protocol/dispatch.js';
+import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } from '../protocol/errors.js';
+import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
+import { describeValue, isolateText } from './messages.js';
+import type { FrameHead } from './outbound-server.js';
+import { RunClock } from './run-clock.js';
+import type { ProcessEnd, SandboxProcess, SupervisorMessage } from './sandbox-process.js';
+import { describeExit } from './spawn-workerd.js';
+import { createValueCodec } from './value-codec.js';
+
+/**
+ * How long a process has to answer `cancel`. When it has not, and it burned CPU meanwhile, it is
+ * spinning (its only JavaScript thread is held) and is killed. When it used almost no CPU it is
+ * merely not being scheduled on a loaded host: it gets another grace period, up to the cap, so
+ * its logs are not lost for nothing.
+ */
+export const CANCEL_GRACE_MS = 50;
+export const CANCEL_GRACE_CAP_MS = 1_000;
+/** The share of the grace period a process must have spent on CPU to count as spinning. */
+const SPINNING_CPU_SHARE = 0.3;
+
+/** A function in a non-retained result: callable, but only to say why it does nothing. */
+const hostCodec = createValueCodec(
+  () => () => Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.functionNotRetained)),
+);
+
+export function encodeValue(value: unknown): unknown {
+  return hostCodec.encode(value);
+}
+
+export interface RunSpec {
+  id: string;
+  /** The message that starts the run in the supervisor. */
+  start: { t: 'run' | 'invoke'; [field: string]: unknown };
+  timeout: number;
+  countHostWaits: boolean;
+  dispatch: Dispatch | null | undefined;
+  outbound: OutboundFetch | null;
+  /** Set on an execution that asked for `retainHandles`: success retains it under `id`. */
+  retain: boolean;
+  /** The execution id a successful result reports (the retained execution's id), if any. */
+  executionId?: string;
+  heapLimitMb: number;
+}
+
+/**
+ * What becomes of the process after the run: `keep` it, `retire` it (it may still be running the
+ * abandoned code), `kill` it now (wedged), or nothing (`dead`).
+ */
+export type ProcessFate = 'keep' | 'retire' | 'kill' | 'dead';
+
+export interface RunOutcome {
+  result: ExecuteResult;
+  fate: ProcessFate;
+  /** The execution is now retained in the process, under `spec.id`. */
+  retained: boolean;
+}
+
+type RunState = 'running' | 'cancelling' | 'finished';
+
+/** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
+export function formatFault(fault: string): string {
+  const uncaught = /^Failed to start Worker:\s*\n\s*Uncaught (.*)$/m.exec(fault);
+  return uncaught ? uncaught[1]!.trim() : fault;
+}
+
+function deathText(end: ProcessEnd, heapLimitMb: number): string {
+  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(heapLimitMb);
+  return isolateText.processEnded(describeExit(end.exit));
+}
+
+/** Answers a message of a run that already settled. */
+export function answerStale(process: SandboxProcess, message: SupervisorMessage): void {
+  if (message.t === 'call') process.send({ t: 'answer', ask: message.ask, v: encodeErrorEnvelope(COMPLETED_MESSAGE) });
+}
+
+interface ResponseLike {
+  status: number;
+  statusText?: string;
+  headers: Iterable<[string, string]>;
+  body: unknown;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+function isResponseLike(value: unknown): value is ResponseLike {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<ResponseLike>;
+  return typeof candidate.status === 'number' && typeof candidate.arrayBuffer === 'function' && candidate.headers !== undefined;
+}
+
+export class Run {
+  readonly outcome: Promise<RunOutcome>;
+  readonly #spec: RunSpec;
+  readonly #process: SandboxProcess;
+  readonly #clock: RunClock;
+  #state: RunState = 'running';
+  #grace: NodeJS.Timeout | undefined;
+  #resolve!: (outcome: RunOutcome) => void;
+  #reject!: (error: unknown) => void;
+
+  constructor(process: SandboxProcess, spec: RunSpec) {
+    this.#spec = spec;
+    this.#process = process;
+    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, () => this.#expire());
+    this.outcome = new Promise<RunOutcome>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  start(): void {
+    this.#process.onMessage = (message) => {
+      if (message.run === this.#spec.id && this.#state !== 'finished') this.#receive(message);
+      else answerStale(this.#process, message);
+    };
+    this.#process.watchEnd((end) => this.#processEnded(end));
+    this.#process.send(this.#spec.start);
+    this.#clock.start();
+  }
+
+  /** Ends the run with a rejection (the executor is being disposed). */
+  abort(error: ExecutorError): void {
+    if (this.#state === 'finished') return;
+    this.#settle();
+    this.#reject(error);
+  }
+
+  #receive(message: SupervisorMessage): void {
+    switch (message.t) {
+      case 'call':
+        void this.#answerCall(message);
+        return;
+      case 'done':
+        this.#done(message);
+        return;
+      case 'cancelled':
+        if (this.#state === 'cancelling') this.#finish(this.#timedOut(message.logs), 'retire');
+        return;
+    }
+  }
+
+  async #answerCall(message: SupervisorMessage): Promise<void> {
+    const dispatch = this.#spec.dispatch;
+    const tool = String(message.n);
+    this.#clock.beginHostWait();
+    let envelope: string;
+    try {
+      if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
+      else {
+        const answer: unknown = await dispatch(String(message.p), tool, String(message.a));
+        envelope = typeof answer === 'string' ? answer : encodeErrorEnvelope(`dispatch returned ${describeValue(answer)} instead of an envelope string`);
+      }
+    } catch (error) {
+      envelope = encodeErrorEnvelope(messageOf(error));
+    } finally {
+      this.#clock.endHostWait();
+    }
+    this.#process.send({ t: 'answer', ask: message.ask, v: envelope });
+  }
+
+  /** Answers one relayed sandbox fetch (outbound-server.ts) with the frame to send back. */
+  async relayFetch(request: Request): Promise<{ head: FrameHead; body: Uint8Array }> {
+    const outbound = this.#spec.outbound;
+    if (this.#state === 'finished' || typeof outbound !== 'function') return { head: { error: COMPLETED_MESSAGE }, body: new Uint8Array() };
+    this.#clock.beginHostWait();
+    try {
+      const response: unknown = await outbound(request);
+      if (!isResponseLike(response)) throw new TypeError(isolateText.outboundNotResponse(describeValue(response)));
+      const nullBody = response.body === null;
+      const body = nullBody ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
+      return { head: { s: response.status, st: response.statusText ?? '', h: [...response.headers], nb: nullBody }, body };
+    } catch (error) {
+      return { head: { error: messageOf(error) }, body: new Uint8Array() };
+    } finally {
+      this.#clock.endHostWait();
+    }
+  }
+
+  #done(message: SupervisorMessage): void {
+    const logs = (message.logs ?? []) as LogEntry[];
+    if (this.#state === 'cancelling') {
+      // It settled inside the grace period, after its bound: still a timeout. Anything it
+      // retained is released, since no execution id will ever name it.
+      if (this.#spec.retain && message.ok === true) this.#process.send({ t: 'release', exec: this.#spec.id });
+      this.#finish(this.#timedOut(logs), 'retire');
+      return;
+    }
+    if (message.missing === true) {
+      this.#settle();
+      const { exec, handle } = this.#spec.start as { exec?: unknown; handle?: unknown };
+      this.#reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(String(exec), String(handle))));
+      return;
+    }
+    let result: ExecuteResult;
+    let retained = false;
+    if (message.ok === true) {
+      result = { result: hostCodec.decode(message.v), logs };
+      if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
+      retained = this.#spec.retain;
+    } else {
+      const error = typeof message.fault === 'string' ? formatFault(message.fault) : String(message.error);
+      result = { result: undefined, error, logs };
+    }
+    this.#finish(result, 'keep', retained);
+  }
+
+  #expire(): void {
+    if (this.#state !== 'running') return;
+    this.#state = 'cancelling';
+    this.#process.send({ t: 'cancel', run: this.#spec.id });
+    const since = performance.now();
+    let cpuBefore = this.#process.cpuMs();
+    let checkedAt = since;
+    const check = () => {
+      const now = performance.now();
+      const cpuNow = this.#process.cpuMs();
+      const spinning = cpuBefore === undefined || cpuNow === undefined || cpuNow - cpuBefore >= SPINNING_CPU_SHARE * (now - checkedAt);
+      if (spinning || now - since >= CANCEL_GRACE_CAP_MS) {
+        this.#finish(this.#timedOut([]), 'kill');
+        return;
+      }
+      cpuBefore = cpuNow;
+      checkedAt = now;
+      this.#grace = setTimeout(check, CANCEL_GRACE_MS);
+    };
+    this.#grace = setTimeout(check, CANCEL_GRACE_MS);
+  }
+
+  #processEnded(end: ProcessEnd): void {
+    if (this.#state === 'finished') return;
+    const result: ExecuteResult =
+      this.#state === 'cancelling' ? this.#timedOut([]) : { result: undefined, error: deathText(end, this.#spec.heapLimitMb), logs: [] };
+    this.#finish(result, 'dead');
+  }
+
+  #timedOut(logs: unknown): ExecuteResult {
+    return { result: undefined, error: ExecutionTimeoutError.format(this.#spec.timeout), logs: (logs ?? []) as LogEntry[] };
+  }
+
+  #settle(): void {
+    this.#state = 'finished';
+    this.#clock.stop();
+    clearTimeout(this.#grace);
+  }
+
+  #finish(result: ExecuteResult, fate: ProcessFate, retained = false): void {
+    if (this.#state === 'finished') return;
+    this.#settle();
+    this.#resolve({ result, fate, retained });
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * One pool member: a workerd process running the supervisor, and the host's WebSocket to it.
+ * It carries messages and reports its end; what a message means is the run's business (run.ts),
+ * and when to start or end a member is the pool's (pool.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import WebSocket from 'ws';
+import { ExecutorError } from '../protocol/errors.js';
+import { isolateText } from './messages.js';
+import { sandboxSources } from './sandbox-sources.js';
+import { spawnWorkerd, type ExitInfo, type SpawnedWorkerd } from './spawn-workerd.js';
+import { buildSupervisorConfig } from './supervisor-config.js';
+
+/** A message from the supervisor; `run` names the run it belongs to. */
+export interface SupervisorMessage {
+  t: string;
+  run: string;
+  [field: string]: unknown;
+}
+
+export interface ProcessEnd {
+  /** We ended it (recycling, a wedged run, dispose). */
+  intended: boolean;
+  exit: ExitInfo;
+}
+
+/** Every live member of every executor in this host, ended synchronously if the host exits. */
+const LIVE = new Set<SandboxProcess>();
+let exitHookInstalled = false;
+
+function trackUntilEnd(member: SandboxProcess): void {
+  LIVE.add(member);
+  void member.ended.then(() => LIVE.delete(member));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // The wrapper's watcher would kill them anyway once our pipe closes; this is immediate.
+  process.once('exit', () => {
+    for (const live of LIVE) live.kill();
+  });
+}
+
+/** How long a member whose socket closed may take to exit on its own before we kill it. */
+const EXIT_AFTER_CLOSE_MS = 300;
+
+export interface SandboxProcessOptions {
+  binary: string;
+  relay: { port: number; token: string };
+  heapLimitMb: number;
+  startupTimeoutMs: number;
+}
+
+export class SandboxProcess {
+  readonly pid: number;
+  /** Runs completed in this process (executions and invocations). */
+  runs = 0;
+  /** Retained executions this process holds. */
+  readonly retained = new Set<string>();
+  /** No new executions: it is being recycled but still holds retained executions. */
+  draining = false;
+  busy = false;
+  /** Where messages go: the run in flight, or the stale-message handler. */
+  onMessage: (message: SupervisorMessage) => void = () => {};
+  readonly ended: Promise<ProcessEnd>;
+  #endWatcher: ((end: ProcessEnd) => void) | undefined;
+  #end: ProcessEnd | undefined;
+
+  readonly #workerd: SpawnedWorkerd;
+  readonly #socket: WebSocket;
+  #intended = false;
+  #alive = true;
+
+  private constructor(workerd: SpawnedWorkerd, socket: WebSocket) {
+    this.pid = workerd.pid;
+    this.#workerd = workerd;
+    this.#socket = socket;
+    socket.on('message', (data) => {
+      let message: SupervisorMessage;
+      try {
+        message = JSON.parse(String(data)) as SupervisorMessage;
+      } catch {
+        return;
+      }
+      this.onMessage(message);
+    });
+    // A closed socket means a dead or dying process: give it a moment to exit with its own
+    // status (an OOM abort explains itself on stderr), then make sure.
+    socket.on('close', () => {
+      this.#alive = false;
+      setTimeout(() => workerd.kill(), EXIT_AFTER_CLOSE_MS).unref();
+    });
+    socket.on('error', () => socket.terminate());
+    this.ended = workerd.exited.then((exit) => {
+      this.#alive = false;
+      socket.terminate();
+      this.#end = { intended: this.#intended, exit };
+      this.#endWatcher?.(this.#end);
+      return this.#end;
+    });
+  }
+
+  static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
+    const token = randomBytes(24).toString('hex');
+    const config = buildSupervisorConfig({ sources: sandboxSources(), token, heapLimitMb: options.heapLimitMb, relay: options.relay });
+    const workerd = await spawnWorkerd({ binary: options.binary, config, startupTimeoutMs: options.startupTimeoutMs });
+    try {
+      const socket = await connect(workerd.port, token, options.startupTimeoutMs);
+      const member = new SandboxProcess(workerd, socket);
+      trackUntilEnd(member);
+      return member;
+    } catch (error) {
+      workerd.kill();
+      throw error;
+    }
+  }
+
+  /** The one callback told when the process ends (the run in flight); replaces the previous one. */
+  watchEnd(watcher: (end: ProcessEnd) => void): void {
+    this.#endWatcher = watcher;
+    const end = this.#end;
+    if (end !== undefined) queueMicrotask(() => watcher(end));
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  send(message: object): void {
+    if (this.#alive) this.#socket.send(JSON.stringify(message));
+  }
+
+  /** Ends the process at once (SIGKILL to its group). */
+  kill(): void {
+    if (this.#alive) this.#intended = true;
+    this.#alive = false;
+    this.#workerd.kill();
+  }
+
+  /**
+   * CPU time the process has used, in ms (Linux; undefined elsewhere). Clock ticks are 10 ms
+   * (USER_HZ is 100 on every Linux the workerd binaries target).
+   */
+  cpuMs(): number | undefined {
+    if (process.platform !== 'linux') return undefined;
+    try {
+      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+      // Fields after the parenthesized name: state is field 3, utime 14, stime 15.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Resident set size in MB, or undefined when it cannot be read. */
+  rssMb(): number | undefined {
+    try {
+      if (process.platform === 'linux') {
+        const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+        return match ? Number(match[1]) / 1024 : undefined;
+      }
+      const kb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' }).trim());
+      return Number.isFinite(kb) ? kb / 1024 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function connect(port: number, token: string, timeoutMs: number): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/`, {
+      headers: { 'x-codemode-token': token },
+      perMessageDeflate: false,
+      handshakeTimeout: timeoutMs,
+    });
+    socket.once('open', () => {
+      // An idle pool must not keep the host's event loop alive (see loop-hold.ts).
+      (socket as unknown as { _socket?: { unref?: () => void; setNoDelay?: (on: boolean) => void } })._socket?.unref?.();
+      resolve(socket);
+    });
+    socket.once('error', (error) => reject(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(error.message), { cause: error })));
+  });
+}

@@ -1,0 +1,178 @@
+/**
+ * Starts one `workerd serve` process that cannot outlive its host.
+ *
+ * workerd does not exit when its parent dies, so it runs under a tiny `sh` wrapper in a process
+ * group of its own. The wrapper's background watcher blocks reading the wrapper's stdin, a pipe
+ * whose only writer is this (host) process. When the host exits for any reason, SIGKILL included,
+ * the kernel closes that pipe, the read returns end-of-file, and the watcher kills the whole group
+ * (`kill -9 0`). The host ends a member the same way: one SIGKILL to the group.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { ExecutorError } from '../protocol/errors.js';
+import { isolateText } from './messages.js';
+import { CONTROL_SOCKET } from './supervisor-config.js';
+
+/**
+ * $1 is the config path, the rest is workerd's command line. workerd's stdin is /dev/null and its
+ * stdout goes to stderr, so the wrapper's stdout carries one line: workerd's pid. fd 3 (the
+ * control fd) is closed in the wrapper after the fork, so it reaches end-of-file with workerd.
+ * The watcher gets the pipe through fd 4, because an asynchronous list's stdin is /dev/null.
+ */
+const WRAPPER = `cfg=$1; shift
+"$@" </dev/null >&2 &
+w=$!
+exec 3>&-
+echo "$w"
+exec 4<&0
+{ while read -r _; do :; done; rm -f "$cfg"; kill -9 0; } <&4 >/dev/null 2>&1 &
+exec 4<&-
+wait "$w"
+s=$?
+rm -f "$cfg"
+exit "$s"`;
+
+const STDERR_TAIL_BYTES = 4096;
+
+export interface ExitInfo {
+  /** The wrapper's exit code: workerd's status, or 128 + signal when workerd died of a signal. */
+  code: number | null;
+  /** Set when the wrapper itself was killed (our group SIGKILL). */
+  signal: NodeJS.Signals | null;
+  /** The end of workerd's stderr. */
+  stderr: string;
+}
+
+export interface SpawnedWorkerd {
+  /** workerd's own pid (for RSS). */
+  pid: number;
+  /** The port of the supervisor's socket on 127.0.0.1. */
+  port: number;
+  /** Resolves once workerd and its wrapper are gone and stderr is drained. */
+  exited: Promise<ExitInfo>;
+  /** SIGKILLs the whole group. Idempotent. */
+  kill(): void;
+}
+
+export interface SpawnOptions {
+  binary: string;
+  config: string;
+  startupTimeoutMs: number;
+}
+
+function lines(stream: Readable, onLine: (line: string) => void): void {
+  let buffered = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      onLine(buffered.slice(0, newline));
+      buffered = buffered.slice(newline + 1);
+    }
+  });
+}
+
+function describeExit(info: ExitInfo): string {
+  if (info.signal !== null) return `killed by ${info.signal}`;
+  if (info.code !== null && info.code > 128) return `signal ${info.code - 128}`;
+  return `exit code ${String(info.code)}`;
+}
+
+export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions): Promise<SpawnedWorkerd> {
+  const configPath = join(tmpdir(), `codemode-isolate-${randomUUID()}.capnp`);
+  writeFileSync(configPath, config, { mode: 0o600 });
+  const removeConfig = () => rmSync(configPath, { force: true });
+
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', configPath, binary, 'serve', '--experimental', configPath, '--control-fd=3'], {
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      detached: true,
+      // workerd needs nothing from the host's environment, and gets none of its secrets.
+      env: {},
+    });
+  } catch (error) {
+    removeConfig();
+    return Promise.reject(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error }));
+  }
+
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+
+  let killed = false;
+  const kill = () => {
+    if (killed) return;
+    killed = true;
+    try {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    child.stdin?.destroy();
+  };
+
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once('close', (code, signal) => {
+      removeConfig();
+      // The watcher may still hold the group; end it with the rest.
+      kill();
+      resolve({ code, signal, stderr: stderr.trim() });
+    });
+  });
+  child.once('error', () => kill());
+
+  return new Promise<SpawnedWorkerd>((resolve, reject) => {
+    let pid: number | undefined;
+    let port: number | undefined;
+    let settled = false;
+    const fail = (error: ExecutorError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      kill();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(isolateText.spawnTimedOut(startupTimeoutMs)))), startupTimeoutMs);
+    const maybeReady = () => {
+      if (settled || pid === undefined || port === undefined) return;
+      settled = true;
+      clearTimeout(timer);
+      // workerd has read its config; the wrapper deletes it too, should we die first.
+      removeConfig();
+      // An idle pool must not keep the host's event loop alive (see loop-hold.ts).
+      child.unref();
+      for (const stream of [child.stdin, child.stdout, child.stderr, child.stdio[3]]) {
+        (stream as unknown as { unref?: () => void } | null)?.unref?.();
+      }
+      resolve({ pid, port, exited, kill });
+    };
+    lines(child.stdout!, (line) => {
+      if (pid === undefined && /^\d+$/.test(line.trim())) {
+        pid = Number(line.trim());
+        maybeReady();
+      }
+    });
+    lines(child.stdio[3] as Readable, (line) => {
+      try {
+        const event = JSON.parse(line) as { event?: unknown; socket?: unknown; port?: unknown };
+        if (event.event === 'listen' && event.socket === CONTROL_SOCKET && typeof event.port === 'number') {
+          port = event.port;
+          maybeReady();
+        }
+      } catch {
+        // Not a control message of ours.
+      }
+    });
+    void exited.then((info) => fail(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(isolateText.spawnExited(describeExit(info), info.stderr.slice(-600))))));
+  });
+}
+
+export { describeExit };

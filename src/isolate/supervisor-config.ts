@@ -1,0 +1,81 @@
+/**
+ * The workerd config of one pool member, as capnp text. Every module and binding is inline, so the
+ * config is one file that can be deleted as soon as workerd is listening.
+ */
+import { isolateText } from './messages.js';
+import {
+  ENTRY_MODULE,
+  HARNESS_MODULE,
+  SANDBOX_COMPATIBILITY_DATE,
+  SANDBOX_COMPATIBILITY_FLAGS,
+} from './sandbox-constants.js';
+import type { SandboxSources } from './sandbox-sources.js';
+
+/** The socket the host connects to; named in the control-fd `listen` event. */
+export const CONTROL_SOCKET = 'control';
+
+/** A capnp text-format string literal. */
+export function capnpString(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === '"') out += '\\"';
+    else if (char === '\\') out += '\\\\';
+    else if (char === '\n') out += '\\n';
+    else if (char === '\r') out += '\\r';
+    else if (char === '\t') out += '\\t';
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else out += char;
+  }
+  return `${out}"`;
+}
+
+export interface SupervisorConfigInput {
+  sources: SandboxSources;
+  /** Proves to the supervisor that a connection comes from the host that spawned it. */
+  token: string;
+  heapLimitMb: number;
+  /** The executor's outbound relay (outbound-server.ts): its loopback port and token. */
+  relay: { port: number; token: string };
+}
+
+export function buildSupervisorConfig({ sources, token, heapLimitMb, relay }: SupervisorConfigInput): string {
+  const settings = {
+    token,
+    hostToken: relay.token,
+    compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
+    compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
+    entryModule: ENTRY_MODULE,
+    harnessModule: HARNESS_MODULE,
+    outboundAfterRun: isolateText.outboundAfterRun,
+    hostGone: isolateText.hostGone,
+    supervisorFailure: isolateText.supervisorFailure,
+  };
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "supervisor", worker = .supervisor),
+    (name = "host", external = (address = ${capnpString(`127.0.0.1:${relay.port}`)}, http = ())),
+  ],
+  sockets = [ (name = ${capnpString(CONTROL_SOCKET)}, address = "127.0.0.1:0", http = (), service = "supervisor") ],
+  # Per isolate: a memory bomb aborts the process fast instead of growing for seconds.
+  v8Flags = [ ${capnpString(`--max-old-space-size=${heapLimitMb}`)} ],
+);
+
+const supervisor :Workerd.Worker = (
+  modules = [
+    (name = "supervisor.js", esModule = ${capnpString(sources.supervisor)}),
+    (name = "value-codec.js", esModule = ${capnpString(sources.valueCodecModule)}),
+  ],
+  compatibilityDate = ${capnpString(SANDBOX_COMPATIBILITY_DATE)},
+  compatibilityFlags = [ "enable_ctx_exports" ],
+  bindings = [
+    (name = "LOADER", workerLoader = ()),
+    (name = "HOST", service = "host"),
+    (name = "HARNESS", text = ${capnpString(sources.harness)}),
+    (name = "SETTINGS", json = ${capnpString(JSON.stringify(settings))}),
+  ],
+);
+`;
+}

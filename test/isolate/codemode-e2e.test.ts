@@ -1,0 +1,28 @@
+/**
+ * The composition a codemode host ships, end to end on the real workerd: the design's
+ * three-call example ("Output normalization" in the adapter design), with its printed output.
+ */
+import { formatWithOptions } from 'node:util';
+import { afterAll, expect, it } from 'vitest';
+import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
+import { IsolateExecutor } from '../../src/isolate/index.js';
+
+const executor = new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1 } }));
+
+afterAll(async () => {
+  await executor.dispose();
+});
+
+/** What `console.log(value)` prints. */
+function printed(value: unknown): string {
+  return formatWithOptions({}, value);
+}
+
+it("prints the design's output for its three calls", async () => {
+  const lines = [
+    printed(await executor.execute('const answer = 6 * 7\nanswer', [])),
+    printed(await executor.execute('return 6 * 7', [])),
+    printed(await executor.execute('```js\nconsole.warn("late")\n```', [])),
+  ];
+  expect(lines).toEqual(["{ result: 42, logs: [] }", "{ result: 42, logs: [] }", "{ result: undefined, logs: [ '[warn] late' ] }"]);
+});

@@ -1,0 +1,161 @@
+/**
+ * Timeouts, the run clock, wedged and dying processes, on the real workerd. One executor for the
+ * file, with a warm spare, so every kill also exercises the pool's healing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IsolateExecutor } from '../../src/isolate/index.js';
+import { isolateText } from '../../src/isolate/messages.js';
+import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
+import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { isAlive, waitFor } from './processes.js';
+
+const HEAP_LIMIT_MB = 64;
+let executor: IsolateExecutor;
+
+beforeAll(() => {
+  executor = new IsolateExecutor({ timeout: 400, maxTimeout: 5_000, pool: { maxWorkers: 1, spare: 1, heapLimitMb: HEAP_LIMIT_MB } });
+});
+
+afterAll(async () => {
+  await executor.dispose();
+});
+
+function pids(): number[] {
+  return executor.stats().members.map((member) => member.pid);
+}
+
+/** A tool that answers after `ms`, longer than the bound. */
+const slowDispatch = createEnvelopeDispatch(
+  { slow: async (_tool, [ms]) => { await new Promise((resolve) => setTimeout(resolve, ms as number)); return 'slow answer'; } },
+  { active: true },
+);
+
+async function assertHealthy(): Promise<void> {
+  expect(await executor.execute({ code: 'async () => "still serving"' })).toEqual({ result: 'still serving', logs: [] });
+}
+
+describe('the bound', () => {
+  it('ends a synchronous spin at its bound, kills the wedged process, and the pool heals', async () => {
+    await assertHealthy();
+    const before = pids();
+    const outcome = await executor.execute({ code: 'async () => { console.log("spinning"); while (true) {} }', timeout: 300 });
+    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(300), logs: [] });
+    await waitFor(() => before.some((pid) => !isAlive(pid)), 'the wedged process to die');
+    await assertHealthy();
+  });
+
+  it('ends a spin that starts after an await', async () => {
+    const outcome = await executor.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 10)); while (true) {} }', timeout: 300 });
+    expect(outcome.error).toBe(ExecutionTimeoutError.format(300));
+    await assertHealthy();
+  });
+
+  it('gives up a run that never settles and keeps the lines it logged before the bound', async () => {
+    const outcome = await executor.execute({ code: 'async () => { console.log("waiting forever"); await new Promise(() => {}) }', timeout: 200 });
+    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(200), logs: [{ level: 'log', message: 'waiting forever' }] });
+    await assertHealthy();
+  });
+
+  it('waits longer for a process that is merely not scheduled, so the lines it logged survive', async () => {
+    // SIGSTOP stands in for a starved process: it answers nothing and burns no CPU until SIGCONT.
+    const dispatch = createEnvelopeDispatch(
+      {
+        host: () => {
+          const pid = executor.stats().members.find((member) => member.busy)!.pid;
+          process.kill(pid, 'SIGSTOP');
+          setTimeout(() => process.kill(pid, 'SIGCONT'), 500);
+          return 'stopped';
+        },
+      },
+      { active: true },
+    );
+    const outcome = await executor.execute({
+      code: 'async () => { console.log("before the stop"); await host.stop(); await new Promise(() => {}) }',
+      providers: [{ name: 'host', tools: ['stop'] }],
+      dispatch,
+      timeout: 200,
+    });
+    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(200), logs: [{ level: 'log', message: 'before the stop' }] });
+    await assertHealthy();
+  });
+
+  it('uses the construction default for an undefined timeout and maxTimeout for null', async () => {
+    const code = 'async () => { await new Promise((r) => setTimeout(r, 700)); return "slept" }';
+    expect((await executor.execute({ code })).error).toBe(ExecutionTimeoutError.format(400));
+    expect(await executor.execute({ code, timeout: null })).toEqual({ result: 'slept', logs: [] });
+  });
+});
+
+describe('the run clock', () => {
+  const request = {
+    code: 'async () => { console.log("asking"); return await slow.wait(600) }',
+    providers: [{ name: 'slow', tools: ['wait'] }],
+    dispatch: slowDispatch,
+    timeout: 300,
+  };
+
+  it('stops while a tool call is in flight by default', async () => {
+    expect(await executor.execute(request)).toEqual({ result: 'slow answer', logs: [{ level: 'log', message: 'asking' }] });
+  });
+
+  it('counts the tool call with countHostWaits: true', async () => {
+    expect(await executor.execute({ ...request, countHostWaits: true })).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(300),
+      logs: [{ level: 'log', message: 'asking' }],
+    });
+  });
+
+  it('stops while an outbound request is in flight, and counts it with countHostWaits: true', async () => {
+    const outbound = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      return new Response('late body');
+    };
+    const code = 'async () => (await fetch("https://example.test/")).text()';
+    expect(await executor.execute({ code, outbound, timeout: 300 })).toEqual({ result: 'late body', logs: [] });
+    expect((await executor.execute({ code, outbound, timeout: 300, countHostWaits: true })).error).toBe(ExecutionTimeoutError.format(300));
+  });
+});
+
+describe('processes that die', () => {
+  it('ends a memory bomb with a clear error, and the pool heals', async () => {
+    const outcome = await executor.execute({
+      code: 'async () => { const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random())); }',
+      timeout: 5_000,
+    });
+    expect(outcome).toEqual({ result: undefined, error: isolateText.outOfMemory(HEAP_LIMIT_MB), logs: [] });
+    await assertHealthy();
+  });
+
+  it('fails only the execution whose process was killed, and the pool heals', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let killed = 0;
+    const dispatch = createEnvelopeDispatch(
+      {
+        host: async () => {
+          // The run is now waiting on us: kill its workerd from outside, as an OOM killer would.
+          killed = executor.stats().members.find((member) => member.busy)!.pid;
+          process.kill(killed, 'SIGKILL');
+          await gate;
+          return 'never seen';
+        },
+      },
+      { active: true },
+    );
+    const outcome = await executor.execute({ code: 'async () => host.block()', providers: [{ name: 'host', tools: ['block'] }], dispatch, timeout: 5_000 });
+    release();
+    expect(outcome).toEqual({ result: undefined, error: isolateText.processEnded('signal 9'), logs: [] });
+    await waitFor(() => !isAlive(killed), 'the killed process to end');
+    await assertHealthy();
+  });
+});
+
+describe('the default outbound', () => {
+  it('is blocked when the executor was built without one', async () => {
+    const outcome = await executor.execute({ code: 'async () => { await fetch("https://example.test/") }' });
+    expect(outcome.error).toMatch(/^This worker is not permitted to access the internet via global functions like fetch\(\)/);
+  });
+});

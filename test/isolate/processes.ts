@@ -1,0 +1,33 @@
+/** Test helpers about OS processes. */
+import { readFileSync } from 'node:fs';
+
+/**
+ * Whether a process exists and is not a zombie. A killed workerd whose wrapper died with it is
+ * reparented and may linger as a zombie until init reaps it; that is not a process that outlived
+ * anything.
+ */
+export function isAlive(pid: number): boolean {
+  if (process.platform === 'linux') {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // The state follows the parenthesized command name, which may itself contain spaces.
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until the condition holds; fails after a generous deadline (this is not a speed check). */
+export async function waitFor(condition: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
+  for (let waited = 0; !condition(); waited += 25) {
+    if (waited > deadlineMs) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
