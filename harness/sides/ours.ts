@@ -47,6 +47,20 @@ export function describeOurCall(item: Case): {
   return { providersOrFns, options };
 }
 
+/**
+ * One case through the dialect, as a host would call it: the wall-clock composition, or the
+ * uncounted one for a case that asks for `countHostWaits: false`. A rejection is an outcome too.
+ */
+export async function runDialectCase(item: Case, dialect: CodemodeExecutor, uncounted: CodemodeExecutor): Promise<Outcome> {
+  const executor = item.options?.countHostWaits === false ? uncounted : dialect;
+  const { providersOrFns, options } = describeOurCall(item);
+  try {
+    return normalizeResult(await executor.execute(item.code, providersOrFns, options));
+  } catch (error) {
+    return normalizeThrow(error);
+  }
+}
+
 export interface OursSideOptions {
   /** Pool size. Default 1: the catalogue runs one case at a time on a shared machine. */
   maxWorkers?: number;
@@ -68,15 +82,7 @@ export function createOursSide(settings: OursSideOptions = {}): Side {
     name: 'ours',
     async run(item) {
       const { dialect: plain, uncounted: nativeClock } = executors();
-      const executor = item.options?.countHostWaits === false ? nativeClock : plain;
-      const { providersOrFns, options } = describeOurCall(item);
-      let outcome: Outcome;
-      try {
-        outcome = normalizeResult(await executor.execute(item.code, providersOrFns, options));
-      } catch (error) {
-        outcome = normalizeThrow(error);
-      }
-      return outcome;
+      return runDialectCase(item, plain, nativeClock);
     },
     async dispose() {
       const owned = native;

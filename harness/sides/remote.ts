@@ -10,13 +10,11 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'ws';
-import type { Outcome } from '../case-model.js';
-import { normalizeResult, normalizeThrow } from '../normalize-result.js';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { connect, type RemoteExecutor, type WebSocketConstructor } from '../../src/remote/index.js';
 import { TOKEN_ENV } from '../../src/server/cli-args.js';
 import { formatListening } from '../../src/server/texts.js';
-import { describeOurCall, withHostWaitsUncounted } from './ours.js';
+import { runDialectCase, withHostWaitsUncounted } from './ours.js';
 import type { Side } from './side.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -141,15 +139,7 @@ export async function startRemoteSide(): Promise<Side> {
       // A dead daemon is harness breakage, not every later case's result.
       const gone = daemon.gone();
       if (gone !== undefined) throw new Error(gone);
-      const executor = item.options?.countHostWaits === false ? uncounted : dialect;
-      const { providersOrFns, options } = describeOurCall(item);
-      let outcome: Outcome;
-      try {
-        outcome = normalizeResult(await executor.execute(item.code, providersOrFns, options));
-      } catch (error) {
-        outcome = normalizeThrow(error);
-      }
-      return outcome;
+      return runDialectCase(item, dialect, uncounted);
     },
     async dispose() {
       try {
