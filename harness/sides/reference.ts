@@ -2,15 +2,23 @@
  * A reference column as a side: the real `DynamicWorkerExecutor` of one release under `wrangler dev`,
  * started and stopped by `harness/reference`.
  */
-import { runOnReference, startReferenceColumn } from '../reference/index.js';
+import { runOnReference, startReferenceColumn, type ColumnVersions } from '../reference/index.js';
 import type { SideName } from '../case-model.js';
 import type { Side } from './side.js';
 
-export async function startReferenceSide(name: Exclude<SideName, 'ours' | 'ours-remote'>): Promise<Side> {
+/** A started column also tells what it runs on, and what wrangler printed (for diagnosing a failure). */
+export interface ReferenceSide extends Side {
+  readonly versions: ColumnVersions;
+  output(): string;
+}
+
+export async function startReferenceSide(name: Exclude<SideName, 'ours' | 'ours-remote'>): Promise<ReferenceSide> {
   const column = await startReferenceColumn(name);
   return {
     name,
+    versions: column.versions,
     run: (item) => runOnReference(column, item),
+    output: () => column.output(),
     dispose: () => column.stop(),
   };
 }
