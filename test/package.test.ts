@@ -4,7 +4,7 @@
  * dialect's own types (every line of the peer range) accept CodemodeExecutor as their Executor.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,17 +26,20 @@ async function run(command: string, args: string[], cwd: string): Promise<string
   }
 }
 
-/** dist is built by `npm test`; a lone run builds it when it is missing or older than the sources it ships. */
+/** dist is built by `npm test`; a lone run builds it when it is missing or older than any source it ships. */
 function distIsCurrent(): boolean {
-  const pairs = [
-    ['src/index.ts', 'dist/index.js'],
-    ['src/index.ts', 'dist/index.d.ts'],
-    ...['codemode-executor', 'execution-plan', 'normalize', 'tool-name'].map((name) => [`src/codemode/${name}.ts`, `dist/codemode/${name}.js`]),
-  ];
-  return pairs.every(([source, built]) => {
-    const output = join(root, built!);
-    return existsSync(output) && statSync(output).mtimeMs >= statSync(join(root, source!)).mtimeMs;
-  });
+  const built = join(root, 'dist/index.d.ts');
+  if (!existsSync(built)) return false;
+  return newestMtime(join(root, 'src')) <= statSync(built).mtimeMs;
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
 }
 
 let dir: string;

@@ -4,7 +4,7 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
-import type { WebSocketConstructor } from './socket-transport.js';
+import type { WebSocketConstructor } from './websocket-types.js';
 import { formatInvalidOption, formatInvalidOutbound, formatInvalidUrl } from './texts.js';
 
 export interface ConnectOptions {

@@ -5,5 +5,5 @@
 export { connect, RemoteExecutor } from './remote-executor.js';
 export { CONNECT_DEFAULTS } from './connect-options.js';
 export type { ConnectOptions } from './connect-options.js';
-export type { WebSocketConstructor, WebSocketLike } from './socket-transport.js';
+export type { WebSocketConstructor, WebSocketLike } from './websocket-types.js';
 export { BROKEN_DURING_CALL, BROKEN_DURING_EXECUTION, EXECUTOR_CLOSED } from './texts.js';

@@ -6,7 +6,8 @@ import { newWebSocketRpcSession, RpcSession } from 'capnweb';
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { assertProtocolCompatible } from '../protocol/version.js';
 import { Heartbeat } from './heartbeat.js';
-import { SocketTransport, type WebSocketConstructor } from './socket-transport.js';
+import { SocketTransport } from './socket-transport.js';
+import type { WebSocketConstructor } from './websocket-types.js';
 import {
   EXECUTOR_CLOSED,
   formatHandshakeFailed,

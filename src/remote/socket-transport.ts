@@ -5,19 +5,8 @@
  * only the standard WebSocket surface: `readyState`, `send`, `close`, `addEventListener`.
  */
 import type { RpcTransport } from 'capnweb';
+import type { WebSocketLike } from './websocket-types.js';
 import { formatPeerClosed, formatSocketFailed, UNEXPECTED_MESSAGE_TYPE } from './texts.js';
-
-/** The standard WebSocket surface this transport uses. */
-export interface WebSocketLike {
-  readonly readyState: number;
-  binaryType: string;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  addEventListener(type: string, listener: (event: never) => void): void;
-}
-
-/** A constructor that can send handshake headers, such as the ws package's `WebSocket`. */
-export type WebSocketConstructor = new (url: string, options?: { headers?: Record<string, string> }) => WebSocketLike;
 
 const CONNECTING = 0;
 /** WebSocket close reasons are limited to 123 bytes. */
