@@ -10,6 +10,10 @@
  * `--peer <module>`: a module whose `createBenchSide()` resolves to a `BenchSide`. The shared
  * workloads (trivial, ten tool calls, fifty tool calls) then run on it too and the ratios are printed.
  *
+ * `npm run bench` (bench/run.ts) is the full run: these measures, the reference under wrangler dev
+ * and the remote overhead side by side. This script stays for the ours-only view, for `--peer` and
+ * for the inspector probe; the ours-only measures live in isolate-measures.ts and serve both.
+ *
  * `--inspector` adds the probe recorded in docs/isolate.md: can workerd's inspector
  * (`Runtime.terminateExecution`) stop one isolate's spin without killing the process?
  */
@@ -25,6 +29,7 @@ import { IsolateExecutor } from '../src/isolate/index.js';
 import { capnpString } from '../src/isolate/supervisor-config.js';
 import { resolveWorkerdBinary } from '../src/isolate/workerd-binary.js';
 import { createEnvelopeDispatch } from '../src/protocol/dispatch.js';
+import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
 import { ms, printTable, summarize, time, type Summary } from './stats.js';
 
 const args = process.argv.slice(2);
@@ -84,69 +89,6 @@ async function measureWorkloads(side: BenchSide): Promise<Record<WorkloadName, S
 /** Per tool call: the slope between the trivial run and the fifty-call run, and the ten-call estimate. */
 function perCall(results: Record<WorkloadName, Summary>): { slope: number; ten: number } {
   return { slope: (results.tools50.p50 - results.trivial.p50) / 50, ten: (results.tools10.p50 - results.trivial.p50) / 10 };
-}
-
-async function coldStart(): Promise<Summary> {
-  const samples: number[] = [];
-  for (let i = 0; i < (quick ? 3 : 7); i++) {
-    const start = performance.now();
-    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
-    const outcome = await executor.execute({ code: 'async () => 42' });
-    samples.push(performance.now() - start);
-    await executor.dispose();
-    if (outcome.result !== 42) throw new Error(`cold start: ${JSON.stringify(outcome)}`);
-  }
-  return summarize(samples);
-}
-
-/** A spin at `bound`: call to reported timeout, and the wedged process's replacement serving the next run. */
-async function spinToTimeout(executor: IsolateExecutor, bound: number): Promise<{ spin: Summary; nextRun: Summary }> {
-  const spin: number[] = [];
-  const nextRun: number[] = [];
-  for (let i = 0; i < (quick ? 3 : 6); i++) {
-    const code = i % 2 === 0 ? 'async () => { while (true) {} }' : 'async () => { await null; while (true) {} }';
-    const start = performance.now();
-    const outcome = await executor.execute({ code, timeout: bound });
-    spin.push(performance.now() - start);
-    if (outcome.error === undefined) throw new Error('the spin did not time out');
-    const next = performance.now();
-    await executor.execute({ code: 'async () => 1' });
-    nextRun.push(performance.now() - next);
-    // Let the replacement spare finish starting, so every sample starts from a healed pool.
-    while (executor.stats().starting > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return { spin: summarize(spin), nextRun: summarize(nextRun) };
-}
-
-/**
- * SIGKILLs the process of a run in flight (from outside, as an OOM killer would) and times, from
- * the kill, the failed run's report and the next execution's result.
- */
-async function healAfterKill(executor: IsolateExecutor): Promise<{ reported: Summary; nextRun: Summary }> {
-  const reported: number[] = [];
-  const nextRun: number[] = [];
-  for (let i = 0; i < (quick ? 3 : 6); i++) {
-    while (executor.stats().starting > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    let killedAt = 0;
-    const dispatch = createEnvelopeDispatch(
-      {
-        host: async () => {
-          const victim = executor.stats().members.find((member) => member.busy)!.pid;
-          killedAt = performance.now();
-          process.kill(victim, 'SIGKILL');
-          return new Promise(() => {});
-        },
-      },
-      { active: true },
-    );
-    const failed = await executor.execute({ code: 'async () => host.block()', providers: [{ name: 'host', tools: ['block'] }], dispatch });
-    reported.push(performance.now() - killedAt);
-    if (failed.error === undefined) throw new Error('the killed run did not fail');
-    const outcome = await executor.execute({ code: 'async () => 1' });
-    nextRun.push(performance.now() - killedAt);
-    if (outcome.result !== 1) throw new Error(`after the kill: ${JSON.stringify(outcome)}`);
-  }
-  return { reported: summarize(reported), nextRun: summarize(nextRun) };
 }
 
 async function loadPeer(): Promise<BenchSide | undefined> {
@@ -238,24 +180,25 @@ const config :Workerd.Config = (
 async function main(): Promise<void> {
   console.log(`IsolateExecutor benchmark${quick ? ' (quick)' : ''}, node ${process.version}, ${new Date().toISOString()}\n`);
 
-  const cold = await coldStart();
+  const samples = quick ? 3 : 6;
+  const cold = await coldStart(quick ? 3 : 7);
 
   const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 1 } });
   await executor.execute({ code: 'async () => 1' });
-  while (executor.stats().starting > 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  const freshRss = executor.stats().members.map((member) => member.rssMb ?? Number.NaN);
+  await poolSettled(executor);
+  const freshRss = memberRss(executor).map((value) => value ?? Number.NaN);
   const sides: BenchSide[] = [nativeSide(executor), dialectSide(executor)];
   const peer = await loadPeer();
   if (peer !== undefined) sides.push(peer);
   const results = new Map<BenchSide, Record<WorkloadName, Summary>>();
   try {
     for (const side of sides) results.set(side, await measureWorkloads(side));
-    const rss = executor.stats().members.map((member) => member.rssMb ?? Number.NaN);
-    const spin = await spinToTimeout(executor, 500);
-    const heal = await healAfterKill(executor);
+    const rss = memberRss(executor).map((value) => value ?? Number.NaN);
+    const spin = await spinToTimeout(executor, 500, samples);
+    const heal = await healAfterKill(executor, samples);
     const bare = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
     await bare.execute({ code: 'async () => 1' });
-    const healBare = await healAfterKill(bare).finally(() => bare.dispose());
+    const healBare = await healAfterKill(bare, samples).finally(() => bare.dispose());
 
     const native = results.get(sides[0]!)!;
     const nativeCall = perCall(native);
@@ -268,8 +211,8 @@ async function main(): Promise<void> {
         ['per tool call, (ten - trivial) / 10', ms(nativeCall.ten, 3), '', '', '<= 0.5 ms'],
         ['per tool call, (fifty - trivial) / 50', ms(nativeCall.slope, 3), '', '', '<= 0.5 ms'],
         ['cold start: new executor to first result', ms(cold.p50, 1), ms(cold.p95, 1), ms(cold.min, 1), ''],
-        ['spin at a 500 ms bound, call to result', ms(spin.spin.p50, 1), ms(spin.spin.p95, 1), ms(spin.spin.min, 1), '<= 700 ms'],
-        ['  of which after the bound', ms(spin.spin.p50 - 500, 1), ms(spin.spin.p95 - 500, 1), ms(spin.spin.min - 500, 1), ''],
+        ['spin at a 500 ms bound, call to result', ms(spin.reported.p50, 1), ms(spin.reported.p95, 1), ms(spin.reported.min, 1), '<= 700 ms'],
+        ['  of which after the bound', ms(spin.reported.p50 - 500, 1), ms(spin.reported.p95 - 500, 1), ms(spin.reported.min - 500, 1), ''],
         ['  then the next execution (on the spare)', ms(spin.nextRun.p50, 1), ms(spin.nextRun.p95, 1), ms(spin.nextRun.min, 1), ''],
         ['kill in a run to its failure reported', ms(heal.reported.p50, 1), ms(heal.reported.p95, 1), ms(heal.reported.min, 1), ''],
         ['kill to the next result, spare 1 (healed)', ms(heal.nextRun.p50, 1), ms(heal.nextRun.p95, 1), ms(heal.nextRun.min, 1), '<= 100 ms'],

@@ -32,6 +32,12 @@ export function summarize(samples: readonly number[]): Summary {
   };
 }
 
+/** Round-by-round differences `a[i] - b[i]` of two series measured in the same rounds. */
+export function pairedDifferences(a: readonly number[], b: readonly number[]): number[] {
+  if (a.length !== b.length) throw new Error(`paired series differ in length: ${a.length} and ${b.length}`);
+  return a.map((value, i) => value - b[i]!);
+}
+
 export interface TimingOptions {
   warmup: number;
   n: number;
@@ -51,6 +57,11 @@ export async function time(work: () => Promise<unknown>, { warmup, n }: TimingOp
 
 export function ms(value: number | undefined, digits = 2): string {
   return value === undefined || Number.isNaN(value) ? '–' : `${value.toFixed(digits)} ms`;
+}
+
+/** A ratio as `0.42x`, or a dash when either side is missing. */
+export function ratio(value: number | undefined, digits = 2): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : `${value.toFixed(digits)}x`;
 }
 
 /** Prints rows as an aligned plain-text table. */

@@ -1,0 +1,93 @@
+/**
+ * The reference side of the benchmark: the newest upstream `DynamicWorkerExecutor` under
+ * `wrangler dev` (the harness's `latest` column), driven from Node over HTTP, one execute per POST.
+ *
+ * Every figure it yields therefore includes an HTTP round trip to wrangler dev, which ours (in
+ * process) does not pay. `roundTrip()` measures that part alone: a POST of `{}`, which the
+ * reference worker refuses with a 400 before it constructs any executor, over the same connection
+ * pool to the same wrangler. The report subtracts it pairwise, round by round.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { groupMembers } from '../harness/reference/process-group.js';
+import { startReferenceColumn, type ColumnVersions, type ReferenceRequest } from '../harness/reference/index.js';
+import { checkOutcome, type Workload } from './workloads.js';
+
+export const REFERENCE_COLUMN = 'latest';
+
+export interface ReferencePeer {
+  name: string;
+  versions: ColumnVersions;
+  /** One execute of the workload; throws unless it produced the workload's result. */
+  run(workload: Workload): Promise<void>;
+  /** One POST the worker answers with a 400 at once: the HTTP round trip alone. */
+  roundTrip(): Promise<void>;
+  /** Resident set of the workerd that runs the reference worker (host worker and every dynamic worker), in MB. */
+  workerdRssMb(): number | undefined;
+  stop(): Promise<void>;
+}
+
+/** The bare round trip's body: valid JSON the worker's request parser refuses (no `caseId`). */
+const ROUND_TRIP_BODY = '{}';
+const ROUND_TRIP_STATUS = 400;
+
+function unexpectedRoundTrip(status: number, body: string): string {
+  return `The HTTP round-trip probe to the reference worker expected a ${ROUND_TRIP_STATUS}, got ${status}: ${body.slice(0, 300)}`;
+}
+
+function rssMbOf(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined; // No /proc, or the process is gone.
+  }
+}
+
+/**
+ * The harness stops wrangler on exit and on SIGINT/SIGTERM/SIGHUP, but nothing runs in a process
+ * killed by SIGKILL. This watcher, in a process group of its own, blocks reading a pipe whose only
+ * writer is us; when the kernel closes it with us, it ends wrangler's group. `stop()` kills the
+ * watcher first, so it never signals a group id that may have been reused.
+ */
+function guardAgainstOrphaning(processGroup: number): () => void {
+  const script = `while read -r _; do :; done; kill -TERM -${processGroup} 2>/dev/null; sleep 5; kill -KILL -${processGroup} 2>/dev/null`;
+  const watcher = spawn('sh', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  watcher.unref();
+  (watcher.stdin as unknown as { unref?: () => void }).unref?.();
+  return () => {
+    watcher.kill('SIGKILL');
+  };
+}
+
+function describeRequest(workload: Workload): ReferenceRequest {
+  return { caseId: `bench-${workload.name}`, code: workload.code, providers: workload.providers };
+}
+
+export async function startReferencePeer(): Promise<ReferencePeer> {
+  const column = await startReferenceColumn(REFERENCE_COLUMN);
+  const unguard = guardAgainstOrphaning(column.processGroup);
+  const name = `upstream ${column.versions.codemode} DynamicWorkerExecutor (wrangler dev ${column.versions.wrangler})`;
+  return {
+    name,
+    versions: column.versions,
+    async run(workload) {
+      checkOutcome(name, workload, await column.run(describeRequest(workload)));
+    },
+    async roundTrip() {
+      const response = await fetch(column.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ROUND_TRIP_BODY });
+      const body = await response.text();
+      if (response.status !== ROUND_TRIP_STATUS) throw new Error(unexpectedRoundTrip(response.status, body));
+    },
+    workerdRssMb() {
+      // wrangler dev runs two workerd: its dev proxy, and the runtime of the worker, the one with an inspector.
+      const workerds = groupMembers(column.processGroup).filter((member) => /\/workerd$/.test(member.command.split(' ')[0] ?? ''));
+      const runtime = workerds.find((member) => member.command.includes('--inspector-addr')) ?? workerds[0];
+      return runtime === undefined ? undefined : rssMbOf(runtime.pid);
+    },
+    stop: () => {
+      unguard();
+      return column.stop();
+    },
+  };
+}

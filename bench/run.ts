@@ -1,0 +1,180 @@
+/**
+ * `npm run bench [-- --quick]`: the whole benchmark in one process and one run.
+ *
+ * - Ours against the newest upstream `DynamicWorkerExecutor` under `wrangler dev` (the harness's
+ *   `latest` column): a trivial execution and ten sequential tool calls, ours natively and
+ *   through the dialect, the reference over HTTP, plus the bare HTTP round trip to the same
+ *   wrangler so it can be subtracted.
+ * - The remote overhead: the same workloads natively over loopback to a daemon.
+ *   Every contender above runs once per round, in rotating order, so all see the same load.
+ * - Ours only: cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member.
+ *
+ * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
+ * end, on error, and on Ctrl-C.
+ */
+import { availableParallelism, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { WebSocket } from 'ws';
+import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
+import { IsolateExecutor } from '../src/isolate/index.js';
+import { connect, type RemoteExecutor, type WebSocketConstructor } from '../src/remote/index.js';
+import { startDaemon, type Daemon } from './daemon.js';
+import { interleave, type Contender } from './interleave.js';
+import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
+import { runDialect, runNative } from './ours.js';
+import { note, phase } from './progress.js';
+import { startReferencePeer, type ReferencePeer } from './reference-peer.js';
+import { printReport, SERIES, type BenchResults } from './report.js';
+import { WORKLOADS, type Workload } from './workloads.js';
+
+const USAGE = `Usage: npm run bench [-- --quick]
+
+  --quick   fewer rounds and samples (a smoke run of about ten seconds)
+  -h, --help`;
+
+const FULL = { warmup: 30, rounds: 300, coldStarts: 10, spins: 6, kills: 10 };
+const QUICK = { warmup: 5, rounds: 40, coldStarts: 3, spins: 3, kills: 3 };
+const SPIN_BOUND_MS = 500;
+/** One process running executions and one warm spare, on both our sides: the same pool in and out of process. */
+const POOL = { maxWorkers: 1, spare: 1 };
+
+function parseCommandLine(): typeof FULL | undefined {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return undefined;
+  }
+  return values.quick ? QUICK : FULL;
+}
+
+/** Everything this run started, stopped once, in reverse order of need, whatever happened. */
+class Resources {
+  reference?: ReferencePeer;
+  daemon?: Daemon;
+  remote?: RemoteExecutor;
+  executors: IsolateExecutor[] = [];
+  #closing?: Promise<void>;
+
+  close(): Promise<void> {
+    return (this.#closing ??= (async () => {
+      const steps: Promise<unknown>[] = [
+        (async () => {
+          await this.remote?.dispose();
+          await this.daemon?.stop();
+        })(),
+        this.reference?.stop() ?? Promise.resolve(),
+        ...this.executors.map((executor) => executor.dispose()),
+      ];
+      const failures = (await Promise.allSettled(steps)).filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+      for (const failure of failures) console.error(`bench: while stopping: ${failure.reason instanceof Error ? failure.reason.message : String(failure.reason)}`);
+    })());
+  }
+
+  /** Stops the reference and the daemon early, so the ours-only phases run on a quieter machine. */
+  async stopPeers(): Promise<void> {
+    await this.remote?.dispose();
+    await this.daemon?.stop();
+    await this.reference?.stop();
+  }
+}
+
+function contenders(workload: Workload, executor: IsolateExecutor, dialect: CodemodeExecutor, remote: RemoteExecutor, reference: ReferencePeer): Contender[] {
+  return [
+    { name: SERIES.native, once: () => runNative(SERIES.native, executor, workload) },
+    { name: SERIES.dialect, once: () => runDialect(SERIES.dialect, dialect, workload) },
+    { name: SERIES.remote, once: () => runNative(SERIES.remote, remote, workload) },
+    { name: SERIES.reference, once: () => reference.run(workload) },
+    { name: SERIES.roundTrip, once: () => reference.roundTrip() },
+  ];
+}
+
+async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResults> {
+  // Start-up is not measured; both start together to save wall time.
+  const [reference, daemon] = await phase('starting wrangler dev (latest column) and the executor daemon', async () => {
+    const started = await Promise.allSettled([startReferencePeer(), startDaemon(POOL)]);
+    if (started[0].status === 'fulfilled') resources.reference = started[0].value;
+    if (started[1].status === 'fulfilled') resources.daemon = started[1].value;
+    for (const result of started) if (result.status === 'rejected') throw result.reason;
+    return [resources.reference!, resources.daemon!] as const;
+  });
+  note(`reference: ${reference.name}, workerd ${reference.versions.workerd}; daemon: ${daemon.url}`);
+
+  const coldStartFigures = await phase(`cold start, ${plan.coldStarts} samples (a fresh IsolateExecutor each, no spare)`, () => coldStart(plan.coldStarts));
+
+  const executor = new IsolateExecutor({ pool: POOL });
+  resources.executors.push(executor);
+  const dialect = new CodemodeExecutor(executor);
+  const remote = await phase('connecting to the daemon and warming both pools', async () => {
+    resources.remote = await connect(daemon.url, { websocket: WebSocket as unknown as WebSocketConstructor });
+    await executor.execute({ code: 'async () => 1' });
+    await resources.remote.execute({ code: 'async () => 1' });
+    await poolSettled(executor);
+    return resources.remote;
+  });
+  const freshRss = memberRss(executor);
+
+  const series = {} as BenchResults['series'];
+  for (const workload of WORKLOADS) {
+    series[workload.name] = await phase(
+      `${workload.label}: ${plan.warmup} warm-up + ${plan.rounds} measured rounds, each running all ${Object.keys(SERIES).length} contenders`,
+      () => interleave(contenders(workload, executor, dialect, remote, reference), plan),
+    );
+  }
+  await poolSettled(executor);
+  const rss = { fresh: freshRss, afterRuns: memberRss(executor), referenceWorkerd: reference.workerdRssMb() };
+  const referenceName = reference.name;
+
+  await phase('stopping wrangler dev and the daemon (the rest is ours only)', () => resources.stopPeers());
+
+  const spin = await phase(`spin at a ${SPIN_BOUND_MS} ms bound, ${plan.spins} samples`, () => spinToTimeout(executor, SPIN_BOUND_MS, plan.spins));
+  const heal = await phase(`kill a running member (pool with a spare), ${plan.kills} samples`, () => healAfterKill(executor, plan.kills));
+  const healNoSpare = await phase(`kill a running member (pool without a spare), ${plan.kills} samples`, async () => {
+    const bare = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
+    resources.executors.push(bare);
+    await bare.execute({ code: 'async () => 1' });
+    return healAfterKill(bare, plan.kills);
+  });
+
+  return { warmup: plan.warmup, series, coldStart: coldStartFigures, spinBound: SPIN_BOUND_MS, spin, heal, healNoSpare, rss, referenceName };
+}
+
+async function main(): Promise<void> {
+  const plan = parseCommandLine();
+  if (plan === undefined) return;
+  const resources = new Resources();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(130); // A second Ctrl-C: leave now (the exit hooks still kill what we started).
+    interrupted = true;
+    console.error(`\nbench: ${signal}, stopping everything it started…`);
+    void resources.close().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  console.log(
+    `Benchmark${plan === QUICK ? ' (--quick)' : ''}: ${new Date().toISOString()}, ${availableParallelism()} CPUs, node ${process.version}, ` +
+      `load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+  );
+  console.log(`Warm-up ${plan.warmup} rounds, then ${plan.rounds} rounds per workload; N per figure is printed beside it.\n`);
+  try {
+    const results = await bench(plan, resources);
+    printReport(results);
+    console.log(`\nLoad average at the end: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+  } catch (error) {
+    if (!interrupted) {
+      console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    if (!interrupted) await phase('stopping everything this run started', () => resources.close());
+  }
+}
+
+await main();
