@@ -63,6 +63,13 @@ describe.each(['neutral', 'browser'] as const)('the root entry bundled for platf
     expect(reachedPackages(metafile)).toContain('acorn');
   });
 
+  it('reaches nothing under src/isolate/ or src/server/ (the Node-only subpath entries)', () => {
+    const inputs = Object.keys(metafile.inputs);
+    // The value codec the remote client shares with IsolateExecutor lives in the protocol.
+    expect(inputs).toContain('src/protocol/value-codec.ts');
+    expect(inputs.filter((input) => /^src\/(isolate|server)\//.test(input))).toEqual([]);
+  });
+
   it('reaches no node: module and leaves nothing external', () => {
     expect(everyImportPath(metafile).filter((path) => path.startsWith('node:'))).toEqual([]);
     const external = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((imported) => imported.external));

@@ -14,11 +14,6 @@ export const DEVIATION_REASONS: readonly DeviationReason[] = [
     reason:
       'An artefact of wrangler dev, not of upstream: V8 defines console.createTask only while an inspector is attached, and wrangler dev always starts workerd with --inspector-addr (checked on plain workerd 1.20260426.1: `typeof console.createTask` is "undefined" without that flag, "function" with it). Our pool runs workerd without an inspector.',
   },
-  {
-    keys: /^member console\.(log|warn|error)$/,
-    reason:
-      'Both sides replace these three with a capture function of arity 0. Upstream writes arrows, which own no prototype ("function"); ours (src/isolate/worker/harness.js) writes `function (...args)`, which owns one ("constructor"). Observable only through `console.log.prototype` or `new console.log()`. Not deliberate: returning an arrow from `capture` would remove it.',
-  },
 ];
 
 export function reasonFor(key: string): string | undefined {

@@ -5,15 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { validateProviders } from '../protocol/providers.js';
-import type { ExecuteRequest, ExecuteResult, Executor, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import { encodeValue } from '../protocol/value-codec.js';
+import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import { cancellationError, readSignal, untilAborted, type CancellableMethod } from './cancellation.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { isolateText } from './messages.js';
 import { resolveSettings, type IsolateExecutorOptions, type IsolateSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
-import { Pool, type PoolStats } from './pool.js';
+import { Pool, type AcquireCancel, type PoolStats } from './pool.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
-import { encodeValue, Run, type ProcessFate, type RunOutcome, type RunSpec } from './run.js';
+import { Run, type ProcessFate, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
@@ -42,8 +44,10 @@ export class IsolateExecutor implements Executor {
     this.#pool = new Pool(this.#settings, () => this.#launch());
   }
 
-  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+  /** Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`. */
+  async execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     this.#assertOpen();
+    const signal = readSignal('execute', options);
     const checked = checkExecuteRequest(request, this.#settings);
     const rejection = validateProviders(checked.providers);
     if (rejection !== null) return { result: undefined, error: rejection, logs: [] };
@@ -51,8 +55,8 @@ export class IsolateExecutor implements Executor {
     const id = randomUUID();
     const entry = buildEntryModule(checked.code, checked.providers);
     return this.#hold.during(async () => {
-      const member = await this.#pool.acquire();
-      const outcome = await this.#run(member, {
+      const member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal));
+      return this.#run('execute', signal, member, {
         id,
         start: { t: 'run', run: id, entry, modules: checked.modules, outbound: checked.outbound !== null, retain: checked.retainHandles },
         timeout: checked.timeout,
@@ -63,12 +67,13 @@ export class IsolateExecutor implements Executor {
         ...(checked.retainHandles ? { executionId: id } : {}),
         heapLimitMb: this.#settings.heapLimitMb,
       });
-      return outcome.result;
     });
   }
 
-  async invokeHandle(request: InvokeHandleRequest): Promise<ExecuteResult> {
+  /** Calls a retained function. Aborting `options.signal` ends the call as `execute`'s does. */
+  async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     this.#assertOpen();
+    const signal = readSignal('invokeHandle', options);
     const checked = checkInvokeRequest(request, this.#settings);
     const retained = this.#findRetained(checked.executionId);
     let args: unknown;
@@ -81,11 +86,11 @@ export class IsolateExecutor implements Executor {
     if (JSON.stringify(args).includes('["f"]')) throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
     const id = randomUUID();
     return this.#hold.during(async () => {
-      const member = await this.#pool.acquire({
-        process: retained.member,
-        lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
-      });
-      const outcome = await this.#run(member, {
+      const member = await this.#pool.acquire(
+        { process: retained.member, lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)) },
+        this.#cancelFor('invokeHandle', signal),
+      );
+      return this.#run('invokeHandle', signal, member, {
         id,
         start: { t: 'invoke', run: id, exec: checked.executionId, handle: checked.handle, args },
         timeout: checked.timeout,
@@ -96,7 +101,6 @@ export class IsolateExecutor implements Executor {
         executionId: checked.executionId,
         heapLimitMb: this.#settings.heapLimitMb,
       });
-      return outcome.result;
     });
   }
 
@@ -146,8 +150,27 @@ export class IsolateExecutor implements Executor {
     return retained;
   }
 
-  async #run(member: SandboxProcess, spec: RunSpec): Promise<RunOutcome> {
+  #cancelFor(method: CancellableMethod, signal: AbortSignal | undefined): AcquireCancel | undefined {
+    return signal === undefined ? undefined : { signal, error: () => cancellationError(method, signal) };
+  }
+
+  /**
+   * One run in its reserved process. An abort rejects the call at once and ends the run as its
+   * bound would; the process goes back to the pool only once that has settled (kept, retired or
+   * killed), and the host stays held until then.
+   */
+  #run(method: CancellableMethod, signal: AbortSignal | undefined, member: SandboxProcess, spec: RunSpec): Promise<ExecuteResult> {
+    if (signal?.aborted) {
+      this.#pool.release(member, 'keep');
+      return Promise.reject(cancellationError(method, signal));
+    }
     const run = new Run(member, spec);
+    const supervised = this.#supervise(run, member, spec);
+    if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
+    return untilAborted(method, signal, supervised.then((outcome) => outcome.result), () => run.cancel());
+  }
+
+  async #supervise(run: Run, member: SandboxProcess, spec: RunSpec): Promise<RunOutcome> {
     this.#runs.add(run);
     const relay = spec.outbound === null ? undefined : await this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));

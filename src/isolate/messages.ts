@@ -2,6 +2,7 @@
  * Every text the isolate executor composes: failures of a run (written for the model that reads
  * them), rejections (written for the host developer), and the option errors.
  */
+import { FUNCTION_NOT_RETAINED_MESSAGE } from '../protocol/value-codec.js';
 
 export const isolateText = {
   // --- a run that failed without a thrown value of its own -------------------------------------
@@ -11,9 +12,8 @@ export const isolateText = {
   /** The sandbox process ended during the run for a reason we did not cause. */
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
-  /** A function in a result whose execution did not ask for `retainHandles`. */
-  functionNotRetained:
-    'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.',
+  /** A function in a result whose execution did not ask for `retainHandles` (the protocol composes it). */
+  functionNotRetained: FUNCTION_NOT_RETAINED_MESSAGE,
 
   /** Thrown in the sandbox when a provider's proxySource evaluates to something other than an object. */
   proxySourceNotObject: (name: string) =>
@@ -28,6 +28,9 @@ export const isolateText = {
   supervisorFailure: 'codemode supervisor: a host message failed: ',
 
   // --- rejections (ExecutorError) -----------------------------------------------------------------
+  /** The caller aborted `options.signal` (a daemon does when its client goes away). */
+  cancelled: (method: string) =>
+    `The ${method} call was cancelled through its abort signal before it settled. Its run is given up, and its sandbox process is released (killed if it was spinning).`,
   disposed: 'The IsolateExecutor has been disposed; create a new one to run more code.',
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
@@ -68,6 +71,8 @@ export const isolateText = {
   argsInvalid: (got: string) => `invokeHandle args must be an array or undefined, got ${got}.`,
   argsUnencodable: (detail: string) => `invokeHandle args cannot be sent into the sandbox: ${detail}`,
   argsHoldFunction: 'functions cannot be passed into the sandbox',
+  callOptionsInvalid: (method: string, got: string) => `${method}(request, options): options must be an object or undefined, got ${got}.`,
+  signalInvalid: (method: string, got: string) => `${method}(request, options): options.signal must be an AbortSignal or undefined, got ${got}.`,
 
   // --- construction options -----------------------------------------------------------------------
   optionsNotObject: (got: string) => `new IsolateExecutor(options): options must be an object or undefined, got ${got}.`,

@@ -22,6 +22,12 @@ interface Waiter {
   lost?: () => ExecutorError;
 }
 
+/** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
+export interface AcquireCancel {
+  signal: AbortSignal;
+  error: () => ExecutorError;
+}
+
 export interface PoolMemberStats {
   pid: number;
   runs: number;
@@ -63,10 +69,27 @@ export class Pool {
    * A process reserved for one run, to hand back with `release`. With a target, that process
    * and no other (a retained execution lives there).
    */
-  acquire(target?: { process: SandboxProcess; lost: () => ExecutorError }): Promise<SandboxProcess> {
+  acquire(target?: { process: SandboxProcess; lost: () => ExecutorError }, cancel?: AcquireCancel): Promise<SandboxProcess> {
     if (this.#disposed) return Promise.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
+    if (cancel?.signal.aborted) return Promise.reject(cancel.error());
     this.#started = true;
-    return new Promise<SandboxProcess>((resolve, reject) => {
+    return new Promise<SandboxProcess>((settleResolve, settleReject) => {
+      // A waiter leaves the queue when its caller aborts; once served or failed, it stops listening.
+      const withdraw = () => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at < 0) return;
+        this.#waiters.splice(at, 1);
+        settleReject(cancel!.error());
+      };
+      const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
+      const resolve = (process: SandboxProcess) => {
+        stopListening();
+        settleResolve(process);
+      };
+      const reject = (error: unknown) => {
+        stopListening();
+        settleReject(error);
+      };
       const waiter: Waiter = { resolve, reject };
       if (target !== undefined) {
         waiter.target = target.process;
@@ -80,6 +103,7 @@ export class Pool {
         reject(new ExecutorError('QUEUE_FULL', isolateText.queueFull(this.#settings.maxQueue), { retryable: true }));
         return;
       }
+      if (this.#waiters.includes(waiter)) cancel?.signal.addEventListener('abort', withdraw, { once: true });
       this.#ensureCapacity();
     });
   }

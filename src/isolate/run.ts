@@ -7,12 +7,12 @@
 import { encodeErrorEnvelope, COMPLETED_MESSAGE } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } from '../protocol/errors.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
+import { decodeValue } from '../protocol/value-codec.js';
 import { describeValue, isolateText } from './messages.js';
 import type { FrameHead } from './outbound-server.js';
 import { RunClock } from './run-clock.js';
 import type { ProcessEnd, SandboxProcess, SupervisorMessage } from './sandbox-process.js';
 import { describeExit } from './spawn-workerd.js';
-import { createValueCodec } from './value-codec.js';
 
 /**
  * How long a process has to answer `cancel`. When it has not, and it burned CPU meanwhile, it is
@@ -24,15 +24,6 @@ export const CANCEL_GRACE_MS = 50;
 export const CANCEL_GRACE_CAP_MS = 1_000;
 /** The share of the grace period a process must have spent on CPU to count as spinning. */
 const SPINNING_CPU_SHARE = 0.3;
-
-/** A function in a non-retained result: callable, but only to say why it does nothing. */
-const hostCodec = createValueCodec(
-  () => () => Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.functionNotRetained)),
-);
-
-export function encodeValue(value: unknown): unknown {
-  return hostCodec.encode(value);
-}
 
 export interface RunSpec {
   id: string;
@@ -100,6 +91,9 @@ export class Run {
   readonly #process: SandboxProcess;
   readonly #clock: RunClock;
   #state: RunState = 'running';
+  #started = false;
+  /** Its caller aborted it: whatever the run still produces is given up. */
+  #cancelled = false;
   #grace: NodeJS.Timeout | undefined;
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
@@ -115,13 +109,31 @@ export class Run {
   }
 
   start(): void {
+    if (this.#state !== 'running') return;
+    this.#started = true;
     this.#process.onMessage = (message) => {
       if (message.run === this.#spec.id && this.#state !== 'finished') this.#receive(message);
       else answerStale(this.#process, message);
     };
     this.#process.watchEnd((end) => this.#processEnded(end));
-    this.#process.send(this.#spec.start);
+    // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
+    this.#process.send({ ...this.#spec.start, bound: this.#spec.timeout });
     this.#clock.start();
+  }
+
+  /**
+   * Its caller went away (`options.signal`): give the run up as at its bound, without waiting on
+   * the sandbox's race. The supervisor answers at once unless the process spins, which is killed.
+   * The outcome still resolves once the process is settled, so the pool knows its fate.
+   */
+  cancel(): void {
+    if (this.#state === 'finished') return;
+    this.#cancelled = true;
+    if (!this.#started) {
+      this.#finish(this.#timedOut([]), 'keep');
+      return;
+    }
+    if (this.#state === 'running') this.#giveUp(false);
   }
 
   /** Ends the run with a rejection (the executor is being disposed). */
@@ -184,7 +196,9 @@ export class Run {
 
   #done(message: SupervisorMessage): void {
     const logs = (message.logs ?? []) as LogEntry[];
-    if (this.#state === 'cancelling') {
+    // The sandbox's race proves it settled within its bound, counted from after its synchronous
+    // prefix (as upstream counts), even though the host's clock, started at hand-off, ran out.
+    if (this.#state === 'cancelling' && (this.#cancelled || message.inTime !== true)) {
       // It settled inside the grace period, after its bound: still a timeout. Anything it
       // retained is released, since no execution id will ever name it.
       if (this.#spec.retain && message.ok === true) this.#process.send({ t: 'release', exec: this.#spec.id });
@@ -200,7 +214,7 @@ export class Run {
     let result: ExecuteResult;
     let retained = false;
     if (message.ok === true) {
-      result = { result: hostCodec.decode(message.v), logs };
+      result = { result: decodeValue(message.v), logs };
       if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
       retained = this.#spec.retain;
     } else {
@@ -211,9 +225,17 @@ export class Run {
   }
 
   #expire(): void {
-    if (this.#state !== 'running') return;
+    if (this.#state === 'running') this.#giveUp(true);
+  }
+
+  /**
+   * Asks the supervisor to give the run up, and kills the process when it does not answer because
+   * it spins. `race`: at the bound, where the sandbox's race may still prove the run won.
+   */
+  #giveUp(race: boolean): void {
     this.#state = 'cancelling';
-    this.#process.send({ t: 'cancel', run: this.#spec.id });
+    this.#clock.stop();
+    this.#process.send({ t: 'cancel', run: this.#spec.id, race });
     const since = performance.now();
     let cpuBefore = this.#process.cpuMs();
     let checkedAt = since;

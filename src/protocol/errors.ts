@@ -27,6 +27,8 @@ export const EXECUTOR_ERROR_CODES = [
   'TOOL_NOT_FOUND',
   /** The run passed its bound. */
   'EXECUTION_TIMEOUT',
+  /** The caller aborted the call through its `signal` before it settled. */
+  'EXECUTION_CANCELLED',
 ] as const;
 
 export type ExecutorErrorCode = (typeof EXECUTOR_ERROR_CODES)[number];

@@ -7,6 +7,7 @@ export type {
   ExecuteRequest,
   ExecuteResult,
   Executor,
+  ExecutorCallOptions,
   InvokeHandleRequest,
   LogEntry,
   LogLevel,
@@ -46,4 +47,12 @@ export {
 export type { CompletionGuard, ProviderHandler } from './dispatch.js';
 export { separateImports } from './imports.js';
 export type { SeparatedImports } from './imports.js';
+export {
+  FUNCTION_NOT_RETAINED_MESSAGE,
+  VALUE_CODEC_SOURCE,
+  createValueCodec,
+  decodeValue,
+  encodeValue,
+} from './value-codec.js';
+export type { ValueCodec } from './value-codec.js';
 export { PROTOCOL_VERSION, assertProtocolCompatible, formatProtocolMismatch } from './version.js';

@@ -102,11 +102,20 @@ export interface InvokeHandleRequest {
   countHostWaits?: boolean;
 }
 
+/** Per-call options of `execute` and `invokeHandle`, beside the request (they never cross a wire). */
+export interface ExecutorCallOptions {
+  /**
+   * Aborting it gives the call up: the executor ends the run (releasing its sandbox) and the call
+   * rejects with `EXECUTION_CANCELLED`. An executor that cannot cancel may ignore it.
+   */
+  signal?: AbortSignal;
+}
+
 /** The native executor. */
 export interface Executor {
-  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult>;
   /** Calls a function a retained execution returned. Keyed on the pool, so any caller may call it. */
-  invokeHandle(request: InvokeHandleRequest): Promise<ExecuteResult>;
+  invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult>;
   /** Releases everything a retained execution holds. Closing an unknown id is not an error. */
   closeHandles(executionId: string): Promise<void>;
   /** Ends every resource the executor owns. Later calls reject with `EXECUTOR_DISPOSED`. */

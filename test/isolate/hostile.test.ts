@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/messages.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
-import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
-import { isAlive, waitFor } from './processes.js';
+import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';
+import { HANDLE_KEY } from '../../src/protocol/types.js';
+import { isAlive, waitFor, waitForSpin } from './processes.js';
 
 const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;
@@ -76,6 +77,25 @@ describe('the bound', () => {
       timeout: 200,
     });
     expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(200), logs: [{ level: 'log', message: 'before the stop' }] });
+    await assertHealthy();
+  });
+
+  it('with a bound of 0, lets a run that settles on microtasks alone win, as upstream\'s in-sandbox race does', async () => {
+    // Upstream arms setTimeout(0) after the arrow's synchronous prefix; microtasks run before it.
+    expect(await executor.execute({ code: 'async () => { await Promise.resolve(); return 42 }', timeout: 0 })).toEqual({ result: 42, logs: [] });
+    const retained = await executor.execute({ code: 'async () => ({ next: () => "invoked" })', retainHandles: true });
+    const handle = (retained.result as { next: Record<string, string> }).next[HANDLE_KEY]!;
+    expect(await executor.invokeHandle({ executionId: retained.executionId!, handle, timeout: 0 })).toEqual({
+      result: 'invoked',
+      logs: [],
+      executionId: retained.executionId,
+    });
+    await executor.closeHandles(retained.executionId!);
+  });
+
+  it('with a bound of 0, times out a run that awaits a 10 ms timer, with the lines logged before', async () => {
+    const outcome = await executor.execute({ code: 'async () => { console.log("before"); await new Promise((r) => setTimeout(r, 10)); return 42 }', timeout: 0 });
+    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(0), logs: [{ level: 'log', message: 'before' }] });
     await assertHealthy();
   });
 
@@ -157,5 +177,107 @@ describe('the default outbound', () => {
   it('is blocked when the executor was built without one', async () => {
     const outcome = await executor.execute({ code: 'async () => { await fetch("https://example.test/") }' });
     expect(outcome.error).toMatch(/^This worker is not permitted to access the internet via global functions like fetch\(\)/);
+  });
+});
+
+describe('cancellation through options.signal', () => {
+  /** A tool the program calls first: once it resolves, the run is certainly in its sandbox. */
+  function readyTool(): { dispatch: ReturnType<typeof createEnvelopeDispatch>; reached: Promise<void> } {
+    let reach!: () => void;
+    const reached = new Promise<void>((resolve) => (reach = resolve));
+    const dispatch = createEnvelopeDispatch(
+      {
+        host: (tool) => {
+          if (tool === 'hang') return new Promise(() => {});
+          reach();
+          return 'go';
+        },
+      },
+      { active: true },
+    );
+    return { dispatch, reached };
+  }
+
+  async function cancelled(promise: Promise<unknown>): Promise<ExecutorError> {
+    const error = (await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )) as ExecutorError | undefined;
+    expect(error?.code).toBe('EXECUTION_CANCELLED');
+    return error!;
+  }
+
+  const providers = [{ name: 'host', tools: ['ready', 'hang'] }];
+
+  it('ends a spinning run at once: its process is killed and replaced, and the next execution runs', async () => {
+    await assertHealthy();
+    const { dispatch, reached } = readyTool();
+    const controller = new AbortController();
+    // timeout null is this executor's 5 s maxTimeout: only the abort can end the spin sooner.
+    const spinning = executor.execute({ code: 'async () => { await host.ready(); while (true) {} }', providers, dispatch, timeout: null }, { signal: controller.signal });
+    await reached;
+    const spinner = executor.stats().members.find((member) => member.busy)!.pid;
+    await waitForSpin(spinner);
+    controller.abort();
+    expect((await cancelled(spinning)).message).toBe(isolateText.cancelled('execute'));
+    await waitFor(() => !isAlive(spinner), 'the spinning process to be killed');
+    await waitFor(() => !pids().includes(spinner), 'the pool to drop the killed process');
+    await assertHealthy();
+  });
+
+  it('ends a run waiting on a tool, and takes a queued execution out of the queue', async () => {
+    const { dispatch, reached } = readyTool();
+    const first = new AbortController();
+    const waiting = executor.execute({ code: 'async () => { await host.ready(); await host.hang() }', providers, dispatch, timeout: null }, { signal: first.signal });
+    await reached;
+    const holder = executor.stats().members.find((member) => member.busy)!.pid;
+    // maxWorkers is 1: this one waits in the queue.
+    const second = new AbortController();
+    const queued = executor.execute({ code: 'async () => "never run"' }, { signal: second.signal });
+    expect(executor.stats().queued).toBe(1);
+    second.abort();
+    expect((await cancelled(queued)).message).toBe(isolateText.cancelled('execute'));
+    expect(executor.stats().queued).toBe(0);
+    first.abort();
+    await cancelled(waiting);
+    // Its abandoned code may still hold the sandbox, so the process is retired as after a timeout.
+    await waitFor(() => !isAlive(holder), 'the process of the cancelled run to be retired');
+    await assertHealthy();
+  });
+
+  it('cancels a spinning invokeHandle call: the process and the execution it retained end', async () => {
+    const { dispatch, reached } = readyTool();
+    const code = 'async () => ({ spin: async () => { await host.ready(); while (true) {} } })';
+    const retained = await executor.execute({ code, providers, dispatch, retainHandles: true });
+    const executionId = retained.executionId!;
+    const handle = (retained.result as { spin: Record<string, string> }).spin[HANDLE_KEY]!;
+    const controller = new AbortController();
+    const spinning = executor.invokeHandle({ executionId, handle, dispatch, timeout: null }, { signal: controller.signal });
+    await reached;
+    const spinner = executor.stats().members.find((member) => member.busy)!.pid;
+    await waitForSpin(spinner);
+    controller.abort();
+    expect((await cancelled(spinning)).message).toBe(isolateText.cancelled('invokeHandle'));
+    await waitFor(() => !isAlive(spinner), 'the spinning process to be killed');
+    await expect(executor.invokeHandle({ executionId, handle })).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND' });
+    await assertHealthy();
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect((await cancelled(executor.execute({ code: 'async () => 1' }, { signal: controller.signal }))).message).toBe(isolateText.cancelled('execute'));
+    expect(executor.stats().members.every((member) => !member.busy)).toBe(true);
+  });
+
+  it('refuses a signal that is not an AbortSignal', async () => {
+    await expect(executor.execute({ code: 'async () => 1' }, { signal: 'stop' as never })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: isolateText.signalInvalid('execute', '"stop"'),
+    });
+    await expect(executor.execute({ code: 'async () => 1' }, 5 as never)).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: isolateText.callOptionsInvalid('execute', '5'),
+    });
   });
 });

@@ -31,3 +31,17 @@ export async function waitFor(condition: () => boolean, what: string, deadlineMs
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** CPU time a process has used, in ms (Linux: utime + stime from /proc, in 10 ms ticks). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Resolves once the process has burned `ms` more CPU time: it is certainly spinning. */
+export async function waitForSpin(pid: number, ms = 100): Promise<void> {
+  if (process.platform !== 'linux') return;
+  const start = cpuMs(pid);
+  await waitFor(() => cpuMs(pid) - start >= ms, `process ${pid} to spin`);
+}

@@ -9,6 +9,7 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
 
 const $Proxy = Proxy;
+const $Promise = Promise;
 const $Error = Error;
 const $TypeError = TypeError;
 const $String = String;
@@ -22,6 +23,7 @@ const $Map = Map;
 const $ObjectPrototype = Object.prototype;
 const $setTimeout = setTimeout;
 const $clearTimeout = clearTimeout;
+const $now = Date.now;
 
 const SETTINGS = /*@SETTINGS@*/ null;
 
@@ -40,8 +42,9 @@ const codec = ((JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => (/*
 // ---- console capture: log, warn and error, the methods the reference captures ----------------
 let logs = [];
 
+// Arrows, as upstream writes them: no `prototype`, not constructible, so the surface matches.
 function capture(level) {
-  return function (...args) {
+  return (...args) => {
     let message = '';
     // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
     for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
@@ -132,40 +135,115 @@ function retainFunctions(value, seen) {
   return out;
 }
 
-async function settle(start, retain) {
+// ---- the race: upstream's timeout, as a proof that a run won ----------------------------------
+// Upstream races the user call against a setTimeout(bound) armed after the call's synchronous
+// prefix, the user call first. The host's clock (which may pause for host waits) decides a loss;
+// this race only proves a win: a run that settled before its timer fired is in time even when the
+// host's clock, started earlier at hand-off, has already expired. So a run that settles on
+// microtasks alone wins even a bound of 0, as it does upstream. One run at a time per worker.
+let race = null;
+/** How long a cancel() that arrived before its run started waits for it, polling (ms). */
+const EARLY_CANCEL_POLL_MS = 1;
+const EARLY_CANCEL_WAIT_MS = 1000;
+
+function verdictOf(current) {
+  return current.won ? { won: true } : { won: false, logs };
+}
+
+function beginRace(run) {
+  const current = { run, won: undefined, timer: undefined, deadline: undefined };
+  race = current;
+  return current;
+}
+
+function decide(current, won) {
+  if (current.won !== undefined) return;
+  current.won = won;
+  $clearTimeout(current.timer);
+}
+
+/**
+ * Resolves with the verdict once the race is decided. workerd cancels the continuations of a
+ * promise resolved from another request's context (the run's), so only this call's own timers
+ * resolve it: one at the race's deadline, then short re-checks until the run's timer has fired.
+ */
+function awaitVerdict(current, resolve) {
+  if (current.won !== undefined) {
+    resolve(verdictOf(current));
+    return;
+  }
+  const wait = current.deadline === undefined ? 1 : current.deadline - $now();
+  $setTimeout(() => awaitVerdict(current, resolve), wait > 1 ? wait : 1);
+}
+
+async function settle(run, bound, start, retain) {
   // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
   // awaits something that can never settle, with its own "hung" text, instead of letting the host's
   // bound end it.
   const keepAlive = $setTimeout(() => {}, 0x7fffffff);
+  const current = beginRace(run);
   try {
-    const value = await start();
-    return { ok: true, value: retain ? retainFunctions(value, new $Map()) : value, logs };
+    // The synchronous prefix runs inside start(); the race timer is armed after it, as upstream's.
+    const pending = start();
+    current.deadline = $now() + bound;
+    current.timer = $setTimeout(() => decide(current, false), bound);
+    const value = await pending;
+    decide(current, true);
+    return { ok: true, value: retain ? retainFunctions(value, new $Map()) : value, logs, inTime: current.won };
   } catch (error) {
-    return { ok: false, error: describeThrown(error), logs };
+    decide(current, true);
+    return { ok: false, error: describeThrown(error), logs, inTime: current.won };
   } finally {
     $clearTimeout(keepAlive);
   }
 }
 
-/** Called by the generated entry module's `evaluate()`. */
+/** Called by the generated entry module's `evaluate(bridge, {run, bound, retain})`. */
 export function evaluate(self, args, body) {
   bridge = args[0];
-  return settle(() => $apply(body, self, []), args[1] === true);
+  const options = args[1];
+  return settle(options.run, options.bound, () => $apply(body, self, []), options.retain === true);
 }
 
 /** The generated entry's base class: what the supervisor calls besides `evaluate`. */
 export class Entrypoint extends WorkerEntrypoint {
-  /** The lines captured so far, for a run the host gave up on. */
-  logs() {
-    return logs;
+  /** The lines captured so far, and whether the last run settled in time (a fault's report). */
+  snapshot() {
+    return { logs, inTime: race === null || race.won !== false };
+  }
+
+  /**
+   * The host gave up on `run`: {won: true} when it settled in time (its own reply follows), else
+   * {won: false, logs}. With `awaitRace` (a timeout) it answers once the race is decided, which is
+   * at most the time the sandbox's clock started after the host's; otherwise (an abort) at once.
+   */
+  cancel(run, awaitRace) {
+    const current = race !== null && race.run === run ? race : null;
+    if (current !== null && current.won !== undefined) return verdictOf(current);
+    if (!awaitRace) return { won: false, logs };
+    return new $Promise((resolve) => {
+      if (current !== null) {
+        awaitVerdict(current, resolve);
+        return;
+      }
+      // The calls crossed: the run has not started here yet. Poll for it, for a while; a run that
+      // never starts here reports through its own reply, so giving up sends nothing.
+      let waited = 0;
+      const poll = () => {
+        if (race !== null && race.run === run) awaitVerdict(race, resolve);
+        else if ((waited += EARLY_CANCEL_POLL_MS) > EARLY_CANCEL_WAIT_MS) resolve({ won: true });
+        else $setTimeout(poll, EARLY_CANCEL_POLL_MS);
+      };
+      poll();
+    });
   }
 
   /** Calls a function a retained run returned. */
-  invoke(handle, args, nextBridge) {
+  invoke(handle, args, nextBridge, options) {
     const fn = retainedFunctions.get(handle);
     if (fn === undefined) return { missing: true };
     bridge = nextBridge;
     logs = [];
-    return settle(() => $apply(fn, undefined, args), true);
+    return settle(options.run, options.bound, () => $apply(fn, undefined, args), true);
   }
 }

@@ -100,11 +100,12 @@ export class Outbound extends WorkerEntrypoint {
   }
 }
 
-async function logsOf(worker) {
+/** The lines a worker captured, and whether its run settled in time. One that never started had no clock running. */
+async function snapshotOf(worker) {
   try {
-    return await worker.getEntrypoint().logs();
+    return await worker.getEntrypoint().snapshot();
   } catch {
-    return [];
+    return { logs: [], inTime: true };
   }
 }
 
@@ -116,14 +117,15 @@ async function settle(run, worker, call) {
   } catch (error) {
     // The worker failed to start (a syntax error, a throwing module), or its result could not be
     // serialized: the text is the runtime's own.
-    return { t: 'done', run, fault: messageOf(error), logs: await logsOf(worker) };
+    const { logs, inTime } = await snapshotOf(worker);
+    return { t: 'done', run, fault: messageOf(error), logs, inTime };
   }
   try {
-    if (out.missing) return { t: 'done', run, missing: true, logs: [] };
-    if (out.ok) return { t: 'done', run, ok: true, v: codec.encode(out.value), logs: out.logs };
-    return { t: 'done', run, ok: false, error: out.error, logs: out.logs };
+    if (out.missing) return { t: 'done', run, missing: true, logs: [], inTime: true };
+    if (out.ok) return { t: 'done', run, ok: true, v: codec.encode(out.value), logs: out.logs, inTime: out.inTime };
+    return { t: 'done', run, ok: false, error: out.error, logs: out.logs, inTime: out.inTime };
   } catch (error) {
-    return { t: 'done', run, fault: messageOf(error), logs: out.logs ?? [] };
+    return { t: 'done', run, fault: messageOf(error), logs: out.logs ?? [], inTime: out.inTime };
   } finally {
     // Stubs inside an RPC result live until disposed; this connection's context never ends.
     disposeQuietly(out);
@@ -141,12 +143,14 @@ async function runExecution(message, env, ctx) {
       globalOutbound: message.outbound ? ctx.exports.Outbound({ props: { route: message.run } }) : null,
     });
   } catch (error) {
-    send({ t: 'done', run: message.run, fault: messageOf(error), logs: [] });
+    send({ t: 'done', run: message.run, fault: messageOf(error), logs: [], inTime: true });
     return;
   }
   live.set(message.run, worker);
   routes.set(message.run, message.run);
-  const reply = await settle(message.run, worker, () => worker.getEntrypoint().evaluate(new Bridge(message.run), message.retain === true));
+  const reply = await settle(message.run, worker, () =>
+    worker.getEntrypoint().evaluate(new Bridge(message.run), { run: message.run, bound: message.bound, retain: message.retain === true }),
+  );
   live.delete(message.run);
   if (message.retain === true && reply.ok === true) {
     retained.set(message.run, worker);
@@ -160,19 +164,35 @@ async function runExecution(message, env, ctx) {
 async function runInvocation(message) {
   const worker = retained.get(message.exec);
   if (worker === undefined) {
-    send({ t: 'done', run: message.run, missing: true, logs: [] });
+    send({ t: 'done', run: message.run, missing: true, logs: [], inTime: true });
     return;
   }
   live.set(message.run, worker);
   routes.set(message.exec, message.run);
-  const reply = await settle(message.run, worker, () => worker.getEntrypoint().invoke(message.handle, codec.decode(message.args), new Bridge(message.run)));
+  const reply = await settle(message.run, worker, () =>
+    worker.getEntrypoint().invoke(message.handle, codec.decode(message.args), new Bridge(message.run), { run: message.run, bound: message.bound }),
+  );
   live.delete(message.run);
   send(reply);
 }
 
+/**
+ * The host gave up on a run: at its bound (`race`: the sandbox's race decides whether it still won)
+ * or because its caller went away. A run that won sends its own `done`; one that lost is answered
+ * with `cancelled` and the lines it logged.
+ */
 async function cancel(message) {
   const worker = live.get(message.run);
-  send({ t: 'cancelled', run: message.run, logs: worker === undefined ? [] : await logsOf(worker) });
+  // Settled already: its `done` went first.
+  if (worker === undefined) return;
+  let verdict;
+  try {
+    verdict = await worker.getEntrypoint().cancel(message.run, message.race === true);
+  } catch {
+    // The worker cannot answer (it failed to start, or broke): the run's own `done` says why.
+    return;
+  }
+  if (!verdict.won) send({ t: 'cancelled', run: message.run, logs: verdict.logs });
 }
 
 function release(message) {

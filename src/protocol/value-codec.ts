@@ -1,10 +1,13 @@
 /**
- * The value codec of the host ↔ supervisor channel. A run's settled value reaches the supervisor
- * through workerd's own RPC serialization (what upstream's `evaluate` return goes through), and
- * this codec carries that already-cloned value over the JSON WebSocket without losing what
- * structured clone keeps: undefined, NaN, ±Infinity, -0, BigInt, Date, RegExp, Map, Set,
+ * The value codec: a tagged JSON form for a settled value that a JSON channel carries without losing
+ * what structured clone keeps: undefined, NaN, ±Infinity, -0, BigInt, Date, RegExp, Map, Set,
  * ArrayBuffer, typed arrays and DataView, Error, boxed primitives, holes, shared and cyclic
- * references. RPC stubs (functions) become `makeFunction()` on the decoding side.
+ * references. Functions (and RPC stubs) become `makeFunction()` on the decoding side.
+ *
+ * Two channels use it: IsolateExecutor's host ↔ supervisor WebSocket (a run's value reaches the
+ * supervisor through workerd's own RPC serialization, as upstream's `evaluate` return does, and
+ * crosses to the host in this form), and the remote executor's capnweb connection, which cannot
+ * carry a Map, a Set, a RegExp or -0 by itself. It is runtime-neutral, so the root entry may reach it.
  *
  * Encoded form: strings, booleans, null and finite non-negative-zero numbers stand for
  * themselves; everything else is an array whose first element is a tag.
@@ -12,6 +15,7 @@
  * `createValueCodec` is self-contained on purpose: the supervisor worker evaluates its source
  * text (`VALUE_CODEC_SOURCE`), so both ends run one implementation.
  */
+import { ExecutorError } from './errors.js';
 
 export interface ValueCodec {
   encode(value: unknown): unknown;
@@ -210,3 +214,18 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
  * absorbs the name-keeping helper some transpilers insert (see `BINARY_CODEC_SOURCE`).
  */
 export const VALUE_CODEC_SOURCE = `((__name) => (${createValueCodec.toString()}))((fn) => fn)`;
+
+/** What calling a function from the result of an execution that did not retain it rejects with. */
+export const FUNCTION_NOT_RETAINED_MESSAGE =
+  'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.';
+
+/** The host's codec: a function in a result decodes to one that rejects with `HANDLE_NOT_FOUND`. */
+const hostCodec = createValueCodec(() => () => Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', FUNCTION_NOT_RETAINED_MESSAGE)));
+
+export function encodeValue(value: unknown): unknown {
+  return hostCodec.encode(value);
+}
+
+export function decodeValue(encoded: unknown): unknown {
+  return hostCodec.decode(encoded);
+}
