@@ -26,6 +26,7 @@ export type {
   ExecuteRequest,
   ExecuteResult,
   Executor,
+  ExecutorCallOptions,
   InvokeHandleRequest,
   LogEntry,
   LogLevel,

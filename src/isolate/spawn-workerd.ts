@@ -18,19 +18,22 @@ import { isolateText } from './messages.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
 
 /**
- * $1 is the config path, the rest is workerd's command line. workerd's stdin is /dev/null and its
- * stdout goes to stderr, so the wrapper's stdout carries one line: workerd's pid. fd 3 (the
- * control fd) is closed in the wrapper after the fork, so it reaches end-of-file with workerd.
- * The watcher gets the pipe through fd 4, because an asynchronous list's stdin is /dev/null.
+ * $1 is the config path, the rest is workerd's command line. The watcher starts first, so there is
+ * no moment in which workerd runs unwatched: it blocks reading the host's pipe (through fd 4,
+ * because an asynchronous list's stdin is /dev/null) and does not hold the control fd 3, which
+ * must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout goes to
+ * stderr, so the wrapper's stdout carries one line: workerd's pid. SIGPIPE is ignored from then
+ * on, so a host that dies before reading that line cannot kill the wrapper mid-way.
  */
 const WRAPPER = `cfg=$1; shift
+exec 4<&0
+{ while read -r _; do :; done; rm -f "$cfg"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
+exec 4<&-
 "$@" </dev/null >&2 &
 w=$!
 exec 3>&-
+trap '' PIPE
 echo "$w"
-exec 4<&0
-{ while read -r _; do :; done; rm -f "$cfg"; kill -9 0; } <&4 >/dev/null 2>&1 &
-exec 4<&-
 wait "$w"
 s=$?
 rm -f "$cfg"
