@@ -7,7 +7,6 @@
  * reference worker refuses with a 400 before it constructs any executor, over the same connection
  * pool to the same wrangler. The report subtracts it pairwise, round by round.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { groupMembers } from '../harness/reference/process-group.js';
 import { startReferenceColumn, type ColumnVersions, type ReferenceRequest } from '../harness/reference/index.js';
@@ -44,29 +43,12 @@ function rssMbOf(pid: number): number | undefined {
   }
 }
 
-/**
- * The harness stops wrangler on exit and on SIGINT/SIGTERM/SIGHUP, but nothing runs in a process
- * killed by SIGKILL. This watcher, in a process group of its own, blocks reading a pipe whose only
- * writer is us; when the kernel closes it with us, it ends wrangler's group. `stop()` kills the
- * watcher first, so it never signals a group id that may have been reused.
- */
-function guardAgainstOrphaning(processGroup: number): () => void {
-  const script = `while read -r _; do :; done; kill -TERM -${processGroup} 2>/dev/null; sleep 5; kill -KILL -${processGroup} 2>/dev/null`;
-  const watcher = spawn('sh', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
-  watcher.unref();
-  (watcher.stdin as unknown as { unref?: () => void }).unref?.();
-  return () => {
-    watcher.kill('SIGKILL');
-  };
-}
-
 function describeRequest(workload: Workload): ReferenceRequest {
   return { caseId: `bench-${workload.name}`, code: workload.code, providers: workload.providers };
 }
 
 export async function startReferencePeer(): Promise<ReferencePeer> {
   const column = await startReferenceColumn(REFERENCE_COLUMN);
-  const unguard = guardAgainstOrphaning(column.processGroup);
   const name = `upstream ${column.versions.codemode} DynamicWorkerExecutor (wrangler dev ${column.versions.wrangler})`;
   return {
     name,
@@ -85,9 +67,6 @@ export async function startReferencePeer(): Promise<ReferencePeer> {
       const runtime = workerds.find((member) => member.command.includes('--inspector-addr')) ?? workerds[0];
       return runtime === undefined ? undefined : rssMbOf(runtime.pid);
     },
-    stop: () => {
-      unguard();
-      return column.stop();
-    },
+    stop: () => column.stop(),
   };
 }

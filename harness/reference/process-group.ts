@@ -2,9 +2,11 @@
  * Process groups that must not outlive us. wrangler spawns workerd (and esbuild), so a child is
  * started as the leader of its own group and the whole group is signalled. Node-only, POSIX.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const live = new Set<number>();
+const watchers = new Map<number, ChildProcess>();
 let hooksInstalled = false;
 
 function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
@@ -59,6 +61,27 @@ function runningMembers(pgid: number): number {
 function killAllNow(): void {
   for (const pgid of live) signalGroup(pgid, 'SIGKILL');
   live.clear();
+  for (const watcher of watchers.values()) watcher.kill('SIGKILL');
+  watchers.clear();
+}
+
+/**
+ * Nothing runs in a process killed by SIGKILL, so the exit hooks cannot cover it. This watcher,
+ * in a group of its own, blocks reading a pipe whose only writer is us; when the kernel closes it
+ * with us, it ends the group it guards.
+ */
+function watchGroup(pgid: number): void {
+  const script = `while read -r _; do :; done; kill -TERM -${pgid} 2>/dev/null; sleep 5; kill -KILL -${pgid} 2>/dev/null`;
+  const watcher = spawn('sh', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  watcher.unref();
+  (watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  watchers.set(pgid, watcher);
+}
+
+/** Stops the watcher first, so it never signals a group id that may have been reused. */
+function unwatchGroup(pgid: number): void {
+  watchers.get(pgid)?.kill('SIGKILL');
+  watchers.delete(pgid);
 }
 
 /** On a signal we kill our groups; if nobody else listens, we then die of the signal as we would have. */
@@ -77,10 +100,11 @@ function installHooks(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 }
 
-/** Tracks a group so that our exit (normal, or by SIGINT/SIGTERM/SIGHUP) kills it. */
+/** Tracks a group so that our exit (normal, by SIGINT/SIGTERM/SIGHUP, or by SIGKILL) kills it. */
 export function trackGroup(pgid: number): void {
   installHooks();
   live.add(pgid);
+  watchGroup(pgid);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -98,6 +122,7 @@ async function waitUntilEmpty(pgid: number, ms: number): Promise<boolean> {
 
 /** SIGTERM the group, SIGKILL what is left after `graceMs`, and resolve once nothing in it runs. */
 export async function stopGroup(pgid: number, graceMs = 5_000): Promise<void> {
+  unwatchGroup(pgid);
   signalGroup(pgid, 'SIGTERM');
   if (!(await waitUntilEmpty(pgid, graceMs))) {
     signalGroup(pgid, 'SIGKILL');
