@@ -3,6 +3,7 @@
  * flag or a malformed number is refused with a message naming it.
  */
 import { parseArgs } from 'node:util';
+import type { IsolatePoolOptions } from '../isolate/index.js';
 import type { ExecutorServerOptions } from './executor-server.js';
 import { SERVER_DEFAULTS } from './executor-server.js';
 
@@ -41,14 +42,7 @@ export class UsageError extends Error {
 export interface ExecutorFlags {
   timeout?: number;
   maxTimeout?: number;
-  pool: {
-    maxWorkers?: number;
-    spare?: number;
-    maxQueue?: number;
-    recycleAfterRuns?: number;
-    maxRssMb?: number;
-    heapLimitMb?: number;
-  };
+  pool: IsolatePoolOptions;
 }
 
 /** Flag name → IsolateExecutor pool option, with the smallest value each takes. */

@@ -5,13 +5,13 @@
  */
 import type { RpcTransport } from 'capnweb';
 import type { RawData, WebSocket } from 'ws';
+import { InboundQueue, truncateCloseReason } from '../remote/inbound-queue.js';
 import { formatPeerClosed, formatSocketFailed } from '../remote/texts.js';
 import { substituteOversizedMessage } from './oversize.js';
 import { BINARY_MESSAGE, formatMessageTooLarge } from './texts.js';
 
 /** RFC 6455: the message is too big to process. */
 const MESSAGE_TOO_BIG = 1009;
-const MAX_REASON_BYTES = 123;
 
 function toText(data: RawData): { text: string; size: number } {
   const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
@@ -21,16 +21,14 @@ function toText(data: RawData): { text: string; size: number } {
 export class WsTransport implements RpcTransport {
   readonly #socket: WebSocket;
   readonly #maxMessageSize: number;
-  readonly #queue: string[] = [];
-  #waiter: { resolve(message: string): void; reject(error: unknown): void } | undefined;
-  #error: unknown;
+  readonly #inbound = new InboundQueue();
 
   constructor(socket: WebSocket, maxMessageSize: number) {
     this.#socket = socket;
     this.#maxMessageSize = maxMessageSize;
     socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
-    socket.on('close', (code, reason) => this.#fail(new Error(formatPeerClosed(code, reason.toString('utf8')))));
-    socket.on('error', (error) => this.#fail(new Error(formatSocketFailed(error.message))));
+    socket.on('close', (code, reason) => this.#inbound.fail(new Error(formatPeerClosed(code, reason.toString('utf8')))));
+    socket.on('error', (error) => this.#inbound.fail(new Error(formatSocketFailed(error.message))));
   }
 
   send(message: string): void {
@@ -38,44 +36,23 @@ export class WsTransport implements RpcTransport {
   }
 
   receive(): Promise<string> {
-    const next = this.#queue.shift();
-    if (next !== undefined) return Promise.resolve(next);
-    if (this.#error !== undefined) return Promise.reject(this.#error);
-    return new Promise((resolve, reject) => {
-      this.#waiter = { resolve, reject };
-    });
+    return this.#inbound.receive();
   }
 
   abort(reason: unknown): void {
-    if (this.#error === undefined) this.#error = reason;
-    const text = reason instanceof Error ? reason.message : String(reason);
-    this.#socket.close(3000, Buffer.from(text).subarray(0, MAX_REASON_BYTES).toString('utf8').replace(/\uFFFD$/, ''));
+    this.#inbound.abort(reason);
+    this.#socket.close(3000, truncateCloseReason(reason instanceof Error ? reason.message : String(reason)));
   }
 
   #receive(data: RawData, isBinary: boolean): void {
-    if (this.#error !== undefined) return;
+    if (this.#inbound.error !== undefined) return;
     const { text, size } = toText(data);
-    if (isBinary) return this.#fail(new TypeError(BINARY_MESSAGE));
-    if (size <= this.#maxMessageSize) return this.#deliver(text);
+    if (isBinary) return this.#inbound.fail(new TypeError(BINARY_MESSAGE));
+    if (size <= this.#maxMessageSize) return this.#inbound.deliver(text);
     const substitute = substituteOversizedMessage(text, size, this.#maxMessageSize);
-    if (substitute !== undefined) return this.#deliver(substitute);
+    if (substitute !== undefined) return this.#inbound.deliver(substitute);
     const reason = formatMessageTooLarge(size, this.#maxMessageSize);
-    this.#fail(new Error(reason));
-    this.#socket.close(MESSAGE_TOO_BIG, Buffer.from(reason).subarray(0, MAX_REASON_BYTES).toString('utf8'));
-  }
-
-  #deliver(message: string): void {
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    if (waiter) waiter.resolve(message);
-    else this.#queue.push(message);
-  }
-
-  #fail(error: unknown): void {
-    if (this.#error !== undefined) return;
-    this.#error = error;
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.reject(error);
+    this.#inbound.fail(new Error(reason));
+    this.#socket.close(MESSAGE_TOO_BIG, truncateCloseReason(reason));
   }
 }
