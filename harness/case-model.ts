@@ -128,6 +128,11 @@ export interface SkipOn {
   /** Column names, e.g. `["0.2.2"]`, or `ours`. */
   versions: SideName[];
   reason: string;
+  /**
+   * `false`: the case must not run on these columns at all, not even as the matrix's stale-skip
+   * probe (a spin would wedge `wrangler dev`). Default: probed, so a stale reason fails the run.
+   */
+  probe?: false;
 }
 
 export interface Case {

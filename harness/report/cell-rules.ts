@@ -21,16 +21,6 @@ export type Execution =
   /** The harness broke: no outcome exists. */
   | { kind: 'infra-error'; reason: string };
 
-/**
- * A skip reason that says the case must not run on that column: running it could harm the column (a
- * spin wedges `wrangler dev`, which enforces no CPU limit on a loaded worker), or its author says it
- * is never run. Such cells are never probed. Authors opt in with one of these words in the reason:
- * "spins", "wedges", "hangs", "never settles/returns/ends/finishes", "cannot run safely",
- * "never run", "must not run", "do not run".
- */
-export const UNSAFE_REASON =
-  /\b(?:spins?|spinning|wedges?|wedging|hangs?|hanging|never (?:returns|settles|ends|finishes|run)|cannot run safely|must not run|do not run)\b/i;
-
 /** Does a `skipOn` entry name this column? By exact id, as the catalogue spec reads it (`ours` is not `ours-remote`). */
 export function namesColumn(versions: readonly string[], column: Pick<MatrixColumn, 'id'>): boolean {
   return versions.includes(column.id);
@@ -45,7 +35,8 @@ export function planCell(testCase: Pick<Case, 'reference' | 'reason' | 'skipOn'>
     return { kind: 'unsupported', reason: testCase.reason || texts.missingReason };
   }
   const skip = skipFor(testCase, column);
-  if (skip) return { kind: 'skip', reason: skip.reason, probe: !UNSAFE_REASON.test(skip.reason) };
+  // A skip is probed unless its entry says the case must not run there (`probe: false`).
+  if (skip) return { kind: 'skip', reason: skip.reason, probe: skip.probe !== false };
   return { kind: 'run' };
 }
 
