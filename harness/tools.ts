@@ -4,6 +4,7 @@
  * Runtime-neutral: no Node built-ins.
  */
 import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
+import { formatToolNotFound } from '../src/protocol/errors.js';
 
 export type ToolFunction = (...args: unknown[]) => Promise<unknown>;
 
@@ -134,7 +135,7 @@ export function materializeConnectors(connectors: readonly CaseConnector[] | und
     name: connector.name,
     callTool: async (method, args) => {
       const behaviour = Object.hasOwn(connector.tools, method) ? connector.tools[method] : undefined;
-      if (!behaviour) throw new Error(`Tool "${method}" not found`);
+      if (!behaviour) throw new Error(formatToolNotFound(method));
       return behave(behaviour, `${connector.name}.${method}`, counters)(args);
     },
   }));
