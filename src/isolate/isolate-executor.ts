@@ -7,7 +7,7 @@ import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { validateProviders } from '../protocol/providers.js';
 import { encodeValue } from '../protocol/value-codec.js';
 import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
-import { cancellationError, readSignal, untilAborted, type CancellableMethod } from './cancellation.js';
+import { cancellationError, readSignal, untilAborted, type CancellableMethod } from '../protocol/cancellation.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { isolateText } from './messages.js';

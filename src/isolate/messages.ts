@@ -2,7 +2,11 @@
  * Every text the isolate executor composes: failures of a run (written for the model that reads
  * them), rejections (written for the host developer), and the option errors.
  */
+import { cancellationText } from '../protocol/cancellation.js';
 import { FUNCTION_NOT_RETAINED_MESSAGE } from '../protocol/value-codec.js';
+
+/** Shared with the remote client, so it lives in the protocol; the isolate's texts use it too. */
+export { describeValue } from '../protocol/describe-value.js';
 
 export const isolateText = {
   // --- a run that failed without a thrown value of its own -------------------------------------
@@ -28,9 +32,8 @@ export const isolateText = {
   supervisorFailure: 'codemode supervisor: a host message failed: ',
 
   // --- rejections (ExecutorError) -----------------------------------------------------------------
-  /** The caller aborted `options.signal` (a daemon does when its client goes away). */
-  cancelled: (method: string) =>
-    `The ${method} call was cancelled through its abort signal before it settled. Its run is given up, and its sandbox process is released (killed if it was spinning).`,
+  /** The caller aborted `options.signal`; composed in the protocol, which RemoteExecutor shares. */
+  cancelled: cancellationText.cancelled,
   disposed: 'The IsolateExecutor has been disposed; create a new one to run more code.',
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
@@ -71,8 +74,8 @@ export const isolateText = {
   argsInvalid: (got: string) => `invokeHandle args must be an array or undefined, got ${got}.`,
   argsUnencodable: (detail: string) => `invokeHandle args cannot be sent into the sandbox: ${detail}`,
   argsHoldFunction: 'functions cannot be passed into the sandbox',
-  callOptionsInvalid: (method: string, got: string) => `${method}(request, options): options must be an object or undefined, got ${got}.`,
-  signalInvalid: (method: string, got: string) => `${method}(request, options): options.signal must be an AbortSignal or undefined, got ${got}.`,
+  callOptionsInvalid: cancellationText.callOptionsInvalid,
+  signalInvalid: cancellationText.signalInvalid,
 
   // --- construction options -----------------------------------------------------------------------
   optionsNotObject: (got: string) => `new IsolateExecutor(options): options must be an object or undefined, got ${got}.`,
@@ -82,25 +85,3 @@ export const isolateText = {
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
     `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
 } as const;
-
-/** A short, safe description of an unexpected value for an error text. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'undefined':
-      return 'undefined';
-    case 'string':
-      return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      return String(value);
-    case 'function':
-      return 'a function';
-    case 'symbol':
-      return 'a symbol';
-    default:
-      return 'an object';
-  }
-}

@@ -3,8 +3,9 @@
  * the executor daemon. It touches no runtime-specific API, so a Worker hosts it as readily as Node.
  * The design's "Remote executor" section is its specification; docs/remote.md is the user's page.
  */
+import { cancellationError, readSignal, untilAborted, type CancellableMethod } from '../protocol/cancellation.js';
 import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
-import type { ExecuteRequest, ExecuteResult, Executor, InvokeHandleRequest } from '../protocol/types.js';
+import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, InvokeHandleRequest } from '../protocol/types.js';
 import { resolveConnectOptions, validateUrl, type ConnectOptions, type ResolvedConnectOptions } from './connect-options.js';
 import { delay } from './delay.js';
 import { executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
@@ -14,6 +15,13 @@ import { resultFromWire } from './wire.js';
 
 function closedError(cause?: unknown): ExecutorError {
   return new ExecutorError('CONNECTION_BROKEN', EXECUTOR_CLOSED, cause === undefined ? {} : { cause });
+}
+
+/** A call the caller may abort: its signal, and the token that names it to the daemon. */
+interface CallCancel {
+  method: CancellableMethod;
+  signal: AbortSignal;
+  token: string;
 }
 
 export class RemoteExecutor implements Executor {
@@ -31,6 +39,8 @@ export class RemoteExecutor implements Executor {
   #closed = false;
   /** Aborted by `dispose`: ends a pending handshake or backoff wait. */
   readonly #lifetime = new AbortController();
+  /** Numbers the cancel tokens; the daemon keys them per connection, so a counter is unique enough. */
+  #cancelTokens = 0;
 
   /** Builds the executor without opening it; the first call opens the session. `connect` opens it at once. */
   constructor(url: string, options: ConnectOptions = {}) {
@@ -52,25 +62,31 @@ export class RemoteExecutor implements Executor {
     await this.#ensureSession(1);
   }
 
-  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+  /**
+   * Runs one request at the daemon. Aborting `options.signal` rejects the call at once with
+   * `EXECUTION_CANCELLED` and asks the daemon to end the run; an already-aborted one sends nothing.
+   */
+  async execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     try {
       if (this.#closed) throw closedError();
-      const wire = executeRequestToWire(request, this.#options.defaults);
-      const session = await this.#ensureSession();
-      return await this.#onSession(session, BROKEN_DURING_EXECUTION, async () => resultFromWire(await session.remote.execute(wire)));
+      const cancel = this.#cancelFor('execute', options);
+      const wire = executeRequestToWire(request, this.#options.defaults, cancel?.token);
+      return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) => resultFromWire(await session.remote.execute(wire)));
     } finally {
       this.#countExecution();
     }
   }
 
-  async invokeHandle(request: InvokeHandleRequest): Promise<ExecuteResult> {
-    return this.#callHandleSurface(async (session) =>
-      resultFromWire(await session.remote.invokeHandle(invokeRequestToWire(request, this.#options.defaults))),
-    );
+  /** Calls a retained function at the daemon; `options.signal` works as on `execute`. */
+  async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    if (this.#closed) throw closedError();
+    const cancel = this.#cancelFor('invokeHandle', options);
+    const wire = invokeRequestToWire(request, this.#options.defaults, cancel?.token);
+    return this.#callHandleSurface(cancel, async (session) => resultFromWire(await session.remote.invokeHandle(wire)));
   }
 
   async closeHandles(executionId: string): Promise<void> {
-    await this.#callHandleSurface((session) => session.remote.closeHandles(executionId));
+    await this.#callHandleSurface(undefined, (session) => session.remote.closeHandles(executionId));
   }
 
   /** Closes every session, retired ones included. Calls in flight and every later call reject with `RemoteExecutor is closed`. */
@@ -83,10 +99,40 @@ export class RemoteExecutor implements Executor {
   }
 
   /** The handle surface shares session acquisition with execute but skips the rotation counter. */
-  async #callHandleSurface<T>(call: (session: Session) => Promise<T>): Promise<T> {
+  async #callHandleSurface<T>(cancel: CallCancel | undefined, send: (session: Session) => Promise<T>): Promise<T> {
     if (this.#closed) throw closedError();
-    const session = await this.#ensureSession();
-    return this.#onSession(session, BROKEN_DURING_CALL, () => call(session));
+    return this.#call(BROKEN_DURING_CALL, cancel, send);
+  }
+
+  /** Validates the call's options (`INVALID_REQUEST`); a signal gets a fresh token. */
+  #cancelFor(method: CancellableMethod, options: unknown): CallCancel | undefined {
+    const signal = readSignal(method, options);
+    if (signal === undefined) return undefined;
+    this.#cancelTokens += 1;
+    return { method, signal, token: String(this.#cancelTokens) };
+  }
+
+  /**
+   * Acquires a session and sends the call. With a signal, an abort rejects the call at once and,
+   * once the call has crossed, asks the daemon to cancel it; the session keeps counting the call
+   * until the daemon answers, so a rotation does not cut that answer off.
+   */
+  async #call<T>(brokenText: string, cancel: CallCancel | undefined, send: (session: Session) => Promise<T>): Promise<T> {
+    if (cancel === undefined) {
+      const session = await this.#ensureSession();
+      return this.#onSession(session, brokenText, () => send(session));
+    }
+    const { method, signal, token } = cancel;
+    // Already aborted: nothing crosses.
+    if (signal.aborted) throw cancellationError(method, signal);
+    let sentOn: Session | undefined;
+    const work = this.#ensureSession().then((session) => {
+      // Aborted while the session opened: the call has rejected already, and nothing crosses.
+      if (signal.aborted) throw cancellationError(method, signal);
+      sentOn = session;
+      return this.#onSession(session, brokenText, () => send(session));
+    });
+    return untilAborted(method, signal, work, () => sentOn?.cancel(token));
   }
 
   async #onSession<T>(session: Session, brokenText: string, call: () => Promise<T>): Promise<T> {

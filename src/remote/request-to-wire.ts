@@ -17,7 +17,8 @@ function pick<T>(requested: T | undefined, fallback: T | undefined): T | undefin
   return requested !== undefined ? requested : fallback;
 }
 
-export function executeRequestToWire(request: ExecuteRequest, defaults: Defaults): WireExecuteRequest {
+/** `cancelToken` is set when the caller passed a signal; it goes on the wire only then. */
+export function executeRequestToWire(request: ExecuteRequest, defaults: Defaults, cancelToken?: string): WireExecuteRequest {
   const wire: WireExecuteRequest = {
     code: request.code,
     dispatch: request.dispatch ?? null,
@@ -31,10 +32,11 @@ export function executeRequestToWire(request: ExecuteRequest, defaults: Defaults
   if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
   // retainHandles rides the request alone: retention is a per-run decision.
   if (request.retainHandles !== undefined) wire.retainHandles = request.retainHandles;
+  if (cancelToken !== undefined) wire.cancelToken = cancelToken;
   return wire;
 }
 
-export function invokeRequestToWire(request: InvokeHandleRequest, defaults: Defaults): WireInvokeHandleRequest {
+export function invokeRequestToWire(request: InvokeHandleRequest, defaults: Defaults, cancelToken?: string): WireInvokeHandleRequest {
   const wire: WireInvokeHandleRequest = {
     executionId: request.executionId,
     handle: request.handle,
@@ -45,6 +47,7 @@ export function invokeRequestToWire(request: InvokeHandleRequest, defaults: Defa
   if (request.args !== undefined) wire.args = encodeValue(request.args);
   if (timeout !== undefined) wire.timeout = timeout;
   if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
+  if (cancelToken !== undefined) wire.cancelToken = cancelToken;
   return wire;
 }
 

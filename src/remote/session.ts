@@ -115,6 +115,18 @@ export class Session {
     if (this.#running === 0) this.dispose();
   }
 
+  /**
+   * Asks the daemon to abort the call that carried `cancelToken`, fire-and-forget: the caller's
+   * call has already rejected, and a failure here (the connection may be gone) changes nothing.
+   */
+  cancel(cancelToken: string): void {
+    try {
+      Promise.resolve(this.remote.cancel(cancelToken)).catch(() => {});
+    } catch {
+      // The stub is disposed: the daemon has ended the call with the connection.
+    }
+  }
+
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;

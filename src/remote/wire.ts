@@ -41,6 +41,8 @@ export interface WireExecuteRequest {
   timeout?: number | null;
   countHostWaits?: boolean;
   retainHandles?: boolean;
+  /** Present when the caller passed a signal: `cancel(cancelToken)` aborts this call. */
+  cancelToken?: string;
 }
 
 export interface WireInvokeHandleRequest {
@@ -51,6 +53,8 @@ export interface WireInvokeHandleRequest {
   dispatch: Dispatch | null;
   timeout?: number | null;
   countHostWaits?: boolean;
+  /** As on `WireExecuteRequest`. */
+  cancelToken?: string;
 }
 
 /** `ExecuteResult` with `result` encoded by the value codec. */
@@ -70,6 +74,11 @@ export interface ExecutorEndpoint {
   execute(request: WireExecuteRequest): Promise<WireExecuteResult>;
   invokeHandle(request: WireInvokeHandleRequest): Promise<WireExecuteResult>;
   closeHandles(executionId: string): Promise<void>;
+  /**
+   * Aborts the signal of this connection's running call that carried `cancelToken` (an AbortSignal
+   * cannot cross the wire). An unknown token, or one whose call has settled, is a no-op.
+   */
+  cancel(cancelToken: string): void;
 }
 
 /** Copies the listed keys whose value is not `undefined`. */

@@ -1,6 +1,7 @@
 /**
  * One client connection: its bound on concurrent executions, the log line of each execution, and
- * the cancellation of whatever is still running when the client goes away.
+ * the cancellation of a running call, by the client (through its cancel token) or because the
+ * client went away.
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
@@ -8,7 +9,9 @@ import { resultToWire, type WireExecuteResult } from '../remote/wire.js';
 import type { RetainedOutbounds } from './retained-outbounds.js';
 import {
   formatConnectionClosed,
+  formatDuplicateCancelToken,
   formatExecutionCancelled,
+  formatInvalidCancelToken,
   formatExecutionSettled,
   formatTooManyExecutions,
   SHUTTING_DOWN,
@@ -30,7 +33,10 @@ export interface ServerContext {
 interface Running {
   execution: number;
   kind: ExecutionKind;
+  /** Aborted by the client's `cancel(token)`, or when the client goes away. */
   controller: AbortController;
+  /** The client went away: the cancellation line stands in for the settled one. */
+  gone: boolean;
 }
 
 export class Connection {
@@ -38,6 +44,8 @@ export class Connection {
   readonly server: ServerContext;
   #executions = 0;
   readonly #running = new Set<Running>();
+  /** Running calls the client may cancel, by the token it chose; tokens are per connection. */
+  readonly #byCancelToken = new Map<string, Running>();
   #ended = false;
 
   constructor(id: number, server: ServerContext) {
@@ -46,16 +54,25 @@ export class Connection {
   }
 
   /**
-   * Runs one execution under the connection's bounds. `signal` aborts when the client goes away;
-   * an executor that takes it as `execute(request, { signal })` can release the sandbox at once.
+   * Runs one execution under the connection's bounds. `signal` aborts when the client cancels the
+   * call through `cancelToken` or goes away; an executor that takes it as
+   * `execute(request, { signal })` can release the sandbox at once. Registration is synchronous, so
+   * a `cancel` that follows the call on the socket finds it.
    */
-  async run(kind: ExecutionKind, body: (signal: AbortSignal) => Promise<ExecuteResult>): Promise<WireExecuteResult> {
+  async run(kind: ExecutionKind, cancelToken: unknown, body: (signal: AbortSignal) => Promise<ExecuteResult>): Promise<WireExecuteResult> {
+    if (cancelToken !== undefined && (typeof cancelToken !== 'string' || cancelToken === '')) {
+      throw new ExecutorError('INVALID_REQUEST', formatInvalidCancelToken(cancelToken));
+    }
+    if (cancelToken !== undefined && this.#byCancelToken.has(cancelToken)) {
+      throw new ExecutorError('INVALID_REQUEST', formatDuplicateCancelToken(cancelToken));
+    }
     if (this.server.draining) throw new ExecutorError('EXECUTOR_DISPOSED', SHUTTING_DOWN, { retryable: true });
     const limit = this.server.maxExecutionsPerConnection;
     if (this.#running.size >= limit) throw new ExecutorError('LIMIT_EXCEEDED', formatTooManyExecutions(limit));
     this.#executions += 1;
-    const running: Running = { execution: this.#executions, kind, controller: new AbortController() };
+    const running: Running = { execution: this.#executions, kind, controller: new AbortController(), gone: false };
     this.#running.add(running);
+    if (cancelToken !== undefined) this.#byCancelToken.set(cancelToken, running);
     const settle = this.server.track();
     const started = Date.now();
     let outcome = 'threw';
@@ -69,11 +86,18 @@ export class Connection {
       throw error;
     } finally {
       this.#running.delete(running);
+      if (cancelToken !== undefined) this.#byCancelToken.delete(cancelToken);
       settle();
-      if (!running.controller.signal.aborted) {
+      if (!running.gone) {
         this.server.log(formatExecutionSettled(this.id, running.execution, kind, outcome, Date.now() - started));
       }
     }
+  }
+
+  /** The client gave up the call it sent with this token. An unknown (or settled) token is a no-op. */
+  cancel(cancelToken: unknown): void {
+    if (typeof cancelToken !== 'string') return;
+    this.#byCancelToken.get(cancelToken)?.controller.abort();
   }
 
   /** The client is gone: cancel what still runs, release what it kept. Idempotent. */
@@ -81,6 +105,7 @@ export class Connection {
     if (this.#ended) return;
     this.#ended = true;
     for (const running of this.#running) {
+      running.gone = true;
       this.server.log(formatExecutionCancelled(this.id, running.execution, running.kind));
       running.controller.abort();
     }

@@ -3,7 +3,6 @@
  * state lives in private fields, which capnweb never exposes.
  */
 import { RpcTarget } from 'capnweb';
-import type { ExecuteRequest, Executor, InvokeHandleRequest } from '../protocol/types.js';
 import type {
   ExecutorEndpoint as EndpointContract,
   WireExecuteRequest,
@@ -15,12 +14,6 @@ import { oversizedMessageError } from './oversize.js';
 import { executeRequestFromWire, invokeRequestFromWire, type CallScope } from './request-from-wire.js';
 import type { FetchStub } from './retained-outbounds.js';
 import { formatRefusedMessage } from './texts.js';
-
-/** An executor may take a cancellation signal as a second argument; one that does not ignores it. */
-interface CancellableExecutor {
-  execute(request: ExecuteRequest, options?: { signal?: AbortSignal }): ReturnType<Executor['execute']>;
-  invokeHandle(request: InvokeHandleRequest, options?: { signal?: AbortSignal }): ReturnType<Executor['invokeHandle']>;
-}
 
 export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   readonly #connection: Connection;
@@ -40,8 +33,7 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
 
   execute(wire: WireExecuteRequest): Promise<WireExecuteResult> {
     const { server, id } = this.#connection;
-    const executor = server.executor as unknown as CancellableExecutor;
-    return this.#connection.run('execute', async (signal) => {
+    return this.#connection.run('execute', wire?.cancelToken, async (signal) => {
       const scope: CallScope = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
@@ -49,7 +41,7 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       const keptScope: CallScope = { active: true };
       try {
         const request = executeRequestFromWire(wire, scope, kept ? { stub: kept, scope: keptScope } : undefined);
-        const result = await executor.execute(request, { signal });
+        const result = await server.executor.execute(request, { signal });
         if (kept && result.executionId !== undefined) server.retained.keep(result.executionId, id, kept, keptScope);
         else kept?.[Symbol.dispose]();
         return result;
@@ -63,8 +55,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   }
 
   invokeHandle(wire: WireInvokeHandleRequest): Promise<WireExecuteResult> {
-    const executor = this.#connection.server.executor as unknown as CancellableExecutor;
-    return this.#connection.run('invokeHandle', async (signal) => {
+    const { executor } = this.#connection.server;
+    return this.#connection.run('invokeHandle', wire?.cancelToken, async (signal) => {
       const scope: CallScope = { active: true };
       try {
         return await executor.invokeHandle(invokeRequestFromWire(wire, scope), { signal });
@@ -78,6 +70,11 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const { server } = this.#connection;
     await server.executor.closeHandles(executionId);
     server.retained.release(executionId);
+  }
+
+  /** The client aborted the signal of a call it sent with this token: fire-and-forget, so nothing to answer. */
+  cancel(cancelToken: string): void {
+    this.#connection.cancel(cancelToken);
   }
 
   /** Called in place of a call whose message passed the size bound (oversize.ts). */

@@ -1,4 +1,5 @@
 /** Every text the daemon composes: log lines, refusals and the errors its bounds raise. */
+import { describeValue } from '../protocol/describe-value.js';
 
 export function formatListening(url: string): string {
   return `listening on ${url}`;
@@ -27,6 +28,14 @@ export function formatExecutionSettled(connection: number, execution: number, ki
 
 export function formatExecutionCancelled(connection: number, execution: number, kind: ExecutionKind): string {
   return `connection ${connection} ${kind} ${execution} cancelled: the client is gone`;
+}
+
+export function formatInvalidCancelToken(token: unknown): string {
+  return `cancelToken must be a non-empty string, got ${describeValue(token)}`;
+}
+
+export function formatDuplicateCancelToken(token: string): string {
+  return `cancelToken ${JSON.stringify(token)} already names a running call on this connection; a token names one call at a time`;
 }
 
 export function formatMessageTooLarge(size: number, limit: number): string {

@@ -5,37 +5,17 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { connect } from '../../src/remote/index.js';
 import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
 import { NodeWebSocket } from './support/client.js';
 import { startDaemon, stopAllDaemons } from './support/daemon.js';
+import { workerdDescendants } from './support/processes.js';
 
 afterAll(stopAllDaemons);
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The workerd processes descended from `ancestor` (Linux /proc). */
-function workerdDescendants(ancestor: number): number[] {
-  const parents = new Map<number, { ppid: number; name: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      parents.set(Number(entry), { ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), name });
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let at = parents.get(pid)?.ppid; at !== undefined && at > 1; at = parents.get(at)?.ppid) if (at === ancestor) return true;
-    return false;
-  };
-  return [...parents].filter(([pid, { name }]) => name === 'workerd' && isAlive(pid) && descends(pid)).map(([pid]) => pid);
-}
 
 it('a client killed while its program spins: the daemon releases the sandbox process and serves again', async () => {
   // One sandbox process and no spare: the next execution needs the very process the spin holds.

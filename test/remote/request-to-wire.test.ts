@@ -61,3 +61,12 @@ describe('invokeRequestToWire', () => {
     expect(decodeValue(wire.args)).toEqual([new Set([1])]);
   });
 });
+
+describe('the cancel token', () => {
+  it('goes on the wire only for a call that has a signal', () => {
+    expect(executeRequestToWire({ code: 'c' }, none, '7')).toEqual({ code: 'c', dispatch: null, outboundMode: 'default', cancelToken: '7' });
+    expect(Object.keys(executeRequestToWire({ code: 'c' }, none, undefined))).not.toContain('cancelToken');
+    expect(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none, '8')).toEqual({ executionId: 'e', handle: 'h', dispatch: null, cancelToken: '8' });
+    expect(Object.keys(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none))).not.toContain('cancelToken');
+  });
+});

@@ -1,15 +1,25 @@
 /**
- * The per-call `signal` of `execute` and `invokeHandle`: its validation, and the error a call
- * rejects with once it is aborted.
+ * The per-call `signal` of `execute` and `invokeHandle` (`ExecutorCallOptions`): its validation,
+ * the error a call rejects with once it is aborted, and the race that rejects it at once. Every
+ * executor that honours the signal (IsolateExecutor, RemoteExecutor) uses these, so the texts read
+ * the same wherever the run was. Runtime-neutral.
  */
-import { ExecutorError } from '../protocol/errors.js';
-import { describeValue, isolateText } from './messages.js';
+import { describeValue } from './describe-value.js';
+import { ExecutorError } from './errors.js';
 
 export type CancellableMethod = 'execute' | 'invokeHandle';
 
+export const cancellationText = {
+  /** The caller aborted `options.signal` (a daemon does when its client goes away). */
+  cancelled: (method: string) =>
+    `The ${method} call was cancelled through its abort signal before it settled. Its run is given up, and its sandbox process is released (killed if it was spinning).`,
+  callOptionsInvalid: (method: string, got: string) => `${method}(request, options): options must be an object or undefined, got ${got}.`,
+  signalInvalid: (method: string, got: string) => `${method}(request, options): options.signal must be an AbortSignal or undefined, got ${got}.`,
+} as const;
+
 /** What a call aborted through its signal rejects with. */
 export function cancellationError(method: CancellableMethod, signal: AbortSignal): ExecutorError {
-  return new ExecutorError('EXECUTION_CANCELLED', isolateText.cancelled(method), { cause: signal.reason });
+  return new ExecutorError('EXECUTION_CANCELLED', cancellationText.cancelled(method), { cause: signal.reason });
 }
 
 /** Duck-typed, so a signal from another realm (or a polyfill) is accepted too. */
@@ -23,17 +33,17 @@ function isAbortSignal(value: unknown): value is AbortSignal {
 export function readSignal(method: CancellableMethod, options: unknown): AbortSignal | undefined {
   if (options === undefined) return undefined;
   if (typeof options !== 'object' || options === null) {
-    throw new ExecutorError('INVALID_REQUEST', isolateText.callOptionsInvalid(method, describeValue(options)));
+    throw new ExecutorError('INVALID_REQUEST', cancellationText.callOptionsInvalid(method, describeValue(options)));
   }
   const { signal } = options as { signal?: unknown };
   if (signal === undefined) return undefined;
-  if (!isAbortSignal(signal)) throw new ExecutorError('INVALID_REQUEST', isolateText.signalInvalid(method, describeValue(signal)));
+  if (!isAbortSignal(signal)) throw new ExecutorError('INVALID_REQUEST', cancellationText.signalInvalid(method, describeValue(signal)));
   return signal;
 }
 
 /**
  * Runs `work` until the signal aborts: then `onAbort` starts ending it and the call rejects at once,
- * while `work` carries on to its own end (which the pool waits for).
+ * while `work` carries on to its own end (whose outcome is then dropped).
  */
 export function untilAborted<T>(method: CancellableMethod, signal: AbortSignal | undefined, work: Promise<T>, onAbort: () => void): Promise<T> {
   if (signal === undefined) return work;
