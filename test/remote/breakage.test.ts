@@ -5,9 +5,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { ExecutorError } from '../../src/protocol/index.js';
 import { connect, RemoteExecutor, type WebSocketConstructor } from '../../src/remote/index.js';
-import { countingWebSocket, NodeWebSocket, toolGate } from './support/client.js';
+import { countingWebSocket, NodeWebSocket, rejection, toolGate } from './support/client.js';
 import { startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
 afterAll(stopAllDaemons);
@@ -15,15 +14,6 @@ afterAll(stopAllDaemons);
 const TRIVIAL = { code: 'async () => 42' };
 /** Two sandbox processes, for tests that hold one execution open while another runs. */
 const TWO_AT_ONCE = ['--max-workers', '2'];
-
-async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ExecutorError);
-  return error as ExecutorError;
-}
 
 function executionLines(lines: string[]): string[] {
   return lines.filter((line) => / execute \d+ /.test(line));

@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEnvelopeDispatch, ExecutorError } from '../../src/protocol/index.js';
+import { createEnvelopeDispatch } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket, toolGate } from './support/client.js';
+import { NodeWebSocket, rejection, toolGate } from './support/client.js';
 import { spawnDaemon, startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
 afterAll(stopAllDaemons);
@@ -16,15 +16,6 @@ afterAll(stopAllDaemons);
 const TRIVIAL = { code: 'async () => 42' };
 /** Two sandbox processes, for tests that hold one execution open while another runs. */
 const TWO_AT_ONCE = ['--max-workers', '2'];
-
-async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ExecutorError);
-  return error as ExecutorError;
-}
 
 describe('the bearer token', () => {
   it('admits the right token and refuses a wrong or missing one before any RPC', async () => {

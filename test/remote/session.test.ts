@@ -3,9 +3,9 @@
  * codec carries, outbound fetch), the options on the wire, and error rehydration.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvelopeDispatch, ExecutorError, HANDLE_KEY } from '../../src/protocol/index.js';
+import { createEnvelopeDispatch, HANDLE_KEY } from '../../src/protocol/index.js';
 import { connect, RemoteExecutor, type RemoteExecutor as RemoteExecutorType } from '../../src/remote/index.js';
-import { NodeWebSocket } from './support/client.js';
+import { NodeWebSocket, rejection } from './support/client.js';
 import { startDaemon, stopAllDaemons, type Daemon } from './support/daemon.js';
 
 let daemon: Daemon;
@@ -20,15 +20,6 @@ afterAll(async () => {
   await executor?.dispose();
   await stopAllDaemons();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ExecutorError);
-  return error as ExecutorError;
-}
 
 describe('opening a session', () => {
   it('refuses headers without an injected websocket, before opening anything', async () => {

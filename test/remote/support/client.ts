@@ -1,6 +1,7 @@
 /** Client-side helpers: a counting WebSocket constructor, and a tool gate the test opens. */
+import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import { encodeResultEnvelope, type Dispatch } from '../../../src/protocol/index.js';
+import { encodeResultEnvelope, ExecutorError, type Dispatch } from '../../../src/protocol/index.js';
 import type { WebSocketConstructor } from '../../../src/remote/index.js';
 
 /** The ws constructor, which sends headers; Node 20 has no global WebSocket. */
@@ -53,4 +54,14 @@ export function toolGate(): {
     },
   };
   return gate;
+}
+
+/** The ExecutorError a promise rejects with; fails the test when it resolves or rejects with anything else. */
+export async function rejection(promise: Promise<unknown>): Promise<ExecutorError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ExecutorError);
+  return error as ExecutorError;
 }
