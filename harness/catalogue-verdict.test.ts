@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LoadedCase, Outcome, SideName } from './case-model.js';
-import { partnersFor, verdictFor } from './catalogue-verdict.js';
+import { verdictFor } from './catalogue-verdict.js';
+import { comparisonPartners } from './sides/side.js';
 
 const base: LoadedCase = { id: 'c', description: 'd', features: [], code: 'async () => 1', file: 'cases/x.yaml', line: 3 };
 const withExpect: LoadedCase = { ...base, expect: { result: 1, logs: [] } };
@@ -25,13 +26,13 @@ function partner(table: Partial<Record<SideName, Outcome>>) {
   return { call, asked };
 }
 
-describe('partnersFor', () => {
+describe('comparisonPartners', () => {
   it('compares ours with every column that runs the case, and everything else with ours', () => {
-    expect(partnersFor(base, 'ours')).toEqual(['0.2.2', '0.3.8', '0.4.4', 'latest']);
-    expect(partnersFor(skippedOnOld, 'ours')).toEqual(['0.4.4', 'latest']);
-    expect(partnersFor({ ...base, reference: false, reason: 'r' }, 'ours')).toEqual([]);
-    expect(partnersFor(base, 'ours-remote')).toEqual(['ours']);
-    expect(partnersFor(base, 'latest')).toEqual(['ours']);
+    expect(comparisonPartners(base, 'ours')).toEqual(['0.2.2', '0.3.8', '0.4.4', 'latest']);
+    expect(comparisonPartners(skippedOnOld, 'ours')).toEqual(['0.4.4', 'latest']);
+    expect(comparisonPartners({ ...base, reference: false, reason: 'r' }, 'ours')).toEqual([]);
+    expect(comparisonPartners(base, 'ours-remote')).toEqual(['ours']);
+    expect(comparisonPartners(base, 'latest')).toEqual(['ours']);
   });
 });
 

@@ -4,23 +4,17 @@
  * column or ours-remote is compared with ours, and ours with every reference column that runs the
  * case: the reference decides. Outcomes are compared whole; timing never takes part.
  */
-import { REFERENCE_COLUMNS, type Case, type LoadedCase, type Outcome, type SideName } from './case-model.js';
+import type { LoadedCase, Outcome, SideName } from './case-model.js';
 import { judge } from './expect.js';
-import { isReferenceColumn, skipReason } from './sides/index.js';
+import { comparisonPartners } from './sides/side.js';
 
 /** Another side's outcome of the same case; rejects when that side's harness broke. */
 export type PartnerOutcome = (side: SideName, item: LoadedCase) => Promise<Outcome>;
 
-/** Whose outcome a case without `expect` is compared with on this side. */
-export function partnersFor(item: Case, side: SideName): SideName[] {
-  if (side === 'ours') return REFERENCE_COLUMNS.filter((column) => skipReason(item, column) === null);
-  return isReferenceColumn(side) || side === 'ours-remote' ? ['ours'] : [];
-}
-
 /** `null` when the outcome is right for the case on this side, otherwise the readable report of why not. */
 export async function verdictFor(item: LoadedCase, side: SideName, outcome: Outcome, partner: PartnerOutcome): Promise<string | null> {
   if (item.expect !== undefined) return judge(item, side, outcome);
-  const partners = partnersFor(item, side);
+  const partners = comparisonPartners(item, side);
   // With nobody to compare with, judge says so: a case must have an expect or a side that decides.
   if (partners.length === 0) return judge(item, side, outcome);
   const reports: string[] = [];

@@ -14,7 +14,8 @@ import { REFERENCE_COLUMNS, SIDE_NAMES, type LoadedCase, type SideName } from '.
 import { referenceCalledForStandalone, skippedTitle } from './catalogue-messages.js';
 import { CatalogueSides } from './catalogue-sides.js';
 import { emptyTally, formatSummary, tallyTasks, type CatalogueTestMeta, type TaskLike } from './catalogue-summary.js';
-import { partnersFor, verdictFor, type PartnerOutcome } from './catalogue-verdict.js';
+import { verdictFor, type PartnerOutcome } from './catalogue-verdict.js';
+import { comparisonPartners } from './sides/side.js';
 import { caseTitle, loadCatalogue } from './load-cases.js';
 import { sideVersions } from './side-versions.js';
 import { isReferenceColumn, skipReason, startSide } from './sides/index.js';
@@ -83,7 +84,7 @@ function sidesToStart(root: TaskLike): SideName[] {
     if (task.type === 'test' && meta && task.mode === 'run') {
       needed.add(meta.side);
       const item = byId.get(meta.caseId);
-      if (item && item.expect === undefined) for (const other of partnersFor(item, meta.side)) needed.add(other);
+      if (item && item.expect === undefined) for (const other of comparisonPartners(item, meta.side)) needed.add(other);
     }
     for (const child of task.tasks ?? []) visit(child);
   };

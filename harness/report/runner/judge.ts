@@ -5,9 +5,10 @@
  * unsupported): "the reference decides". A partner that broke makes the cell an infra-error, never a
  * result.
  */
-import type { LoadedCase, Outcome } from '../../case-model.js';
+import type { LoadedCase, Outcome, SideName } from '../../case-model.js';
 import type { Mismatch } from '../../expect.js';
 import { checkExpectation, compareOutcomes, judge } from '../../expect.js';
+import { comparisonPartners } from '../../sides/side.js';
 import type { CellPlan, Execution } from '../cell-rules.js';
 import type { MatrixColumn } from '../model.js';
 import { texts } from '../texts.js';
@@ -31,12 +32,9 @@ export function fieldsOf(mismatches: readonly Mismatch[]): string[] {
   return [...new Set(mismatches.map((mismatch) => /^[A-Za-z_$][\w$]*/.exec(mismatch.path)?.[0] ?? mismatch.path))];
 }
 
-/** Whose outcome a case without `expect` is compared with on this column. */
+/** Whose outcome a case without `expect` is compared with on this column (the rule the catalogue spec uses too). */
 export function partnersOf(testCase: LoadedCase, column: Pick<MatrixColumn, 'id' | 'kind'>, context: JudgeContext): string[] {
-  if (column.kind === 'ours') {
-    return context.columns.filter((other) => other.kind === 'reference' && context.plan(testCase, other).kind === 'run').map((other) => other.id);
-  }
-  return context.columns.filter((other) => other.kind === 'ours').map((other) => other.id);
+  return comparisonPartners(testCase, column.id as SideName, context.columns.map((other) => other.id as SideName));
 }
 
 /** Can this cell be judged before later columns run? Ours without `expect` waits for the references. */
