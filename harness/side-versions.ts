@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { SideName } from './case-model.js';
-import { installedVersion } from './reference/columns.js';
-import { columnByName, readColumnVersions } from './reference/index.js';
+import { columnByName, installedVersion, readColumnVersions } from './reference/index.js';
 import { isReferenceColumn } from './sides/index.js';
 
 const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));

@@ -1,16 +1,16 @@
 /**
- * Opening each column the matrix runs, through the other helpers' public APIs, loaded lazily: an
- * API that is not in the tree (or breaks while starting) makes that column an infra-error with the
- * reason, instead of crashing the run.
+ * Opening each column the matrix runs: ours and ours-remote through the catalogue's side registry
+ * (harness/sides), each release through harness/reference. A column that fails to start becomes an
+ * infra-error with the reason, instead of crashing the run.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Case, Outcome } from '../../case-model.js';
-import { REFERENCE_COLUMNS } from '../../case-model.js';
+import { COLUMN_NAMES, columnByName, describeRequest, installedVersion, readColumnVersions, runOnReference, startReferenceColumn, type ColumnVersions as ReferenceVersions } from '../../reference/index.js';
+import { startSide } from '../../sides/index.js';
+import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../../../src/isolate/index.js';
 import type { ColumnVersions, MatrixColumn } from '../model.js';
 import { REPO_ROOT } from '../paths.js';
-import { texts } from '../texts.js';
 
 /** A running column: runs one case to an outcome. Rejects only when the harness broke. */
 export interface OpenColumn {
@@ -28,113 +28,57 @@ export function messageOf(error: unknown): string {
 
 const EMPTY_VERSIONS: ColumnVersions = { codemode: null, executor: null, workerd: null, wrangler: null, compatibilityDate: null, compatibilityFlags: [] };
 
-function readJson(path: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The compatibility settings our isolate loads every execution with (upstream's, by design). */
-async function ourSandboxCompatibility(): Promise<{ date: string | null; flags: string[] }> {
-  try {
-    const isolate = await import('../../../src/isolate/index.js');
-    return { date: isolate.SANDBOX_COMPATIBILITY_DATE, flags: [...isolate.SANDBOX_COMPATIBILITY_FLAGS] };
-  } catch {
-    // The isolate cannot load: the column reports that itself when it opens.
-    return { date: null, flags: [] };
-  }
-}
-
-export async function ourVersions(): Promise<ColumnVersions> {
-  const manifest = readJson(join(REPO_ROOT, 'package.json'));
-  const requireFromRoot = createRequire(join(REPO_ROOT, 'package.json'));
-  let workerd: string | null = null;
-  for (const base of requireFromRoot.resolve.paths('workerd') ?? []) {
-    const found = readJson(join(base, 'workerd', 'package.json'));
-    if (found) {
-      workerd = String(found.version);
-      break;
-    }
-  }
-  const compatibility = await ourSandboxCompatibility();
+/** What ours runs on: our package, the workerd it drives, and the compatibility settings of every sandbox (upstream's). */
+export function ourVersions(): ColumnVersions {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
   return {
     ...EMPTY_VERSIONS,
-    executor: manifest ? String(manifest.version) : null,
-    workerd,
-    compatibilityDate: compatibility.date,
-    compatibilityFlags: compatibility.flags,
+    executor: manifest.version,
+    workerd: installedVersion('workerd'),
+    compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
+    compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
   };
 }
 
-/** The remote column runs when its sources are in the tree (src/remote and src/server hold code). */
-export function remoteSourcesExist(): boolean {
-  const hasCode = (dir: string) => existsSync(dir) && readdirSync(dir).some((name) => name.endsWith('.ts'));
-  return hasCode(join(REPO_ROOT, 'src', 'remote')) && hasCode(join(REPO_ROOT, 'src', 'server'));
-}
-
-/** The reference columns the reference harness declares, oldest first (the case model's list until it loads). */
-export async function referenceColumnIds(): Promise<string[]> {
-  try {
-    const reference = await import('../../reference/index.js');
-    return [...reference.COLUMN_NAMES];
-  } catch {
-    return [...REFERENCE_COLUMNS];
-  }
-}
-
 /** The columns of a run, in report order: ours, ours-remote, then releases oldest to newest. */
-export async function plannedColumns(): Promise<Pick<MatrixColumn, 'id' | 'kind'>[]> {
-  const columns: Pick<MatrixColumn, 'id' | 'kind'>[] = [{ id: 'ours', kind: 'ours' }];
-  if (remoteSourcesExist()) columns.push({ id: 'ours-remote', kind: 'ours-remote' });
-  for (const id of await referenceColumnIds()) columns.push({ id, kind: 'reference' });
-  return columns;
+export function plannedColumns(): Pick<MatrixColumn, 'id' | 'kind'>[] {
+  return [
+    { id: 'ours', kind: 'ours' },
+    { id: 'ours-remote', kind: 'ours-remote' },
+    ...COLUMN_NAMES.map((id) => ({ id, kind: 'reference' as const })),
+  ];
 }
 
 /** Ours, in-process or remote, through the catalogue's side registry (harness/sides). */
 export async function openOurSide(id: 'ours' | 'ours-remote'): Promise<Opened> {
-  const kind = id;
-  const column: MatrixColumn = { id, label: id, kind, versions: await ourVersions() };
-  let sides: typeof import('../../sides/index.js');
+  const column: MatrixColumn = { id, label: id, kind: id, versions: ourVersions() };
   try {
-    sides = await import('../../sides/index.js');
-  } catch (error) {
-    return { column, reason: texts.apiMissing(`the ${id} side (harness/sides)`, messageOf(error)) };
-  }
-  try {
-    const side = await sides.startSide(id);
+    const side = await startSide(id);
     return { column, open: { run: (testCase) => side.run(testCase), stop: () => side.dispose() } };
   } catch (error) {
-    return { column, reason: texts.apiMissing(`the ${id} side`, messageOf(error)) };
+    return { column, reason: messageOf(error) };
   }
 }
 
 /** One reference column under `wrangler dev`, through harness/reference. */
 export async function openReferenceColumn(id: string): Promise<Opened> {
   const column: MatrixColumn = { id, label: id, kind: 'reference', versions: { ...EMPTY_VERSIONS } };
-  let reference: typeof import('../../reference/index.js');
-  try {
-    reference = await import('../../reference/index.js');
-  } catch (error) {
-    return { column, reason: texts.apiMissing('the reference harness (harness/reference)', messageOf(error)) };
-  }
   // Versions first, so a column that fails to start still says what it would have run.
   try {
-    describeVersions(column, reference.readColumnVersions(reference.columnByName(id)));
+    describeVersions(column, readColumnVersions(columnByName(id)));
   } catch (error) {
     return { column, reason: messageOf(error) };
   }
   try {
-    const started = await reference.startReferenceColumn(id);
+    const started = await startReferenceColumn(id);
     describeVersions(column, started.versions);
     return {
       column,
       open: {
-        run: (testCase) => reference.runOnReference(started, testCase),
+        run: (testCase) => runOnReference(started, testCase),
         refuses: (testCase) => {
           try {
-            reference.describeRequest(testCase);
+            describeRequest(testCase);
             return undefined;
           } catch (error) {
             return messageOf(error);
@@ -148,7 +92,7 @@ export async function openReferenceColumn(id: string): Promise<Opened> {
   }
 }
 
-function describeVersions(column: MatrixColumn, versions: import('../../reference/index.js').ColumnVersions): void {
+function describeVersions(column: MatrixColumn, versions: ReferenceVersions): void {
   column.label = column.id === versions.codemode ? column.id : `${column.id} (${versions.codemode})`;
   column.versions = {
     codemode: versions.codemode,

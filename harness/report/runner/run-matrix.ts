@@ -31,10 +31,10 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixResult> {
   const startedAt = new Date();
   const { progress } = options;
   const cases = catalogueOrder(loadCatalogue());
-  const planned = (await plannedColumns()).filter((column) => !options.columns || options.columns.includes(column.id));
+  const planned = plannedColumns().filter((column) => !options.columns || options.columns.includes(column.id));
   if (options.columns) {
     const unknown = options.columns.filter((id) => !planned.some((column) => column.id === id));
-    if (unknown.length) throw new Error(`unknown column(s) ${unknown.join(', ')}; the columns are ${(await plannedColumns()).map((column) => column.id).join(', ')}`);
+    if (unknown.length) throw new Error(`unknown column(s) ${unknown.join(', ')}; the columns are ${plannedColumns().map((column) => column.id).join(', ')}`);
   }
 
   const observations = new Map<string, Observation>();
