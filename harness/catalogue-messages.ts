@@ -9,10 +9,6 @@ export function sideDidNotStart(side: string, why: string): string {
   return `The ${side} side did not start, so none of its cases ran (an infrastructure failure, not a case result):\n${why}`;
 }
 
-export function preflightFailed(side: string, outcome: string): string {
-  return `The ${side} side started, but a trivial execution (async () => 6 * 7) did not give 42: ${outcome}`;
-}
-
 export function sideBroke(side: string, caseId: string, why: string): string {
   return `The ${side} side broke during the run, at case "${caseId}" (an infrastructure failure, not a case result):\n${why}`;
 }

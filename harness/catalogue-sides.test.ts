@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Case, Outcome, SideName } from './case-model.js';
-import { CatalogueSides, PREFLIGHT_CASE, type StartedSide } from './catalogue-sides.js';
+import { CatalogueSides, type StartedSide } from './catalogue-sides.js';
+import { PREFLIGHT_CASE } from './preflight.js';
 
 const item = (id: string): Case => ({ id, description: id, features: [], code: 'async () => 1', expect: { result: 1 } });
 

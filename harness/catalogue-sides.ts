@@ -8,22 +8,13 @@
  * remaining cases at once with the reason, instead of making each wait out its own deadline.
  */
 import type { Case, Outcome, SideName } from './case-model.js';
-import { brief, checkExpectation } from './expect.js';
-import { preflightFailed, sideBroke, sideDidNotStart, troubleLine, withOutput } from './catalogue-messages.js';
+import { sideBroke, sideDidNotStart, troubleLine, withOutput } from './catalogue-messages.js';
+import { formatPreflightFailed, PREFLIGHT_CASE, preflightProblem } from './preflight.js';
 import type { Side } from './sides/index.js';
 
 /** A side as started; a reference column also offers what wrangler printed. */
 export type StartedSide = Side & { output?(): string };
 export type SideStarter = (name: SideName) => Promise<StartedSide>;
-
-/** The execution every side must answer before its results count. */
-export const PREFLIGHT_CASE: Case = {
-  id: 'catalogue-preflight',
-  description: 'The side answers a trivial execution',
-  features: [],
-  code: 'async () => 6 * 7',
-  expect: { result: 42 },
-};
 
 /** How much of wrangler's output a failure quotes. */
 const OUTPUT_TAIL = 4 * 1024;
@@ -128,10 +119,9 @@ export class CatalogueSides {
   private async preflight(side: StartedSide): Promise<string | undefined> {
     let problem: string | undefined;
     try {
-      const outcome = await side.run(PREFLIGHT_CASE);
-      if (checkExpectation(PREFLIGHT_CASE.expect!, outcome).length > 0) problem = preflightFailed(side.name, brief(outcome));
+      problem = preflightProblem(side.name, await side.run(PREFLIGHT_CASE));
     } catch (error) {
-      problem = preflightFailed(side.name, messageOf(error));
+      problem = formatPreflightFailed(side.name, messageOf(error));
     }
     return problem === undefined ? undefined : withOutput(problem, side.output?.().slice(-OUTPUT_TAIL) ?? '');
   }

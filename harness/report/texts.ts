@@ -23,8 +23,6 @@ export const texts = {
   /** A failing side-vs-side comparison. */
   disagrees: (others: readonly string[], fields: readonly string[]) =>
     `outcome differs from ${others.join(', ')}${fields.length ? ` in ${fields.join(', ')}` : ''}`,
-  /** The trivial execution every column must answer before its cases count. */
-  preflightFailed: (column: string, got: string) => `column ${column} failed its preflight (\`async () => 6 * 7\` should give 42): ${got}`,
   /** After a probe broke the harness, later probes on that column are not made. */
   probesStopped: (reason: string) => `a probe broke the harness (${reason}); later probes on this column were not run`,
   /** A case run that did not finish in time. */

@@ -11,7 +11,8 @@ import { texts } from '../texts.js';
 import type { JudgeContext, Observation } from './judge.js';
 import type { Opened } from './open-columns.js';
 import type { Progress } from './progress.js';
-import { PREFLIGHT_CASE, runColumn, runningColumns } from './run-column.js';
+import { formatPreflightFailed, PREFLIGHT_CASE } from '../../preflight.js';
+import { runColumn, runningColumns } from './run-column.js';
 
 const loaded = (id: string, fields: Partial<LoadedCase> = {}): LoadedCase => ({
   id,
@@ -114,7 +115,7 @@ describe('runColumn', () => {
     await run();
     expect(scripted.asked).toEqual([PREFLIGHT_CASE.id]);
     expect(scripted.stops()).toBe(1);
-    expect(broken.infraError).toBe(texts.preflightFailed('latest', '{"threw":"workerd exited"}'));
+    expect(broken.infraError).toBe(formatPreflightFailed('latest', '{"threw":"workerd exited"}'));
     expect(observed.get('runs-a@latest')).toEqual({ kind: 'infra-error', reason: texts.columnUnavailable(broken.infraError!) });
   });
 

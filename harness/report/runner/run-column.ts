@@ -3,10 +3,11 @@
  * skipped cases that may be probed for staleness (last, so a probe that breaks the column cannot
  * cost a real result). Records one observation per executed case and reports progress.
  */
-import type { Case, LoadedCase, Outcome } from '../../case-model.js';
+import type { Case, LoadedCase } from '../../case-model.js';
 import type { CellPlan } from '../cell-rules.js';
 import { planCell, runsCase, settleCell } from '../cell-rules.js';
 import type { MatrixColumn } from '../model.js';
+import { formatPreflightFailed, PREFLIGHT_CASE, preflightProblem } from '../../preflight.js';
 import { texts } from '../texts.js';
 import type { JudgeContext, Observation } from './judge.js';
 import { judgeCell, judgeableNow } from './judge.js';
@@ -16,14 +17,6 @@ import type { Progress } from './progress.js';
 
 /** Columns still running, so an interrupted run can stop them (nothing may be left behind). */
 export const runningColumns = new Set<OpenColumn>();
-
-/** The trivial case every column must answer before its results count. */
-export const PREFLIGHT_CASE: Case = {
-  id: 'matrix-preflight',
-  description: 'The column answers a trivial execution',
-  features: [],
-  code: 'async () => 6 * 7',
-};
 
 /** Beyond a case's own timeout (upstream's longest default is 60 s), how long the harness waits for an outcome. */
 const GUARD_GRACE_MS = 60_000;
@@ -49,12 +42,6 @@ async function observe(open: OpenColumn, testCase: Case): Promise<Observation> {
   } catch (error) {
     return { kind: 'infra-error', reason: messageOf(error) };
   }
-}
-
-/** Why a preflight outcome is not the 42 a healthy column gives, or undefined when it is. */
-function preflightProblem(outcome: Outcome): string | undefined {
-  if (outcome.result === 42 && outcome.error === undefined && outcome.threw === undefined) return undefined;
-  return JSON.stringify(outcome);
 }
 
 export interface ColumnRun {
@@ -89,9 +76,9 @@ export async function runColumn(run: ColumnRun): Promise<void> {
   runningColumns.add(open);
   try {
     const preflight = await observe(open, PREFLIGHT_CASE);
-    const problem = preflight.kind === 'outcome' ? preflightProblem(preflight.outcome) : preflight.reason;
+    const problem = preflight.kind === 'outcome' ? preflightProblem(column.id, preflight.outcome) : formatPreflightFailed(column.id, preflight.reason);
     if (problem !== undefined) {
-      markColumnBroken(column, texts.preflightFailed(column.id, problem), run);
+      markColumnBroken(column, problem, run);
       return;
     }
 
