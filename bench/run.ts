@@ -26,6 +26,7 @@ import { note, phase } from './progress.js';
 import { startReferencePeer, type ReferencePeer } from './reference-peer.js';
 import { printReport, SERIES, type BenchResults } from './report.js';
 import { WORKLOADS, type Workload } from './workloads.js';
+import { messageOf } from '../src/protocol/errors.js';
 
 const USAGE = `Usage: npm run bench [-- --quick]
 
@@ -43,7 +44,7 @@ function parseCommandLine(): typeof FULL | undefined {
   try {
     ({ values } = parseArgs({ options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
   } catch (error) {
-    console.error(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    console.error(`bench: ${messageOf(error)}\n\n${USAGE}`);
     process.exit(2);
   }
   if (values.help) {

@@ -11,6 +11,7 @@ import type { Case, Outcome, SideName } from './case-model.js';
 import { sideBroke, sideDidNotStart, troubleLine, withOutput } from './catalogue-messages.js';
 import { formatPreflightFailed, PREFLIGHT_CASE, preflightProblem } from './preflight.js';
 import type { Side } from './sides/index.js';
+import { messageOf } from '../src/protocol/errors.js';
 
 /** A side as started; a reference column also offers what wrangler printed. */
 export type StartedSide = Side & { output?(): string };
@@ -19,9 +20,6 @@ export type SideStarter = (name: SideName) => Promise<StartedSide>;
 /** How much of wrangler's output a failure quotes. */
 const OUTPUT_TAIL = 4 * 1024;
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 interface Entry {
   /** Settles (never rejects) once the side is started and checked, or known not to start; set on the first start. */

@@ -5,6 +5,7 @@
  * worker bundles this file too.
  */
 import type { Outcome } from './case-model.js';
+import { messageOf } from '../src/protocol/errors.js';
 
 function replacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return `${value}n`;
@@ -16,11 +17,11 @@ export function normalizeResult(raw: unknown): Outcome {
   try {
     return JSON.parse(JSON.stringify(raw, replacer) ?? '{}') as Outcome;
   } catch (error) {
-    return { error: `[normalizeResult] the outcome could not be serialized: ${error instanceof Error ? error.message : String(error)}` };
+    return { error: `[normalizeResult] the outcome could not be serialized: ${messageOf(error)}` };
   }
 }
 
 /** The outcome of an `execute` that rejected. */
 export function normalizeThrow(error: unknown): Outcome {
-  return { threw: error instanceof Error ? error.message : String(error) };
+  return { threw: messageOf(error) };
 }

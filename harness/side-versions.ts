@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { SideName } from './case-model.js';
 import { columnByName, installedVersion, readColumnVersions } from './reference/index.js';
 import { isReferenceColumn } from './sides/index.js';
+import { messageOf } from '../src/protocol/errors.js';
 
 const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
 
@@ -21,6 +22,6 @@ export function sideVersions(side: SideName): string {
     const versions = readColumnVersions(columnByName(side));
     return `codemode ${versions.codemode} · workerd ${versions.workerd} · wrangler ${versions.wrangler}`;
   } catch (error) {
-    return `versions unknown: ${error instanceof Error ? error.message : String(error)}`;
+    return `versions unknown: ${messageOf(error)}`;
   }
 }

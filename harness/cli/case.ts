@@ -8,6 +8,7 @@ import { SIDE_NAMES, type SideName } from '../case-model.js';
 import { brief, judge } from '../expect.js';
 import { caseTitle, loadCaseFile } from '../load-cases.js';
 import { skipReason, startSide, type Side } from '../sides/index.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 const USAGE = 'usage: npm run case -- <cases/file.yaml> [case-id] [--sides ours,latest,0.4.4,0.3.8,0.2.2]';
 
@@ -77,7 +78,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(messageOf(error));
     process.exit(2);
   },
 );

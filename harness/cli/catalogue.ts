@@ -8,6 +8,7 @@ import { loadCatalogue } from '../load-cases.js';
 import { CATALOGUE_PATH, REPO_ROOT } from '../report/paths.js';
 import { texts } from '../report/texts.js';
 import { renderCatalogue } from '../report/write-catalogue.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 function committed(): string | undefined {
   try {
@@ -31,6 +32,6 @@ try {
     console.log(`wrote ${where}`);
   }
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(messageOf(error));
   process.exitCode = 1;
 }

@@ -2,6 +2,7 @@
 import type { Outcome } from '../case-model.js';
 import { columnRequestFailed, columnRequestTimedOut, columnUnreachable } from './messages.js';
 import type { ReferenceRequest } from './wire.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 /** The longest default timeout of any release (upstream-releases.md §8). */
 const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
@@ -25,7 +26,7 @@ export async function postReferenceRequest(column: string, url: string, request:
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'TimeoutError') throw new Error(columnRequestTimedOut(column, request.caseId, deadline));
-    throw new Error(columnUnreachable(column, request.caseId, error instanceof Error ? error.message : String(error)));
+    throw new Error(columnUnreachable(column, request.caseId, messageOf(error)));
   }
   const text = await response.text();
   if (response.status !== 200) throw new Error(columnRequestFailed(column, request.caseId, response.status, text));

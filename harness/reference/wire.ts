@@ -5,6 +5,7 @@
  */
 import type { CaseConnector, CaseProvider } from '../case-model.js';
 import { badReferenceBody } from './messages.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 export interface ReferenceRequest {
   /** The case this request runs, for error messages on both ends. */
@@ -34,7 +35,7 @@ export function parseReferenceRequest(text: string): ReferenceRequest {
   try {
     body = JSON.parse(text);
   } catch (error) {
-    throw new Error(badReferenceBody(`not JSON (${error instanceof Error ? error.message : String(error)})`));
+    throw new Error(badReferenceBody(`not JSON (${messageOf(error)})`));
   }
   if (!isRecord(body)) throw new Error(badReferenceBody('expected a JSON object'));
   if (typeof body.caseId !== 'string') throw new Error(badReferenceBody('caseId must be a string'));

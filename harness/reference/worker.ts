@@ -10,6 +10,7 @@ import { normalizeResult, normalizeThrow } from '../normalize-result.js';
 import { materializeConnectors, materializeProviders, type ConnectorCall } from '../tools.js';
 import { badReferenceBody } from './messages.js';
 import { parseReferenceRequest, type ReferenceRequest } from './wire.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 interface Env {
   /** The `worker_loaders` binding of the column's configuration. */
@@ -71,7 +72,7 @@ export default {
     try {
       body = parseReferenceRequest(await request.text());
     } catch (error) {
-      return new Response(error instanceof Error ? error.message : String(error), { status: 400 });
+      return new Response(messageOf(error), { status: 400 });
     }
     return Response.json(await runExecute(body, env.LOADER));
   },

@@ -9,6 +9,7 @@ import { columnStopped, columnsFailedToStart } from './messages.js';
 import { postReferenceRequest } from './transport.js';
 import { startWranglerDev } from './wrangler-dev.js';
 import type { ReferenceRequest } from './wire.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 export interface StartedReferenceColumn {
   column: ReferenceColumn;
@@ -89,7 +90,7 @@ export async function startReferenceColumns(
       try {
         started[index] = await startReferenceColumn(name, options);
       } catch (error) {
-        failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+        failures.push(`${name}: ${messageOf(error)}`);
       }
     }
   };

@@ -7,6 +7,7 @@
  */
 import type { CellStatus, MatrixRun } from './model.js';
 import { CELL_STATUSES, indexCells, cellKey } from './model.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 /** One letter per status, so a record stays small: `p f s u i`. */
 const LETTER: Record<CellStatus, string> = { pass: 'p', fail: 'f', skip: 's', unsupported: 'u', 'infra-error': 'i' };
@@ -85,7 +86,7 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${source}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${source}: not JSON (${messageOf(error)})`);
   }
   const record = value as Partial<HistoryRecord>;
   if (record?.schemaVersion !== 1 || typeof record.date !== 'string' || !Array.isArray(record.columns) || typeof record.cases !== 'object' || record.cases === null) {

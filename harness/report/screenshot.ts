@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { launchChromium } from './browser.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 export interface ScreenshotOptions {
   width?: number;
@@ -45,7 +46,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   screenshotPage(html, png, options).then(
     () => console.log(`wrote ${png}`),
     (error: unknown) => {
-      console.error(error instanceof Error ? error.message : String(error));
+      console.error(messageOf(error));
       process.exitCode = 1;
     },
   );

@@ -8,6 +8,7 @@ import type { ColumnVersions } from '../reference/columns.js';
 import type { SurfaceSide } from './measure.js';
 import { tableLacksSide, tableMissing } from './messages.js';
 import type { Surface } from './probe.js';
+import { messageOf } from '../../src/protocol/errors.js';
 
 export const TABLE_PATH = fileURLToPath(new URL('./recorded.json', import.meta.url));
 
@@ -31,7 +32,7 @@ export function readTable(): RecordedTable {
   try {
     return JSON.parse(readFileSync(TABLE_PATH, 'utf8')) as RecordedTable;
   } catch (error) {
-    throw new Error(tableMissing(TABLE_PATH, error instanceof Error ? error.message : String(error)));
+    throw new Error(tableMissing(TABLE_PATH, messageOf(error)));
   }
 }
 

@@ -10,6 +10,7 @@ import { arch, endianness } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ExecutorError } from '../protocol/errors.js';
 import { isolateText } from './messages.js';
+import { messageOf } from '../protocol/errors.js';
 
 const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
   'darwin arm64 LE': '@cloudflare/workerd-darwin-arm64',
@@ -34,7 +35,7 @@ export function resolveWorkerdBinary(): string {
     const fromWorkerd = createRequire(require.resolve('workerd/package.json'));
     binary = join(dirname(fromWorkerd.resolve(`${platformPackage}/package.json`)), 'bin', 'workerd');
   } catch (error) {
-    throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.binaryMissing(platformPackage, error instanceof Error ? error.message : String(error)), { cause: error });
+    throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.binaryMissing(platformPackage, messageOf(error)), { cause: error });
   }
   if (!existsSync(binary)) {
     throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.binaryMissing(platformPackage, `${binary} does not exist`));

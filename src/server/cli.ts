@@ -6,6 +6,7 @@
 import { IsolateExecutor } from '../isolate/index.js';
 import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
 import { runDaemon } from './run-daemon.js';
+import { messageOf } from '../protocol/errors.js';
 
 async function main(): Promise<void> {
   const parsed = parseCommandLine(process.argv.slice(2), process.env);
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   process.stderr.write(`codemode-executor: ${message}\n`);
   if (error instanceof UsageError) process.stderr.write(`\n${USAGE}`);
   process.exit(error instanceof UsageError ? 2 : 1);

@@ -11,6 +11,7 @@ import { startSide } from '../../sides/index.js';
 import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../../../src/isolate/index.js';
 import type { ColumnVersions, MatrixColumn } from '../model.js';
 import { REPO_ROOT } from '../paths.js';
+import { messageOf } from '../../../src/protocol/errors.js';
 
 /** A running column: runs one case to an outcome. Rejects only when the harness broke. */
 export interface OpenColumn {
@@ -22,9 +23,6 @@ export interface OpenColumn {
 
 export type Opened = { column: MatrixColumn; open: OpenColumn } | { column: MatrixColumn; reason: string };
 
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 const EMPTY_VERSIONS: ColumnVersions = { codemode: null, executor: null, workerd: null, wrangler: null, compatibilityDate: null, compatibilityFlags: [] };
 

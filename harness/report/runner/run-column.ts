@@ -12,7 +12,7 @@ import { texts } from '../texts.js';
 import type { JudgeContext, Observation } from './judge.js';
 import { judgeCell, judgeableNow } from './judge.js';
 import type { OpenColumn, Opened } from './open-columns.js';
-import { messageOf } from './open-columns.js';
+import { messageOf } from '../../../src/protocol/errors.js';
 import type { Progress } from './progress.js';
 
 /** Columns still running, so an interrupted run can stop them (nothing may be left behind). */
