@@ -8,6 +8,8 @@
  * (`BINARY_CODEC_SOURCE`) into the sandbox, so both sides run one implementation.
  */
 
+import { selfContainedSource } from './function-source.js';
+
 export interface BinaryCodec {
   stringify(value: unknown): string;
   parse(text: string): unknown;
@@ -61,11 +63,7 @@ export function createBinaryCodec(): BinaryCodec {
   };
 }
 
-/**
- * The codec's source: an expression whose value is a function returning `{stringify, parse}`.
- * The `__name` parameter absorbs the name-keeping helper some transpilers (esbuild's keepNames,
- * used by tsx) insert into function bodies, so the text stays self-contained either way.
- */
-export const BINARY_CODEC_SOURCE = `((__name) => (${createBinaryCodec.toString()}))((fn) => fn)`;
+/** The codec's source: an expression whose value is a function returning `{stringify, parse}`. */
+export const BINARY_CODEC_SOURCE = selfContainedSource(createBinaryCodec);
 
 export const binaryCodec: BinaryCodec = createBinaryCodec();

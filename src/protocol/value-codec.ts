@@ -16,6 +16,7 @@
  * text (`VALUE_CODEC_SOURCE`), so both ends run one implementation.
  */
 import { ExecutorError } from './errors.js';
+import { selfContainedSource } from './function-source.js';
 
 export interface ValueCodec {
   encode(value: unknown): unknown;
@@ -209,11 +210,8 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
   return { encode, decode };
 }
 
-/**
- * The codec's source: an expression whose value is `createValueCodec`. The `__name` parameter
- * absorbs the name-keeping helper some transpilers insert (see `BINARY_CODEC_SOURCE`).
- */
-export const VALUE_CODEC_SOURCE = `((__name) => (${createValueCodec.toString()}))((fn) => fn)`;
+/** The codec's source: an expression whose value is `createValueCodec`. */
+export const VALUE_CODEC_SOURCE = selfContainedSource(createValueCodec);
 
 /** What calling a function from the result of an execution that did not retain it rejects with. */
 export const FUNCTION_NOT_RETAINED_MESSAGE =
