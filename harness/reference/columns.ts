@@ -6,9 +6,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REFERENCE_COLUMNS } from '../case-model.js';
 import { aliasVersionMismatch, unknownColumn } from './messages.js';
 
-export const COLUMN_NAMES = ['0.2.2', '0.3.8', '0.4.4', 'latest'] as const;
+/** The case model's list, so skipOn, the sides and what starts cannot drift apart. */
+export const COLUMN_NAMES = REFERENCE_COLUMNS;
 export type ColumnName = (typeof COLUMN_NAMES)[number];
 
 export interface ReferenceColumn {

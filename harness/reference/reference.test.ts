@@ -4,7 +4,7 @@
  * the real DynamicWorkerExecutor of each. Then describeRequest's refusals, and the clean stop.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFERENCE_COLUMNS, type Case, type CaseProvider, type Outcome } from '../case-model.js';
+import type { Case, CaseProvider, Outcome } from '../case-model.js';
 import { runOnReference } from './client.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -166,12 +166,6 @@ describe('start failures', () => {
   it('reports a wrangler that is not ready in time, with its output', async () => {
     const start = startWranglerDev({ label: 'impatient', wranglerBin: WRANGLER_BIN, configPath: columnByName('latest').configPath, readyTimeoutMs: 50 });
     await expect(start).rejects.toThrow('wrangler dev for reference column impatient printed no "Ready on http://..." line within 50 ms. Its output:');
-  });
-});
-
-describe('the column list', () => {
-  it('names the same columns as the case model, so skipOn and the sides cannot drift from what starts', () => {
-    expect([...COLUMN_NAMES]).toEqual([...REFERENCE_COLUMNS]);
   });
 });
 
