@@ -9,5 +9,8 @@ export interface DaemonOptions {
 export type Daemon = DaemonProcess;
 
 export function startDaemon({ maxWorkers, spare }: DaemonOptions): Promise<Daemon> {
-  return startDaemonProcess({ label: "benchmark's", args: ['--max-workers', String(maxWorkers), '--spare', String(spare)] });
+  return startDaemonProcess({
+    label: "benchmark's",
+    args: ['--max-workers', String(maxWorkers), '--spare', String(spare)],
+  });
 }

@@ -18,7 +18,10 @@ export interface InterleaveOptions {
 }
 
 /** Samples in ms per contender name; index i of every list is round i, so lists can be paired. */
-export async function interleave(contenders: readonly Contender[], { warmup, rounds }: InterleaveOptions): Promise<Map<string, number[]>> {
+export async function interleave(
+  contenders: readonly Contender[],
+  { warmup, rounds }: InterleaveOptions,
+): Promise<Map<string, number[]>> {
   const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]));
   for (let round = -warmup; round < rounds; round++) {
     for (let k = 0; k < contenders.length; k++) {

@@ -56,7 +56,8 @@ export async function spinToTimeout(executor: IsolateExecutor, bound: number, sa
     const start = performance.now();
     const outcome = await executor.execute({ code, timeout: bound });
     reported.push(performance.now() - start);
-    if (outcome.error === undefined) throw new Error(`the spin at a ${bound} ms bound did not time out: ${JSON.stringify(outcome)}`);
+    if (outcome.error === undefined)
+      throw new Error(`the spin at a ${bound} ms bound did not time out: ${JSON.stringify(outcome)}`);
     const next = performance.now();
     expectResult('the run after a spin', await executor.execute({ code: 'async () => 1' }), 1);
     nextRun.push(performance.now() - next);
@@ -96,7 +97,11 @@ export async function healAfterKill(executor: IsolateExecutor, samples: number):
       },
       { active: true },
     );
-    const failed = await executor.execute({ code: 'async () => host.block()', providers: [{ name: 'host', tools: ['block'] }], dispatch });
+    const failed = await executor.execute({
+      code: 'async () => host.block()',
+      providers: [{ name: 'host', tools: ['block'] }],
+      dispatch,
+    });
     reported.push(performance.now() - killedAt);
     if (failed.error === undefined) throw new Error(`the killed run did not fail: ${JSON.stringify(failed)}`);
     expectResult('the run after a kill', await executor.execute({ code: 'async () => 1' }), 1);

@@ -46,8 +46,14 @@ export interface BenchSide {
 
 const WORKLOADS = {
   trivial: { code: 'async () => 42', expect: 42 },
-  tools10: { code: 'async () => { let n = 0; for (let i = 0; i < 10; i++) n = await api.inc(n); return n }', expect: 10 },
-  tools50: { code: 'async () => { let n = 0; for (let i = 0; i < 50; i++) n = await api.inc(n); return n }', expect: 50 },
+  tools10: {
+    code: 'async () => { let n = 0; for (let i = 0; i < 10; i++) n = await api.inc(n); return n }',
+    expect: 10,
+  },
+  tools50: {
+    code: 'async () => { let n = 0; for (let i = 0; i < 50; i++) n = await api.inc(n); return n }',
+    expect: 50,
+  },
 } as const;
 
 type WorkloadName = keyof typeof WORKLOADS;
@@ -77,10 +83,13 @@ async function measureWorkloads(side: BenchSide): Promise<Record<WorkloadName, S
   for (const name of Object.keys(WORKLOADS) as WorkloadName[]) {
     const { code, expect } = WORKLOADS[name];
     const n = quick ? 30 : name === 'trivial' ? 200 : 100;
-    const samples = await time(async () => {
-      const outcome = await side.execute(code);
-      if (outcome.result !== expect) throw new Error(`${side.name} ${name}: ${JSON.stringify(outcome)}`);
-    }, { warmup: quick ? 5 : 20, n });
+    const samples = await time(
+      async () => {
+        const outcome = await side.execute(code);
+        if (outcome.result !== expect) throw new Error(`${side.name} ${name}: ${JSON.stringify(outcome)}`);
+      },
+      { warmup: quick ? 5 : 20, n },
+    );
     out[name] = summarize(samples);
   }
   return out;
@@ -88,7 +97,10 @@ async function measureWorkloads(side: BenchSide): Promise<Record<WorkloadName, S
 
 /** Per tool call: the slope between the trivial run and the fifty-call run, and the ten-call estimate. */
 function perCall(results: Record<WorkloadName, Summary>): { slope: number; ten: number } {
-  return { slope: (results.tools50.p50 - results.trivial.p50) / 50, ten: (results.tools10.p50 - results.trivial.p50) / 10 };
+  return {
+    slope: (results.tools50.p50 - results.trivial.p50) / 50,
+    ten: (results.tools10.p50 - results.trivial.p50) / 10,
+  };
 }
 
 async function loadPeer(): Promise<BenchSide | undefined> {
@@ -113,12 +125,19 @@ const PROBE_SUPERVISOR = `export default {
 /** One probe: terminateExecution sent `sendAtMs` after the run starts (its spin starts at ~300 ms). */
 async function probeInspector(sendAtMs: number): Promise<void> {
   const config = join(tmpdir(), `codemode-inspector-probe-${randomBytes(6).toString('hex')}.capnp`);
-  writeFileSync(config, `using Workerd = import "/workerd/workerd.capnp";
+  writeFileSync(
+    config,
+    `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [ (name = "probe", worker = (modules = [(name = "p.js", esModule = ${capnpString(PROBE_SUPERVISOR)})], compatibilityDate = "2025-06-01", bindings = [(name = "LOADER", workerLoader = ())])) ],
   sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "probe") ],
-);`);
-  const child = spawn(resolveWorkerdBinary(), ['serve', '--experimental', config, '--control-fd=3', '--inspector-addr=127.0.0.1:0'], { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] });
+);`,
+  );
+  const child = spawn(
+    resolveWorkerdBinary(),
+    ['serve', '--experimental', config, '--control-fd=3', '--inspector-addr=127.0.0.1:0'],
+    { stdio: ['ignore', 'ignore', 'ignore', 'pipe'] },
+  );
   const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
   try {
     const ports: { http?: number; inspector?: number } = {};
@@ -141,10 +160,16 @@ const config :Workerd.Config = (
     rmSync(config, { force: true });
     const t0 = performance.now();
     const at = () => `${(performance.now() - t0).toFixed(0)} ms`;
-    const run = fetch(`http://127.0.0.1:${ports.http}/`).then(async (response) => ({ text: await response.text(), at: performance.now() - t0 }));
+    const run = fetch(`http://127.0.0.1:${ports.http}/`).then(async (response) => ({
+      text: await response.text(),
+      at: performance.now() - t0,
+    }));
     let target: { webSocketDebuggerUrl: string } | undefined;
     while (target === undefined) {
-      const list = (await (await fetch(`http://127.0.0.1:${ports.inspector}/json/list`)).json()) as { id: string; webSocketDebuggerUrl: string }[];
+      const list = (await (await fetch(`http://127.0.0.1:${ports.inspector}/json/list`)).json()) as {
+        id: string;
+        webSocketDebuggerUrl: string;
+      }[];
       target = list.find((entry) => entry.id.includes('dynamic'));
     }
     const session = new WebSocket(target.webSocketDebuggerUrl);
@@ -165,8 +190,12 @@ const config :Workerd.Config = (
     const reply = replies.get(2);
     console.log(`  terminateExecution answered at ${reply === undefined ? 'never' : `${reply.toFixed(0)} ms`}`);
     console.log(`  the run ended at ${outcome.at.toFixed(0)} ms with: ${JSON.stringify(outcome.text)}`);
-    const second = await fetch(`http://127.0.0.1:${ports.http}/`).then((response) => response.text()).catch((error: Error) => `unreachable: ${error.message}`);
-    console.log(`  the process afterwards: ${second === 'the spin ran its full 4 s' ? 'alive, and a second spin ran in full' : JSON.stringify(second)}`);
+    const second = await fetch(`http://127.0.0.1:${ports.http}/`)
+      .then((response) => response.text())
+      .catch((error: Error) => `unreachable: ${error.message}`);
+    console.log(
+      `  the process afterwards: ${second === 'the spin ran its full 4 s' ? 'alive, and a second spin ran in full' : JSON.stringify(second)}`,
+    );
     session.close();
   } finally {
     clearTimeout(guard);
@@ -178,7 +207,9 @@ const config :Workerd.Config = (
 // ---- main -----------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  console.log(`IsolateExecutor benchmark${quick ? ' (quick)' : ''}, node ${process.version}, ${new Date().toISOString()}\n`);
+  console.log(
+    `IsolateExecutor benchmark${quick ? ' (quick)' : ''}, node ${process.version}, ${new Date().toISOString()}\n`,
+  );
 
   const samples = quick ? 3 : 6;
   const cold = await coldStart(quick ? 3 : 7);
@@ -202,31 +233,87 @@ async function main(): Promise<void> {
 
     const native = results.get(sides[0]!)!;
     const nativeCall = perCall(native);
-    console.log('Ours, against the issue\'s targets (2-core machine):');
+    console.log("Ours, against the issue's targets (2-core machine):");
     printTable(
       ['measure', 'p50', 'p95', 'min', 'target'],
       [
-        ['trivial execution (native)', ms(native.trivial.p50), ms(native.trivial.p95), ms(native.trivial.min), '<= 6 ms p50, <= 0.5x the reference'],
-        ['ten sequential tool calls (native)', ms(native.tools10.p50), ms(native.tools10.p95), ms(native.tools10.min), ''],
+        [
+          'trivial execution (native)',
+          ms(native.trivial.p50),
+          ms(native.trivial.p95),
+          ms(native.trivial.min),
+          '<= 6 ms p50, <= 0.5x the reference',
+        ],
+        [
+          'ten sequential tool calls (native)',
+          ms(native.tools10.p50),
+          ms(native.tools10.p95),
+          ms(native.tools10.min),
+          '',
+        ],
         ['per tool call, (ten - trivial) / 10', ms(nativeCall.ten, 3), '', '', '<= 0.5 ms'],
         ['per tool call, (fifty - trivial) / 50', ms(nativeCall.slope, 3), '', '', '<= 0.5 ms'],
         ['cold start: new executor to first result', ms(cold.p50, 1), ms(cold.p95, 1), ms(cold.min, 1), ''],
-        ['spin at a 500 ms bound, call to result', ms(spin.reported.p50, 1), ms(spin.reported.p95, 1), ms(spin.reported.min, 1), '<= 700 ms'],
-        ['  of which after the bound', ms(spin.reported.p50 - 500, 1), ms(spin.reported.p95 - 500, 1), ms(spin.reported.min - 500, 1), ''],
-        ['  then the next execution (on the spare)', ms(spin.nextRun.p50, 1), ms(spin.nextRun.p95, 1), ms(spin.nextRun.min, 1), ''],
-        ['kill in a run to its failure reported', ms(heal.reported.p50, 1), ms(heal.reported.p95, 1), ms(heal.reported.min, 1), ''],
-        ['kill to the next result, spare 1 (healed)', ms(heal.nextRun.p50, 1), ms(heal.nextRun.p95, 1), ms(heal.nextRun.min, 1), '<= 100 ms'],
-        ['kill to the next result, spare 0 (respawn)', ms(healBare.nextRun.p50, 1), ms(healBare.nextRun.p95, 1), ms(healBare.nextRun.min, 1), ''],
+        [
+          'spin at a 500 ms bound, call to result',
+          ms(spin.reported.p50, 1),
+          ms(spin.reported.p95, 1),
+          ms(spin.reported.min, 1),
+          '<= 700 ms',
+        ],
+        [
+          '  of which after the bound',
+          ms(spin.reported.p50 - 500, 1),
+          ms(spin.reported.p95 - 500, 1),
+          ms(spin.reported.min - 500, 1),
+          '',
+        ],
+        [
+          '  then the next execution (on the spare)',
+          ms(spin.nextRun.p50, 1),
+          ms(spin.nextRun.p95, 1),
+          ms(spin.nextRun.min, 1),
+          '',
+        ],
+        [
+          'kill in a run to its failure reported',
+          ms(heal.reported.p50, 1),
+          ms(heal.reported.p95, 1),
+          ms(heal.reported.min, 1),
+          '',
+        ],
+        [
+          'kill to the next result, spare 1 (healed)',
+          ms(heal.nextRun.p50, 1),
+          ms(heal.nextRun.p95, 1),
+          ms(heal.nextRun.min, 1),
+          '<= 100 ms',
+        ],
+        [
+          'kill to the next result, spare 0 (respawn)',
+          ms(healBare.nextRun.p50, 1),
+          ms(healBare.nextRun.p95, 1),
+          ms(healBare.nextRun.min, 1),
+          '',
+        ],
       ],
     );
-    console.log(`\nRSS per pool member: fresh ${freshRss.map((value) => `${value.toFixed(0)} MB`).join(', ')}; after the runs ${rss.map((value) => `${value.toFixed(0)} MB`).join(', ')}`);
+    console.log(
+      `\nRSS per pool member: fresh ${freshRss.map((value) => `${value.toFixed(0)} MB`).join(', ')}; after the runs ${rss.map((value) => `${value.toFixed(0)} MB`).join(', ')}`,
+    );
 
     console.log('\nShared workloads, every side (p50 / p95):');
     printTable(
       ['side', 'trivial', 'ten tool calls', 'fifty tool calls', 'per call'],
       sides.map((side) => {
         const r = results.get(side)!;
-        return [side.name, `${ms(r.trivial.p50)} / ${ms(r.trivial.p95)}`, `${ms(r.tools10.p50)} / ${ms(r.tools10.p95)}`, `${ms(r.tools50.p50)} / ${ms(r.tools50.p95)}`, ms(perCall(r).slope, 3)];
+        return [
+          side.name,
+          `${ms(r.trivial.p50)} / ${ms(r.trivial.p95)}`,
+          `${ms(r.tools10.p50)} / ${ms(r.tools10.p95)}`,
+          `${ms(r.tools50.p50)} / ${ms(r.tools50.p95)}`,
+          ms(perCall(r).slope, 3),
+        ];
       }),
     );
     if (peer !== undefined) {
@@ -235,7 +322,11 @@ async function main(): Promise<void> {
       console.log(`\nRatios, ours through the dialect / ${peer.name} (p50):`);
       printTable(
         ['workload', 'ratio', 'target'],
-        (Object.keys(WORKLOADS) as WorkloadName[]).map((name) => [name, (dialect[name].p50 / theirs[name].p50).toFixed(2), name === 'trivial' ? '<= 0.5' : '']),
+        (Object.keys(WORKLOADS) as WorkloadName[]).map((name) => [
+          name,
+          (dialect[name].p50 / theirs[name].p50).toFixed(2),
+          name === 'trivial' ? '<= 0.5' : '',
+        ]),
       );
     } else {
       console.log('\n(No peer: pass --peer <module> exporting createBenchSide() to run the reference side by side.)');

@@ -57,13 +57,19 @@ export async function startReferencePeer(): Promise<ReferencePeer> {
       checkOutcome(name, workload, await column.run(describeRequest(workload)));
     },
     async roundTrip() {
-      const response = await fetch(column.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ROUND_TRIP_BODY });
+      const response = await fetch(column.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: ROUND_TRIP_BODY,
+      });
       const body = await response.text();
       if (response.status !== ROUND_TRIP_STATUS) throw new Error(unexpectedRoundTrip(response.status, body));
     },
     workerdRssMb() {
       // wrangler dev runs two workerd: its dev proxy, and the runtime of the worker, the one with an inspector.
-      const workerds = groupMembers(column.processGroup).filter((member) => /\/workerd$/.test(member.command.split(' ')[0] ?? ''));
+      const workerds = groupMembers(column.processGroup).filter((member) =>
+        /\/workerd$/.test(member.command.split(' ')[0] ?? ''),
+      );
       const runtime = workerds.find((member) => member.command.includes('--inspector-addr')) ?? workerds[0];
       return runtime === undefined ? undefined : rssMbOf(runtime.pid);
     },

@@ -17,11 +17,15 @@ import { ms, printTable, ratio, summarize } from './stats.js';
 import { TARGETS, verdict } from './targets.js';
 import { WORKLOADS } from './workloads.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' }, warmup: { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '200' }, warmup: { type: 'string', default: '20' } },
+});
 const RUNS = Number(values.runs);
 const WARMUP = Number(values.warmup);
-if (!Number.isSafeInteger(RUNS) || RUNS < 1) throw new Error(`--runs must be a positive integer, got ${JSON.stringify(values.runs)}`);
-if (!Number.isSafeInteger(WARMUP) || WARMUP < 0) throw new Error(`--warmup must be a non-negative integer, got ${JSON.stringify(values.warmup)}`);
+if (!Number.isSafeInteger(RUNS) || RUNS < 1)
+  throw new Error(`--runs must be a positive integer, got ${JSON.stringify(values.runs)}`);
+if (!Number.isSafeInteger(WARMUP) || WARMUP < 0)
+  throw new Error(`--warmup must be a non-negative integer, got ${JSON.stringify(values.warmup)}`);
 const POOL = { maxWorkers: 1, spare: 1 };
 const LOCAL = 'in-process';
 const REMOTE = 'remote';
@@ -31,7 +35,9 @@ const daemon = await startDaemon(POOL);
 try {
   const remote = await connect(daemon.url, { websocket: WebSocket as unknown as WebSocketConstructor });
   try {
-    console.log(`remote overhead, ${RUNS} interleaved rounds after ${WARMUP} warm-up, pool ${JSON.stringify(POOL)} on both sides\n`);
+    console.log(
+      `remote overhead, ${RUNS} interleaved rounds after ${WARMUP} warm-up, pool ${JSON.stringify(POOL)} on both sides\n`,
+    );
     const rows: string[][] = [];
     for (const workload of WORKLOADS) {
       const samples = await interleave(

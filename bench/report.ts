@@ -44,7 +44,9 @@ function seriesOf(series: Series, name: string): number[] {
 }
 
 function mbList(values: readonly (number | undefined)[]): string {
-  return values.length === 0 ? DASH : values.map((value) => (value === undefined ? '?' : `${value.toFixed(0)} MB`)).join(', ');
+  return values.length === 0
+    ? DASH
+    : values.map((value) => (value === undefined ? '?' : `${value.toFixed(0)} MB`)).join(', ');
 }
 
 /** p50 of (ten-call run − trivial run) / 10, from the two workloads' p50s. */
@@ -64,13 +66,39 @@ function workloadRows(results: BenchResults, workload: Workload['name'], label: 
   const isTrivial = workload === 'trivial';
   const vsReference = (ours: number, theirs: number): [string, string, string] => {
     const value = ours / theirs;
-    return [ratio(value), isTrivial ? TARGETS.trivialVsReference.text : '', isTrivial ? verdict(TARGETS.trivialVsReference, value) : ''];
+    return [
+      ratio(value),
+      isTrivial ? TARGETS.trivialVsReference.text : '',
+      isTrivial ? verdict(TARGETS.trivialVsReference, value) : '',
+    ];
   };
   return [
-    [`${label} p50, native`, n, ms(native.p50), DASH, DASH, isTrivial ? TARGETS.trivialP50.text : '', isTrivial ? verdict(TARGETS.trivialP50, native.p50) : ''],
+    [
+      `${label} p50, native`,
+      n,
+      ms(native.p50),
+      DASH,
+      DASH,
+      isTrivial ? TARGETS.trivialP50.text : '',
+      isTrivial ? verdict(TARGETS.trivialP50, native.p50) : '',
+    ],
     [`${label} p95, native`, n, ms(native.p95), DASH, DASH, '', ''],
-    [`${label} p50, dialect vs reference`, n, ms(dialect.p50), ms(reference.p50), ...vsReference(dialect.p50, reference.p50)],
-    [`${label} p95, dialect vs reference`, n, ms(dialect.p95), ms(reference.p95), ratio(dialect.p95 / reference.p95), '', ''],
+    [
+      `${label} p50, dialect vs reference`,
+      n,
+      ms(dialect.p50),
+      ms(reference.p50),
+      ...vsReference(dialect.p50, reference.p50),
+    ],
+    [
+      `${label} p95, dialect vs reference`,
+      n,
+      ms(dialect.p95),
+      ms(reference.p95),
+      ratio(dialect.p95 / reference.p95),
+      '',
+      '',
+    ],
     [`${label} p50, reference net of HTTP *`, n, ms(dialect.p50), ms(net.p50), ...vsReference(dialect.p50, net.p50)],
   ];
 }
@@ -86,27 +114,135 @@ function oursVsReferenceRows(results: BenchResults): Row[] {
   return [
     ...workloadRows(results, 'trivial', 'trivial execution'),
     ...workloadRows(results, 'tools10', 'ten tool calls'),
-    ['per tool call, (ten - trivial) / 10, native', nTrivial, ms(nativePerCall, 3), DASH, DASH, TARGETS.perToolCall.text, verdict(TARGETS.perToolCall, nativePerCall)],
-    ['per tool call, dialect vs reference', nTrivial, ms(dialectPerCall, 3), ms(referencePerCall, 3), ratio(dialectPerCall / referencePerCall), '', ''],
-    ['HTTP round trip alone (in the reference rows) *', nTrivial, DASH, `${ms(roundTrip.p50)} / ${ms(roundTrip.p95)}`, DASH, '', ''],
-    ['cold start: new executor to first result, p50 / p95', samples(coldStart), `${ms(coldStart.p50, 1)} / ${ms(coldStart.p95, 1)}`, 'not comparable', DASH, '', ''],
-    [`spin at a ${spinBound} ms bound: call to timeout, p50 / max`, samples(spin.reported), `${ms(spin.reported.p50, 1)} / ${ms(spin.reported.max, 1)}`, 'not run **', DASH, TARGETS.spinReported.text, verdict(TARGETS.spinReported, spin.reported.max)],
-    ['  of which after the bound, p50 / max', samples(spin.reported), `${ms(spin.reported.p50 - spinBound, 1)} / ${ms(spin.reported.max - spinBound, 1)}`, 'not run **', DASH, '', ''],
-    ['  then the next execution, p50 / max', samples(spin.nextRun), `${ms(spin.nextRun.p50, 1)} / ${ms(spin.nextRun.max, 1)}`, 'not run **', DASH, '', ''],
-    ['kill in a run to its failure reported, p50 / max', samples(heal.reported), `${ms(heal.reported.p50, 1)} / ${ms(heal.reported.max, 1)}`, 'not run **', DASH, '', ''],
-    ['kill to the next result (healed), p50 / max', samples(heal.nextRun), `${ms(heal.nextRun.p50, 1)} / ${ms(heal.nextRun.max, 1)}`, 'not run **', DASH, TARGETS.healed.text, verdict(TARGETS.healed, heal.nextRun.max)],
-    ['kill to a warm spare again, p50 / max', samples(heal.spareBack), `${ms(heal.spareBack.p50, 1)} / ${ms(heal.spareBack.max, 1)}`, 'not run **', DASH, '', ''],
-    ['kill to the next result, no spare, p50 / max', samples(healNoSpare.nextRun), `${ms(healNoSpare.nextRun.p50, 1)} / ${ms(healNoSpare.nextRun.max, 1)}`, 'not run **', DASH, '', ''],
+    [
+      'per tool call, (ten - trivial) / 10, native',
+      nTrivial,
+      ms(nativePerCall, 3),
+      DASH,
+      DASH,
+      TARGETS.perToolCall.text,
+      verdict(TARGETS.perToolCall, nativePerCall),
+    ],
+    [
+      'per tool call, dialect vs reference',
+      nTrivial,
+      ms(dialectPerCall, 3),
+      ms(referencePerCall, 3),
+      ratio(dialectPerCall / referencePerCall),
+      '',
+      '',
+    ],
+    [
+      'HTTP round trip alone (in the reference rows) *',
+      nTrivial,
+      DASH,
+      `${ms(roundTrip.p50)} / ${ms(roundTrip.p95)}`,
+      DASH,
+      '',
+      '',
+    ],
+    [
+      'cold start: new executor to first result, p50 / p95',
+      samples(coldStart),
+      `${ms(coldStart.p50, 1)} / ${ms(coldStart.p95, 1)}`,
+      'not comparable',
+      DASH,
+      '',
+      '',
+    ],
+    [
+      `spin at a ${spinBound} ms bound: call to timeout, p50 / max`,
+      samples(spin.reported),
+      `${ms(spin.reported.p50, 1)} / ${ms(spin.reported.max, 1)}`,
+      'not run **',
+      DASH,
+      TARGETS.spinReported.text,
+      verdict(TARGETS.spinReported, spin.reported.max),
+    ],
+    [
+      '  of which after the bound, p50 / max',
+      samples(spin.reported),
+      `${ms(spin.reported.p50 - spinBound, 1)} / ${ms(spin.reported.max - spinBound, 1)}`,
+      'not run **',
+      DASH,
+      '',
+      '',
+    ],
+    [
+      '  then the next execution, p50 / max',
+      samples(spin.nextRun),
+      `${ms(spin.nextRun.p50, 1)} / ${ms(spin.nextRun.max, 1)}`,
+      'not run **',
+      DASH,
+      '',
+      '',
+    ],
+    [
+      'kill in a run to its failure reported, p50 / max',
+      samples(heal.reported),
+      `${ms(heal.reported.p50, 1)} / ${ms(heal.reported.max, 1)}`,
+      'not run **',
+      DASH,
+      '',
+      '',
+    ],
+    [
+      'kill to the next result (healed), p50 / max',
+      samples(heal.nextRun),
+      `${ms(heal.nextRun.p50, 1)} / ${ms(heal.nextRun.max, 1)}`,
+      'not run **',
+      DASH,
+      TARGETS.healed.text,
+      verdict(TARGETS.healed, heal.nextRun.max),
+    ],
+    [
+      'kill to a warm spare again, p50 / max',
+      samples(heal.spareBack),
+      `${ms(heal.spareBack.p50, 1)} / ${ms(heal.spareBack.max, 1)}`,
+      'not run **',
+      DASH,
+      '',
+      '',
+    ],
+    [
+      'kill to the next result, no spare, p50 / max',
+      samples(healNoSpare.nextRun),
+      `${ms(healNoSpare.nextRun.p50, 1)} / ${ms(healNoSpare.nextRun.max, 1)}`,
+      'not run **',
+      DASH,
+      '',
+      '',
+    ],
     ['RSS per pool member, fresh', String(rss.fresh.length), mbList(rss.fresh), DASH, DASH, '', ''],
-    ['RSS per pool member, after the rounds ***', String(rss.afterRuns.length), mbList(rss.afterRuns), mbList([rss.referenceWorkerd]), DASH, '', ''],
+    [
+      'RSS per pool member, after the rounds ***',
+      String(rss.afterRuns.length),
+      mbList(rss.afterRuns),
+      mbList([rss.referenceWorkerd]),
+      DASH,
+      '',
+      '',
+    ],
   ];
 }
 
-type RemoteRow = [figure: string, n: string, remote: string, inProcess: string, ratio: string, delta: string, target: string, met: string];
+type RemoteRow = [
+  figure: string,
+  n: string,
+  remote: string,
+  inProcess: string,
+  ratio: string,
+  delta: string,
+  target: string,
+  met: string,
+];
 
 function remoteRows(results: BenchResults): RemoteRow[] {
   const rows: RemoteRow[] = [];
-  for (const [workload, label] of [['trivial', 'trivial execution'], ['tools10', 'ten tool calls']] as const) {
+  for (const [workload, label] of [
+    ['trivial', 'trivial execution'],
+    ['tools10', 'ten tool calls'],
+  ] as const) {
     const local = summarize(seriesOf(results.series[workload], SERIES.native));
     const remote = summarize(seriesOf(results.series[workload], SERIES.remote));
     for (const stat of ['p50', 'p95'] as const) {
@@ -140,7 +276,9 @@ export function printReport(results: BenchResults): void {
 *** Reference: the workerd process that runs the reference worker under wrangler dev (the host
     worker and every dynamic worker it loaded; wrangler's dev proxy is a second workerd, not
     counted), for scale; ours: each pool member (one workerd with its supervisor).`);
-  console.log('\nRemote overhead: RemoteExecutor to a daemon (codemode-executor serve) over loopback, against the same');
+  console.log(
+    '\nRemote overhead: RemoteExecutor to a daemon (codemode-executor serve) over loopback, against the same',
+  );
   console.log('IsolateExecutor in process, both native, measured in the same rounds; ratio = remote / in-process:\n');
   printTable(['figure', 'N', 'remote', 'in-process', 'ratio', 'delta', 'target', 'met'], remoteRows(results));
 }

@@ -42,7 +42,11 @@ const POOL = { maxWorkers: 1, spare: 1 };
 function parseCommandLine(): typeof FULL | undefined {
   let values;
   try {
-    ({ values } = parseArgs({ options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     console.error(`bench: ${messageOf(error)}\n\n${USAGE}`);
     process.exit(2);
@@ -72,8 +76,13 @@ class Resources {
         this.reference?.stop() ?? Promise.resolve(),
         ...this.executors.map((executor) => executor.dispose()),
       ];
-      const failures = (await Promise.allSettled(steps)).filter((result): result is PromiseRejectedResult => result.status === 'rejected');
-      for (const failure of failures) console.error(`bench: while stopping: ${failure.reason instanceof Error ? failure.reason.message : String(failure.reason)}`);
+      const failures = (await Promise.allSettled(steps)).filter(
+        (result): result is PromiseRejectedResult => result.status === 'rejected',
+      );
+      for (const failure of failures)
+        console.error(
+          `bench: while stopping: ${failure.reason instanceof Error ? failure.reason.message : String(failure.reason)}`,
+        );
     })());
   }
 
@@ -85,7 +94,13 @@ class Resources {
   }
 }
 
-function contenders(workload: Workload, executor: IsolateExecutor, dialect: CodemodeExecutor, remote: RemoteExecutor, reference: ReferencePeer): Contender[] {
+function contenders(
+  workload: Workload,
+  executor: IsolateExecutor,
+  dialect: CodemodeExecutor,
+  remote: RemoteExecutor,
+  reference: ReferencePeer,
+): Contender[] {
   return [
     { name: SERIES.native, once: () => runNative(SERIES.native, executor, workload) },
     { name: SERIES.dialect, once: () => runDialect(SERIES.dialect, dialect, workload) },
@@ -106,7 +121,10 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
   });
   note(`reference: ${reference.name}, workerd ${reference.versions.workerd}; daemon: ${daemon.url}`);
 
-  const coldStartFigures = await phase(`cold start, ${plan.coldStarts} samples (a fresh IsolateExecutor each, no spare)`, () => coldStart(plan.coldStarts));
+  const coldStartFigures = await phase(
+    `cold start, ${plan.coldStarts} samples (a fresh IsolateExecutor each, no spare)`,
+    () => coldStart(plan.coldStarts),
+  );
 
   const executor = new IsolateExecutor({ pool: POOL });
   resources.executors.push(executor);
@@ -133,8 +151,12 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
 
   await phase('stopping wrangler dev and the daemon (the rest is ours only)', () => resources.stopPeers());
 
-  const spin = await phase(`spin at a ${SPIN_BOUND_MS} ms bound, ${plan.spins} samples`, () => spinToTimeout(executor, SPIN_BOUND_MS, plan.spins));
-  const heal = await phase(`kill a running member (pool with a spare), ${plan.kills} samples`, () => healAfterKill(executor, plan.kills));
+  const spin = await phase(`spin at a ${SPIN_BOUND_MS} ms bound, ${plan.spins} samples`, () =>
+    spinToTimeout(executor, SPIN_BOUND_MS, plan.spins),
+  );
+  const heal = await phase(`kill a running member (pool with a spare), ${plan.kills} samples`, () =>
+    healAfterKill(executor, plan.kills),
+  );
   const healNoSpare = await phase(`kill a running member (pool without a spare), ${plan.kills} samples`, async () => {
     const bare = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
     resources.executors.push(bare);
@@ -142,7 +164,17 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
     return healAfterKill(bare, plan.kills);
   });
 
-  return { warmup: plan.warmup, series, coldStart: coldStartFigures, spinBound: SPIN_BOUND_MS, spin, heal, healNoSpare, rss, referenceName };
+  return {
+    warmup: plan.warmup,
+    series,
+    coldStart: coldStartFigures,
+    spinBound: SPIN_BOUND_MS,
+    spin,
+    heal,
+    healNoSpare,
+    rss,
+    referenceName,
+  };
 }
 
 async function main(): Promise<void> {
@@ -161,13 +193,21 @@ async function main(): Promise<void> {
 
   console.log(
     `Benchmark${plan === QUICK ? ' (--quick)' : ''}: ${new Date().toISOString()}, ${availableParallelism()} CPUs, node ${process.version}, ` +
-      `load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+      `load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}`,
   );
-  console.log(`Warm-up ${plan.warmup} rounds, then ${plan.rounds} rounds per workload; N per figure is printed beside it.\n`);
+  console.log(
+    `Warm-up ${plan.warmup} rounds, then ${plan.rounds} rounds per workload; N per figure is printed beside it.\n`,
+  );
   try {
     const results = await bench(plan, resources);
     printReport(results);
-    console.log(`\nLoad average at the end: ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nLoad average at the end: ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}`,
+    );
   } catch (error) {
     if (!interrupted) {
       console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -44,7 +44,11 @@ export function wrongOutcome(side: string, workload: Workload, outcome: unknown)
 }
 
 /** Throws unless the outcome is exactly the workload's result, with no error. */
-export function checkOutcome(side: string, workload: Workload, outcome: { result?: unknown; error?: string; threw?: string }): void {
+export function checkOutcome(
+  side: string,
+  workload: Workload,
+  outcome: { result?: unknown; error?: string; threw?: string },
+): void {
   if (outcome.error !== undefined || outcome.threw !== undefined || outcome.result !== workload.expect) {
     throw new Error(wrongOutcome(side, workload, outcome));
   }

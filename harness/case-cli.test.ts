@@ -28,20 +28,30 @@ function fixture(name: string, body: string): string {
 }
 
 function runCli(...args: string[]): { status: number | null; output: string } {
-  const run = spawnSync(TSX, [join(ROOT, 'harness', 'cli', 'case.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(TSX, [join(ROOT, 'harness', 'cli', 'case.ts'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
 describe('npm run case', () => {
   it('refuses a malformed file with its file, line and case id, before starting anything', () => {
-    const file = fixture('bad.yaml', '- id: broken\n  description: d\n  features: [result]\n  code: "1"\n  expect: { logs: 3 }\n');
+    const file = fixture(
+      'bad.yaml',
+      '- id: broken\n  description: d\n  features: [result]\n  code: "1"\n  expect: { logs: 3 }\n',
+    );
     const { status, output } = runCli(file);
     expect(status).toBe(2);
     expect(output).toMatch(/bad\.yaml:6 \(case "broken"\): \/expect\/logs must be array/);
   });
 
   it('names the ids of a file when asked for one it does not hold', () => {
-    const file = fixture('one.yaml', '- id: only\n  description: d\n  features: [result]\n  code: "1"\n  expect: { result: 1 }\n');
+    const file = fixture(
+      'one.yaml',
+      '- id: only\n  description: d\n  features: [result]\n  code: "1"\n  expect: { result: 1 }\n',
+    );
     const { status, output } = runCli(file, 'other');
     expect(status).toBe(2);
     expect(output).toMatch(/has no case "other"; its ids: only/);

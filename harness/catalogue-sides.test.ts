@@ -8,7 +8,13 @@ import type { Case, Outcome, SideName } from './case-model.js';
 import { CatalogueSides, type StartedSide } from './catalogue-sides.js';
 import { PREFLIGHT_CASE } from './preflight.js';
 
-const item = (id: string): Case => ({ id, description: id, features: [], code: 'async () => 1', expect: { result: 1 } });
+const item = (id: string): Case => ({
+  id,
+  description: id,
+  features: [],
+  code: 'async () => 1',
+  expect: { result: 1 },
+});
 
 interface FakeOptions {
   /** Rejects the start with this message. */
@@ -69,7 +75,11 @@ describe('CatalogueSides', () => {
   });
 
   it('fails only the side that could not start, with why, and keeps the others', async () => {
-    const world = fakes({ '0.3.8': { startFails: 'wrangler dev exited before it was ready. Its output:\nX [ERROR] Could not resolve "zod"' } });
+    const world = fakes({
+      '0.3.8': {
+        startFails: 'wrangler dev exited before it was ready. Its output:\nX [ERROR] Could not resolve "zod"',
+      },
+    });
     const sides = new CatalogueSides(world.starter);
     await sides.startAll(['0.2.2', '0.3.8'], 2);
     await expect(sides.ready('0.3.8')).rejects.toThrow(/^The 0\.3\.8 side did not start[^]*Could not resolve "zod"/);
@@ -85,7 +95,9 @@ describe('CatalogueSides', () => {
     const world = fakes({ latest: { preflight: { error: 'Worker threw', logs: [] }, output: 'wrangler says hello' } });
     const sides = new CatalogueSides(world.starter);
     await sides.startAll(['latest'], 2);
-    await expect(sides.ready('latest')).rejects.toThrow(/did not give 42: \{"error":"Worker threw","logs":\[\]\}[^]*wrangler says hello/);
+    await expect(sides.ready('latest')).rejects.toThrow(
+      /did not give 42: \{"error":"Worker threw","logs":\[\]\}[^]*wrangler says hello/,
+    );
     expect(world.disposed).toEqual(['latest']);
     await sides.stopAll();
     expect(world.disposed).toEqual(['latest']);
@@ -116,7 +128,9 @@ describe('CatalogueSides', () => {
     const world = fakes({ '0.2.2': { failing: ['wedge'], breaks: true } });
     const sides = new CatalogueSides(world.starter);
     await expect(sides.outcome('0.2.2', item('wedge'))).rejects.toThrow('HTTP 500 on wedge');
-    await expect(sides.outcome('0.2.2', item('next'))).rejects.toThrow(/^The 0\.2\.2 side broke during the run, at case "wedge"[^]*connection refused/);
+    await expect(sides.outcome('0.2.2', item('next'))).rejects.toThrow(
+      /^The 0\.2\.2 side broke during the run, at case "wedge"[^]*connection refused/,
+    );
     expect(world.runs).toEqual(['0.2.2:wedge']);
     expect(sides.trouble('0.2.2')).toBe('0.2.2 broke during the run, at case "wedge": HTTP 500 on wedge');
     await sides.stopAll();

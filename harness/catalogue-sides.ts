@@ -20,7 +20,6 @@ export type SideStarter = (name: SideName) => Promise<StartedSide>;
 /** How much of wrangler's output a failure quotes. */
 const OUTPUT_TAIL = 4 * 1024;
 
-
 interface Entry {
   /** Settles (never rejects) once the side is started and checked, or known not to start; set on the first start. */
   starting?: Promise<void>;
@@ -58,7 +57,8 @@ export class CatalogueSides {
   trouble(name: SideName): string | undefined {
     const entry = this.entries.get(name);
     if (entry?.failure !== undefined) return troubleLine(name, 'did not start', entry.failure);
-    if (entry?.broken !== undefined) return troubleLine(name, `broke during the run, at case "${entry.broken.caseId}"`, entry.broken.why);
+    if (entry?.broken !== undefined)
+      return troubleLine(name, `broke during the run, at case "${entry.broken.caseId}"`, entry.broken.why);
     return undefined;
   }
 

@@ -92,8 +92,11 @@ export function formatSummary(rows: readonly SummaryRow[], caseCount: number, st
     return [row.side, row.versions, String(row.tally.passed), String(skipped), failed, String(row.tally.notRun)];
   });
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)));
-  const line = (values: readonly string[]) => `  ${values.map((value, i) => pad(value, widths[i]!, i >= 2)).join('  ')}`.trimEnd();
-  const verdict = rows.every((row) => row.tally.failed === 0 && row.tally.notRun === 0 && row.trouble === undefined) ? 'all green' : 'NOT green';
+  const line = (values: readonly string[]) =>
+    `  ${values.map((value, i) => pad(value, widths[i]!, i >= 2)).join('  ')}`.trimEnd();
+  const verdict = rows.every((row) => row.tally.failed === 0 && row.tally.notRun === 0 && row.trouble === undefined)
+    ? 'all green'
+    : 'NOT green';
   const out = [
     `${SUMMARY_TITLE}: ${caseCount} cases, ${standaloneCount} of them reference: false (ours only; counted as skipped on each reference column) — ${verdict}`,
     line(header),

@@ -7,9 +7,19 @@ import type { LoadedCase, Outcome, SideName } from './case-model.js';
 import { verdictFor } from './catalogue-verdict.js';
 import { comparisonPartners } from './sides/side.js';
 
-const base: LoadedCase = { id: 'c', description: 'd', features: [], code: 'async () => 1', file: 'cases/x.yaml', line: 3 };
+const base: LoadedCase = {
+  id: 'c',
+  description: 'd',
+  features: [],
+  code: 'async () => 1',
+  file: 'cases/x.yaml',
+  line: 3,
+};
 const withExpect: LoadedCase = { ...base, expect: { result: 1, logs: [] } };
-const skippedOnOld: LoadedCase = { ...base, skipOn: [{ versions: ['0.2.2', '0.3.8'], reason: 'The binary codec arrived in 0.3.7.' }] };
+const skippedOnOld: LoadedCase = {
+  ...base,
+  skipOn: [{ versions: ['0.2.2', '0.3.8'], reason: 'The binary codec arrived in 0.3.7.' }],
+};
 
 const one: Outcome = { result: 1, logs: [] };
 const two: Outcome = { result: 2, logs: [] };
@@ -40,14 +50,18 @@ describe('verdictFor', () => {
   it('judges a case with expect against it alone, asking no partner', async () => {
     const ask = partner({});
     expect(await verdictFor(withExpect, 'latest', one, ask.call)).toBeNull();
-    expect(await verdictFor(withExpect, 'latest', two, ask.call)).toMatch(/cases\/x\.yaml:3 \(case "c"\) on latest does not meet expect[^]*result: expected 1, got 2/);
+    expect(await verdictFor(withExpect, 'latest', two, ask.call)).toMatch(
+      /cases\/x\.yaml:3 \(case "c"\) on latest does not meet expect[^]*result: expected 1, got 2/,
+    );
     expect(ask.asked).toEqual([]);
   });
 
   it('compares a column with ours, whole', async () => {
     const ask = partner({ ours: one });
     expect(await verdictFor(base, '0.4.4', one, ask.call)).toBeNull();
-    expect(await verdictFor(base, '0.4.4', { ...one, logs: ['x'] }, ask.call)).toMatch(/0\.4\.4 differs from ours[^]*\n {2}logs: ours \[\], 0\.4\.4 \["x"\]$/);
+    expect(await verdictFor(base, '0.4.4', { ...one, logs: ['x'] }, ask.call)).toMatch(
+      /0\.4\.4 differs from ours[^]*\n {2}logs: ours \[\], 0\.4\.4 \["x"\]$/,
+    );
     expect(ask.asked).toEqual(['ours', 'ours']);
   });
 
@@ -61,10 +75,14 @@ describe('verdictFor', () => {
 
   it('fails a case that nothing decides', async () => {
     const ask = partner({});
-    expect(await verdictFor({ ...base, reference: false, reason: 'r' }, 'ours', one, ask.call)).toMatch(/has no expect, and no other side ran/);
+    expect(await verdictFor({ ...base, reference: false, reason: 'r' }, 'ours', one, ask.call)).toMatch(
+      /has no expect, and no other side ran/,
+    );
   });
 
   it('lets a broken partner reject, so the harness failure is not taken for a result', async () => {
-    await expect(verdictFor(base, 'latest', one, async () => Promise.reject(new Error('ours did not start')))).rejects.toThrow('ours did not start');
+    await expect(
+      verdictFor(base, 'latest', one, async () => Promise.reject(new Error('ours did not start'))),
+    ).rejects.toThrow('ours did not start');
   });
 });

@@ -12,7 +12,12 @@ import { comparisonPartners } from './sides/side.js';
 export type PartnerOutcome = (side: SideName, item: LoadedCase) => Promise<Outcome>;
 
 /** `null` when the outcome is right for the case on this side, otherwise the readable report of why not. */
-export async function verdictFor(item: LoadedCase, side: SideName, outcome: Outcome, partner: PartnerOutcome): Promise<string | null> {
+export async function verdictFor(
+  item: LoadedCase,
+  side: SideName,
+  outcome: Outcome,
+  partner: PartnerOutcome,
+): Promise<string | null> {
   if (item.expect !== undefined) return judge(item, side, outcome);
   const partners = comparisonPartners(item, side);
   // With nobody to compare with, judge says so: a case must have an expect or a side that decides.

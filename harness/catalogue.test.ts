@@ -118,7 +118,9 @@ afterAll(async ({}, file) => {
 describe('the catalogue', () => {
   it('holds at least 150 cases, each of which runs on some side', () => {
     expect(cases.length).toBeGreaterThanOrEqual(150);
-    const nowhere = cases.filter((item) => SIDE_NAMES.every((side) => skipReason(item, side) !== null)).map((item) => item.id);
+    const nowhere = cases
+      .filter((item) => SIDE_NAMES.every((side) => skipReason(item, side) !== null))
+      .map((item) => item.id);
     expect(nowhere).toEqual([]);
   });
 });
@@ -127,4 +129,5 @@ for (const side of OUR_SIDES) describeSide(`catalogue on ${side}`, side, referen
 describe('catalogue without a reference (reference: false), on our sides only', () => {
   for (const side of OUR_SIDES) describeSide(`on ${side}`, side, standalone, standalonePartner);
 });
-for (const column of REFERENCE_COLUMNS) describeSide(`catalogue on reference column ${column}`, column, referenced, partnerOutcome);
+for (const column of REFERENCE_COLUMNS)
+  describeSide(`catalogue on reference column ${column}`, column, referenced, partnerOutcome);

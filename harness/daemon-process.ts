@@ -45,7 +45,12 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-export function formatDaemonTrouble(label: string, command: readonly string[], why: string, output: readonly string[]): string {
+export function formatDaemonTrouble(
+  label: string,
+  command: readonly string[],
+  why: string,
+  output: readonly string[],
+): string {
   const tail = output.length === 0 ? '(no output)' : output.join('\n');
   return `The ${label} daemon (${command.join(' ')}) ${why}. Its output:\n${tail}`;
 }
@@ -53,12 +58,16 @@ export function formatDaemonTrouble(label: string, command: readonly string[], w
 /** Spawns the daemon and resolves once it prints `listening on <url>`; rejects with its output otherwise. */
 export async function startDaemonProcess({ label, args }: DaemonProcessOptions): Promise<DaemonProcess> {
   const command = [CLI, 'serve', '--port', '0', ...args];
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(STOP_WITH_PARENT)}`, ...command], {
-    cwd: ROOT,
-    // An ambient token would make the daemon refuse us; on loopback none is needed.
-    env: { ...process.env, [TOKEN_ENV]: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(STOP_WITH_PARENT)}`, ...command],
+    {
+      cwd: ROOT,
+      // An ambient token would make the daemon refuse us; on loopback none is needed.
+      env: { ...process.env, [TOKEN_ENV]: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const trouble = (why: string) => formatDaemonTrouble(label, command, why, output);
   let status: string | undefined;
   const exited = once(child, 'close').then(([code, signal]) => {
@@ -103,7 +112,10 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
 
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(trouble(`did not print "${LISTENING_PREFIX}<url>" within ${LISTEN_TIMEOUT_MS} ms`))), LISTEN_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(trouble(`did not print "${LISTENING_PREFIX}<url>" within ${LISTEN_TIMEOUT_MS} ms`))),
+      LISTEN_TIMEOUT_MS,
+    );
     void exited.then(() => reject(new Error(trouble(`exited (${status}) before listening`))));
     child.once('error', (error) => reject(new Error(trouble(`could not be spawned: ${error.message}`))));
   });

@@ -4,23 +4,41 @@ import { checkExpectation, compareOutcomes, formatMismatches, isMatcher, judge }
 
 describe('checkExpectation', () => {
   it('passes an exact match and reports each differing path', () => {
-    expect(checkExpectation({ result: { a: [1, 2] }, logs: ['x'] }, { result: { a: [1, 2] }, logs: ['x'] })).toEqual([]);
-    const mismatches = checkExpectation({ result: { a: [1, 2] }, logs: ['x'] }, { result: { a: [1, 3], b: 0 }, logs: ['[warn] x'] });
+    expect(checkExpectation({ result: { a: [1, 2] }, logs: ['x'] }, { result: { a: [1, 2] }, logs: ['x'] })).toEqual(
+      [],
+    );
+    const mismatches = checkExpectation(
+      { result: { a: [1, 2] }, logs: ['x'] },
+      { result: { a: [1, 3], b: 0 }, logs: ['[warn] x'] },
+    );
     expect(formatMismatches(mismatches)).toBe(
-      ['  result.a[1]: expected 2, got 3', '  result.b: expected (absent), got 0', '  logs[0]: expected "x", got "[warn] x"'].join('\n'),
+      [
+        '  result.a[1]: expected 2, got 3',
+        '  result.b: expected (absent), got 0',
+        '  logs[0]: expected "x", got "[warn] x"',
+      ].join('\n'),
     );
   });
 
   it('leaves result and logs uncompared when left out, but requires error and threw absent', () => {
     expect(checkExpectation({ result: 1 }, { result: 1, logs: ['anything'] })).toEqual([]);
-    expect(checkExpectation({ logs: [] }, { error: 'boom', logs: [] })).toEqual([{ path: 'error', expected: '(absent)', actual: '"boom"' }]);
+    expect(checkExpectation({ logs: [] }, { error: 'boom', logs: [] })).toEqual([
+      { path: 'error', expected: '(absent)', actual: '"boom"' },
+    ]);
     expect(checkExpectation({ result: 1 }, { threw: 'x' })).toHaveLength(2);
   });
 
   it('applies matchers anywhere in a value', () => {
     expect(checkExpectation({ error: { match: '^Unexpected token' } }, { error: "Unexpected token '}'" })).toEqual([]);
-    expect(checkExpectation({ error: { match: '^Unexpected token' } }, { error: 'Invalid or unexpected token' })).toHaveLength(1);
-    expect(checkExpectation({ result: [{ any: true }, { match: '^[0-9a-f-]{36}$' }] }, { result: [null, '2b1c3f4e-0000-4000-8000-000000000000'] })).toEqual([]);
+    expect(
+      checkExpectation({ error: { match: '^Unexpected token' } }, { error: 'Invalid or unexpected token' }),
+    ).toHaveLength(1);
+    expect(
+      checkExpectation(
+        { result: [{ any: true }, { match: '^[0-9a-f-]{36}$' }] },
+        { result: [null, '2b1c3f4e-0000-4000-8000-000000000000'] },
+      ),
+    ).toEqual([]);
     expect(checkExpectation({ result: { absent: true }, logs: [] }, { logs: [] })).toEqual([]);
     expect(checkExpectation({ result: { absent: true } }, { result: null })).toHaveLength(1);
     expect(checkExpectation({ result: { any: true } }, {})).toEqual([]);
@@ -32,7 +50,9 @@ describe('checkExpectation', () => {
   });
 
   it('reports an unknown outcome field', () => {
-    expect(checkExpectation({ result: 1 }, { result: 1, extra: true } as never)).toEqual([{ path: 'extra', expected: '(absent)', actual: 'true' }]);
+    expect(checkExpectation({ result: 1 }, { result: 1, extra: true } as never)).toEqual([
+      { path: 'extra', expected: '(absent)', actual: 'true' },
+    ]);
   });
 });
 
@@ -49,7 +69,10 @@ describe('isMatcher', () => {
 
 describe('compareOutcomes and judge', () => {
   it('compares two sides whole and labels the diff by side', () => {
-    const mismatches = compareOutcomes({ result: [1, { a: 2 }], logs: [] }, { result: [1, { a: 3 }], logs: [], error: 'x' });
+    const mismatches = compareOutcomes(
+      { result: [1, { a: 2 }], logs: [] },
+      { result: [1, { a: 3 }], logs: [], error: 'x' },
+    );
     expect(formatMismatches(mismatches, { expected: 'latest', actual: 'ours' })).toBe(
       ['  result[1].a: latest 2, ours 3', '  error: latest (absent), ours "x"'].join('\n'),
     );
@@ -57,11 +80,22 @@ describe('compareOutcomes and judge', () => {
   });
 
   it('judges against expect, or against another side, or refuses to judge alone', () => {
-    const item = { id: 'c', description: 'd', features: ['result'], code: 'async () => 1', file: 'cases/x.yaml', line: 7 };
+    const item = {
+      id: 'c',
+      description: 'd',
+      features: ['result'],
+      code: 'async () => 1',
+      file: 'cases/x.yaml',
+      line: 7,
+    };
     expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 1, logs: [] })).toBeNull();
-    expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 2, logs: [] })).toMatch(/^cases\/x\.yaml:7 \(case "c"\) on ours does not meet expect\n/);
+    expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 2, logs: [] })).toMatch(
+      /^cases\/x\.yaml:7 \(case "c"\) on ours does not meet expect\n/,
+    );
     expect(judge(item, 'ours', { result: 1 })).toMatch(/has no expect, and no other side ran/);
     expect(judge(item, 'ours', { result: 1 }, { side: 'latest', outcome: { result: 1 } })).toBeNull();
-    expect(judge(item, 'ours', { result: 2 }, { side: 'latest', outcome: { result: 1 } })).toMatch(/result: latest 1, ours 2/);
+    expect(judge(item, 'ours', { result: 2 }, { side: 'latest', outcome: { result: 1 } })).toMatch(
+      /result: latest 1, ours 2/,
+    );
   });
 });

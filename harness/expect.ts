@@ -72,7 +72,11 @@ function matchValue(expected: unknown, actual: unknown, path: string, out: Misma
       return;
     }
     if (expected.length !== actual.length) {
-      out.push({ path, expected: `${showExpected(expected)} (${expected.length} items)`, actual: `${show(actual)} (${actual.length} items)` });
+      out.push({
+        path,
+        expected: `${showExpected(expected)} (${expected.length} items)`,
+        actual: `${show(actual)} (${actual.length} items)`,
+      });
       return;
     }
     expected.forEach((item, index) => matchValue(item, actual[index], childPath(path, index), out));
@@ -86,7 +90,12 @@ function matchValue(expected: unknown, actual: unknown, path: string, out: Misma
     const expectedRecord = expected as Record<string, unknown>;
     const actualRecord = actual as Record<string, unknown>;
     for (const key of Object.keys(expectedRecord)) {
-      matchValue(expectedRecord[key], Object.hasOwn(actualRecord, key) ? actualRecord[key] : undefined, childPath(path, key), out);
+      matchValue(
+        expectedRecord[key],
+        Object.hasOwn(actualRecord, key) ? actualRecord[key] : undefined,
+        childPath(path, key),
+        out,
+      );
     }
     for (const key of Object.keys(actualRecord)) {
       if (!Object.hasOwn(expectedRecord, key)) {
@@ -148,8 +157,13 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The diff, one line per mismatch: `  logs[1]: expected "[warn] x", got "x"`. */
-export function formatMismatches(mismatches: readonly Mismatch[], labels = { expected: 'expected', actual: 'got' }): string {
-  return mismatches.map((m) => `  ${m.path}: ${labels.expected} ${m.expected}, ${labels.actual} ${m.actual}`).join('\n');
+export function formatMismatches(
+  mismatches: readonly Mismatch[],
+  labels = { expected: 'expected', actual: 'got' },
+): string {
+  return mismatches
+    .map((m) => `  ${m.path}: ${labels.expected} ${m.expected}, ${labels.actual} ${m.actual}`)
+    .join('\n');
 }
 
 /** Another side's outcome, for a case that has no `expect`. */
@@ -163,12 +177,21 @@ export interface Comparison {
  * place, the outcome, and the diff. With `expect` the outcome must meet it; without, it must equal
  * another side's outcome whole.
  */
-export function judge(item: Case & { file?: string; line?: number }, side: string, outcome: Outcome, other?: Comparison): string | null {
+export function judge(
+  item: Case & { file?: string; line?: number },
+  side: string,
+  outcome: Outcome,
+  other?: Comparison,
+): string | null {
   const where = item.file === undefined ? `case "${item.id}"` : `${item.file}:${item.line ?? 1} (case "${item.id}")`;
   if (item.expect !== undefined) {
     const mismatches = checkExpectation(item.expect, outcome);
     if (mismatches.length === 0) return null;
-    return [`${where} on ${side} does not meet expect`, `  outcome: ${brief(outcome)}`, formatMismatches(mismatches)].join('\n');
+    return [
+      `${where} on ${side} does not meet expect`,
+      `  outcome: ${brief(outcome)}`,
+      formatMismatches(mismatches),
+    ].join('\n');
   }
   if (other === undefined) {
     return `${where} has no expect, and no other side ran to compare ${side} with: add an expect, or run it beside a reference column`;

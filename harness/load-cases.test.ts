@@ -67,22 +67,30 @@ describe('loadCaseFile', () => {
 
   it('points at an unknown property by its key line', () => {
     const file = write('unknown.yaml', GOOD.replace('    logs: []', '    logs: []\n    reslt: 1'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/unknown\.yaml:12 \(case "adds"\): \/expect has an unknown property "reslt"/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /unknown\.yaml:12 \(case "adds"\): \/expect has an unknown property "reslt"/,
+    );
   });
 
   it('refuses a feature outside the closed list and lists the allowed ones', () => {
     const file = write('feature.yaml', GOOD.replace('[dispatch]', '[dispatch, telepathy]'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/feature\.yaml:5 \(case "adds"\): \/features\/1 must be one of: "result", "dispatch"/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /feature\.yaml:5 \(case "adds"\): \/features\/1 must be one of: "result", "dispatch"/,
+    );
   });
 
   it('requires a reason beside reference: false', () => {
     const file = write('reason.yaml', GOOD.replace('  expect:', '  reference: false\n  expect:'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/reason\.yaml:3 \(case "adds"\): must have required property 'reason'/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /reason\.yaml:3 \(case "adds"\): must have required property 'reason'/,
+    );
   });
 
   it('requires a reason on every skipOn entry', () => {
     const file = write('skip.yaml', `${GOOD}  skipOn:\n    - versions: ["0.2.2"]\n`);
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/skip\.yaml:13 \(case "adds"\): \/skipOn\/0 must have required property 'reason'/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /skip\.yaml:13 \(case "adds"\): \/skipOn\/0 must have required property 'reason'/,
+    );
   });
 
   it('refuses a case-level reason without reference: false', () => {
@@ -92,17 +100,23 @@ describe('loadCaseFile', () => {
 
   it('refuses a tool with no known behaviour', () => {
     const file = write('tool.yaml', GOOD.replace('{ add: { add: true } }', '{ add: { ad: true } }'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/tool\.yaml:8 \(case "adds"\): \/providers\/0\/tools\/add has an unknown property "ad"/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /tool\.yaml:8 \(case "adds"\): \/providers\/0\/tools\/add has an unknown property "ad"/,
+    );
   });
 
   it('refuses a matcher whose pattern is not a regular expression', () => {
     const file = write('regex.yaml', GOOD.replace('result: 42', 'result: { match: "(" }'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/regex\.yaml:10 \(case "adds"\): \/expect\/result\/match is not a valid regular expression/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /regex\.yaml:10 \(case "adds"\): \/expect\/result\/match is not a valid regular expression/,
+    );
   });
 
   it('refuses a file without the schema comment on its first line', () => {
     const file = write('bare.yaml', GOOD, '# cases');
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/bare\.yaml:1: the file must begin with the line # yaml-language-server: \$schema=\.\.\/schema\/case\.schema\.json/);
+    expect(errorOf(() => loadCaseFile(file))).toMatch(
+      /bare\.yaml:1: the file must begin with the line # yaml-language-server: \$schema=\.\.\/schema\/case\.schema\.json/,
+    );
   });
 
   it('reports a YAML syntax error with its line', () => {
@@ -120,7 +134,9 @@ describe('loadCatalogue', () => {
   it('refuses an id declared twice across files, naming both places', () => {
     write('a.yaml', GOOD);
     write('b.yaml', `\n\n${GOOD}`);
-    expect(errorOf(() => loadCatalogue(dir))).toMatch(/b\.yaml:5 \(case "adds"\): duplicate id, first declared at .*a\.yaml:3/);
+    expect(errorOf(() => loadCatalogue(dir))).toMatch(
+      /b\.yaml:5 \(case "adds"\): duplicate id, first declared at .*a\.yaml:3/,
+    );
   });
 
   it('reports every malformed file, not only the first', () => {

@@ -61,7 +61,8 @@ class Positions {
       const key = segments[i]!;
       let next: unknown;
       if (isSeq(node)) next = node.items[Number(key)];
-      else if (isMap(node)) next = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)?.value;
+      else if (isMap(node))
+        next = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)?.value;
       if (next === undefined || next === null) return { node: node as Node, rest: segments.slice(i) };
       node = next;
     }
@@ -132,13 +133,20 @@ function describeError(error: ErrorObject): { message: string; key?: string } {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties':
-      return { message: `has an unknown property "${String(params.additionalProperty)}"`, key: String(params.additionalProperty) };
+      return {
+        message: `has an unknown property "${String(params.additionalProperty)}"`,
+        key: String(params.additionalProperty),
+      };
     case 'propertyNames':
       return { message: `has an unknown property "${String(params.propertyName)}"`, key: String(params.propertyName) };
     case 'enum':
-      return { message: `must be one of: ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}` };
+      return {
+        message: `must be one of: ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`,
+      };
     case 'false schema':
-      return { message: 'is not allowed here (a case-level reason belongs beside reference: false; a skip carries its own)' };
+      return {
+        message: 'is not allowed here (a case-level reason belongs beside reference: false; a skip carries its own)',
+      };
     case 'oneOf':
     case 'anyOf': {
       const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
@@ -167,7 +175,10 @@ function semanticProblems(cases: readonly Case[]): Array<{ segments: string[]; p
       if (providers.length !== 1 || (providers[0]!.name ?? 'codemode') !== 'codemode') {
         at('/options/bareRecord', 'needs exactly one provider, named codemode or unnamed');
       } else if (Object.keys(providers[0]!).some((key) => key !== 'name' && key !== 'tools')) {
-        at('/options/bareRecord', 'passes functions alone: the provider can carry no positionalArgs, proxySource or prelude');
+        at(
+          '/options/bareRecord',
+          'passes functions alone: the provider can carry no positionalArgs, proxySource or prelude',
+        );
       }
     }
     if (item.reference === false) {
@@ -205,7 +216,9 @@ export function loadCaseFile(file: string): LoadedCase[] {
     // Later YAML errors mostly cascade from the first, so only the first is worth reading.
     const [first] = doc.errors;
     const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more YAML errors after it)` : '';
-    throw new CaseFileError(`${displayName(file)}:${lines.linePos(first!.pos[0]).line}: YAML ${first!.message.split('\n')[0]}${more}`);
+    throw new CaseFileError(
+      `${displayName(file)}:${lines.linePos(first!.pos[0]).line}: YAML ${first!.message.split('\n')[0]}${more}`,
+    );
   }
   const positions = new Positions(doc, lines);
   const data: unknown = doc.toJS();
@@ -216,7 +229,10 @@ export function loadCaseFile(file: string): LoadedCase[] {
       const { message, key } = describeError(error);
       const segments = pointerSegments(error.instancePath);
       const where = positions.locate(segments, key);
-      messages.push({ line: where.line, text: complaint(file, where, error.instancePath.replace(/^\/\d+/, ''), message) });
+      messages.push({
+        line: where.line,
+        text: complaint(file, where, error.instancePath.replace(/^\/\d+/, ''), message),
+      });
     }
   } else {
     for (const problem of semanticProblems(data as Case[])) {
@@ -256,7 +272,9 @@ export function loadCatalogue(dir: string = CASES_DIR): LoadedCase[] {
   for (const item of cases) {
     const first = seen.get(item.id);
     if (first) {
-      problems.push(`${item.file}:${item.line} (case "${item.id}"): duplicate id, first declared at ${first.file}:${first.line}`);
+      problems.push(
+        `${item.file}:${item.line} (case "${item.id}"): duplicate id, first declared at ${first.file}:${first.line}`,
+      );
     } else seen.set(item.id, item);
   }
   if (problems.length > 0) throw new CaseFileError(problems.join('\n'));

@@ -19,5 +19,7 @@ export function formatPreflightFailed(side: string, got: string): string {
 
 /** Why an outcome is not what a healthy side gives for the preflight (the failure text), or undefined. */
 export function preflightProblem(side: string, outcome: Outcome): string | undefined {
-  return checkExpectation(PREFLIGHT_CASE.expect!, outcome).length > 0 ? formatPreflightFailed(side, brief(outcome)) : undefined;
+  return checkExpectation(PREFLIGHT_CASE.expect!, outcome).length > 0
+    ? formatPreflightFailed(side, brief(outcome))
+    : undefined;
 }

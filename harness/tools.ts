@@ -107,7 +107,8 @@ export function inspectValue(value: unknown): { type: string; tag: string; value
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   let view: unknown;
   if (value instanceof ArrayBuffer) view = Array.from(new Uint8Array(value));
-  else if (ArrayBuffer.isView(value)) view = Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  else if (ArrayBuffer.isView(value))
+    view = Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
   else if (value === undefined || typeof value === 'bigint' || typeof value === 'function') view = String(value);
   else view = value;
   return { type: typeof value, tag, value: view };
@@ -119,7 +120,8 @@ export function materializeProviders(providers: readonly CaseProvider[] | undefi
   return (providers ?? []).map((provider) => {
     const name = provider.name ?? DEFAULT_PROVIDER_NAME;
     const fns: Record<string, ToolFunction> = {};
-    for (const [tool, behaviour] of Object.entries(provider.tools)) fns[tool] = behave(behaviour, `${name}.${tool}`, counters);
+    for (const [tool, behaviour] of Object.entries(provider.tools))
+      fns[tool] = behave(behaviour, `${name}.${tool}`, counters);
     const materialized: MaterializedProvider = { name, fns };
     if (provider.positionalArgs !== undefined) materialized.positionalArgs = provider.positionalArgs;
     if (provider.proxySource !== undefined) materialized.proxySource = provider.proxySource;
@@ -145,7 +147,9 @@ export function materializeConnectors(connectors: readonly CaseConnector[] | und
  * The host function for `outbound: {respond}`: it answers every request with the declared
  * response and reports what it saw in `x-seen-method` and `x-seen-url`.
  */
-export function materializeOutbound(outbound: CaseOutbound | undefined): ((request: Request) => Promise<Response>) | null | undefined {
+export function materializeOutbound(
+  outbound: CaseOutbound | undefined,
+): ((request: Request) => Promise<Response>) | null | undefined {
   if (outbound === undefined || outbound === 'default') return undefined;
   if (outbound === 'blocked') return null;
   const { status = 200, body = '', headers = {} } = outbound.respond;

@@ -79,7 +79,10 @@ describe('the packed package in an empty project', () => {
     await writeFile(join(consumer, 'tsconfig.json'), tsconfig(['types.ts'], { skipLibCheck: false }));
     await run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer);
     // The check above is only worth something if a type error fails it.
-    await writeFile(join(consumer, 'wrong.ts'), "import { sanitizeToolName } from '@supolka/cloudflare-codemode-executor';\nexport const n: number = sanitizeToolName('a');\n");
+    await writeFile(
+      join(consumer, 'wrong.ts'),
+      "import { sanitizeToolName } from '@supolka/cloudflare-codemode-executor';\nexport const n: number = sanitizeToolName('a');\n",
+    );
     await writeFile(join(consumer, 'tsconfig.wrong.json'), tsconfig(['wrong.ts'], { skipLibCheck: false }));
     await expect(run(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer)).rejects.toThrow(/TS2322/);
   });
@@ -91,7 +94,11 @@ describe('the packed package in an empty project', () => {
       'codemode-0-4': '@cloudflare/codemode@0.4.4',
       'codemode-0-5': '@cloudflare/codemode@0.5.6',
     };
-    await run('npm', ['install', ...Object.entries(lines).map(([alias, spec]) => `${alias}@npm:${spec}`), ...INSTALL_FLAGS], consumer);
+    await run(
+      'npm',
+      ['install', ...Object.entries(lines).map(([alias, spec]) => `${alias}@npm:${spec}`), ...INSTALL_FLAGS],
+      consumer,
+    );
     const files: string[] = [];
     for (const alias of Object.keys(lines)) {
       const file = `${alias}.ts`;

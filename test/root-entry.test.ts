@@ -22,7 +22,15 @@ const NODE_ONLY_PACKAGES = ['ws', 'workerd', '@cloudflare/workerd-linux-64'];
 
 /** No externals and no node built-ins declared: a Node import fails the build instead of being left out. */
 function options(platform: 'neutral' | 'browser'): BuildOptions {
-  return { bundle: true, write: false, format: 'esm', platform, metafile: true, logLevel: 'silent', absWorkingDir: root };
+  return {
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform,
+    metafile: true,
+    logLevel: 'silent',
+    absWorkingDir: root,
+  };
 }
 
 function packageOf(input: string): string | null {
@@ -31,7 +39,11 @@ function packageOf(input: string): string | null {
 }
 
 function reachedPackages(metafile: Metafile): Set<string> {
-  return new Set(Object.keys(metafile.inputs).map(packageOf).filter((name): name is string => name !== null));
+  return new Set(
+    Object.keys(metafile.inputs)
+      .map(packageOf)
+      .filter((name): name is string => name !== null),
+  );
 }
 
 function everyImportPath(metafile: Metafile): string[] {
@@ -72,7 +84,9 @@ describe.each(['neutral', 'browser'] as const)('the root entry bundled for platf
 
   it('reaches no node: module and leaves nothing external', () => {
     expect(everyImportPath(metafile).filter((path) => path.startsWith('node:'))).toEqual([]);
-    const external = Object.values(metafile.inputs).flatMap((input) => input.imports.filter((imported) => imported.external));
+    const external = Object.values(metafile.inputs).flatMap((input) =>
+      input.imports.filter((imported) => imported.external),
+    );
     expect(external).toEqual([]);
   });
 
@@ -85,7 +99,9 @@ describe.each(['neutral', 'browser'] as const)('the root entry bundled for platf
 
 describe('the same build refuses a Node import (negative controls)', () => {
   it('fails on a node: built-in next to the root entry', async () => {
-    expect(await buildFailure(`import 'node:fs'; export * from ${JSON.stringify(entry)};`)).toContain('Could not resolve "node:fs"');
+    expect(await buildFailure(`import 'node:fs'; export * from ${JSON.stringify(entry)};`)).toContain(
+      'Could not resolve "node:fs"',
+    );
   });
 
   it('fails on ws, a Node-only package', async () => {
@@ -112,11 +128,11 @@ describe('the root entry under workerd without nodejs_compat', () => {
     await writeFile(join(dir, 'config.capnp'), WORKERD_CONFIG);
     const workerd = join(root, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
     // `workerd test` runs the worker's test() handler and exits: nothing is left running.
-    const { stdout, stderr } = await promisify(execFile)(workerd, ['test', join(dir, 'config.capnp')], { timeout: 60_000 }).catch(
-      (error: { stdout?: string; stderr?: string; message: string }) => {
-        throw new Error(`workerd test failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-      },
-    );
+    const { stdout, stderr } = await promisify(execFile)(workerd, ['test', join(dir, 'config.capnp')], {
+      timeout: 60_000,
+    }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`workerd test failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+    });
     expect(`${stdout}${stderr}`).toContain('[ PASS ] main');
   });
 });

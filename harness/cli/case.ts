@@ -27,7 +27,8 @@ function parseArguments(argv: readonly string[]): Arguments {
       const list = argv[++i];
       if (!list) throw new Error(`--sides needs a comma-separated list\n${USAGE}`);
       sides = list.split(',').map((name) => {
-        if (!(SIDE_NAMES as readonly string[]).includes(name)) throw new Error(`Unknown side "${name}"; known: ${SIDE_NAMES.join(', ')}`);
+        if (!(SIDE_NAMES as readonly string[]).includes(name))
+          throw new Error(`Unknown side "${name}"; known: ${SIDE_NAMES.join(', ')}`);
         return name as SideName;
       });
     } else if (arg.startsWith('--')) throw new Error(`Unknown option ${arg}\n${USAGE}`);
@@ -42,7 +43,8 @@ async function main(): Promise<number> {
   const args = parseArguments(process.argv.slice(2));
   const all = loadCaseFile(resolve(args.file));
   const selected = args.id === undefined ? all : all.filter((item) => item.id === args.id);
-  if (selected.length === 0) throw new Error(`${args.file} has no case "${args.id}"; its ids: ${all.map((item) => item.id).join(', ')}`);
+  if (selected.length === 0)
+    throw new Error(`${args.file} has no case "${args.id}"; its ids: ${all.map((item) => item.id).join(', ')}`);
 
   const started: Side[] = [];
   let failures = 0;
@@ -64,11 +66,18 @@ async function main(): Promise<number> {
           failures += 1;
           // Set as soon as it is known, so no later failure (a stop that never settles) can hide it.
           process.exitCode = 1;
-          console.log(verdict.split('\n').map((line) => `  ${line}`).join('\n'));
+          console.log(
+            verdict
+              .split('\n')
+              .map((line) => `  ${line}`)
+              .join('\n'),
+          );
         }
       }
     }
-    console.log(`\n${selected.length} case(s) on ${args.sides.join(', ')}: ${failures === 0 ? 'all pass' : `${failures} mismatch(es)`}`);
+    console.log(
+      `\n${selected.length} case(s) on ${args.sides.join(', ')}: ${failures === 0 ? 'all pass' : `${failures} mismatch(es)`}`,
+    );
   } finally {
     for (const side of started) await side.dispose();
   }

@@ -58,7 +58,10 @@ function stopOnSignals(print: (line: string) => void): void {
 
 async function main(): Promise<number> {
   const args = parseArguments(process.argv.slice(2));
-  const progress = createProgress({ write: (text) => process.stdout.write(text), isTTY: Boolean(process.stdout.isTTY) });
+  const progress = createProgress({
+    write: (text) => process.stdout.write(text),
+    isTTY: Boolean(process.stdout.isTTY),
+  });
   stopOnSignals((line) => progress.line(line));
 
   const { run, cases } = await runMatrix({ progress, ...(args.columns ? { columns: args.columns } : {}) });

@@ -47,7 +47,12 @@ export const REFERENCE_COLUMN_CONFIGS: readonly ReferenceColumn[] = [
   { name: '0.2.2', packageName: 'codemode-0-2', pinned: '0.2.2', configPath: join(HERE, 'wrangler.0.2.2.json') },
   { name: '0.3.8', packageName: 'codemode-0-3', pinned: '0.3.8', configPath: join(HERE, 'wrangler.0.3.8.json') },
   { name: '0.4.4', packageName: 'codemode-0-4', pinned: '0.4.4', configPath: join(HERE, 'wrangler.0.4.4.json') },
-  { name: 'latest', packageName: '@cloudflare/codemode', pinned: undefined, configPath: join(HERE, 'wrangler.latest.json') },
+  {
+    name: 'latest',
+    packageName: '@cloudflare/codemode',
+    pinned: undefined,
+    configPath: join(HERE, 'wrangler.latest.json'),
+  },
 ];
 
 export const WRANGLER_BIN = join(ROOT, 'node_modules', '.bin', 'wrangler');
@@ -76,7 +81,8 @@ function sandboxCompatibility(codemodeDir: string): { date: string; flags: strin
   const source = readFileSync(join(codemodeDir, 'dist', 'index.js'), 'utf8');
   const date = /compatibilityDate:\s*"([^"]+)"/.exec(source)?.[1];
   const flags = /compatibilityFlags:\s*\[([^\]]*)\]/.exec(source)?.[1];
-  if (date === undefined || flags === undefined) throw new Error(`Could not find the loader's compatibility settings in ${codemodeDir}/dist/index.js`);
+  if (date === undefined || flags === undefined)
+    throw new Error(`Could not find the loader's compatibility settings in ${codemodeDir}/dist/index.js`);
   return { date, flags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string) };
 }
 

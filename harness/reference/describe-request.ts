@@ -9,8 +9,21 @@ import { UNREPRESENTABLE, refusal } from './messages.js';
 import type { ReferenceRequest } from './wire.js';
 
 /** The fields this wire understands; anything else a case grows is refused until it is taught here. */
-const KNOWN_OPTIONS = new Set<keyof CaseOptions>(['connectors', 'modules', 'timeout', 'outbound', 'countHostWaits', 'bareRecord']);
-const KNOWN_PROVIDER_FIELDS = new Set<keyof CaseProvider>(['name', 'tools', 'positionalArgs', 'proxySource', 'prelude']);
+const KNOWN_OPTIONS = new Set<keyof CaseOptions>([
+  'connectors',
+  'modules',
+  'timeout',
+  'outbound',
+  'countHostWaits',
+  'bareRecord',
+]);
+const KNOWN_PROVIDER_FIELDS = new Set<keyof CaseProvider>([
+  'name',
+  'tools',
+  'positionalArgs',
+  'proxySource',
+  'prelude',
+]);
 const KNOWN_CONNECTOR_FIELDS = new Set(['name', 'tools']);
 
 function refuse(testCase: Case, why: string): never {
@@ -25,13 +38,16 @@ function describeProviders(testCase: Case): CaseProvider[] {
   const providers = testCase.providers ?? [];
   for (const provider of providers) {
     checkKnown(testCase, 'providers[]', provider, KNOWN_PROVIDER_FIELDS as ReadonlySet<string>);
-    if (provider.proxySource !== undefined) refuse(testCase, UNREPRESENTABLE.proxySource(provider.name ?? DEFAULT_PROVIDER_NAME));
+    if (provider.proxySource !== undefined)
+      refuse(testCase, UNREPRESENTABLE.proxySource(provider.name ?? DEFAULT_PROVIDER_NAME));
   }
   if (testCase.options?.bareRecord) {
     const [first] = providers;
     const carriesMore =
       first !== undefined &&
-      ((first.name !== undefined && first.name !== DEFAULT_PROVIDER_NAME) || first.positionalArgs !== undefined || first.prelude !== undefined);
+      ((first.name !== undefined && first.name !== DEFAULT_PROVIDER_NAME) ||
+        first.positionalArgs !== undefined ||
+        first.prelude !== undefined);
     if (providers.length > 1 || carriesMore) refuse(testCase, UNREPRESENTABLE.bareRecordShape);
   }
   return providers;
@@ -42,7 +58,11 @@ export function describeRequest(testCase: Case): ReferenceRequest {
   const options = testCase.options ?? {};
   checkKnown(testCase, 'options', options, KNOWN_OPTIONS as ReadonlySet<string>);
 
-  const request: ReferenceRequest = { caseId: testCase.id, code: testCase.code, providers: describeProviders(testCase) };
+  const request: ReferenceRequest = {
+    caseId: testCase.id,
+    code: testCase.code,
+    providers: describeProviders(testCase),
+  };
 
   if (options.countHostWaits === false) refuse(testCase, UNREPRESENTABLE.countHostWaitsFalse);
   // countHostWaits: true is the wall clock the reference always has, so it needs no field.
@@ -50,12 +70,14 @@ export function describeRequest(testCase: Case): ReferenceRequest {
   const outbound = options.outbound;
   if (outbound !== undefined && outbound !== 'default') {
     if (outbound === 'blocked') request.globalOutbound = 'blocked';
-    else if (typeof outbound === 'object' && outbound !== null && 'respond' in outbound) refuse(testCase, UNREPRESENTABLE.outboundRespond);
+    else if (typeof outbound === 'object' && outbound !== null && 'respond' in outbound)
+      refuse(testCase, UNREPRESENTABLE.outboundRespond);
     else refuse(testCase, UNREPRESENTABLE.unknownField('options', `outbound=${JSON.stringify(outbound)}`));
   }
 
   if (options.connectors !== undefined) {
-    for (const connector of options.connectors) checkKnown(testCase, 'options.connectors[]', connector, KNOWN_CONNECTOR_FIELDS);
+    for (const connector of options.connectors)
+      checkKnown(testCase, 'options.connectors[]', connector, KNOWN_CONNECTOR_FIELDS);
     request.connectors = options.connectors;
   }
   if (options.modules !== undefined) {
@@ -67,7 +89,8 @@ export function describeRequest(testCase: Case): ReferenceRequest {
     request.modules = modules;
   }
   if (options.timeout !== undefined) {
-    if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout)) refuse(testCase, UNREPRESENTABLE.timeoutNotNumber(options.timeout));
+    if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout))
+      refuse(testCase, UNREPRESENTABLE.timeoutNotNumber(options.timeout));
     request.timeout = options.timeout;
   }
   if (options.bareRecord !== undefined) request.bareRecord = options.bareRecord;

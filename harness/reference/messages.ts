@@ -41,7 +41,12 @@ export function wranglerNotReady(column: string, timeoutMs: number, output: stri
   return `wrangler dev for reference column ${column} printed no "Ready on http://..." line within ${timeoutMs} ms. Its output:\n${output}`;
 }
 
-export function wranglerExitedEarly(column: string, code: number | null, signal: string | null, output: string): string {
+export function wranglerExitedEarly(
+  column: string,
+  code: number | null,
+  signal: string | null,
+  output: string,
+): string {
   return `wrangler dev for reference column ${column} exited before it was ready (code ${code}, signal ${signal}). Its output:\n${output}`;
 }
 

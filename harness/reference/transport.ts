@@ -25,7 +25,8 @@ export async function postReferenceRequest(column: string, url: string, request:
       signal: AbortSignal.timeout(deadline),
     });
   } catch (error) {
-    if (error instanceof Error && error.name === 'TimeoutError') throw new Error(columnRequestTimedOut(column, request.caseId, deadline));
+    if (error instanceof Error && error.name === 'TimeoutError')
+      throw new Error(columnRequestTimedOut(column, request.caseId, deadline));
     throw new Error(columnUnreachable(column, request.caseId, messageOf(error)));
   }
   const text = await response.text();

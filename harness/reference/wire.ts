@@ -43,16 +43,25 @@ export function parseReferenceRequest(text: string): ReferenceRequest {
   if (!Array.isArray(body.providers) || !body.providers.every((p) => isRecord(p) && isRecord(p.tools))) {
     throw new Error(badReferenceBody('providers must be an array of {name?, tools}'));
   }
-  if (body.connectors !== undefined && (!Array.isArray(body.connectors) || !body.connectors.every((c) => isRecord(c) && typeof c.name === 'string' && isRecord(c.tools)))) {
+  if (
+    body.connectors !== undefined &&
+    (!Array.isArray(body.connectors) ||
+      !body.connectors.every((c) => isRecord(c) && typeof c.name === 'string' && isRecord(c.tools)))
+  ) {
     throw new Error(badReferenceBody('connectors must be an array of {name, tools}'));
   }
-  if (body.bareRecord !== undefined && typeof body.bareRecord !== 'boolean') throw new Error(badReferenceBody('bareRecord must be a boolean'));
-  if (body.modules !== undefined && (!isRecord(body.modules) || !Object.values(body.modules).every((m) => typeof m === 'string'))) {
+  if (body.bareRecord !== undefined && typeof body.bareRecord !== 'boolean')
+    throw new Error(badReferenceBody('bareRecord must be a boolean'));
+  if (
+    body.modules !== undefined &&
+    (!isRecord(body.modules) || !Object.values(body.modules).every((m) => typeof m === 'string'))
+  ) {
     throw new Error(badReferenceBody('modules must map names to source text'));
   }
   if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !Number.isFinite(body.timeout))) {
     throw new Error(badReferenceBody('timeout must be a finite number'));
   }
-  if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked') throw new Error(badReferenceBody('globalOutbound must be "blocked" or absent'));
+  if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked')
+    throw new Error(badReferenceBody('globalOutbound must be "blocked" or absent'));
   return body as unknown as ReferenceRequest;
 }

@@ -32,7 +32,10 @@ class ConnectorTarget extends RpcTarget {
 }
 
 /** Constructor options: only what the request sets, so an absent field means the release's own default. */
-function constructorOptions(request: ReferenceRequest, loader: unknown): ConstructorParameters<typeof DynamicWorkerExecutor>[0] {
+function constructorOptions(
+  request: ReferenceRequest,
+  loader: unknown,
+): ConstructorParameters<typeof DynamicWorkerExecutor>[0] {
   const options: Record<string, unknown> = { loader };
   if (request.timeout !== undefined) options.timeout = request.timeout;
   if (request.modules !== undefined) options.modules = request.modules;
@@ -67,7 +70,8 @@ async function runExecute(request: ReferenceRequest, loader: unknown): Promise<O
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
-    if (request.method !== 'POST') return new Response(badReferenceBody(`expected POST, got ${request.method}`), { status: 405 });
+    if (request.method !== 'POST')
+      return new Response(badReferenceBody(`expected POST, got ${request.method}`), { status: 405 });
     let body: ReferenceRequest;
     try {
       body = parseReferenceRequest(await request.text());

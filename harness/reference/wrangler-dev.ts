@@ -49,10 +49,14 @@ async function attempt(options: WranglerDevOptions): Promise<WranglerDev> {
   const [port, inspectorPort] = await freePorts(2);
   const args = [
     'dev',
-    '--config', options.configPath,
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--inspector-port', String(inspectorPort),
+    '--config',
+    options.configPath,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-port',
+    String(inspectorPort),
     '--show-interactive-dev-session=false',
   ];
   const child = spawn(options.wranglerBin, args, {
@@ -78,7 +82,10 @@ async function attempt(options: WranglerDevOptions): Promise<WranglerDev> {
 
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(wranglerNotReady(options.label, options.readyTimeoutMs, output.slice(-QUOTED_OUTPUT)))), options.readyTimeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(wranglerNotReady(options.label, options.readyTimeoutMs, output.slice(-QUOTED_OUTPUT)))),
+        options.readyTimeoutMs,
+      );
       const check = () => {
         if (PORT_TAKEN.test(output)) {
           clearTimeout(timer);
@@ -95,7 +102,11 @@ async function attempt(options: WranglerDevOptions): Promise<WranglerDev> {
       child.stderr.on('data', check);
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(PORT_TAKEN.test(output) ? new PortTaken() : new Error(wranglerExitedEarly(options.label, code, signal, output.slice(-QUOTED_OUTPUT))));
+        reject(
+          PORT_TAKEN.test(output)
+            ? new PortTaken()
+            : new Error(wranglerExitedEarly(options.label, code, signal, output.slice(-QUOTED_OUTPUT))),
+        );
       });
     });
     return { url, processGroup: pgid, output: () => output, stop };
@@ -112,7 +123,8 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
       return await attempt(options);
     } catch (error) {
       if (!(error instanceof PortTaken) || i >= START_ATTEMPTS) {
-        if (error instanceof PortTaken) throw new Error(wranglerExitedEarly(options.label, null, null, 'Address already in use, on every attempt'));
+        if (error instanceof PortTaken)
+          throw new Error(wranglerExitedEarly(options.label, null, null, 'Address already in use, on every attempt'));
         throw error;
       }
     }

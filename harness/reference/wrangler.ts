@@ -4,7 +4,15 @@
  * parallelism. Used by the catalogue, the matrix runner, the surface inventory and the benchmark.
  */
 import type { Outcome } from '../case-model.js';
-import { COLUMN_NAMES, WRANGLER_BIN, columnByName, readColumnVersions, type ColumnName, type ColumnVersions, type ReferenceColumn } from './columns.js';
+import {
+  COLUMN_NAMES,
+  WRANGLER_BIN,
+  columnByName,
+  readColumnVersions,
+  type ColumnName,
+  type ColumnVersions,
+  type ReferenceColumn,
+} from './columns.js';
 import { columnStopped, columnsFailedToStart } from './messages.js';
 import { postReferenceRequest } from './transport.js';
 import { startWranglerDev } from './wrangler-dev.js';
@@ -39,7 +47,10 @@ export interface StartManyOptions extends StartOptions {
 const DEFAULT_READY_TIMEOUT_MS = 120_000;
 const DEFAULT_PARALLELISM = 2;
 
-export async function startReferenceColumn(name: ColumnName | string, options: StartOptions = {}): Promise<StartedReferenceColumn> {
+export async function startReferenceColumn(
+  name: ColumnName | string,
+  options: StartOptions = {},
+): Promise<StartedReferenceColumn> {
   const column = columnByName(name);
   const versions = readColumnVersions(column); // Before starting anything: a drifted alias is an error.
   const dev = await startWranglerDev({
@@ -53,7 +64,10 @@ export async function startReferenceColumn(name: ColumnName | string, options: S
     column,
     url: dev.url,
     versions,
-    run: (request) => (stopped ? Promise.reject(new Error(columnStopped(column.name))) : postReferenceRequest(column.name, dev.url, request)),
+    run: (request) =>
+      stopped
+        ? Promise.reject(new Error(columnStopped(column.name)))
+        : postReferenceRequest(column.name, dev.url, request),
     processGroup: dev.processGroup,
     output: dev.output,
     stop: () => {

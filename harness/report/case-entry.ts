@@ -15,7 +15,14 @@ export function areaOf(file: string): string {
 
 export function toMatrixCase(loaded: LoadedCase, repoRoot: string): MatrixCase {
   const file = repoRelative(loaded.file, repoRoot);
-  return { id: loaded.id, file, line: loaded.line, area: areaOf(file), description: loaded.description, features: [...loaded.features] };
+  return {
+    id: loaded.id,
+    file,
+    line: loaded.line,
+    area: areaOf(file),
+    description: loaded.description,
+    features: [...loaded.features],
+  };
 }
 
 /** Catalogue order: files by name, then cases by line, so every writer lists them the same way. */

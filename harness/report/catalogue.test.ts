@@ -19,7 +19,9 @@ describe('renderCatalogue', () => {
 
   it('says it is generated, and counts cases, areas, skips and reference: false', () => {
     expect(markdown.startsWith(`${texts.catalogueHeader}\n\n# Case catalogue\n`)).toBe(true);
-    expect(markdown).toContain('7 cases in 3 areas. 4 skip one or more columns and 1 cannot run on the reference (`reference: false`)');
+    expect(markdown).toContain(
+      '7 cases in 3 areas. 4 skip one or more columns and 1 cannot run on the reference (`reference: false`)',
+    );
   });
 
   it('lists areas by file and features with their counts', () => {
@@ -36,7 +38,9 @@ describe('renderCatalogue', () => {
       '| [`spin-times-out`](../cases/timeouts.yaml#L3) | A busy loop is stopped by the timeout | `timeout` | **reference: false**: a spinning execution would wedge wrangler dev, which enforces no CPU limit on a loaded worker |',
     );
     expect(markdown).toContain('**skip on 0.2.2, 0.3.8, 0.4.4, latest**: spins: would wedge wrangler dev');
-    expect(markdown).toContain('| [`result-number`](../cases/results.yaml#L3) | A number comes back as the result | `result-shape` | — |');
+    expect(markdown).toContain(
+      '| [`result-number`](../cases/results.yaml#L3) | A number comes back as the result | `result-shape` | — |',
+    );
   });
 
   it('orders areas by file name and cases by line, whatever order they were loaded in', () => {

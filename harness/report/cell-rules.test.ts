@@ -21,7 +21,11 @@ describe('planCell', () => {
 
   it('skips exactly the columns skipOn names, with the case reason, probing when the reason allows', () => {
     const testCase = { skipOn: [{ versions: ['0.2.2' as const], reason: 'the binary codec arrived in 0.3.7' }] };
-    expect(planCell(testCase, column('0.2.2'))).toEqual({ kind: 'skip', reason: 'the binary codec arrived in 0.3.7', probe: true });
+    expect(planCell(testCase, column('0.2.2'))).toEqual({
+      kind: 'skip',
+      reason: 'the binary codec arrived in 0.3.7',
+      probe: true,
+    });
     expect(planCell(testCase, column('0.3.8'))).toEqual({ kind: 'run' });
     expect(planCell(testCase, column('ours'))).toEqual({ kind: 'run' });
   });
@@ -33,8 +37,15 @@ describe('planCell', () => {
   });
 
   it('marks reference: false as unsupported on reference columns only, before any skipOn', () => {
-    const testCase = { reference: false, reason: 'outbound respond has no field on the reference wire', skipOn: [{ versions: ['latest' as const], reason: 'x' }] };
-    expect(planCell(testCase, column('latest'))).toEqual({ kind: 'unsupported', reason: 'outbound respond has no field on the reference wire' });
+    const testCase = {
+      reference: false,
+      reason: 'outbound respond has no field on the reference wire',
+      skipOn: [{ versions: ['latest' as const], reason: 'x' }],
+    };
+    expect(planCell(testCase, column('latest'))).toEqual({
+      kind: 'unsupported',
+      reason: 'outbound respond has no field on the reference wire',
+    });
     expect(planCell(testCase, column('0.2.2')).kind).toBe('unsupported');
     expect(planCell(testCase, column('ours'))).toEqual({ kind: 'run' });
     expect(planCell(testCase, column('ours-remote'))).toEqual({ kind: 'run' });
@@ -46,7 +57,11 @@ describe('planCell', () => {
     expect(plan).toEqual({ kind: 'skip', reason, probe: false });
     expect(runsCase(plan)).toBe(false);
     // The same reason without the flag is still probed: only the flag decides.
-    expect(planCell({ skipOn: [{ versions: ['0.4.4'], reason }] }, column('0.4.4'))).toEqual({ kind: 'skip', reason, probe: true });
+    expect(planCell({ skipOn: [{ versions: ['0.4.4'], reason }] }, column('0.4.4'))).toEqual({
+      kind: 'skip',
+      reason,
+      probe: true,
+    });
   });
 
   it('agrees with the catalogue spec on which cells run (harness/sides/side.ts skipReason)', () => {
@@ -63,18 +78,29 @@ describe('settleCell', () => {
   const skip = { kind: 'skip', reason: 'collision detection appeared in 0.3.7', probe: true } as const;
 
   it('passes and fails a planned run on its verdict, keeping the diff', () => {
-    expect(settleCell('c', 'latest', { kind: 'run' }, { kind: 'judged', pass: true })).toEqual({ case: 'c', column: 'latest', status: 'pass' });
-    expect(settleCell('c', 'latest', { kind: 'run' }, { kind: 'judged', pass: false, reason: 'r', diff: 'd' })).toEqual({
+    expect(settleCell('c', 'latest', { kind: 'run' }, { kind: 'judged', pass: true })).toEqual({
       case: 'c',
       column: 'latest',
-      status: 'fail',
-      reason: 'r',
-      diff: 'd',
+      status: 'pass',
     });
+    expect(settleCell('c', 'latest', { kind: 'run' }, { kind: 'judged', pass: false, reason: 'r', diff: 'd' })).toEqual(
+      {
+        case: 'c',
+        column: 'latest',
+        status: 'fail',
+        reason: 'r',
+        diff: 'd',
+      },
+    );
   });
 
   it('reports a harness break as infra-error, never as a result', () => {
-    const cell = settleCell('c', '0.3.8', { kind: 'run' }, { kind: 'infra-error', reason: 'wrangler dev did not start' });
+    const cell = settleCell(
+      'c',
+      '0.3.8',
+      { kind: 'run' },
+      { kind: 'infra-error', reason: 'wrangler dev did not start' },
+    );
     expect(cell).toEqual({ case: 'c', column: '0.3.8', status: 'infra-error', reason: 'wrangler dev did not start' });
   });
 
@@ -96,15 +122,31 @@ describe('settleCell', () => {
   });
 
   it('keeps a skip when the probe could not run, without turning the run red', () => {
-    expect(settleCell('c', '0.2.2', skip, { kind: 'infra-error', reason: 'x' })).toMatchObject({ status: 'skip', probe: 'not-run' });
+    expect(settleCell('c', '0.2.2', skip, { kind: 'infra-error', reason: 'x' })).toMatchObject({
+      status: 'skip',
+      probe: 'not-run',
+    });
     expect(settleCell('c', '0.2.2', skip, undefined)).toMatchObject({ status: 'skip', probe: 'not-run' });
-    expect(settleCell('c', '0.2.2', { ...skip, probe: false }, undefined)).toMatchObject({ status: 'skip', probe: 'not-probed-unsafe' });
+    expect(settleCell('c', '0.2.2', { ...skip, probe: false }, undefined)).toMatchObject({
+      status: 'skip',
+      probe: 'not-probed-unsafe',
+    });
   });
 
   it('reports unsupported with the case reason, and refuses a planned run without an execution', () => {
-    expect(settleCell('c', 'latest', { kind: 'unsupported', reason: 'why' }, undefined)).toEqual({ case: 'c', column: 'latest', status: 'unsupported', reason: 'why' });
-    expect(planCell({ reference: false }, column('latest'))).toEqual({ kind: 'unsupported', reason: texts.missingReason });
-    expect(() => settleCell('c', 'latest', { kind: 'run' }, undefined)).toThrow('case "c" on column "latest" was planned to run but has no execution');
+    expect(settleCell('c', 'latest', { kind: 'unsupported', reason: 'why' }, undefined)).toEqual({
+      case: 'c',
+      column: 'latest',
+      status: 'unsupported',
+      reason: 'why',
+    });
+    expect(planCell({ reference: false }, column('latest'))).toEqual({
+      kind: 'unsupported',
+      reason: texts.missingReason,
+    });
+    expect(() => settleCell('c', 'latest', { kind: 'run' }, undefined)).toThrow(
+      'case "c" on column "latest" was planned to run but has no execution',
+    );
   });
 });
 
@@ -119,7 +161,17 @@ describe('summaries', () => {
   ];
 
   it('counts every status per column, a stale skip as a failure', () => {
-    expect(summarizeColumn('x', cells)).toEqual({ column: 'x', total: 4, pass: 1, fail: 1, skip: 1, unsupported: 1, infraError: 0, unexpectedPass: 1, green: false });
+    expect(summarizeColumn('x', cells)).toEqual({
+      column: 'x',
+      total: 4,
+      pass: 1,
+      fail: 1,
+      skip: 1,
+      unsupported: 1,
+      infraError: 0,
+      unexpectedPass: 1,
+      green: false,
+    });
     expect(summarizeColumn('y', cells)).toMatchObject({ total: 2, pass: 1, infraError: 1, fail: 0, green: false });
   });
 

@@ -30,7 +30,10 @@ export function skipFor(testCase: Pick<Case, 'skipOn'>, column: Pick<MatrixColum
   return testCase.skipOn?.find((entry) => namesColumn(entry.versions, column));
 }
 
-export function planCell(testCase: Pick<Case, 'reference' | 'reason' | 'skipOn'>, column: Pick<MatrixColumn, 'id' | 'kind'>): CellPlan {
+export function planCell(
+  testCase: Pick<Case, 'reference' | 'reason' | 'skipOn'>,
+  column: Pick<MatrixColumn, 'id' | 'kind'>,
+): CellPlan {
   if (column.kind === 'reference' && testCase.reference === false) {
     return { kind: 'unsupported', reason: testCase.reason || texts.missingReason };
   }
@@ -49,16 +52,23 @@ export function runsCase(plan: CellPlan): boolean {
  * Turns a plan and what happened into the cell. `execution` is undefined when nothing ran
  * (unsupported, unprobed skip, or a probe the column could not make).
  */
-export function settleCell(caseId: string, columnId: string, plan: CellPlan, execution: Execution | undefined): MatrixCell {
+export function settleCell(
+  caseId: string,
+  columnId: string,
+  plan: CellPlan,
+  execution: Execution | undefined,
+): MatrixCell {
   const cell: MatrixCell = { case: caseId, column: columnId, status: 'pass' };
   if (plan.kind === 'unsupported') return { ...cell, status: 'unsupported', reason: plan.reason };
   if (plan.kind === 'skip') {
     if (!plan.probe) return { ...cell, status: 'skip', reason: plan.reason, probe: 'not-probed-unsafe' };
-    if (!execution || execution.kind === 'infra-error') return { ...cell, status: 'skip', reason: plan.reason, probe: 'not-run' };
+    if (!execution || execution.kind === 'infra-error')
+      return { ...cell, status: 'skip', reason: plan.reason, probe: 'not-run' };
     if (execution.pass) return { ...cell, status: 'fail', reason: texts.staleSkip(plan.reason), unexpectedPass: true };
     return { ...cell, status: 'skip', reason: plan.reason, probe: 'still-fails' };
   }
-  if (!execution) throw new Error(`settleCell: case "${caseId}" on column "${columnId}" was planned to run but has no execution`);
+  if (!execution)
+    throw new Error(`settleCell: case "${caseId}" on column "${columnId}" was planned to run but has no execution`);
   if (execution.kind === 'infra-error') return { ...cell, status: 'infra-error', reason: execution.reason };
   if (execution.pass) return cell;
   const failed: MatrixCell = { ...cell, status: 'fail', reason: execution.reason ?? texts.expectationFailed([]) };
@@ -90,7 +100,10 @@ export function summarizeColumn(columnId: string, cells: readonly MatrixCell[]):
   return summary;
 }
 
-export function summarizeRun(columns: readonly Pick<MatrixColumn, 'id' | 'infraError'>[], cells: readonly MatrixCell[]) {
+export function summarizeRun(
+  columns: readonly Pick<MatrixColumn, 'id' | 'infraError'>[],
+  cells: readonly MatrixCell[],
+) {
   const summaries = columns.map((column) => {
     const summary = summarizeColumn(column.id, cells);
     // A column that never came up is not green even if it had no cell to break.

@@ -2,7 +2,13 @@
 import type { ColumnSummary, ColumnVersions, MatrixColumn } from './model.js';
 
 export function countsLine(summary: ColumnSummary): string {
-  const parts = [`${summary.pass} pass`, `${summary.fail} fail`, `${summary.skip} skip`, `${summary.unsupported} unsupported`, `${summary.infraError} infra-error`];
+  const parts = [
+    `${summary.pass} pass`,
+    `${summary.fail} fail`,
+    `${summary.skip} skip`,
+    `${summary.unsupported} unsupported`,
+    `${summary.infraError} infra-error`,
+  ];
   if (summary.unexpectedPass) parts.push(`(${summary.unexpectedPass} of the failures are stale skips)`);
   return parts.join(' · ');
 }

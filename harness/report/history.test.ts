@@ -26,7 +26,14 @@ function record(date: string, cases: Record<string, string>, latestRelease = '0.
 describe('history records', () => {
   it('keep one letter per column for every case, in column order', () => {
     const compact = toHistoryRecord(fixtureRun());
-    expect(compact.columns.map((column) => column.id)).toEqual(['ours', 'ours-remote', '0.2.2', '0.3.8', '0.4.4', 'latest']);
+    expect(compact.columns.map((column) => column.id)).toEqual([
+      'ours',
+      'ours-remote',
+      '0.2.2',
+      '0.3.8',
+      '0.4.4',
+      'latest',
+    ]);
     expect(compact.columns.find((column) => column.id === 'latest')?.release).toBe('0.5.6');
     // ours pass · remote broke · 0.2.2 stale skip · 0.3.8 fail · 0.4.4 pass · latest pass
     expect(compact.cases['collision-detected']).toBe('pifppp');
@@ -44,7 +51,9 @@ describe('history records', () => {
     expect(() => parseHistoryRecord('{', 'h/a.json')).toThrow(/^h\/a\.json: not JSON/);
     expect(() => parseHistoryRecord('{"schemaVersion":2}', 'h/b.json')).toThrow('h/b.json: not a history record');
     const bad = JSON.stringify(record('2026-01-01T00:00:00.000Z', { x: 'pq' }));
-    expect(() => parseHistoryRecord(bad, 'h/c.json')).toThrow('h/c.json: case "x" has statuses "pq", expected 3 of p f s u i -');
+    expect(() => parseHistoryRecord(bad, 'h/c.json')).toThrow(
+      'h/c.json: case "x" has statuses "pq", expected 3 of p f s u i -',
+    );
   });
 });
 
@@ -75,7 +84,11 @@ describe('computeTransitions', () => {
       record('2026-11-29T03:00:00.000Z', { a: 'ppp', b: 'ppf' }),
     ]);
     expect(transitions).toHaveLength(1);
-    expect(transitions[0]).toMatchObject({ case: 'b', firstColumn: 'latest', changes: [{ column: 'latest', from: 'pass', to: 'fail' }] });
+    expect(transitions[0]).toMatchObject({
+      case: 'b',
+      firstColumn: 'latest',
+      changes: [{ column: 'latest', from: 'pass', to: 'fail' }],
+    });
   });
 
   it('names the releases when the latest column moved between the runs', () => {
@@ -83,12 +96,17 @@ describe('computeTransitions', () => {
       record('2026-11-28T03:00:00.000Z', { a: 'ppp' }, '0.5.6'),
       record('2026-11-29T03:00:00.000Z', { a: 'ppf' }, '0.6.0'),
     ]);
-    expect(transitions[0]?.changes).toEqual([{ column: 'latest', from: 'pass', to: 'fail', fromRelease: '0.5.6', toRelease: '0.6.0' }]);
+    expect(transitions[0]?.changes).toEqual([
+      { column: 'latest', from: 'pass', to: 'fail', fromRelease: '0.5.6', toRelease: '0.6.0' },
+    ]);
   });
 
   it('does not count a case or a column appearing for the first time as a change', () => {
     const older = record('2026-11-28T03:00:00.000Z', { a: 'ppp' });
-    const newer: HistoryRecord = { ...record('2026-11-29T03:00:00.000Z', { a: 'pppf', b: 'ffff' }), columns: [...older.columns, { id: 'ours-remote', release: null }] };
+    const newer: HistoryRecord = {
+      ...record('2026-11-29T03:00:00.000Z', { a: 'pppf', b: 'ffff' }),
+      columns: [...older.columns, { id: 'ours-remote', release: null }],
+    };
     expect(computeTransitions([older, newer])).toEqual([]);
   });
 });
@@ -100,19 +118,33 @@ describe('the history directory', () => {
   it('gains one record per run, and the written views read transitions from all of them', () => {
     writeReports(fixtureRun({ date: '2026-11-28T03:00:00.000Z' }), dir);
     const second = writeReports(
-      fixtureRun({ date: '2026-11-29T03:00:00.000Z', overrides: { 'args-two-numbers@0.3.8': { kind: 'judged', pass: true } } }),
+      fixtureRun({
+        date: '2026-11-29T03:00:00.000Z',
+        overrides: { 'args-two-numbers@0.3.8': { kind: 'judged', pass: true } },
+      }),
       dir,
     );
     expect(readdirSync(join(dir, 'history')).sort()).toEqual(['2026-11-28T030000.json', '2026-11-29T030000.json']);
     expect(readHistory(join(dir, 'history'))).toHaveLength(2);
     expect(second.transitions).toEqual([
-      { case: 'args-two-numbers', date: '2026-11-29T03:00:00.000Z', commit: fixtureRun().run.commit, previousDate: '2026-11-28T03:00:00.000Z', firstColumn: '0.3.8', changes: [{ column: '0.3.8', from: 'fail', to: 'pass' }] },
+      {
+        case: 'args-two-numbers',
+        date: '2026-11-29T03:00:00.000Z',
+        commit: fixtureRun().run.commit,
+        previousDate: '2026-11-28T03:00:00.000Z',
+        firstColumn: '0.3.8',
+        changes: [{ column: '0.3.8', from: 'fail', to: 'pass' }],
+      },
     ]);
-    expect(readFileSync(join(dir, 'matrix.md'), 'utf8')).toContain('| 2026-11-29T03:00:00.000Z | [`args-two-numbers`](../cases/dispatch.yaml#L3) | 0.3.8 | 0.3.8: fail → pass |');
+    expect(readFileSync(join(dir, 'matrix.md'), 'utf8')).toContain(
+      '| 2026-11-29T03:00:00.000Z | [`args-two-numbers`](../cases/dispatch.yaml#L3) | 0.3.8 | 0.3.8: fail → pass |',
+    );
   });
 
   it('refuses to render from a corrupt record rather than half-reading history', () => {
     writeFileSync(join(dir, 'history', '2026-11-30T000000.json'), '{"schemaVersion":1}');
-    expect(() => writeReports(fixtureRun({ date: '2026-12-01T03:00:00.000Z' }), dir)).toThrow('2026-11-30T000000.json: not a history record');
+    expect(() => writeReports(fixtureRun({ date: '2026-12-01T03:00:00.000Z' }), dir)).toThrow(
+      '2026-11-30T000000.json: not a history record',
+    );
   });
 });

@@ -13,7 +13,8 @@ import { messageOf } from '../../src/protocol/errors.js';
 const LETTER: Record<CellStatus, string> = { pass: 'p', fail: 'f', skip: 's', unsupported: 'u', 'infra-error': 'i' };
 const FROM_LETTER = new Map<string, CellStatus>(CELL_STATUSES.map((status) => [LETTER[status], status]));
 
-export const HISTORY_LEGEND = 'p=pass f=fail s=skip u=unsupported i=infra-error; one letter per column, in columns order; -=no cell';
+export const HISTORY_LEGEND =
+  'p=pass f=fail s=skip u=unsupported i=infra-error; one letter per column, in columns order; -=no cell';
 
 export interface HistoryColumn {
   id: string;
@@ -68,7 +69,10 @@ export function toHistoryRecord(run: MatrixRun): HistoryRecord {
     date: run.run.date,
     commit: run.run.commit,
     legend: HISTORY_LEGEND,
-    columns: run.columns.map((column) => ({ id: column.id, release: column.kind === 'reference' ? column.versions.codemode : null })),
+    columns: run.columns.map((column) => ({
+      id: column.id,
+      release: column.kind === 'reference' ? column.versions.codemode : null,
+    })),
     cases,
   };
 }
@@ -89,12 +93,24 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
     throw new Error(`${source}: not JSON (${messageOf(error)})`);
   }
   const record = value as Partial<HistoryRecord>;
-  if (record?.schemaVersion !== 1 || typeof record.date !== 'string' || !Array.isArray(record.columns) || typeof record.cases !== 'object' || record.cases === null) {
+  if (
+    record?.schemaVersion !== 1 ||
+    typeof record.date !== 'string' ||
+    !Array.isArray(record.columns) ||
+    typeof record.cases !== 'object' ||
+    record.cases === null
+  ) {
     throw new Error(`${source}: not a history record (expected schemaVersion 1 with date, columns and cases)`);
   }
   for (const [caseId, letters] of Object.entries(record.cases)) {
-    if (typeof letters !== 'string' || letters.length !== record.columns.length || [...letters].some((letter) => letter !== '-' && !FROM_LETTER.has(letter))) {
-      throw new Error(`${source}: case "${caseId}" has statuses "${String(letters)}", expected ${record.columns.length} of p f s u i -`);
+    if (
+      typeof letters !== 'string' ||
+      letters.length !== record.columns.length ||
+      [...letters].some((letter) => letter !== '-' && !FROM_LETTER.has(letter))
+    ) {
+      throw new Error(
+        `${source}: case "${caseId}" has statuses "${String(letters)}", expected ${record.columns.length} of p f s u i -`,
+      );
     }
   }
   return record as HistoryRecord;
@@ -137,7 +153,14 @@ export function computeTransitions(records: readonly HistoryRecord[]): Transitio
       }
       const previous = ordered[index - 1];
       if (changes.length && previous) {
-        transitions.push({ case: caseId, date: record.date, commit: record.commit, previousDate: previous.date, firstColumn: changes[0]!.column, changes });
+        transitions.push({
+          case: caseId,
+          date: record.date,
+          commit: record.commit,
+          previousDate: previous.date,
+          firstColumn: changes[0]!.column,
+          changes,
+        });
       }
     }
   });

@@ -11,8 +11,12 @@ describe('reports/matrix.md', () => {
 
   it('summarizes every column with its versions and counts', () => {
     expect(markdown).toContain('| column | versions | pass | fail | skip | unsupported | infra-error |');
-    expect(markdown).toContain('| ✓ **ours** | executor 0.1.0 · workerd 1.20260426.1 · compat 2025-06-01 · flags nodejs_compat | 7 | 0 | 0 | 0 | 0 |');
-    expect(markdown).toContain('| ✗ **0.2.2** | codemode 0.2.2 · workerd 1.20260426.1 · wrangler 4.86.0 · compat 2025-06-01 · flags nodejs_compat | 2 | 1 (1 stale skip) | 3 | 1 | 0 |');
+    expect(markdown).toContain(
+      '| ✓ **ours** | executor 0.1.0 · workerd 1.20260426.1 · compat 2025-06-01 · flags nodejs_compat | 7 | 0 | 0 | 0 | 0 |',
+    );
+    expect(markdown).toContain(
+      '| ✗ **0.2.2** | codemode 0.2.2 · workerd 1.20260426.1 · wrangler 4.86.0 · compat 2025-06-01 · flags nodejs_compat | 2 | 1 (1 stale skip) | 3 | 1 | 0 |',
+    );
     expect(markdown).toContain('| ⚠ **ours-remote** |');
     expect(markdown).toContain('| ✓ **latest (0.5.6)** |');
   });
@@ -20,9 +24,17 @@ describe('reports/matrix.md', () => {
   it('says the run is not green, and lists each failure with its case link, reason and folded diff', () => {
     expect(markdown).toContain('**Not green**');
     expect(markdown).toContain('## Failures (2)');
-    expect(markdown).toContain('- [`args-two-numbers`](../cases/dispatch.yaml#L3) on **0.3.8**: outcome differs from expect in result');
-    expect(markdown).toContain(`  <details><summary>diff</summary>\n\n  \`\`\`\n${FIXTURE_DIFF.split('\n').map((line) => `  ${line}`).join('\n')}\n  \`\`\`\n\n  </details>`);
-    expect(markdown).toContain(`- [\`collision-detected\`](../cases/dispatch.yaml#L41) on **0.2.2**: ${texts.staleSkip('collision detection appeared in 0.3.7')}`);
+    expect(markdown).toContain(
+      '- [`args-two-numbers`](../cases/dispatch.yaml#L3) on **0.3.8**: outcome differs from expect in result',
+    );
+    expect(markdown).toContain(
+      `  <details><summary>diff</summary>\n\n  \`\`\`\n${FIXTURE_DIFF.split('\n')
+        .map((line) => `  ${line}`)
+        .join('\n')}\n  \`\`\`\n\n  </details>`,
+    );
+    expect(markdown).toContain(
+      `- [\`collision-detected\`](../cases/dispatch.yaml#L41) on **0.2.2**: ${texts.staleSkip('collision detection appeared in 0.3.7')}`,
+    );
   });
 
   it('lists infra-errors apart from failures, and the column that did not run', () => {
@@ -46,7 +58,12 @@ describe('reports/matrix.md', () => {
     const run = fixtureRun();
     const many: MatrixRun = {
       ...run,
-      cells: Array.from({ length: MARKDOWN_LIST_LIMIT + 3 }, (_, index) => ({ case: `c${index}`, column: 'ours', status: 'fail' as const, reason: 'r' })),
+      cells: Array.from({ length: MARKDOWN_LIST_LIMIT + 3 }, (_, index) => ({
+        case: `c${index}`,
+        column: 'ours',
+        status: 'fail' as const,
+        reason: 'r',
+      })),
     };
     expect(renderMatrixMarkdown(many, [])).toContain('- … and 3 more (see index.html or matrix.json)');
   });
@@ -54,24 +71,39 @@ describe('reports/matrix.md', () => {
   it('escapes table cells so a reason with pipes cannot break the table', () => {
     const run = fixtureRun();
     const label = 'a | b';
-    const tricky: MatrixRun = { ...run, columns: run.columns.map((column) => (column.id === 'ours' ? { ...column, label } : column)) };
+    const tricky: MatrixRun = {
+      ...run,
+      columns: run.columns.map((column) => (column.id === 'ours' ? { ...column, label } : column)),
+    };
     expect(renderMatrixMarkdown(tricky, [])).toContain('| ✓ **a \\| b** |');
   });
 });
 
 describe('reports/badge.json', () => {
   it('gives ours and the newest release, red when any column fails', () => {
-    expect(renderBadge(fixtureRun())).toEqual({ schemaVersion: 1, label: 'codemode compat', message: '7/7 ours · 0.5.6 ✓', color: 'red' });
+    expect(renderBadge(fixtureRun())).toEqual({
+      schemaVersion: 1,
+      label: 'codemode compat',
+      message: '7/7 ours · 0.5.6 ✓',
+      color: 'red',
+    });
   });
 
   it('is bright green when the matrix is green', () => {
-    expect(renderBadge(greenFixtureRun())).toEqual({ schemaVersion: 1, label: 'codemode compat', message: '7/7 ours · 0.5.6 ✓', color: 'brightgreen' });
+    expect(renderBadge(greenFixtureRun())).toEqual({
+      schemaVersion: 1,
+      label: 'codemode compat',
+      message: '7/7 ours · 0.5.6 ✓',
+      color: 'brightgreen',
+    });
   });
 
   it('counts our failures, and marks the newest release ✗ when it fails', () => {
     const run = greenFixtureRun();
     const cells = run.cells.map((cell) =>
-      cell.case === 'result-number' && (cell.column === 'ours' || cell.column === 'latest') ? { ...cell, status: 'fail' as const, reason: 'r' } : cell,
+      cell.case === 'result-number' && (cell.column === 'ours' || cell.column === 'latest')
+        ? { ...cell, status: 'fail' as const, reason: 'r' }
+        : cell,
     );
     const failing = { ...run, cells, summary: summarizeRun(run.columns, cells) };
     expect(renderBadge(failing)).toMatchObject({ message: '6/7 ours · 0.5.6 ✗', color: 'red' });
@@ -79,8 +111,14 @@ describe('reports/badge.json', () => {
 
   it('never reads an infra-error as a result: it is spelled out, and the badge is grey', () => {
     const run = greenFixtureRun();
-    const columns = run.columns.map((column) => (column.id === 'latest' ? { ...column, infraError: 'wrangler dev did not start' } : column));
-    const cells = run.cells.map((cell) => (cell.column === 'latest' && cell.status === 'pass' ? { ...cell, status: 'infra-error' as const, reason: 'x' } : cell));
+    const columns = run.columns.map((column) =>
+      column.id === 'latest' ? { ...column, infraError: 'wrangler dev did not start' } : column,
+    );
+    const cells = run.cells.map((cell) =>
+      cell.column === 'latest' && cell.status === 'pass'
+        ? { ...cell, status: 'infra-error' as const, reason: 'x' }
+        : cell,
+    );
     expect(renderBadge({ ...run, columns, cells, summary: summarizeRun(columns, cells) })).toEqual({
       schemaVersion: 1,
       label: 'codemode compat',

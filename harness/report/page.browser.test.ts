@@ -24,9 +24,18 @@ let pageUrl: string;
 
 beforeAll(async () => {
   // Two runs, so the page has a transition to show; the second carries the hostile reason.
-  writeReports(fixtureRun({ date: '2026-11-28T03:00:00.000Z', overrides: { 'result-number@latest': { kind: 'judged', pass: true } } }), dir);
   writeReports(
-    fixtureRun({ date: '2026-11-29T03:00:00.000Z', overrides: { 'result-number@latest': { kind: 'judged', pass: false, reason: HOSTILE_REASON } } }),
+    fixtureRun({
+      date: '2026-11-28T03:00:00.000Z',
+      overrides: { 'result-number@latest': { kind: 'judged', pass: true } },
+    }),
+    dir,
+  );
+  writeReports(
+    fixtureRun({
+      date: '2026-11-29T03:00:00.000Z',
+      overrides: { 'result-number@latest': { kind: 'judged', pass: false, reason: HOSTILE_REASON } },
+    }),
     dir,
   );
   pageUrl = pathToFileURL(join(dir, 'index.html')).href;
@@ -46,12 +55,25 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const visibleCaseIds = (p: Page) => p.$$eval('tr.case-row', (rows) => rows.filter((row) => !(row as HTMLElement).hidden).map((row) => row.id.replace(/^case-/, '')));
+const visibleCaseIds = (p: Page) =>
+  p.$$eval('tr.case-row', (rows) =>
+    rows.filter((row) => !(row as HTMLElement).hidden).map((row) => row.id.replace(/^case-/, '')),
+  );
 
 describe('reports/index.html in Chromium', () => {
   it('renders the grid: rows grouped by area, one column per release plus ours, a summary per column', async () => {
-    expect(await page.$$eval('#grid tbody', (bodies) => bodies.map((body) => (body as HTMLElement).dataset.area))).toEqual(['dispatch', 'results', 'timeouts']);
-    expect(await visibleCaseIds(page)).toEqual(['args-two-numbers', 'args-bytes', 'collision-detected', 'result-number', 'result-undefined', 'spin-times-out', 'spin-after-await']);
+    expect(
+      await page.$$eval('#grid tbody', (bodies) => bodies.map((body) => (body as HTMLElement).dataset.area)),
+    ).toEqual(['dispatch', 'results', 'timeouts']);
+    expect(await visibleCaseIds(page)).toEqual([
+      'args-two-numbers',
+      'args-bytes',
+      'collision-detected',
+      'result-number',
+      'result-undefined',
+      'spin-times-out',
+      'spin-after-await',
+    ]);
     expect(await page.$$eval('th.col-head .col-label', (heads) => heads.map((head) => head.textContent))).toEqual([
       'ours',
       'ours-remote',
@@ -70,7 +92,8 @@ describe('reports/index.html in Chromium', () => {
   });
 
   it('marks each status distinctly, a stale skip apart from a plain failure', async () => {
-    const cell = (caseId: string, column: string) => page.locator(`a.cell[data-case="${caseId}"][data-column="${column}"]`);
+    const cell = (caseId: string, column: string) =>
+      page.locator(`a.cell[data-case="${caseId}"][data-column="${column}"]`);
     expect(await cell('args-two-numbers', '0.3.8').textContent()).toBe('✗ fail');
     expect(await cell('collision-detected', '0.2.2').textContent()).toBe(`✗ ${texts.staleMark}`);
     expect(await cell('collision-detected', '0.2.2').getAttribute('class')).toBe('cell s-fail stale');
@@ -126,7 +149,11 @@ describe('reports/index.html in Chromium', () => {
   });
 
   it('shows the transition between the two runs, with the first column that changed', async () => {
-    const rows = await page.$$eval('#transitions tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent)));
-    expect(rows).toEqual([['2026-11-29T03:00:00.000Z · 3822a5fae1dd', 'result-number', 'latest (0.5.6)', 'latest: pass → fail']]);
+    const rows = await page.$$eval('#transitions tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.children, (td) => td.textContent)),
+    );
+    expect(rows).toEqual([
+      ['2026-11-29T03:00:00.000Z · 3822a5fae1dd', 'result-number', 'latest (0.5.6)', 'latest: pass → fail'],
+    ]);
   });
 });

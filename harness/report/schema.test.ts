@@ -53,7 +53,9 @@ describe('schema/matrix.schema.json', () => {
     const problems = matrixProblems(matrix);
     expect(problems).toContain(`/cells/${passIndex}/status: must be equal to constant`);
     expect(problems).toContain(`/cells/${staleIndex}/status: must be equal to constant`);
-    expect(problems.some((problem) => problem.startsWith('/cells/0/status: must be equal to one of the allowed values'))).toBe(true);
+    expect(
+      problems.some((problem) => problem.startsWith('/cells/0/status: must be equal to one of the allowed values')),
+    ).toBe(true);
   });
 
   it('refuses a column without its versions, and fields the model does not have', () => {

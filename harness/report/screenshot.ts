@@ -16,7 +16,11 @@ export interface ScreenshotOptions {
   fullPage?: boolean;
 }
 
-export async function screenshotPage(htmlPath: string, pngPath: string, options: ScreenshotOptions = {}): Promise<void> {
+export async function screenshotPage(
+  htmlPath: string,
+  pngPath: string,
+  options: ScreenshotOptions = {},
+): Promise<void> {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: options.width ?? 1200, height: options.height ?? 700 } });

@@ -53,7 +53,8 @@ export const texts = {
     fail: 'The column ran the case and its outcome did not meet it; the diff says how. A dashed border marks a stale skip: a case skipped on this column that passed when probed.',
     skip: 'skipOn names this column; the reason comes from the case. Probed when safe, to catch reasons that went stale.',
     unsupported: 'reference: false: the reference cannot run this case; the reason comes from the case.',
-    'infra-error': 'The harness broke (e.g. wrangler dev did not start). Not a result: the column’s behaviour is unknown.',
+    'infra-error':
+      'The harness broke (e.g. wrangler dev did not start). Not a result: the column’s behaviour is unknown.',
   } satisfies Record<CellStatus, string>,
   staleMark: 'stale skip',
   columnDidNotRun: 'column did not run',
@@ -66,16 +67,19 @@ export const texts = {
     columnStart: (column: string, total: number) => `[${column}] running ${total} cases`,
     columnLine: (column: string, done: number, total: number, elapsedMs: number, failures: number) =>
       `[${column}] ${done}/${total} · ${formatSeconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}`,
-    failure: (column: string, file: string, caseId: string, reason: string) => `[${column}] ✗ ${file} › ${caseId}: ${reason}`,
+    failure: (column: string, file: string, caseId: string, reason: string) =>
+      `[${column}] ✗ ${file} › ${caseId}: ${reason}`,
     infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
-    columnDone: (column: string, counts: string, elapsedMs: number) => `[${column}] done in ${formatSeconds(elapsedMs)}: ${counts}`,
+    columnDone: (column: string, counts: string, elapsedMs: number) =>
+      `[${column}] done in ${formatSeconds(elapsedMs)}: ${counts}`,
     columnCounts: (ran: number, probed: number, failed: number, infra: number) =>
       `${ran} ran, ${probed} probed for stale skips, ${failed} failed, ${infra} infra-error`,
     deferred: 'ours, compared with the reference columns (cases without expect):',
     summaryLine: (label: string, counts: string) => `  ${label.padEnd(18)} ${counts}`,
     interrupted: (signal: string) => `${signal}: stopping every column that is still running…`,
     written: (dir: string) => `reports written to ${dir}`,
-    verdict: (green: boolean) => (green ? 'matrix is green' : 'matrix is NOT green (see failures and infra-errors above)'),
+    verdict: (green: boolean) =>
+      green ? 'matrix is green' : 'matrix is NOT green (see failures and infra-errors above)',
   },
 } as const;
 

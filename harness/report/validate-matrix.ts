@@ -4,7 +4,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
-export const MATRIX_SCHEMA_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'matrix.schema.json');
+export const MATRIX_SCHEMA_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'schema',
+  'matrix.schema.json',
+);
 
 let compiled: ValidateFunction | undefined;
 
@@ -16,7 +22,10 @@ export function matrixSchema(): Record<string, unknown> {
 export function matrixProblems(value: unknown): string[] {
   compiled ??= new Ajv2020({ allErrors: true, strict: true }).compile(matrixSchema());
   if (compiled(value)) return [];
-  return (compiled.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}${error.params && 'allowedValues' in error.params ? ` (${JSON.stringify(error.params.allowedValues)})` : ''}`);
+  return (compiled.errors ?? []).map(
+    (error) =>
+      `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}${error.params && 'allowedValues' in error.params ? ` (${JSON.stringify(error.params.allowedValues)})` : ''}`,
+  );
 }
 
 export function assertValidMatrix(value: unknown): void {

@@ -33,7 +33,8 @@ export function renderBadge(run: MatrixRun): EndpointBadge {
   }
 
   const anyFail = run.summary.columns.some((entry) => entry.fail > 0);
-  const anyInfra = run.summary.columns.some((entry) => entry.infraError > 0) || run.columns.some((column) => column.infraError);
+  const anyInfra =
+    run.summary.columns.some((entry) => entry.infraError > 0) || run.columns.some((column) => column.infraError);
   const color = anyFail ? 'red' : anyInfra ? 'lightgrey' : 'brightgreen';
   return { schemaVersion: 1, label: BADGE_LABEL, message: parts.join(' · '), color };
 }

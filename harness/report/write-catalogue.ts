@@ -11,12 +11,15 @@ import { texts } from './texts.js';
 function notRunOn(testCase: LoadedCase): string {
   const notes: string[] = [];
   if (testCase.reference === false) notes.push(`**reference: false**: ${markdownCell(testCase.reason ?? '')}`);
-  for (const skip of testCase.skipOn ?? []) notes.push(`**skip on ${skip.versions.map(markdownCell).join(', ')}**: ${markdownCell(skip.reason)}`);
+  for (const skip of testCase.skipOn ?? [])
+    notes.push(`**skip on ${skip.versions.map(markdownCell).join(', ')}**: ${markdownCell(skip.reason)}`);
   return notes.join('<br>') || '—';
 }
 
 export function renderCatalogue(loaded: readonly LoadedCase[], repoRoot: string): string {
-  const cases = catalogueOrder(loaded.map((testCase) => ({ ...testCase, file: repoRelative(testCase.file, repoRoot) })));
+  const cases = catalogueOrder(
+    loaded.map((testCase) => ({ ...testCase, file: repoRelative(testCase.file, repoRoot) })),
+  );
   const areas = new Map<string, { file: string; cases: LoadedCase[] }>();
   const features = new Map<string, number>();
   for (const testCase of cases) {
@@ -43,11 +46,21 @@ export function renderCatalogue(loaded: readonly LoadedCase[], repoRoot: string)
     '| area | file | cases |',
     '|---|---|---:|',
   ];
-  for (const [area, entry] of areas) lines.push(`| [${area}](#${anchor(area)}) | [${markdownCode(entry.file)}](../${entry.file}) | ${entry.cases.length} |`);
+  for (const [area, entry] of areas)
+    lines.push(
+      `| [${area}](#${anchor(area)}) | [${markdownCode(entry.file)}](../${entry.file}) | ${entry.cases.length} |`,
+    );
   lines.push('', '## Features', '', '| feature | cases |', '|---|---:|');
-  for (const [feature, count] of [...features].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) lines.push(`| ${markdownCode(feature)} | ${count} |`);
+  for (const [feature, count] of [...features].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    lines.push(`| ${markdownCode(feature)} | ${count} |`);
   for (const [area, entry] of areas) {
-    lines.push('', `## ${area}`, '', `From [${markdownCode(entry.file)}](../${entry.file}), ${entry.cases.length} cases.`, '');
+    lines.push(
+      '',
+      `## ${area}`,
+      '',
+      `From [${markdownCode(entry.file)}](../${entry.file}), ${entry.cases.length} cases.`,
+      '',
+    );
     lines.push('| case | description | features | not run on |', '|---|---|---|---|');
     for (const testCase of entry.cases) {
       lines.push(
@@ -61,5 +74,8 @@ export function renderCatalogue(loaded: readonly LoadedCase[], repoRoot: string)
 
 /** GitHub's heading anchor for a plain area name. */
 function anchor(heading: string): string {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 }

@@ -26,10 +26,14 @@ function cellList(run: MatrixRun, cells: readonly MatrixCell[], withDiff: boolea
   const lines: string[] = [];
   for (const cell of cells.slice(0, MARKDOWN_LIST_LIMIT)) {
     const column = columnById(run.columns, cell.column)?.label ?? cell.column;
-    lines.push(`- ${caseLink(cases.get(cell.case), cell.case)} on **${markdownCell(column)}**: ${markdownCell(cell.reason ?? '')}`);
-    if (withDiff && cell.diff) lines.push('', '  <details><summary>diff</summary>', '', indent(fence(cell.diff)), '', '  </details>', '');
+    lines.push(
+      `- ${caseLink(cases.get(cell.case), cell.case)} on **${markdownCell(column)}**: ${markdownCell(cell.reason ?? '')}`,
+    );
+    if (withDiff && cell.diff)
+      lines.push('', '  <details><summary>diff</summary>', '', indent(fence(cell.diff)), '', '  </details>', '');
   }
-  if (cells.length > MARKDOWN_LIST_LIMIT) lines.push(`- … and ${cells.length - MARKDOWN_LIST_LIMIT} more (see index.html or matrix.json)`);
+  if (cells.length > MARKDOWN_LIST_LIMIT)
+    lines.push(`- … and ${cells.length - MARKDOWN_LIST_LIMIT} more (see index.html or matrix.json)`);
   return lines;
 }
 
@@ -47,7 +51,9 @@ export function renderMatrixMarkdown(run: MatrixRun, transitions: readonly Trans
     '',
     `Run ${run.run.date} · commit ${run.run.commit ? markdownCode(run.run.commit.slice(0, 12)) : 'unknown'}${run.run.dirty ? ' (with uncommitted changes)' : ''} · ${Math.round(run.run.durationMs / 1000)} s · ${run.cases.length} cases`,
     '',
-    summary.green ? '**Green**: no failure and no infra-error in any column.' : '**Not green**: see the failures and infra-errors below.',
+    summary.green
+      ? '**Green**: no failure and no infra-error in any column.'
+      : '**Not green**: see the failures and infra-errors below.',
     '',
     'Open [index.html](index.html) for the grid, with every reason and diff.',
     '',
@@ -59,7 +65,11 @@ export function renderMatrixMarkdown(run: MatrixRun, transitions: readonly Trans
   for (const column of run.columns) {
     const counts = summary.columns.find((entry) => entry.column === column.id);
     if (!counts) continue;
-    const mark = counts.green ? texts.statusSymbol.pass : counts.fail ? texts.statusSymbol.fail : texts.statusSymbol['infra-error'];
+    const mark = counts.green
+      ? texts.statusSymbol.pass
+      : counts.fail
+        ? texts.statusSymbol.fail
+        : texts.statusSymbol['infra-error'];
     const failCell = counts.unexpectedPass ? `${counts.fail} (${counts.unexpectedPass} stale skip)` : `${counts.fail}`;
     lines.push(
       `| ${mark} **${markdownCell(column.label)}** | ${markdownCell(versionsLine(column.versions))} | ${counts.pass} | ${failCell} | ${counts.skip} | ${counts.unsupported} | ${counts.infraError} |`,
@@ -78,9 +88,17 @@ export function renderMatrixMarkdown(run: MatrixRun, transitions: readonly Trans
   if (!infra.length && !brokenColumns.length) lines.push('None.');
   for (const column of brokenColumns) {
     const count = infra.filter((cell) => cell.column === column.id).length;
-    lines.push(`- column **${markdownCell(column.label)}** did not run (${count} cells): ${markdownCell(column.infraError ?? '')}`);
+    lines.push(
+      `- column **${markdownCell(column.label)}** did not run (${count} cells): ${markdownCell(column.infraError ?? '')}`,
+    );
   }
-  lines.push(...cellList(run, infra.filter((cell) => !broken.has(cell.column)), false));
+  lines.push(
+    ...cellList(
+      run,
+      infra.filter((cell) => !broken.has(cell.column)),
+      false,
+    ),
+  );
 
   lines.push('', '## Transitions', '');
   if (!transitions.length) lines.push('No case changed status between recorded runs.');
@@ -88,10 +106,16 @@ export function renderMatrixMarkdown(run: MatrixRun, transitions: readonly Trans
     lines.push('| run | case | first column | changes |', '|---|---|---|---|');
     const cases = new Map(run.cases.map((testCase) => [testCase.id, testCase]));
     for (const transition of transitions.slice(0, MARKDOWN_LIST_LIMIT)) {
-      const changes = transition.changes.map((change) => `${change.column}: ${change.from} → ${change.to}${change.toRelease !== undefined ? ` (${change.fromRelease ?? '?'} → ${change.toRelease ?? '?'})` : ''}`);
-      lines.push(`| ${transition.date} | ${caseLink(cases.get(transition.case), transition.case)} | ${markdownCell(transition.firstColumn)} | ${markdownCell(changes.join('; '))} |`);
+      const changes = transition.changes.map(
+        (change) =>
+          `${change.column}: ${change.from} → ${change.to}${change.toRelease !== undefined ? ` (${change.fromRelease ?? '?'} → ${change.toRelease ?? '?'})` : ''}`,
+      );
+      lines.push(
+        `| ${transition.date} | ${caseLink(cases.get(transition.case), transition.case)} | ${markdownCell(transition.firstColumn)} | ${markdownCell(changes.join('; '))} |`,
+      );
     }
-    if (transitions.length > MARKDOWN_LIST_LIMIT) lines.push('', `… and ${transitions.length - MARKDOWN_LIST_LIMIT} older transitions in index.html.`);
+    if (transitions.length > MARKDOWN_LIST_LIMIT)
+      lines.push('', `… and ${transitions.length - MARKDOWN_LIST_LIMIT} older transitions in index.html.`);
   }
   lines.push('');
   return lines.join('\n');

@@ -51,7 +51,11 @@ export function describeOurCall(item: Case): {
  * One case through the dialect, as a host would call it: the wall-clock composition, or the
  * uncounted one for a case that asks for `countHostWaits: false`. A rejection is an outcome too.
  */
-export async function runDialectCase(item: Case, dialect: CodemodeExecutor, uncounted: CodemodeExecutor): Promise<Outcome> {
+export async function runDialectCase(
+  item: Case,
+  dialect: CodemodeExecutor,
+  uncounted: CodemodeExecutor,
+): Promise<Outcome> {
   const executor = item.options?.countHostWaits === false ? uncounted : dialect;
   const { providersOrFns, options } = describeOurCall(item);
   try {

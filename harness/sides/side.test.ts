@@ -27,8 +27,8 @@ describe('skipReason', () => {
   });
 
   it('knows which sides are reference columns', () => {
-    expect(['ours', 'ours-remote', '0.2.2', '0.3.8', '0.4.4', 'latest'].map((side) => isReferenceColumn(side as never))).toEqual([
-      false, false, true, true, true, true,
-    ]);
+    expect(
+      ['ours', 'ours-remote', '0.2.2', '0.3.8', '0.4.4', 'latest'].map((side) => isReferenceColumn(side as never)),
+    ).toEqual([false, false, true, true, true, true]);
   });
 });

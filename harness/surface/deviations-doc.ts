@@ -26,11 +26,17 @@ function escapeCell(text: string): string {
 }
 
 /** Each differing key: which fields differ (all of them when a side lacks the key), and why. */
-export function deviationRows(reference: Surface, ours: Surface): { key: string; reference: string; ours: string; reason: string }[] {
+export function deviationRows(
+  reference: Surface,
+  ours: Surface,
+): { key: string; reference: string; ours: string; reason: string }[] {
   return differingKeys(reference, ours).map((key) => {
     const r = reference[key];
     const o = ours[key];
-    const fields = r && o ? FIELDS.filter((field) => r[field] !== o[field]) : FIELDS.filter((field) => (r ?? o)?.[field] !== undefined);
+    const fields =
+      r && o
+        ? FIELDS.filter((field) => r[field] !== o[field])
+        : FIELDS.filter((field) => (r ?? o)?.[field] !== undefined);
     return { key, reference: cell(r, fields), ours: cell(o, fields), reason: reasonFor(key) ?? UNEXPLAINED };
   });
 }
@@ -50,7 +56,9 @@ export function renderDeviationSection(table: RecordedTable): string {
               '',
               '| entry | reference | ours |',
               '|---|---|---|',
-              ...members.map((row) => `| \`${escapeCell(row.key)}\` | ${escapeCell(row.reference)} | ${escapeCell(row.ours)} |`),
+              ...members.map(
+                (row) => `| \`${escapeCell(row.key)}\` | ${escapeCell(row.reference)} | ${escapeCell(row.ours)} |`,
+              ),
             ].join('\n'),
           )
           .join('\n\n');
@@ -61,7 +69,11 @@ function currentSection(doc: string): { before: string; section: string; after: 
   const start = doc.indexOf(DOC_START);
   const end = doc.indexOf(DOC_END);
   if (start < 0 || end < start) throw new Error(docMarkersMissing(DOC_PATH, DOC_START, DOC_END));
-  return { before: doc.slice(0, start), section: doc.slice(start, end + DOC_END.length), after: doc.slice(end + DOC_END.length) };
+  return {
+    before: doc.slice(0, start),
+    section: doc.slice(start, end + DOC_END.length),
+    after: doc.slice(end + DOC_END.length),
+  };
 }
 
 export function writeDeviationSection(table: RecordedTable): void {

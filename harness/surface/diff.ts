@@ -13,7 +13,10 @@ export function diffSurfaces(before: Surface, after: Surface, labels: { before: 
     if (a === undefined) lines.push(`${key}: only on ${labels.after} ${JSON.stringify(b)}`);
     else if (b === undefined) lines.push(`${key}: only on ${labels.before} ${JSON.stringify(a)}`);
     else {
-      const changed = FIELDS.filter((field) => a[field] !== b[field]).map((field) => `${field} ${JSON.stringify(a[field])} on ${labels.before}, ${JSON.stringify(b[field])} on ${labels.after}`);
+      const changed = FIELDS.filter((field) => a[field] !== b[field]).map(
+        (field) =>
+          `${field} ${JSON.stringify(a[field])} on ${labels.before}, ${JSON.stringify(b[field])} on ${labels.after}`,
+      );
       if (changed.length > 0) lines.push(`${key}: ${changed.join('; ')}`);
     }
   }

@@ -37,7 +37,13 @@ export const PROBE_CASE: Case = {
 /** The probe's record, or an error showing what came back instead. */
 export function surfaceFromOutcome(side: string, outcome: Outcome): Surface {
   const { result } = outcome;
-  if (outcome.error !== undefined || outcome.threw !== undefined || typeof result !== 'object' || result === null || Array.isArray(result)) {
+  if (
+    outcome.error !== undefined ||
+    outcome.threw !== undefined ||
+    typeof result !== 'object' ||
+    result === null ||
+    Array.isArray(result)
+  ) {
     throw new Error(probeFailed(side, outcome));
   }
   return result as Surface;

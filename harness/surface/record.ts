@@ -8,7 +8,13 @@ import { readFileSync } from 'node:fs';
 import { installedVersion } from '../reference/columns.js';
 import { startReferenceColumn } from '../reference/wrangler.js';
 import { deviationRows, writeDeviationSection } from './deviations-doc.js';
-import { SURFACE_REFERENCE_COLUMN, SURFACE_SIDES, measureOurSurface, measureReferenceSurface, type SurfaceSide } from './measure.js';
+import {
+  SURFACE_REFERENCE_COLUMN,
+  SURFACE_SIDES,
+  measureOurSurface,
+  measureReferenceSurface,
+  type SurfaceSide,
+} from './measure.js';
 import { UNEXPLAINED, unknownSide } from './messages.js';
 import { TABLE_ABOUT, TABLE_PATH, readTable, writeTable, type OursMeasuredOn, type RecordedTable } from './table.js';
 
@@ -36,7 +42,10 @@ function existingTable(): RecordedTable {
 }
 
 function oursMeasuredOn(): OursMeasuredOn {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    name: string;
+    version: string;
+  };
   return {
     composition: 'new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1 } }))',
     package: `${manifest.name}@${manifest.version}`,
@@ -61,7 +70,9 @@ async function main(): Promise<void> {
     table.measuredOn = { ...table.measuredOn, ours: oursMeasuredOn() };
   }
   if (sides.length > 0) writeTable(table);
-  console.log(`${TABLE_PATH}: reference ${Object.keys(table.reference ?? {}).length} entries, ours ${Object.keys(table.ours ?? {}).length} entries`);
+  console.log(
+    `${TABLE_PATH}: reference ${Object.keys(table.reference ?? {}).length} entries, ours ${Object.keys(table.ours ?? {}).length} entries`,
+  );
   if (table.reference && table.ours) {
     writeDeviationSection(table);
     const rows = deviationRows(table.reference, table.ours);

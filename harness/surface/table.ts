@@ -44,11 +44,16 @@ export function recordedSurface(table: RecordedTable, side: SurfaceSide): Surfac
 
 function surfaceLines(surface: Surface): string {
   const keys = Object.keys(surface).sort();
-  return keys.map((key, i) => `    ${JSON.stringify(key)}: ${JSON.stringify(surface[key])}${i < keys.length - 1 ? ',' : ''}`).join('\n');
+  return keys
+    .map((key, i) => `    ${JSON.stringify(key)}: ${JSON.stringify(surface[key])}${i < keys.length - 1 ? ',' : ''}`)
+    .join('\n');
 }
 
 export function formatTable(table: RecordedTable): string {
-  const parts = [`  "about": ${JSON.stringify(table.about)}`, `  "measuredOn": ${JSON.stringify(table.measuredOn, null, 2).replace(/\n/g, '\n  ')}`];
+  const parts = [
+    `  "about": ${JSON.stringify(table.about)}`,
+    `  "measuredOn": ${JSON.stringify(table.measuredOn, null, 2).replace(/\n/g, '\n  ')}`,
+  ];
   for (const side of ['reference', 'ours'] as const) {
     const surface = table[side];
     if (surface) parts.push(`  ${JSON.stringify(side)}: {\n${surfaceLines(surface)}\n  }`);

@@ -115,7 +115,8 @@ function rejectName(kind: NameKind, name: string, seen: Set<string>): string | n
   if (isReservedName(name)) return nameRejection.reserved(kind, name);
   if (!PROVIDER_NAME_PATTERN.test(name)) return nameRejection.notIdentifier(kind, name);
   if (JAVASCRIPT_RESERVED_WORDS.has(name)) return nameRejection.reservedWord(kind, name);
-  if (seen.has(name)) return kind === 'Provider' ? nameRejection.duplicateProvider(name) : nameRejection.duplicateConnector(name);
+  if (seen.has(name))
+    return kind === 'Provider' ? nameRejection.duplicateProvider(name) : nameRejection.duplicateConnector(name);
   seen.add(name);
   return null;
 }
@@ -134,7 +135,8 @@ export const malformedProvider = {
  */
 export function assertFunctionRecords(providers: readonly unknown[]): void {
   providers.forEach((provider, index) => {
-    if (typeof provider !== 'object' || provider === null) throw new TypeError(malformedProvider.notObject(index, provider));
+    if (typeof provider !== 'object' || provider === null)
+      throw new TypeError(malformedProvider.notObject(index, provider));
     const { name, fns } = provider as { name?: unknown; fns?: unknown };
     if (typeof fns !== 'object' || fns === null) throw new TypeError(malformedProvider.noFunctions(index, name, fns));
   });

@@ -6,7 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { validateProviders } from '../protocol/providers.js';
 import { encodeValue } from '../protocol/value-codec.js';
-import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import type {
+  ExecuteRequest,
+  ExecuteResult,
+  Executor,
+  ExecutorCallOptions,
+  InvokeHandleRequest,
+  OutboundFetch,
+} from '../protocol/types.js';
 import { cancellationError, readSignal, untilAborted, type CancellableMethod } from '../protocol/cancellation.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
@@ -58,7 +65,14 @@ export class IsolateExecutor implements Executor {
       const member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal));
       return this.#run('execute', signal, member, {
         id,
-        start: { t: 'run', run: id, entry, modules: checked.modules, outbound: checked.outbound !== null, retain: checked.retainHandles },
+        start: {
+          t: 'run',
+          run: id,
+          entry,
+          modules: checked.modules,
+          outbound: checked.outbound !== null,
+          retain: checked.retainHandles,
+        },
         timeout: checked.timeout,
         countHostWaits: checked.countHostWaits,
         dispatch: checked.dispatch,
@@ -83,11 +97,15 @@ export class IsolateExecutor implements Executor {
       throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(messageOf(error)));
     }
     // Strings are quoted in the encoded form, so this token can only be a function's tag.
-    if (JSON.stringify(args).includes('["f"]')) throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
+    if (JSON.stringify(args).includes('["f"]'))
+      throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
     const id = randomUUID();
     return this.#hold.during(async () => {
       const member = await this.#pool.acquire(
-        { process: retained.member, lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)) },
+        {
+          process: retained.member,
+          lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
+        },
         this.#cancelFor('invokeHandle', signal),
       );
       return this.#run('invokeHandle', signal, member, {
@@ -159,7 +177,12 @@ export class IsolateExecutor implements Executor {
    * bound would; the process goes back to the pool only once that has settled (kept, retired or
    * killed), and the host stays held until then.
    */
-  #run(method: CancellableMethod, signal: AbortSignal | undefined, member: SandboxProcess, spec: RunSpec): Promise<ExecuteResult> {
+  #run(
+    method: CancellableMethod,
+    signal: AbortSignal | undefined,
+    member: SandboxProcess,
+    spec: RunSpec,
+  ): Promise<ExecuteResult> {
     if (signal?.aborted) {
       this.#pool.release(member, 'keep');
       return Promise.reject(cancellationError(method, signal));
@@ -167,7 +190,12 @@ export class IsolateExecutor implements Executor {
     const run = new Run(member, spec);
     const supervised = this.#supervise(run, member, spec);
     if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
-    return untilAborted(method, signal, supervised.then((outcome) => outcome.result), () => run.cancel());
+    return untilAborted(
+      method,
+      signal,
+      supervised.then((outcome) => outcome.result),
+      () => run.cancel(),
+    );
   }
 
   async #supervise(run: Run, member: SandboxProcess, spec: RunSpec): Promise<RunOutcome> {
@@ -208,7 +236,9 @@ export class IsolateExecutor implements Executor {
       });
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
-      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), { cause: error });
+      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {
+        cause: error,
+      });
     }
   }
 }

@@ -23,7 +23,8 @@ export const isolateText = {
   proxySourceNotObject: (name: string) =>
     `The proxySource of provider "${name}" must evaluate to a function (call) => object, and that function must return an object.`,
   /** The outbound function returned something other than a Response. */
-  outboundNotResponse: (got: string) => `The outbound function must return a Response (or a promise of one), got ${got}.`,
+  outboundNotResponse: (got: string) =>
+    `The outbound function must return a Response (or a promise of one), got ${got}.`,
   /** A sandbox fetch arriving after its run settled (the supervisor's text). */
   outboundAfterRun: 'This fetch was made after its execution had finished.',
   /** A question to the host from a supervisor whose host connection closed. */
@@ -55,7 +56,8 @@ export const isolateText = {
   // --- request validation (INVALID_REQUEST) -------------------------------------------------------
   requestNotObject: 'execute() takes one request object: { code, providers?, dispatch?, modules?, timeout?, ... }.',
   codeNotString: (got: string) => `request.code must be a string, got ${got}.`,
-  providersNotArray: (got: string) => `request.providers must be an array of provider descriptors or undefined, got ${got}.`,
+  providersNotArray: (got: string) =>
+    `request.providers must be an array of provider descriptors or undefined, got ${got}.`,
   timeoutInvalid: (field: string, got: string) =>
     `${field} must be a non-negative finite number of milliseconds, null (the executor's maxTimeout) or undefined (its default), got ${got}.`,
   timeoutAboveMax: (field: string, timeout: number, maxTimeout: number) =>
@@ -78,10 +80,12 @@ export const isolateText = {
   signalInvalid: cancellationText.signalInvalid,
 
   // --- construction options -----------------------------------------------------------------------
-  optionsNotObject: (got: string) => `new IsolateExecutor(options): options must be an object or undefined, got ${got}.`,
+  optionsNotObject: (got: string) =>
+    `new IsolateExecutor(options): options must be an object or undefined, got ${got}.`,
   optionInvalid: (option: string, requirement: string, got: string) =>
     `IsolateExecutor option ${option} must be ${requirement}, got ${got}.`,
-  optionUnknown: (option: string, known: string) => `IsolateExecutor has no option ${option}; the options are ${known}.`,
+  optionUnknown: (option: string, known: string) =>
+    `IsolateExecutor has no option ${option}; the options are ${known}.`,
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
     `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
 } as const;

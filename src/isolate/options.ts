@@ -93,7 +93,13 @@ export function resolveSettings(options: unknown): IsolateSettings {
   if (timeout > maxTimeout) throw invalid(isolateText.optionTimeoutAboveMax(timeout, maxTimeout));
   const outbound = top.outbound;
   if (outbound !== undefined && outbound !== null && typeof outbound !== 'function') {
-    throw invalid(isolateText.optionInvalid('outbound', 'a function (Request) => Response, null or undefined', describeValue(outbound)));
+    throw invalid(
+      isolateText.optionInvalid(
+        'outbound',
+        'a function (Request) => Response, null or undefined',
+        describeValue(outbound),
+      ),
+    );
   }
   const pool = top.pool ?? {};
   if (typeof pool !== 'object' || pool === null || Array.isArray(pool)) {
@@ -118,7 +124,11 @@ export function resolveSettings(options: unknown): IsolateSettings {
  * The bound of one request: `undefined` is the construction default, `null` the maximum, and a
  * number must be a non-negative finite number no larger than the maximum.
  */
-export function resolveTimeout(field: string, value: unknown, settings: Pick<IsolateSettings, 'timeout' | 'maxTimeout'>): number {
+export function resolveTimeout(
+  field: string,
+  value: unknown,
+  settings: Pick<IsolateSettings, 'timeout' | 'maxTimeout'>,
+): number {
   if (value === undefined) return settings.timeout;
   if (value === null) return settings.maxTimeout;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {

@@ -27,7 +27,10 @@ export function encodeFrame(head: FrameHead, body: Uint8Array): Buffer {
 
 export function decodeFrame(frame: Buffer): { head: FrameHead; body: Buffer } {
   const length = frame.readUInt32BE(0);
-  return { head: JSON.parse(frame.subarray(4, 4 + length).toString('utf8')) as FrameHead, body: frame.subarray(4 + length) };
+  return {
+    head: JSON.parse(frame.subarray(4, 4 + length).toString('utf8')) as FrameHead,
+    body: frame.subarray(4 + length),
+  };
 }
 
 /** Answers one relayed request with the frame to send back. */

@@ -69,7 +69,10 @@ export class Pool {
    * A process reserved for one run, to hand back with `release`. With a target, that process
    * and no other (a retained execution lives there).
    */
-  acquire(target?: { process: SandboxProcess; lost: () => ExecutorError }, cancel?: AcquireCancel): Promise<SandboxProcess> {
+  acquire(
+    target?: { process: SandboxProcess; lost: () => ExecutorError },
+    cancel?: AcquireCancel,
+  ): Promise<SandboxProcess> {
     if (this.#disposed) return Promise.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
     if (cancel?.signal.aborted) return Promise.reject(cancel.error());
     this.#started = true;

@@ -105,7 +105,8 @@ export function checkExecuteRequest(request: unknown, settings: IsolateSettings)
 /** After `validateProviders` accepted the names: a declared provider needs a way to the host. */
 export function assertDispatchFor(checked: CheckedExecuteRequest): void {
   const [first] = checked.providers;
-  if (first !== undefined && typeof checked.dispatch !== 'function') throw invalid(isolateText.dispatchMissing(first.name));
+  if (first !== undefined && typeof checked.dispatch !== 'function')
+    throw invalid(isolateText.dispatchMissing(first.name));
 }
 
 export function checkInvokeRequest(request: unknown, settings: IsolateSettings): CheckedInvokeRequest {
@@ -116,7 +117,8 @@ export function checkInvokeRequest(request: unknown, settings: IsolateSettings):
       throw invalid(isolateText.stringFieldInvalid(`request.${field}`, describeValue(raw[field])));
     }
   }
-  if (raw.args !== undefined && !Array.isArray(raw.args)) throw invalid(isolateText.argsInvalid(describeValue(raw.args)));
+  if (raw.args !== undefined && !Array.isArray(raw.args))
+    throw invalid(isolateText.argsInvalid(describeValue(raw.args)));
   return {
     executionId: raw.executionId,
     handle: raw.handle,

@@ -55,15 +55,18 @@ export class RunClock {
   #arm(): void {
     const remaining = this.#budget - this.#spent - (performance.now() - this.#runningSince!);
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      if (this.#stopped || this.#runningSince === undefined) return;
-      // Timers may fire a hair early; only a spent budget expires.
-      if (this.#spent + (performance.now() - this.#runningSince) < this.#budget) {
-        this.#arm();
-        return;
-      }
-      this.stop();
-      this.#onExpire();
-    }, Math.max(0, Math.ceil(remaining)));
+    this.#timer = setTimeout(
+      () => {
+        if (this.#stopped || this.#runningSince === undefined) return;
+        // Timers may fire a hair early; only a spent budget expires.
+        if (this.#spent + (performance.now() - this.#runningSince) < this.#budget) {
+          this.#arm();
+          return;
+        }
+        this.stop();
+        this.#onExpire();
+      },
+      Math.max(0, Math.ceil(remaining)),
+    );
   }
 }

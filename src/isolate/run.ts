@@ -82,7 +82,11 @@ interface ResponseLike {
 function isResponseLike(value: unknown): value is ResponseLike {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<ResponseLike>;
-  return typeof candidate.status === 'number' && typeof candidate.arrayBuffer === 'function' && candidate.headers !== undefined;
+  return (
+    typeof candidate.status === 'number' &&
+    typeof candidate.arrayBuffer === 'function' &&
+    candidate.headers !== undefined
+  );
 }
 
 export class Run {
@@ -166,7 +170,10 @@ export class Run {
       if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
       else {
         const answer: unknown = await dispatch(String(message.p), tool, String(message.a));
-        envelope = typeof answer === 'string' ? answer : encodeErrorEnvelope(`dispatch returned ${describeValue(answer)} instead of an envelope string`);
+        envelope =
+          typeof answer === 'string'
+            ? answer
+            : encodeErrorEnvelope(`dispatch returned ${describeValue(answer)} instead of an envelope string`);
       }
     } catch (error) {
       envelope = encodeErrorEnvelope(messageOf(error));
@@ -179,14 +186,18 @@ export class Run {
   /** Answers one relayed sandbox fetch (outbound-server.ts) with the frame to send back. */
   async relayFetch(request: Request): Promise<{ head: FrameHead; body: Uint8Array }> {
     const outbound = this.#spec.outbound;
-    if (this.#state === 'finished' || typeof outbound !== 'function') return { head: { error: COMPLETED_MESSAGE }, body: new Uint8Array() };
+    if (this.#state === 'finished' || typeof outbound !== 'function')
+      return { head: { error: COMPLETED_MESSAGE }, body: new Uint8Array() };
     this.#clock.beginHostWait();
     try {
       const response: unknown = await outbound(request);
       if (!isResponseLike(response)) throw new TypeError(isolateText.outboundNotResponse(describeValue(response)));
       const nullBody = response.body === null;
       const body = nullBody ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
-      return { head: { s: response.status, st: response.statusText ?? '', h: [...response.headers], nb: nullBody }, body };
+      return {
+        head: { s: response.status, st: response.statusText ?? '', h: [...response.headers], nb: nullBody },
+        body,
+      };
     } catch (error) {
       return { head: { error: messageOf(error) }, body: new Uint8Array() };
     } finally {
@@ -242,7 +253,8 @@ export class Run {
     const check = () => {
       const now = performance.now();
       const cpuNow = this.#process.cpuMs();
-      const spinning = cpuBefore === undefined || cpuNow === undefined || cpuNow - cpuBefore >= SPINNING_CPU_SHARE * (now - checkedAt);
+      const spinning =
+        cpuBefore === undefined || cpuNow === undefined || cpuNow - cpuBefore >= SPINNING_CPU_SHARE * (now - checkedAt);
       if (spinning || now - since >= CANCEL_GRACE_CAP_MS) {
         this.#finish(this.#timedOut([]), 'kill');
         return;
@@ -257,12 +269,18 @@ export class Run {
   #processEnded(end: ProcessEnd): void {
     if (this.#state === 'finished') return;
     const result: ExecuteResult =
-      this.#state === 'cancelling' ? this.#timedOut([]) : { result: undefined, error: deathText(end, this.#spec.heapLimitMb), logs: [] };
+      this.#state === 'cancelling'
+        ? this.#timedOut([])
+        : { result: undefined, error: deathText(end, this.#spec.heapLimitMb), logs: [] };
     this.#finish(result, 'dead');
   }
 
   #timedOut(logs: unknown): ExecuteResult {
-    return { result: undefined, error: ExecutionTimeoutError.format(this.#spec.timeout), logs: (logs ?? []) as LogEntry[] };
+    return {
+      result: undefined,
+      error: ExecutionTimeoutError.format(this.#spec.timeout),
+      logs: (logs ?? []) as LogEntry[],
+    };
   }
 
   #settle(): void {

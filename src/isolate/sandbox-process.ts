@@ -102,7 +102,12 @@ export class SandboxProcess {
 
   static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
     const token = randomBytes(24).toString('hex');
-    const config = buildSupervisorConfig({ sources: sandboxSources(), token, heapLimitMb: options.heapLimitMb, relay: options.relay });
+    const config = buildSupervisorConfig({
+      sources: sandboxSources(),
+      token,
+      heapLimitMb: options.heapLimitMb,
+      relay: options.relay,
+    });
     const workerd = await spawnWorkerd({ binary: options.binary, config, startupTimeoutMs: options.startupTimeoutMs });
     try {
       const socket = await connect(workerd.port, token, options.startupTimeoutMs);
@@ -177,9 +182,13 @@ function connect(port: number, token: string, timeoutMs: number): Promise<WebSoc
     });
     socket.once('open', () => {
       // An idle pool must not keep the host's event loop alive (see loop-hold.ts).
-      (socket as unknown as { _socket?: { unref?: () => void; setNoDelay?: (on: boolean) => void } })._socket?.unref?.();
+      (
+        socket as unknown as { _socket?: { unref?: () => void; setNoDelay?: (on: boolean) => void } }
+      )._socket?.unref?.();
       resolve(socket);
     });
-    socket.once('error', (error) => reject(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(error.message), { cause: error })));
+    socket.once('error', (error) =>
+      reject(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(error.message), { cause: error })),
+    );
   });
 }

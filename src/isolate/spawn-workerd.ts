@@ -93,15 +93,21 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
 
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', configPath, binary, 'serve', '--experimental', configPath, '--control-fd=3'], {
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      detached: true,
-      // workerd needs nothing from the host's environment, and gets none of its secrets.
-      env: {},
-    });
+    child = spawn(
+      '/bin/sh',
+      ['-c', WRAPPER, 'codemode-workerd', configPath, binary, 'serve', '--experimental', configPath, '--control-fd=3'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        detached: true,
+        // workerd needs nothing from the host's environment, and gets none of its secrets.
+        env: {},
+      },
+    );
   } catch (error) {
     removeConfig();
-    return Promise.reject(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error }));
+    return Promise.reject(
+      new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error }),
+    );
   }
 
   let stderr = '';
@@ -115,7 +121,8 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
     if (killed) return;
     killed = true;
     try {
-      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+        process.kill(-child.pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
@@ -143,7 +150,16 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       kill();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(isolateText.spawnTimedOut(startupTimeoutMs)))), startupTimeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new ExecutorError(
+            'SANDBOX_UNAVAILABLE',
+            isolateText.sandboxUnavailable(isolateText.spawnTimedOut(startupTimeoutMs)),
+          ),
+        ),
+      startupTimeoutMs,
+    );
     const maybeReady = () => {
       if (settled || pid === undefined || port === undefined) return;
       settled = true;
@@ -174,7 +190,14 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
         // Not a control message of ours.
       }
     });
-    void exited.then((info) => fail(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(isolateText.spawnExited(describeExit(info), info.stderr.slice(-600))))));
+    void exited.then((info) =>
+      fail(
+        new ExecutorError(
+          'SANDBOX_UNAVAILABLE',
+          isolateText.sandboxUnavailable(isolateText.spawnExited(describeExit(info), info.stderr.slice(-600))),
+        ),
+      ),
+    );
   });
 }
 

@@ -35,10 +35,15 @@ export function resolveWorkerdBinary(): string {
     const fromWorkerd = createRequire(require.resolve('workerd/package.json'));
     binary = join(dirname(fromWorkerd.resolve(`${platformPackage}/package.json`)), 'bin', 'workerd');
   } catch (error) {
-    throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.binaryMissing(platformPackage, messageOf(error)), { cause: error });
+    throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.binaryMissing(platformPackage, messageOf(error)), {
+      cause: error,
+    });
   }
   if (!existsSync(binary)) {
-    throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.binaryMissing(platformPackage, `${binary} does not exist`));
+    throw new ExecutorError(
+      'SANDBOX_UNAVAILABLE',
+      isolateText.binaryMissing(platformPackage, `${binary} does not exist`),
+    );
   }
   cached = binary;
   return binary;

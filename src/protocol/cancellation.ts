@@ -13,8 +13,10 @@ export const cancellationText = {
   /** The caller aborted `options.signal` (a daemon does when its client goes away). */
   cancelled: (method: string) =>
     `The ${method} call was cancelled through its abort signal before it settled. Its run is given up, and its sandbox process is released (killed if it was spinning).`,
-  callOptionsInvalid: (method: string, got: string) => `${method}(request, options): options must be an object or undefined, got ${got}.`,
-  signalInvalid: (method: string, got: string) => `${method}(request, options): options.signal must be an AbortSignal or undefined, got ${got}.`,
+  callOptionsInvalid: (method: string, got: string) =>
+    `${method}(request, options): options must be an object or undefined, got ${got}.`,
+  signalInvalid: (method: string, got: string) =>
+    `${method}(request, options): options.signal must be an AbortSignal or undefined, got ${got}.`,
 } as const;
 
 /** What a call aborted through its signal rejects with. */
@@ -26,7 +28,11 @@ export function cancellationError(method: CancellableMethod, signal: AbortSignal
 function isAbortSignal(value: unknown): value is AbortSignal {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<AbortSignal>;
-  return typeof candidate.aborted === 'boolean' && typeof candidate.addEventListener === 'function' && typeof candidate.removeEventListener === 'function';
+  return (
+    typeof candidate.aborted === 'boolean' &&
+    typeof candidate.addEventListener === 'function' &&
+    typeof candidate.removeEventListener === 'function'
+  );
 }
 
 /** The call's signal, if any; a malformed `options` is an `INVALID_REQUEST`. */
@@ -37,7 +43,8 @@ export function readSignal(method: CancellableMethod, options: unknown): AbortSi
   }
   const { signal } = options as { signal?: unknown };
   if (signal === undefined) return undefined;
-  if (!isAbortSignal(signal)) throw new ExecutorError('INVALID_REQUEST', cancellationText.signalInvalid(method, describeValue(signal)));
+  if (!isAbortSignal(signal))
+    throw new ExecutorError('INVALID_REQUEST', cancellationText.signalInvalid(method, describeValue(signal)));
   return signal;
 }
 
@@ -45,7 +52,12 @@ export function readSignal(method: CancellableMethod, options: unknown): AbortSi
  * Runs `work` until the signal aborts: then `onAbort` starts ending it and the call rejects at once,
  * while `work` carries on to its own end (whose outcome is then dropped).
  */
-export function untilAborted<T>(method: CancellableMethod, signal: AbortSignal | undefined, work: Promise<T>, onAbort: () => void): Promise<T> {
+export function untilAborted<T>(
+  method: CancellableMethod,
+  signal: AbortSignal | undefined,
+  work: Promise<T>,
+  onAbort: () => void,
+): Promise<T> {
   if (signal === undefined) return work;
   return new Promise<T>((resolve, reject) => {
     const abort = () => {

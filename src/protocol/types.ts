@@ -28,12 +28,7 @@ export type Dispatch = (provider: string, tool: string, argsJson: string) => Pro
 export type OutboundFetch = (request: Request) => Response | Promise<Response>;
 
 /** A module of the `modules` map: ES module source text, or one of workerd's module kinds. */
-export type ModuleSource =
-  | string
-  | { js: string }
-  | { cjs: string }
-  | { text: string }
-  | { json: unknown };
+export type ModuleSource = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
 
 /** One namespace in the sandbox scope. Only names and source cross; implementations stay with the host. */
 export interface ProviderDescriptor {

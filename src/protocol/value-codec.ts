@@ -58,7 +58,8 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
         case 'boolean':
           return value;
         case 'number':
-          if (Number.isNaN(value) || !Number.isFinite(value) || Object.is(value, -0)) return ['n', String(Object.is(value, -0) ? '-0' : value)];
+          if (Number.isNaN(value) || !Number.isFinite(value) || Object.is(value, -0))
+            return ['n', String(Object.is(value, -0) ? '-0' : value)];
           return value;
         case 'undefined':
           return ['u'];
@@ -98,12 +99,19 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
         return ['v', kind, toBase64(new Uint8Array(object.buffer, object.byteOffset, object.byteLength))];
       }
       if (object instanceof Error) {
-        const out: unknown[] = ['e', String(object.name), String(object.message), typeof object.stack === 'string' ? object.stack : null];
+        const out: unknown[] = [
+          'e',
+          String(object.name),
+          String(object.message),
+          typeof object.stack === 'string' ? object.stack : null,
+        ];
         if ('cause' in object) out.push(enc((object as { cause?: unknown }).cause));
         return out;
       }
-      if (object instanceof Number || object instanceof String || object instanceof Boolean) return ['B', enc(object.valueOf())];
-      if (Object.prototype.toString.call(object) === '[object BigInt]') return ['B', enc((object as { valueOf(): unknown }).valueOf())];
+      if (object instanceof Number || object instanceof String || object instanceof Boolean)
+        return ['B', enc(object.valueOf())];
+      if (Object.prototype.toString.call(object) === '[object BigInt]')
+        return ['B', enc((object as { valueOf(): unknown }).valueOf())];
       const out: unknown[] = ['o'];
       for (const key of Object.keys(object)) out.push(key, enc((object as Record<string, unknown>)[key]));
       return out;
@@ -180,10 +188,13 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
           const name = item[1] as string;
           const Ctor = Object.prototype.hasOwnProperty.call(errorConstructors, name) ? errorConstructors[name]! : Error;
           const out = new Ctor(item[2] as string);
-          if (out.name !== name) Object.defineProperty(out, 'name', { value: name, writable: true, configurable: true });
-          if (typeof item[3] === 'string') Object.defineProperty(out, 'stack', { value: item[3], writable: true, configurable: true });
+          if (out.name !== name)
+            Object.defineProperty(out, 'name', { value: name, writable: true, configurable: true });
+          if (typeof item[3] === 'string')
+            Object.defineProperty(out, 'stack', { value: item[3], writable: true, configurable: true });
           refs.push(out);
-          if (item.length > 4) Object.defineProperty(out, 'cause', { value: dec(item[4]), writable: true, configurable: true });
+          if (item.length > 4)
+            Object.defineProperty(out, 'cause', { value: dec(item[4]), writable: true, configurable: true });
           return out;
         }
         case 'B': {
@@ -196,7 +207,12 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
           refs.push(out);
           for (let i = 1; i < item.length; i += 2) {
             // defineProperty, so a "__proto__" key stays a key and never swaps the prototype.
-            Object.defineProperty(out, item[i] as string, { value: dec(item[i + 1]), writable: true, enumerable: true, configurable: true });
+            Object.defineProperty(out, item[i] as string, {
+              value: dec(item[i + 1]),
+              writable: true,
+              enumerable: true,
+              configurable: true,
+            });
           }
           return out;
         }
@@ -218,7 +234,9 @@ export const FUNCTION_NOT_RETAINED_MESSAGE =
   'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.';
 
 /** The host's codec: a function in a result decodes to one that rejects with `HANDLE_NOT_FOUND`. */
-const hostCodec = createValueCodec(() => () => Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', FUNCTION_NOT_RETAINED_MESSAGE)));
+const hostCodec = createValueCodec(
+  () => () => Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', FUNCTION_NOT_RETAINED_MESSAGE)),
+);
 
 export function encodeValue(value: unknown): unknown {
   return hostCodec.encode(value);

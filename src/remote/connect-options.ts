@@ -82,24 +82,33 @@ export function validateUrl(url: unknown): string {
 export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedConnectOptions {
   if (typeof options !== 'object' || options === null) reject(formatInvalidOption('', 'an object', options));
   const { websocket, token, rotateAfterExecutions, reconnect, outbound, timeout, countHostWaits } = options;
-  if (websocket !== undefined && typeof websocket !== 'function') reject(formatInvalidOption('websocket', 'a WebSocket constructor', websocket));
-  if (token !== undefined && (typeof token !== 'string' || token === '')) reject(formatInvalidOption('token', 'a non-empty string', token));
+  if (websocket !== undefined && typeof websocket !== 'function')
+    reject(formatInvalidOption('websocket', 'a WebSocket constructor', websocket));
+  if (token !== undefined && (typeof token !== 'string' || token === ''))
+    reject(formatInvalidOption('token', 'a non-empty string', token));
   if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) {
     reject(formatInvalidOption('headers', 'a record of strings', options.headers));
   }
   if (rotateAfterExecutions !== undefined && !(Number.isInteger(rotateAfterExecutions) && rotateAfterExecutions > 0)) {
     reject(formatInvalidOption('rotateAfterExecutions', 'a positive integer', rotateAfterExecutions));
   }
-  if (reconnect !== undefined && typeof reconnect !== 'boolean') reject(formatInvalidOption('reconnect', 'a boolean', reconnect));
-  if (outbound !== undefined && outbound !== null && typeof outbound !== 'function') reject(formatInvalidOutbound(outbound));
+  if (reconnect !== undefined && typeof reconnect !== 'boolean')
+    reject(formatInvalidOption('reconnect', 'a boolean', reconnect));
+  if (outbound !== undefined && outbound !== null && typeof outbound !== 'function')
+    reject(formatInvalidOutbound(outbound));
   if (timeout !== undefined && timeout !== null && !(typeof timeout === 'number' && timeout > 0)) {
     reject(formatInvalidOption('timeout', 'a number > 0 or null', timeout));
   }
   if (countHostWaits !== undefined && typeof countHostWaits !== 'boolean') {
     reject(formatInvalidOption('countHostWaits', 'a boolean', countHostWaits));
   }
-  const maxReconnectAttempts = positive('maxReconnectAttempts', options.maxReconnectAttempts, CONNECT_DEFAULTS.maxReconnectAttempts);
-  if (!Number.isInteger(maxReconnectAttempts)) reject(formatInvalidOption('maxReconnectAttempts', 'a positive integer', maxReconnectAttempts));
+  const maxReconnectAttempts = positive(
+    'maxReconnectAttempts',
+    options.maxReconnectAttempts,
+    CONNECT_DEFAULTS.maxReconnectAttempts,
+  );
+  if (!Number.isInteger(maxReconnectAttempts))
+    reject(formatInvalidOption('maxReconnectAttempts', 'a positive integer', maxReconnectAttempts));
   const headers = token === undefined ? options.headers : { ...options.headers, authorization: `Bearer ${token}` };
   return {
     websocket,

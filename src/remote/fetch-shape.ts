@@ -31,7 +31,11 @@ export async function requestToWire(request: Request): Promise<WireFetchRequest>
 
 export function requestFromWire(wire: WireFetchRequest): Request {
   const hasBody = wire.body !== null && wire.method !== 'GET' && wire.method !== 'HEAD';
-  return new Request(wire.url, { method: wire.method, headers: wire.headers, body: hasBody ? (wire.body as BodyInit) : null });
+  return new Request(wire.url, {
+    method: wire.method,
+    headers: wire.headers,
+    body: hasBody ? (wire.body as BodyInit) : null,
+  });
 }
 
 export async function responseToWire(response: Response): Promise<WireFetchResponse> {

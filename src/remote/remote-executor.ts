@@ -5,8 +5,19 @@
  */
 import { cancellationError, readSignal, untilAborted, type CancellableMethod } from '../protocol/cancellation.js';
 import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
-import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, InvokeHandleRequest } from '../protocol/types.js';
-import { resolveConnectOptions, validateUrl, type ConnectOptions, type ResolvedConnectOptions } from './connect-options.js';
+import type {
+  ExecuteRequest,
+  ExecuteResult,
+  Executor,
+  ExecutorCallOptions,
+  InvokeHandleRequest,
+} from '../protocol/types.js';
+import {
+  resolveConnectOptions,
+  validateUrl,
+  type ConnectOptions,
+  type ResolvedConnectOptions,
+} from './connect-options.js';
 import { delay } from './delay.js';
 import { executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
 import { Session, type SessionOptions } from './session.js';
@@ -71,7 +82,9 @@ export class RemoteExecutor implements Executor {
       if (this.#closed) throw closedError();
       const cancel = this.#cancelFor('execute', options);
       const wire = executeRequestToWire(request, this.#options.defaults, cancel?.token);
-      return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) => resultFromWire(await session.remote.execute(wire)));
+      return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) =>
+        resultFromWire(await session.remote.execute(wire)),
+      );
     } finally {
       this.#countExecution();
     }
@@ -117,7 +130,11 @@ export class RemoteExecutor implements Executor {
    * once the call has crossed, asks the daemon to cancel it; the session keeps counting the call
    * until the daemon answers, so a rotation does not cut that answer off.
    */
-  async #call<T>(brokenText: string, cancel: CallCancel | undefined, send: (session: Session) => Promise<T>): Promise<T> {
+  async #call<T>(
+    brokenText: string,
+    cancel: CallCancel | undefined,
+    send: (session: Session) => Promise<T>,
+  ): Promise<T> {
     if (cancel === undefined) {
       const session = await this.#ensureSession();
       return this.#onSession(session, brokenText, () => send(session));

@@ -18,7 +18,11 @@ function pick<T>(requested: T | undefined, fallback: T | undefined): T | undefin
 }
 
 /** `cancelToken` is set when the caller passed a signal; it goes on the wire only then. */
-export function executeRequestToWire(request: ExecuteRequest, defaults: Defaults, cancelToken?: string): WireExecuteRequest {
+export function executeRequestToWire(
+  request: ExecuteRequest,
+  defaults: Defaults,
+  cancelToken?: string,
+): WireExecuteRequest {
   const wire: WireExecuteRequest = {
     code: request.code,
     dispatch: request.dispatch ?? null,
@@ -36,7 +40,11 @@ export function executeRequestToWire(request: ExecuteRequest, defaults: Defaults
   return wire;
 }
 
-export function invokeRequestToWire(request: InvokeHandleRequest, defaults: Defaults, cancelToken?: string): WireInvokeHandleRequest {
+export function invokeRequestToWire(
+  request: InvokeHandleRequest,
+  defaults: Defaults,
+  cancelToken?: string,
+): WireInvokeHandleRequest {
   const wire: WireInvokeHandleRequest = {
     executionId: request.executionId,
     handle: request.handle,
@@ -51,7 +59,10 @@ export function invokeRequestToWire(request: InvokeHandleRequest, defaults: Defa
   return wire;
 }
 
-function outboundToWire(outbound: OutboundFetch | null | undefined): { outboundMode: OutboundMode; outbound?: WireFetch } {
+function outboundToWire(outbound: OutboundFetch | null | undefined): {
+  outboundMode: OutboundMode;
+  outbound?: WireFetch;
+} {
   if (outbound === undefined) return { outboundMode: 'default' };
   if (outbound === null) return { outboundMode: 'blocked' };
   if (typeof outbound !== 'function') throw new ExecutorError('INVALID_REQUEST', formatInvalidOutbound(outbound));

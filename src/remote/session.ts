@@ -28,7 +28,9 @@ export interface SessionOptions {
   onDispose?: (session: Session) => void;
 }
 
-type Promisified<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never };
+type Promisified<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+};
 
 /** The daemon's endpoint as the client's stub exposes it. */
 export type RemoteEndpoint = Promisified<ExecutorEndpoint> & {
@@ -181,6 +183,9 @@ export class Session {
 function createStub(url: string, options: SessionOptions): RemoteEndpoint {
   // No `localMain`: the client exports nothing but the stubs its calls pass.
   if (options.websocket === undefined) return newWebSocketRpcSession(url) as unknown as RemoteEndpoint;
-  const socket = options.headers === undefined ? new options.websocket(url) : new options.websocket(url, { headers: options.headers });
+  const socket =
+    options.headers === undefined
+      ? new options.websocket(url)
+      : new options.websocket(url, { headers: options.headers });
   return new RpcSession(new SocketTransport(socket)).getRemoteMain() as unknown as RemoteEndpoint;
 }

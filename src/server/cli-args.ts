@@ -94,7 +94,9 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const { values, positionals } = parsed;
   if (values.help) return { command: 'help' };
   if (positionals.length !== 1 || positionals[0] !== 'serve') {
-    throw new UsageError(positionals.length === 0 ? 'Missing command: serve' : `Unknown command: ${positionals.join(' ')}`);
+    throw new UsageError(
+      positionals.length === 0 ? 'Missing command: serve' : `Unknown command: ${positionals.join(' ')}`,
+    );
   }
   // An empty variable counts as unset, so `CODEMODE_EXECUTOR_TOKEN=` does not mean "the empty token".
   const token = values.token ?? (env[TOKEN_ENV] || undefined);

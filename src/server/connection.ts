@@ -59,7 +59,11 @@ export class Connection {
    * `execute(request, { signal })` can release the sandbox at once. Registration is synchronous, so
    * a `cancel` that follows the call on the socket finds it.
    */
-  async run(kind: ExecutionKind, cancelToken: unknown, body: (signal: AbortSignal) => Promise<ExecuteResult>): Promise<WireExecuteResult> {
+  async run(
+    kind: ExecutionKind,
+    cancelToken: unknown,
+    body: (signal: AbortSignal) => Promise<ExecuteResult>,
+  ): Promise<WireExecuteResult> {
     if (cancelToken !== undefined && (typeof cancelToken !== 'string' || cancelToken === '')) {
       throw new ExecutorError('INVALID_REQUEST', formatInvalidCancelToken(cancelToken));
     }

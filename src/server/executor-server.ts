@@ -96,7 +96,8 @@ function refuseUpgrade(socket: Duplex, status: string): void {
 export async function createExecutorServer(options: ExecutorServerOptions): Promise<ExecutorServer> {
   const { executor, token } = options;
   const host = options.host ?? SERVER_DEFAULTS.host;
-  if (typeof executor !== 'object' || executor === null) throw new TypeError(formatInvalidServerOption('executor', 'an Executor', executor));
+  if (typeof executor !== 'object' || executor === null)
+    throw new TypeError(formatInvalidServerOption('executor', 'an Executor', executor));
   if (token !== undefined && (typeof token !== 'string' || token === '')) {
     throw new TypeError(formatInvalidServerOption('token', 'a non-empty string', token));
   }
@@ -108,7 +109,11 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     options.maxExecutionsPerConnection,
     SERVER_DEFAULTS.maxExecutionsPerConnection,
   );
-  const clientPingInterval = positiveInteger('clientPingInterval', options.clientPingInterval, SERVER_DEFAULTS.clientPingInterval);
+  const clientPingInterval = positiveInteger(
+    'clientPingInterval',
+    options.clientPingInterval,
+    SERVER_DEFAULTS.clientPingInterval,
+  );
   const log = options.log ?? (() => {});
 
   let draining = false;
@@ -192,10 +197,12 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
         if (running > 0) await new Promise<void>((resolve) => (drained = resolve));
         // drain() waits until every settled call's answer has been sent, so closing loses none.
-        await Promise.all([...sockets].map(async ([ws, session]) => {
-          await session.drain().catch(() => {});
-          await closeSocket(ws);
-        }));
+        await Promise.all(
+          [...sockets].map(async ([ws, session]) => {
+            await session.drain().catch(() => {});
+            await closeSocket(ws);
+          }),
+        );
         http.closeAllConnections();
         await stopped;
       })();

@@ -22,7 +22,13 @@ export const DRAINING_REFUSED = 'the daemon is shutting down';
 
 export type ExecutionKind = 'execute' | 'invokeHandle';
 
-export function formatExecutionSettled(connection: number, execution: number, kind: ExecutionKind, outcome: string, milliseconds: number): string {
+export function formatExecutionSettled(
+  connection: number,
+  execution: number,
+  kind: ExecutionKind,
+  outcome: string,
+  milliseconds: number,
+): string {
   return `connection ${connection} ${kind} ${execution} ${outcome} in ${milliseconds} ms`;
 }
 

@@ -27,7 +27,9 @@ export class WsTransport implements RpcTransport {
     this.#socket = socket;
     this.#maxMessageSize = maxMessageSize;
     socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
-    socket.on('close', (code, reason) => this.#inbound.fail(new Error(formatPeerClosed(code, reason.toString('utf8')))));
+    socket.on('close', (code, reason) =>
+      this.#inbound.fail(new Error(formatPeerClosed(code, reason.toString('utf8')))),
+    );
     socket.on('error', (error) => this.#inbound.fail(new Error(formatSocketFailed(error.message))));
   }
 

@@ -36,7 +36,10 @@ describe('the call through CodemodeExecutor', () => {
     const { native, executor } = setup();
     expect(await executor.execute('const answer = 6 * 7\nanswer', [])).toEqual({ result: 42, logs: [] });
     expect(await executor.execute('return 6 * 7', [])).toEqual({ result: 42, logs: [] });
-    expect(await executor.execute('```js\nconsole.warn("late")\n```', [])).toEqual({ result: undefined, logs: ['[warn] late'] });
+    expect(await executor.execute('```js\nconsole.warn("late")\n```', [])).toEqual({
+      result: undefined,
+      logs: ['[warn] late'],
+    });
     expect(native.requests.map((request) => request.code)).toEqual([
       'async () => {\nconst answer = 6 * 7\nreturn (answer)\n}',
       'async () => {\nreturn 6 * 7\n}',
@@ -61,7 +64,9 @@ describe('the call through CodemodeExecutor', () => {
 
   it('sets countHostWaits true with providers and connectors too', async () => {
     const { native, executor } = setup();
-    await executor.execute('async () => 1', [{ name: 'a', fns: {} }], { connectors: [{ name: 'c', binding: { callTool: () => 1 } }] });
+    await executor.execute('async () => 1', [{ name: 'a', fns: {} }], {
+      connectors: [{ name: 'c', binding: { callTool: () => 1 } }],
+    });
     expect(onlyRequest(native).countHostWaits).toBe(true);
   });
 });
@@ -88,21 +93,56 @@ describe('the bare record', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const { native, executor } = setup();
     const call = executor.execute('async () => 1', undefined as unknown as Record<string, never>);
-    await expect(call).rejects.toThrow(new TypeError('Provider "codemode" (index 0) has no record of functions: fns is undefined'));
+    await expect(call).rejects.toThrow(
+      new TypeError('Provider "codemode" (index 0) has no record of functions: fns is undefined'),
+    );
     expect(warn).toHaveBeenCalledTimes(1);
     expect(native.requests).toHaveLength(0);
   });
 });
 
 describe('validation ends the call before the native executor', () => {
-  const refused: [string, Parameters<CodemodeExecutor['execute']>[1], Parameters<CodemodeExecutor['execute']>[2], string][] = [
+  const refused: [
+    string,
+    Parameters<CodemodeExecutor['execute']>[1],
+    Parameters<CodemodeExecutor['execute']>[2],
+    string,
+  ][] = [
     ['reserved provider', [{ name: 'Promise', fns: {} }], undefined, 'Provider name "Promise" is reserved'],
-    ['dialect-reserved provider', [{ name: '__dispatchers', fns: {} }], undefined, 'Provider name "__dispatchers" is reserved'],
-    ['invalid connector', [], { connectors: [{ name: 'my-api', binding: { callTool: () => 1 } }] }, 'Connector name "my-api" is not a valid JavaScript identifier'],
+    [
+      'dialect-reserved provider',
+      [{ name: '__dispatchers', fns: {} }],
+      undefined,
+      'Provider name "__dispatchers" is reserved',
+    ],
+    [
+      'invalid connector',
+      [],
+      { connectors: [{ name: 'my-api', binding: { callTool: () => 1 } }] },
+      'Connector name "my-api" is not a valid JavaScript identifier',
+    ],
     ['reserved word', [{ name: 'class', fns: {} }], undefined, 'Provider name "class" is a JavaScript reserved word'],
-    ['duplicate provider', [{ name: 'dup', fns: {} }, { name: 'dup', fns: {} }], undefined, 'Duplicate provider name "dup"'],
-    ['connector clash', [{ name: 'api', fns: {} }], { connectors: [{ name: 'api', binding: { callTool: () => 1 } }] }, 'Duplicate name "api" (connector clashes with provider)'],
-    ['sanitize collision', [{ name: 'gh', fns: { 'list-issues': () => 1, 'list.issues': () => 2 } }], undefined, 'Tool names "list-issues" and "list.issues" both sanitize to "list_issues" in provider "gh"'],
+    [
+      'duplicate provider',
+      [
+        { name: 'dup', fns: {} },
+        { name: 'dup', fns: {} },
+      ],
+      undefined,
+      'Duplicate provider name "dup"',
+    ],
+    [
+      'connector clash',
+      [{ name: 'api', fns: {} }],
+      { connectors: [{ name: 'api', binding: { callTool: () => 1 } }] },
+      'Duplicate name "api" (connector clashes with provider)',
+    ],
+    [
+      'sanitize collision',
+      [{ name: 'gh', fns: { 'list-issues': () => 1, 'list.issues': () => 2 } }],
+      undefined,
+      'Tool names "list-issues" and "list.issues" both sanitize to "list_issues" in provider "gh"',
+    ],
   ];
   it.each(refused)('%s', async (_label, providers, options, error) => {
     const { native, executor } = setup();
@@ -142,8 +182,12 @@ describe('options reach the request only when set', () => {
 describe('descriptors', () => {
   it('describes a plain provider as {name, tools} alone, under sanitized tool names', async () => {
     const { native, executor } = setup();
-    await executor.execute('async () => 1', [{ name: 'gh', fns: { 'list-issues': () => [], 'search.code': () => [], delete: () => 0 } }]);
-    expect(onlyRequest(native).providers).toStrictEqual([{ name: 'gh', tools: ['list_issues', 'search_code', 'delete_'] }]);
+    await executor.execute('async () => 1', [
+      { name: 'gh', fns: { 'list-issues': () => [], 'search.code': () => [], delete: () => 0 } },
+    ]);
+    expect(onlyRequest(native).providers).toStrictEqual([
+      { name: 'gh', tools: ['list_issues', 'search_code', 'delete_'] },
+    ]);
   });
 
   it('copies positionalArgs, proxySource and prelude when defined, and describes a connector with no tools', async () => {
@@ -180,7 +224,9 @@ describe('tool calls', () => {
 
   it('turns down a call spelled the raw way', async () => {
     const { executor } = setup();
-    const outcome = await executor.execute("async () => api['list-issues']({ repo: 'x' })", [{ name: 'api', fns: { 'list-issues': () => 1 } }]);
+    const outcome = await executor.execute("async () => api['list-issues']({ repo: 'x' })", [
+      { name: 'api', fns: { 'list-issues': () => 1 } },
+    ]);
     expect(outcome).toEqual({ result: undefined, error: 'Tool "list-issues" not found', logs: [] });
   });
 
@@ -192,7 +238,9 @@ describe('tool calls', () => {
 
   it('reads an undeclared namespace like an undeclared tool', async () => {
     const { native, executor } = setup();
-    const outcome = await executor.execute("async () => __dispatch('nowhere', 'anything', '[]')", [{ name: 'api', fns: {} }]);
+    const outcome = await executor.execute("async () => __dispatch('nowhere', 'anything', '[]')", [
+      { name: 'api', fns: {} },
+    ]);
     expect(outcome.result).toBe('{"error":"Tool \\"anything\\" not found"}');
     expect(native.calls[0]!.provider).toBe('nowhere');
   });
@@ -270,7 +318,9 @@ describe('the completion guard', () => {
       },
       fast: async () => 'ready',
     };
-    const outcome = await executor.execute('async () => { codemode.slow(); return await codemode.fast() }', [{ name: 'codemode', fns }]);
+    const outcome = await executor.execute('async () => { codemode.slow(); return await codemode.fast() }', [
+      { name: 'codemode', fns },
+    ]);
     expect(outcome).toEqual({ result: 'ready', logs: [] });
     release.resolve();
     await native.idle();
@@ -292,7 +342,9 @@ describe('the completion guard', () => {
       dispose: async () => {},
     };
     const executor = new CodemodeExecutor(failing);
-    await expect(executor.execute('async () => 1', [{ name: 'a', fns: { t: () => 1 } }])).rejects.toThrow('native failure');
+    await expect(executor.execute('async () => 1', [{ name: 'a', fns: { t: () => 1 } }])).rejects.toThrow(
+      'native failure',
+    );
     expect(await captured!.dispatch!('a', 't', '[]')).toBe('{"error":"Execution has already completed"}');
   });
 });

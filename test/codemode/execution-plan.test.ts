@@ -15,7 +15,10 @@ import { JAVASCRIPT_RESERVED_WORDS, RESERVED_PROVIDER_NAMES } from '../../src/pr
 import { upstreamExecutorReservedNames } from './support/upstream.js';
 
 const provider = (name: string, fns: ExtendedProvider['fns'] = {}): ExtendedProvider => ({ name, fns });
-const connector = (name: string, callTool: ConnectorBinding['binding']['callTool'] = () => undefined): ConnectorBinding => ({
+const connector = (
+  name: string,
+  callTool: ConnectorBinding['binding']['callTool'] = () => undefined,
+): ConnectorBinding => ({
   name,
   binding: { callTool },
 });
@@ -26,7 +29,12 @@ describe('validateExecution: the rule table', () => {
     ['identifier pattern', [], [connector('my-api')], 'Connector name "my-api" is not a valid JavaScript identifier'],
     ['reserved word', [provider('class')], [], 'Provider name "class" is a JavaScript reserved word'],
     ['duplicate provider', [provider('dup'), provider('dup')], [], 'Duplicate provider name "dup"'],
-    ['connector clashes with provider', [provider('api')], [connector('api')], 'Duplicate name "api" (connector clashes with provider)'],
+    [
+      'connector clashes with provider',
+      [provider('api')],
+      [connector('api')],
+      'Duplicate name "api" (connector clashes with provider)',
+    ],
     [
       'sanitize collision',
       [provider('gh', { 'list-issues': () => 1, 'list.issues': () => 2 })],
@@ -39,23 +47,33 @@ describe('validateExecution: the rule table', () => {
   });
 
   it('uses the connector wording for two clashing connectors too', () => {
-    expect(validateExecution([], [connector('api'), connector('api')])).toBe('Duplicate name "api" (connector clashes with provider)');
+    expect(validateExecution([], [connector('api'), connector('api')])).toBe(
+      'Duplicate name "api" (connector clashes with provider)',
+    );
   });
 
   it('opens each text with the kind noun of the list the name came from', () => {
     expect(validateExecution([], [connector('Promise')])).toBe('Connector name "Promise" is reserved');
-    expect(validateExecution([provider('my-api')], [])).toBe('Provider name "my-api" is not a valid JavaScript identifier');
+    expect(validateExecution([provider('my-api')], [])).toBe(
+      'Provider name "my-api" is not a valid JavaScript identifier',
+    );
     expect(validateExecution([], [connector('await')])).toBe('Connector name "await" is a JavaScript reserved word');
   });
 
   it('accepts valid, distinct names', () => {
-    expect(validateExecution([provider('gh', { 'list-issues': () => 1 }), provider('$db')], [connector('crm')])).toBeNull();
+    expect(
+      validateExecution([provider('gh', { 'list-issues': () => 1 }), provider('$db')], [connector('crm')]),
+    ).toBeNull();
   });
 
   it('stops at the first name a rule refuses', () => {
     // Each occurrence is checked before the next is seen, so a refused name never reaches the duplicate rule.
-    expect(validateExecution([provider('eval'), provider('eval')], [])).toBe('Provider name "eval" is a JavaScript reserved word');
-    expect(validateExecution([provider('console'), provider('console')], [])).toBe('Provider name "console" is reserved');
+    expect(validateExecution([provider('eval'), provider('eval')], [])).toBe(
+      'Provider name "eval" is a JavaScript reserved word',
+    );
+    expect(validateExecution([provider('console'), provider('console')], [])).toBe(
+      'Provider name "console" is reserved',
+    );
     expect(validateExecution([provider('ok'), provider('my-api'), provider('class')], [])).toBe(
       'Provider name "my-api" is not a valid JavaScript identifier',
     );
@@ -68,8 +86,12 @@ describe('validateExecution: the rule table', () => {
     expect(validateExecution([colliding, provider('class')], [connector('my-api')])).toBe(
       'Provider name "class" is a JavaScript reserved word',
     );
-    expect(validateExecution([colliding], [connector('my-api')])).toBe('Connector name "my-api" is not a valid JavaScript identifier');
-    expect(validateExecution([colliding], [])).toBe('Tool names "a-b" and "a_b" both sanitize to "a_b" in provider "gh"');
+    expect(validateExecution([colliding], [connector('my-api')])).toBe(
+      'Connector name "my-api" is not a valid JavaScript identifier',
+    );
+    expect(validateExecution([colliding], [])).toBe(
+      'Tool names "a-b" and "a_b" both sanitize to "a_b" in provider "gh"',
+    );
   });
 
   it('checks the language reserved words through the protocol list, async, eval and arguments included', () => {
@@ -82,9 +104,22 @@ describe('validateExecution: the rule table', () => {
 
 describe('the reserved names', () => {
   const upstream16 = [
-    '__dispatchers', '__connectors', '__logs', '__CODEMODE_BINARY_TAG', '__bytesToBase64', '__base64ToBytes',
-    '__encodeCodemodeValue', '__decodeCodemodeValue', '__stringifyForCodemode', '__parseForCodemode',
-    'WorkerEntrypoint', 'CodeExecutor', 'Promise', 'setTimeout', 'Error', 'console',
+    '__dispatchers',
+    '__connectors',
+    '__logs',
+    '__CODEMODE_BINARY_TAG',
+    '__bytesToBase64',
+    '__base64ToBytes',
+    '__encodeCodemodeValue',
+    '__decodeCodemodeValue',
+    '__stringifyForCodemode',
+    '__parseForCodemode',
+    'WorkerEntrypoint',
+    'CodeExecutor',
+    'Promise',
+    'setTimeout',
+    'Error',
+    'console',
   ];
 
   it('matches the list the newest upstream executor ships, read from its dist', () => {
@@ -142,11 +177,16 @@ describe('describeProvider', () => {
   it('copies each optional member only when it is defined', () => {
     expect(describeProvider(provider('a'), [])).toStrictEqual({ name: 'a', tools: [] });
     expect(
-      describeProvider({ name: 'a', fns: {}, positionalArgs: undefined, proxySource: undefined, prelude: undefined }, ['t']),
+      describeProvider({ name: 'a', fns: {}, positionalArgs: undefined, proxySource: undefined, prelude: undefined }, [
+        't',
+      ]),
     ).toStrictEqual({ name: 'a', tools: ['t'] });
-    expect(describeProvider({ name: 'a', fns: {}, positionalArgs: false, proxySource: '(call) => ({})', prelude: 'a.x = 1' }, [])).toStrictEqual(
-      { name: 'a', tools: [], positionalArgs: false, proxySource: '(call) => ({})', prelude: 'a.x = 1' },
-    );
+    expect(
+      describeProvider(
+        { name: 'a', fns: {}, positionalArgs: false, proxySource: '(call) => ({})', prelude: 'a.x = 1' },
+        [],
+      ),
+    ).toStrictEqual({ name: 'a', tools: [], positionalArgs: false, proxySource: '(call) => ({})', prelude: 'a.x = 1' });
   });
 });
 
@@ -156,7 +196,9 @@ describe('readControlMarker', () => {
   });
 
   it("throws the error marker's message, stringified", () => {
-    expect(() => readControlMarker({ __codemode_control__: 'error', message: 'vendor said no' })).toThrow(new Error('vendor said no'));
+    expect(() => readControlMarker({ __codemode_control__: 'error', message: 'vendor said no' })).toThrow(
+      new Error('vendor said no'),
+    );
     expect(() => readControlMarker({ __codemode_control__: 'error', message: 42 })).toThrow(new Error('42'));
     expect(() => readControlMarker({ __codemode_control__: 'error' })).toThrow(new Error('undefined'));
   });
@@ -164,6 +206,7 @@ describe('readControlMarker', () => {
   it('returns anything else unchanged', () => {
     const other = { __codemode_control__: 'resume', data: 1 };
     expect(readControlMarker(other)).toBe(other);
-    for (const value of [null, undefined, 0, '', 'pause', [1], { result: 1 }]) expect(readControlMarker(value)).toBe(value);
+    for (const value of [null, undefined, 0, '', 'pause', [1], { result: 1 }])
+      expect(readControlMarker(value)).toBe(value);
   });
 });

@@ -27,7 +27,9 @@ describe('formatLogs', () => {
 describe('renderError', () => {
   it.each([1, 50, 60_000])('renders the native timeout at a %i ms bound as Execution timed out', (bound) => {
     const native = ExecutionTimeoutError.format(bound);
-    expect(native).toBe(`Execution timed out at its ${bound} ms bound. Do less work per run and return the part that is already finished.`);
+    expect(native).toBe(
+      `Execution timed out at its ${bound} ms bound. Do less work per run and return the part that is already finished.`,
+    );
     expect(renderError(native)).toBe('Execution timed out');
   });
 

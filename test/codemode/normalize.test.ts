@@ -9,9 +9,17 @@ const designTable: [string, string, string][] = [
   ['statements ahead of the expression', 'const a = 40\na + 2', 'async () => {\nconst a = 40\nreturn (a + 2)\n}'],
   ['nothing trailing to return', 'let a = 1\nif (a) { a += 1 }', 'async () => {\nlet a = 1\nif (a) { a += 1 }\n}'],
   ['a parse failure', 'return 6 * 7', 'async () => {\nreturn 6 * 7\n}'],
-  ['a single named declaration', 'function run() { return 42 }', 'async () => {\nfunction run() { return 42 }\nreturn run();\n}'],
+  [
+    'a single named declaration',
+    'function run() { return 42 }',
+    'async () => {\nfunction run() { return 42 }\nreturn run();\n}',
+  ],
   ['a default-exported arrow', 'export default async () => 42', 'async () => 42'],
-  ['an anonymous default function', 'export default function () { return 42 }', 'async () => {\nreturn (function () { return 42 })();\n}'],
+  [
+    'an anonymous default function',
+    'export default function () { return 42 }',
+    'async () => {\nreturn (function () { return 42 })();\n}',
+  ],
   ['an anonymous default class', 'export default class {}', 'async () => {\nreturn (class {});\n}'],
   [
     'an import block',
@@ -28,7 +36,10 @@ const releaseRows: [string, string][] = [
   ['async () => 1 // trailing comment', 'async () => 1 // trailing comment'],
   ['```\nfoo()\n```', 'async () => {\nreturn (foo())\n}'],
   ['x => x', 'x => x'],
-  ['async function main() { return 1 }\nmain()', 'async () => {\nasync function main() { return 1 }\nreturn (main())\n}'],
+  [
+    'async function main() { return 1 }\nmain()',
+    'async () => {\nasync function main() { return 1 }\nreturn (main())\n}',
+  ],
   ['{ a: 1 }', 'async () => {\n{ a: 1 }\n}'],
   ['({ a: 1 })', 'async () => {\nreturn ({ a: 1 })\n}'],
   ['await codemode.x()', 'async () => {\nreturn (await codemode.x())\n}'],
@@ -50,11 +61,15 @@ describe('normalizeCode', () => {
   });
 
   it('strips the design example fence', () => {
-    expect(normalizeCode('```js\nconst sum = 20 + 22\nsum\n```')).toBe('async () => {\nconst sum = 20 + 22\nreturn (sum)\n}');
+    expect(normalizeCode('```js\nconst sum = 20 + 22\nsum\n```')).toBe(
+      'async () => {\nconst sum = 20 + 22\nreturn (sum)\n}',
+    );
   });
 
   it.each(['js', 'javascript', 'ts', 'typescript', 'tsx', 'jsx', ''])('strips a fence tagged %j', (tag) => {
-    expect(normalizeCode(`\`\`\`${tag}\nconst sum = 20 + 22\nsum\n\`\`\``)).toBe('async () => {\nconst sum = 20 + 22\nreturn (sum)\n}');
+    expect(normalizeCode(`\`\`\`${tag}\nconst sum = 20 + 22\nsum\n\`\`\``)).toBe(
+      'async () => {\nconst sum = 20 + 22\nreturn (sum)\n}',
+    );
     expect(normalizeCode(`  \n\`\`\`${tag}  \n  6 * 7  \n\`\`\`  \n`)).toBe('async () => {\nreturn (6 * 7)\n}');
   });
 
@@ -68,11 +83,13 @@ describe('normalizeCode', () => {
   });
 
   it('keeps the import block ahead of the arrow, inside a fence and with nothing after it', () => {
-    expect(normalizeCode("```js\nimport a from 'a.js';\nimport { b } from \"b.js\"\nawait a(b)\n```")).toBe(
-      "import a from 'a.js';\nimport { b } from \"b.js\"\nasync () => {\nreturn (await a(b))\n}",
+    expect(normalizeCode('```js\nimport a from \'a.js\';\nimport { b } from "b.js"\nawait a(b)\n```')).toBe(
+      'import a from \'a.js\';\nimport { b } from "b.js"\nasync () => {\nreturn (await a(b))\n}',
     );
     expect(normalizeCode("import 'side-effect.js'")).toBe("import 'side-effect.js'\nasync () => {}");
-    expect(normalizeCode("import x from 'x.js'\nexport default async () => x")).toBe("import x from 'x.js'\nasync () => x");
+    expect(normalizeCode("import x from 'x.js'\nexport default async () => x")).toBe(
+      "import x from 'x.js'\nasync () => x",
+    );
   });
 
   it('treats import() and import.meta as expressions, not declarations', () => {

@@ -44,15 +44,18 @@ describe('normalizeCode equals upstream', () => {
 });
 
 describe('normalizeCode differs from upstream only by the deliberate superset', () => {
-  it.each(supersets.map((input) => [input.label, input] as const))('import block kept ahead of the arrow: %s', (_label, input) => {
-    const { importBlock, body } = input.superset!;
-    const ours = normalizeCode(input.code);
-    const theirs = upstream.normalizeCode(input.code);
-    expect(ours).not.toBe(theirs);
-    // Upstream wraps the import into the arrow's body, where an import cannot appear.
-    expect(theirs.startsWith('async () => {\n' + importBlock)).toBe(true);
-    expect(ours).toBe(`${importBlock}\n${upstream.normalizeCode(body)}`);
-  });
+  it.each(supersets.map((input) => [input.label, input] as const))(
+    'import block kept ahead of the arrow: %s',
+    (_label, input) => {
+      const { importBlock, body } = input.superset!;
+      const ours = normalizeCode(input.code);
+      const theirs = upstream.normalizeCode(input.code);
+      expect(ours).not.toBe(theirs);
+      // Upstream wraps the import into the arrow's body, where an import cannot appear.
+      expect(theirs.startsWith('async () => {\n' + importBlock)).toBe(true);
+      expect(ours).toBe(`${importBlock}\n${upstream.normalizeCode(body)}`);
+    },
+  );
 
   it('and in no other input', () => {
     const differing = corpus.filter((input) => normalizeCode(input.code) !== upstream.normalizeCode(input.code));

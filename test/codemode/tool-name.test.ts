@@ -58,7 +58,8 @@ describe('the reserved set', () => {
 
   it('suffixes every reserved word and nothing that merely resembles one', () => {
     for (const word of TOOL_NAME_RESERVED_WORDS) expect(sanitizeToolName(word)).toBe(`${word}_`);
-    for (const word of ['of', 'get', 'set', 'async', 'NaN', 'Class', 'delete_']) expect(sanitizeToolName(word)).toBe(word);
+    for (const word of ['of', 'get', 'set', 'async', 'NaN', 'Class', 'delete_'])
+      expect(sanitizeToolName(word)).toBe(word);
   });
 });
 
@@ -83,7 +84,12 @@ describe('the collision text', () => {
   });
 
   it('returns null when every identifier is distinct, across providers too', () => {
-    expect(detectSanitizeCollision([{ name: 'a', fns: { 'x-y': 1 } }, { name: 'b', fns: { x_y: 1 } }])).toBeNull();
+    expect(
+      detectSanitizeCollision([
+        { name: 'a', fns: { 'x-y': 1 } },
+        { name: 'b', fns: { x_y: 1 } },
+      ]),
+    ).toBeNull();
   });
 
   it('keeps the upstream edge: an empty earlier name is not reported', () => {

@@ -24,5 +24,9 @@ it("prints the design's output for its three calls", async () => {
     printed(await executor.execute('return 6 * 7', [])),
     printed(await executor.execute('```js\nconsole.warn("late")\n```', [])),
   ];
-  expect(lines).toEqual(["{ result: 42, logs: [] }", "{ result: 42, logs: [] }", "{ result: undefined, logs: [ '[warn] late' ] }"]);
+  expect(lines).toEqual([
+    '{ result: 42, logs: [] }',
+    '{ result: 42, logs: [] }',
+    "{ result: undefined, logs: [ '[warn] late' ] }",
+  ]);
 });

@@ -110,7 +110,9 @@ describe('results and logs', () => {
   });
 
   it('carries BigInt, shared and cyclic references', async () => {
-    const outcome = await run({ code: `async () => { const shared = { n: 1n }; const o = { a: shared, b: shared }; o.self = o; return o }` });
+    const outcome = await run({
+      code: `async () => { const shared = { n: 1n }; const o = { a: shared, b: shared }; o.self = o; return o }`,
+    });
     const value = outcome.result as { a: { n: bigint }; b: unknown; self: unknown };
     expect(value.a.n).toBe(1n);
     expect(value.b).toBe(value.a);
@@ -118,7 +120,9 @@ describe('results and logs', () => {
   });
 
   it('reports a result workerd cannot serialize as an error, with the runtime text', async () => {
-    const outcome = await run({ code: `async () => { console.log('before'); class Foo { constructor() { this.a = 1 } } return new Foo() }` });
+    const outcome = await run({
+      code: `async () => { console.log('before'); class Foo { constructor() { this.a = 1 } } return new Foo() }`,
+    });
     expect(outcome.error).toBe('Could not serialize object of type "Foo". This type does not support serialization.');
     expect(outcome.logs).toEqual([{ level: 'log', message: 'before' }]);
   });
@@ -154,18 +158,30 @@ describe('thrown values and load failures', () => {
   }
 
   it('reports a module that fails to load with the engine message, as a result', async () => {
-    expect(await run({ code: 'async () => { return ( }' })).toEqual({ result: undefined, error: "SyntaxError: Unexpected token '}'", logs: [] });
+    expect(await run({ code: 'async () => { return ( }' })).toEqual({
+      result: undefined,
+      error: "SyntaxError: Unexpected token '}'",
+      logs: [],
+    });
   });
 
   it('reports a throwing prelude as a result', async () => {
-    const outcome = await run({ code: 'async () => 1', providers: [{ name: 'api', tools: [], prelude: 'throw new Error("prelude boom")' }], dispatch: echoDispatch });
+    const outcome = await run({
+      code: 'async () => 1',
+      providers: [{ name: 'api', tools: [], prelude: 'throw new Error("prelude boom")' }],
+      dispatch: echoDispatch,
+    });
     expect(outcome).toEqual({ result: undefined, error: 'prelude boom', logs: [] });
   });
 });
 
 describe('providers', () => {
   it('sends every argument by default and spreads them on the host', async () => {
-    const outcome = await run({ code: 'async () => api.echo(1, "two", { three: 3 })', providers: [{ name: 'api', tools: ['echo'] }], dispatch: echoDispatch });
+    const outcome = await run({
+      code: 'async () => api.echo(1, "two", { three: 3 })',
+      providers: [{ name: 'api', tools: ['echo'] }],
+      dispatch: echoDispatch,
+    });
     expect(outcome.result).toEqual({ tool: 'echo', args: [1, 'two', { three: 3 }] });
   });
 
@@ -218,7 +234,8 @@ describe('providers', () => {
           name: 'api',
           tools: ['other'],
           positionalArgs: false,
-          proxySource: '(call) => ({ version: "v1", twice: async (n) => (await call("double", n, "dropped")).args[0] * 2 })',
+          proxySource:
+            '(call) => ({ version: "v1", twice: async (n) => (await call("double", n, "dropped")).args[0] * 2 })',
         },
       ],
       dispatch: echoDispatch,
@@ -239,7 +256,10 @@ describe('providers', () => {
   });
 
   it('keeps the harness working when a provider shadows JSON, and leaks no harness name into user scope', async () => {
-    const dispatch = dispatchFor({ JSON: (tool, args) => `${tool}:${JSON.stringify(args)}`, api: (tool, args) => ({ tool, args }) });
+    const dispatch = dispatchFor({
+      JSON: (tool, args) => `${tool}:${JSON.stringify(args)}`,
+      api: (tool, args) => ({ tool, args }),
+    });
     const outcome = await run({
       code: `async () => {
         const names = ['__logs', '__dispatchers', 'codec', 'bridge', 'dispatch', 'namespace', 'evaluate', 'Entrypoint', 'settle', 'logs'];
@@ -251,7 +271,10 @@ describe('providers', () => {
           harness: typeof __codemode,
         };
       }`,
-      providers: [{ name: 'JSON', tools: ['stringify'] }, { name: 'api', tools: ['echo'] }],
+      providers: [
+        { name: 'JSON', tools: ['stringify'] },
+        { name: 'api', tools: ['echo'] },
+      ],
       dispatch,
     });
     expect(outcome.result).toEqual({
@@ -265,7 +288,11 @@ describe('providers', () => {
 
   it('refuses a reserved provider name with the protocol text, without a sandbox', async () => {
     const before = executor.stats().members.reduce((sum, member) => sum + member.runs, 0);
-    const outcome = await run({ code: 'async () => 1', providers: [{ name: 'console', tools: [] }], dispatch: echoDispatch });
+    const outcome = await run({
+      code: 'async () => 1',
+      providers: [{ name: 'console', tools: [] }],
+      dispatch: echoDispatch,
+    });
     expect(outcome).toEqual({ result: undefined, error: providerRejection.reserved('console'), logs: [] });
     expect(executor.stats().members.reduce((sum, member) => sum + member.runs, 0)).toBe(before);
   });
@@ -358,7 +385,7 @@ describe('outbound', () => {
     expect(seenByDefaultOutbound.slice(before)).toEqual(['https://example.test/default']);
   });
 
-  it('blocks with workerd\'s own error when the request passes null', async () => {
+  it("blocks with workerd's own error when the request passes null", async () => {
     const outcome = await run({ code: 'async () => { await fetch("https://example.test/") }', outbound: null });
     expect(outcome.error).toBe(
       "This worker is not permitted to access the internet via global functions like fetch(). It must use capabilities (such as bindings in 'env') to talk to the outside world.",
@@ -368,8 +395,17 @@ describe('outbound', () => {
   it('routes every fetch to the host function: a standard Request in, a Response out, bodies as bytes', async () => {
     const seen: { method: string; url: string; header: string | null; body: number[] }[] = [];
     const outbound: OutboundFetch = async (request) => {
-      seen.push({ method: request.method, url: request.url, header: request.headers.get('x-probe'), body: [...new Uint8Array(await request.arrayBuffer())] });
-      return new Response(new Uint8Array([200, 1]), { status: 201, statusText: 'Made', headers: { 'x-answer': 'yes' } });
+      seen.push({
+        method: request.method,
+        url: request.url,
+        header: request.headers.get('x-probe'),
+        body: [...new Uint8Array(await request.arrayBuffer())],
+      });
+      return new Response(new Uint8Array([200, 1]), {
+        status: 201,
+        statusText: 'Made',
+        headers: { 'x-answer': 'yes' },
+      });
     };
     const outcome = await run({
       code: `async () => {
@@ -397,14 +433,21 @@ describe('outbound', () => {
   });
 
   it('rejects an outbound that is neither a function, null nor undefined', async () => {
-    await expect(run({ code: 'async () => 1', outbound: 'yes' as never })).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(run({ code: 'async () => 1', outbound: 'yes' as never })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
   });
 });
 
 describe('retained handles', () => {
   it('replaces returned functions with handles and calls them in the retained isolate', async () => {
     const calls: unknown[][] = [];
-    const dispatch = dispatchFor({ api: (tool, args) => { calls.push([tool, ...args]); return args.length } });
+    const dispatch = dispatchFor({
+      api: (tool, args) => {
+        calls.push([tool, ...args]);
+        return args.length;
+      },
+    });
     const executed = await run({
       code: `async () => { let count = 0; return { bump: (by) => { count += by; console.warn('bumped', count); return count }, ask: async (x) => api.size(x, x), label: 'counter' } }`,
       providers: [{ name: 'api', tools: ['size'] }],
@@ -419,7 +462,11 @@ describe('retained handles', () => {
     expect(typeof bump).toBe('string');
     const executionId = executed.executionId!;
 
-    expect(await executor.invokeHandle({ executionId, handle: bump, args: [2] })).toEqual({ result: 2, logs: [{ level: 'warn', message: 'bumped 2' }], executionId });
+    expect(await executor.invokeHandle({ executionId, handle: bump, args: [2] })).toEqual({
+      result: 2,
+      logs: [{ level: 'warn', message: 'bumped 2' }],
+      executionId,
+    });
     expect((await executor.invokeHandle({ executionId, handle: bump, args: [3] })).result).toBe(5);
     expect((await executor.invokeHandle({ executionId, handle: ask, args: ['q'], dispatch })).result).toBe(2);
     expect(calls).toEqual([['size', 'q', 'q']]);
@@ -437,7 +484,9 @@ describe('retained handles', () => {
   });
 
   it('rejects an unknown execution id with HANDLE_NOT_FOUND and ignores closing it', async () => {
-    const failure = await executor.invokeHandle({ executionId: 'never-issued', handle: '1' }).catch((error: unknown) => error);
+    const failure = await executor
+      .invokeHandle({ executionId: 'never-issued', handle: '1' })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ExecutorError);
     expect(failure).toMatchObject({ code: 'HANDLE_NOT_FOUND', message: isolateText.executionNotFound('never-issued') });
     await expect(executor.closeHandles('never-issued')).resolves.toBeUndefined();
@@ -451,12 +500,28 @@ describe('retained handles', () => {
 
 describe('request validation', () => {
   const invalid: [string, ExecuteRequest, string][] = [
-    ['a timeout above maxTimeout', { code: 'async () => 1', timeout: 10_000_000 }, isolateText.timeoutAboveMax('request.timeout', 10_000_000, 300_000)],
+    [
+      'a timeout above maxTimeout',
+      { code: 'async () => 1', timeout: 10_000_000 },
+      isolateText.timeoutAboveMax('request.timeout', 10_000_000, 300_000),
+    ],
     ['a negative timeout', { code: 'async () => 1', timeout: -1 }, isolateText.timeoutInvalid('request.timeout', '-1')],
-    ['a NaN timeout', { code: 'async () => 1', timeout: Number.NaN }, isolateText.timeoutInvalid('request.timeout', 'NaN')],
-    ['a string timeout', { code: 'async () => 1', timeout: '5' as never }, isolateText.timeoutInvalid('request.timeout', '"5"')],
+    [
+      'a NaN timeout',
+      { code: 'async () => 1', timeout: Number.NaN },
+      isolateText.timeoutInvalid('request.timeout', 'NaN'),
+    ],
+    [
+      'a string timeout',
+      { code: 'async () => 1', timeout: '5' as never },
+      isolateText.timeoutInvalid('request.timeout', '"5"'),
+    ],
     ['code that is not a string', { code: 42 as never }, isolateText.codeNotString('42')],
-    ['providers without a dispatch', { code: 'async () => 1', providers: [{ name: 'api', tools: [] }] }, isolateText.dispatchMissing('api')],
+    [
+      'providers without a dispatch',
+      { code: 'async () => 1', providers: [{ name: 'api', tools: [] }] },
+      isolateText.dispatchMissing('api'),
+    ],
   ];
   for (const [what, request, message] of invalid) {
     it(`rejects ${what} with INVALID_REQUEST`, async () => {

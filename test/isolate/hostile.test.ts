@@ -14,7 +14,11 @@ const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;
 
 beforeAll(() => {
-  executor = new IsolateExecutor({ timeout: 400, maxTimeout: 5_000, pool: { maxWorkers: 1, spare: 1, heapLimitMb: HEAP_LIMIT_MB } });
+  executor = new IsolateExecutor({
+    timeout: 400,
+    maxTimeout: 5_000,
+    pool: { maxWorkers: 1, spare: 1, heapLimitMb: HEAP_LIMIT_MB },
+  });
 });
 
 afterAll(async () => {
@@ -27,33 +31,54 @@ function pids(): number[] {
 
 /** A tool that answers after `ms`, longer than the bound. */
 const slowDispatch = createEnvelopeDispatch(
-  { slow: async (_tool, [ms]) => { await new Promise((resolve) => setTimeout(resolve, ms as number)); return 'slow answer'; } },
+  {
+    slow: async (_tool, [ms]) => {
+      await new Promise((resolve) => setTimeout(resolve, ms as number));
+      return 'slow answer';
+    },
+  },
   { active: true },
 );
 
 async function assertHealthy(): Promise<void> {
-  expect(await executor.execute({ code: 'async () => "still serving"' })).toEqual({ result: 'still serving', logs: [] });
+  expect(await executor.execute({ code: 'async () => "still serving"' })).toEqual({
+    result: 'still serving',
+    logs: [],
+  });
 }
 
 describe('the bound', () => {
   it('ends a synchronous spin at its bound, kills the wedged process, and the pool heals', async () => {
     await assertHealthy();
     const before = pids();
-    const outcome = await executor.execute({ code: 'async () => { console.log("spinning"); while (true) {} }', timeout: 300 });
+    const outcome = await executor.execute({
+      code: 'async () => { console.log("spinning"); while (true) {} }',
+      timeout: 300,
+    });
     expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(300), logs: [] });
     await waitFor(() => before.some((pid) => !isAlive(pid)), 'the wedged process to die');
     await assertHealthy();
   });
 
   it('ends a spin that starts after an await', async () => {
-    const outcome = await executor.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 10)); while (true) {} }', timeout: 300 });
+    const outcome = await executor.execute({
+      code: 'async () => { await new Promise((r) => setTimeout(r, 10)); while (true) {} }',
+      timeout: 300,
+    });
     expect(outcome.error).toBe(ExecutionTimeoutError.format(300));
     await assertHealthy();
   });
 
   it('gives up a run that never settles and keeps the lines it logged before the bound', async () => {
-    const outcome = await executor.execute({ code: 'async () => { console.log("waiting forever"); await new Promise(() => {}) }', timeout: 200 });
-    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(200), logs: [{ level: 'log', message: 'waiting forever' }] });
+    const outcome = await executor.execute({
+      code: 'async () => { console.log("waiting forever"); await new Promise(() => {}) }',
+      timeout: 200,
+    });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(200),
+      logs: [{ level: 'log', message: 'waiting forever' }],
+    });
     await assertHealthy();
   });
 
@@ -76,13 +101,20 @@ describe('the bound', () => {
       dispatch,
       timeout: 200,
     });
-    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(200), logs: [{ level: 'log', message: 'before the stop' }] });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(200),
+      logs: [{ level: 'log', message: 'before the stop' }],
+    });
     await assertHealthy();
   });
 
-  it('with a bound of 0, lets a run that settles on microtasks alone win, as upstream\'s in-sandbox race does', async () => {
+  it("with a bound of 0, lets a run that settles on microtasks alone win, as upstream's in-sandbox race does", async () => {
     // Upstream arms setTimeout(0) after the arrow's synchronous prefix; microtasks run before it.
-    expect(await executor.execute({ code: 'async () => { await Promise.resolve(); return 42 }', timeout: 0 })).toEqual({ result: 42, logs: [] });
+    expect(await executor.execute({ code: 'async () => { await Promise.resolve(); return 42 }', timeout: 0 })).toEqual({
+      result: 42,
+      logs: [],
+    });
     const retained = await executor.execute({ code: 'async () => ({ next: () => "invoked" })', retainHandles: true });
     const handle = (retained.result as { next: Record<string, string> }).next[HANDLE_KEY]!;
     expect(await executor.invokeHandle({ executionId: retained.executionId!, handle, timeout: 0 })).toEqual({
@@ -94,8 +126,15 @@ describe('the bound', () => {
   });
 
   it('with a bound of 0, times out a run that awaits a 10 ms timer, with the lines logged before', async () => {
-    const outcome = await executor.execute({ code: 'async () => { console.log("before"); await new Promise((r) => setTimeout(r, 10)); return 42 }', timeout: 0 });
-    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(0), logs: [{ level: 'log', message: 'before' }] });
+    const outcome = await executor.execute({
+      code: 'async () => { console.log("before"); await new Promise((r) => setTimeout(r, 10)); return 42 }',
+      timeout: 0,
+    });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(0),
+      logs: [{ level: 'log', message: 'before' }],
+    });
     await assertHealthy();
   });
 
@@ -115,7 +154,10 @@ describe('the run clock', () => {
   };
 
   it('stops while a tool call is in flight by default', async () => {
-    expect(await executor.execute(request)).toEqual({ result: 'slow answer', logs: [{ level: 'log', message: 'asking' }] });
+    expect(await executor.execute(request)).toEqual({
+      result: 'slow answer',
+      logs: [{ level: 'log', message: 'asking' }],
+    });
   });
 
   it('counts the tool call with countHostWaits: true', async () => {
@@ -133,7 +175,9 @@ describe('the run clock', () => {
     };
     const code = 'async () => (await fetch("https://example.test/")).text()';
     expect(await executor.execute({ code, outbound, timeout: 300 })).toEqual({ result: 'late body', logs: [] });
-    expect((await executor.execute({ code, outbound, timeout: 300, countHostWaits: true })).error).toBe(ExecutionTimeoutError.format(300));
+    expect((await executor.execute({ code, outbound, timeout: 300, countHostWaits: true })).error).toBe(
+      ExecutionTimeoutError.format(300),
+    );
   });
 });
 
@@ -165,7 +209,12 @@ describe('processes that die', () => {
       },
       { active: true },
     );
-    const outcome = await executor.execute({ code: 'async () => host.block()', providers: [{ name: 'host', tools: ['block'] }], dispatch, timeout: 5_000 });
+    const outcome = await executor.execute({
+      code: 'async () => host.block()',
+      providers: [{ name: 'host', tools: ['block'] }],
+      dispatch,
+      timeout: 5_000,
+    });
     release();
     expect(outcome).toEqual({ result: undefined, error: isolateText.processEnded('signal 9'), logs: [] });
     await waitFor(() => !isAlive(killed), 'the killed process to end');
@@ -176,7 +225,9 @@ describe('processes that die', () => {
 describe('the default outbound', () => {
   it('is blocked when the executor was built without one', async () => {
     const outcome = await executor.execute({ code: 'async () => { await fetch("https://example.test/") }' });
-    expect(outcome.error).toMatch(/^This worker is not permitted to access the internet via global functions like fetch\(\)/);
+    expect(outcome.error).toMatch(
+      /^This worker is not permitted to access the internet via global functions like fetch\(\)/,
+    );
   });
 });
 
@@ -214,7 +265,10 @@ describe('cancellation through options.signal', () => {
     const { dispatch, reached } = readyTool();
     const controller = new AbortController();
     // timeout null is this executor's 5 s maxTimeout: only the abort can end the spin sooner.
-    const spinning = executor.execute({ code: 'async () => { await host.ready(); while (true) {} }', providers, dispatch, timeout: null }, { signal: controller.signal });
+    const spinning = executor.execute(
+      { code: 'async () => { await host.ready(); while (true) {} }', providers, dispatch, timeout: null },
+      { signal: controller.signal },
+    );
     await reached;
     const spinner = executor.stats().members.find((member) => member.busy)!.pid;
     await waitForSpin(spinner);
@@ -228,7 +282,10 @@ describe('cancellation through options.signal', () => {
   it('ends a run waiting on a tool, and takes a queued execution out of the queue', async () => {
     const { dispatch, reached } = readyTool();
     const first = new AbortController();
-    const waiting = executor.execute({ code: 'async () => { await host.ready(); await host.hang() }', providers, dispatch, timeout: null }, { signal: first.signal });
+    const waiting = executor.execute(
+      { code: 'async () => { await host.ready(); await host.hang() }', providers, dispatch, timeout: null },
+      { signal: first.signal },
+    );
     await reached;
     const holder = executor.stats().members.find((member) => member.busy)!.pid;
     // maxWorkers is 1: this one waits in the queue.
@@ -252,7 +309,10 @@ describe('cancellation through options.signal', () => {
     const executionId = retained.executionId!;
     const handle = (retained.result as { spin: Record<string, string> }).spin[HANDLE_KEY]!;
     const controller = new AbortController();
-    const spinning = executor.invokeHandle({ executionId, handle, dispatch, timeout: null }, { signal: controller.signal });
+    const spinning = executor.invokeHandle(
+      { executionId, handle, dispatch, timeout: null },
+      { signal: controller.signal },
+    );
     await reached;
     const spinner = executor.stats().members.find((member) => member.busy)!.pid;
     await waitForSpin(spinner);
@@ -266,7 +326,9 @@ describe('cancellation through options.signal', () => {
   it('rejects at once when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect((await cancelled(executor.execute({ code: 'async () => 1' }, { signal: controller.signal }))).message).toBe(isolateText.cancelled('execute'));
+    expect((await cancelled(executor.execute({ code: 'async () => 1' }, { signal: controller.signal }))).message).toBe(
+      isolateText.cancelled('execute'),
+    );
     expect(executor.stats().members.every((member) => !member.busy)).toBe(true);
   });
 

@@ -29,9 +29,12 @@ function startHost(mode: 'hang' | 'exit' | 'idle'): Promise<Host> {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += String(chunk);
       const newline = stdout.indexOf('\n');
-      if (newline >= 0) resolve({ pids: JSON.parse(stdout.slice(0, newline)) as number[], kill: () => child.kill('SIGKILL'), exited });
+      if (newline >= 0)
+        resolve({ pids: JSON.parse(stdout.slice(0, newline)) as number[], kill: () => child.kill('SIGKILL'), exited });
     });
-    void exited.then(({ code }) => reject(new Error(`the host exited (${String(code)}) before reporting its pids: ${stderr}`)));
+    void exited.then(({ code }) =>
+      reject(new Error(`the host exited (${String(code)}) before reporting its pids: ${stderr}`)),
+    );
   });
 }
 

@@ -30,7 +30,11 @@ function gateTool() {
   return { dispatch, open, waiting: () => waiting };
 }
 
-const gated = (dispatch: Dispatch) => ({ code: 'async () => gate.pass()', providers: [{ name: 'gate', tools: ['pass'] }], dispatch });
+const gated = (dispatch: Dispatch) => ({
+  code: 'async () => gate.pass()',
+  providers: [{ name: 'gate', tools: ['pass'] }],
+  dispatch,
+});
 
 describe('the queue and dispose', () => {
   it('refuses work beyond maxQueue, serves the queue in order, and dispose rejects what is left', async () => {
@@ -60,7 +64,9 @@ describe('the queue and dispose', () => {
       expect(await inFlight).toMatchObject({ code: 'EXECUTOR_DISPOSED', message: isolateText.disposed });
       expect(await waiting).toMatchObject({ code: 'EXECUTOR_DISPOSED', message: isolateText.disposed });
       await expect(executor.execute({ code: 'async () => 1' })).rejects.toMatchObject({ code: 'EXECUTOR_DISPOSED' });
-      await expect(executor.invokeHandle({ executionId: 'x', handle: '1' })).rejects.toMatchObject({ code: 'EXECUTOR_DISPOSED' });
+      await expect(executor.invokeHandle({ executionId: 'x', handle: '1' })).rejects.toMatchObject({
+        code: 'EXECUTOR_DISPOSED',
+      });
       await waitFor(() => pids.every((pid) => !isAlive(pid)), 'the disposed processes to end');
       second.open();
     } finally {
@@ -73,7 +79,11 @@ describe('recycling', () => {
   /** Runs one execution and reports the pid of the workerd that ran it. */
   async function pidOfRun(executor: IsolateExecutor): Promise<number> {
     const dispatch = dispatchFor({ probe: () => executor.stats().members.find((member) => member.busy)!.pid });
-    const outcome = await executor.execute({ code: 'async () => probe.pid()', providers: [{ name: 'probe', tools: ['pid'] }], dispatch });
+    const outcome = await executor.execute({
+      code: 'async () => probe.pid()',
+      providers: [{ name: 'probe', tools: ['pid'] }],
+      dispatch,
+    });
     return outcome.result as number;
   }
 
@@ -113,7 +123,10 @@ describe('concurrency', () => {
       });
       const dispatch = dispatchFor({
         meet: async () => {
-          const pid = executor.stats().members.filter((member) => member.busy).map((member) => member.pid);
+          const pid = executor
+            .stats()
+            .members.filter((member) => member.busy)
+            .map((member) => member.pid);
           arrived += 1;
           if (arrived === 2) release();
           // With one process at a time this never resolves, and the wall-clock bound ends the run.
@@ -121,7 +134,13 @@ describe('concurrency', () => {
           return pid;
         },
       });
-      const request = { code: 'async () => meet.here()', providers: [{ name: 'meet', tools: ['here'] }], dispatch, timeout: 20_000, countHostWaits: true };
+      const request = {
+        code: 'async () => meet.here()',
+        providers: [{ name: 'meet', tools: ['here'] }],
+        dispatch,
+        timeout: 20_000,
+        countHostWaits: true,
+      };
       const [a, b] = await Promise.all([executor.execute(request), executor.execute(request)]);
       expect(a.error).toBeUndefined();
       expect(b.error).toBeUndefined();
@@ -140,20 +159,45 @@ describe('construction options', () => {
     [
       'an unknown pool option',
       { pool: { maxWorker: 2 } },
-      isolateText.optionUnknown('pool.maxWorker', 'pool.maxWorkers, pool.spare, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb'),
+      isolateText.optionUnknown(
+        'pool.maxWorker',
+        'pool.maxWorkers, pool.spare, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb',
+      ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
     ['a fractional spare', { pool: { spare: 1.5 } }, isolateText.optionInvalid('pool.spare', 'an integer >= 0', '1.5')],
-    ['a negative maxQueue', { pool: { maxQueue: -1 } }, isolateText.optionInvalid('pool.maxQueue', 'an integer >= 0', '-1')],
-    ['a tiny heap', { pool: { heapLimitMb: 8 } }, isolateText.optionInvalid('pool.heapLimitMb', 'an integer >= 16', '8')],
-    ['a zero maxRssMb', { pool: { maxRssMb: 0 } }, isolateText.optionInvalid('pool.maxRssMb', 'a positive finite number', '0')],
+    [
+      'a negative maxQueue',
+      { pool: { maxQueue: -1 } },
+      isolateText.optionInvalid('pool.maxQueue', 'an integer >= 0', '-1'),
+    ],
+    [
+      'a tiny heap',
+      { pool: { heapLimitMb: 8 } },
+      isolateText.optionInvalid('pool.heapLimitMb', 'an integer >= 16', '8'),
+    ],
+    [
+      'a zero maxRssMb',
+      { pool: { maxRssMb: 0 } },
+      isolateText.optionInvalid('pool.maxRssMb', 'a positive finite number', '0'),
+    ],
     ['a string timeout', { timeout: '60s' }, isolateText.optionInvalid('timeout', 'a positive finite number', '"60s"')],
-    ['a timeout above maxTimeout', { timeout: 2_000, maxTimeout: 1_000 }, isolateText.optionTimeoutAboveMax(2_000, 1_000)],
-    ['an outbound that is not a function', { outbound: 'allow' }, isolateText.optionInvalid('outbound', 'a function (Request) => Response, null or undefined', '"allow"')],
+    [
+      'a timeout above maxTimeout',
+      { timeout: 2_000, maxTimeout: 1_000 },
+      isolateText.optionTimeoutAboveMax(2_000, 1_000),
+    ],
+    [
+      'an outbound that is not a function',
+      { outbound: 'allow' },
+      isolateText.optionInvalid('outbound', 'a function (Request) => Response, null or undefined', '"allow"'),
+    ],
   ];
   for (const [what, options, message] of cases) {
     it(`refuses ${what}, naming the option`, () => {
-      expect(() => new IsolateExecutor(options as never)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST', message }));
+      expect(() => new IsolateExecutor(options as never)).toThrow(
+        expect.objectContaining({ code: 'INVALID_REQUEST', message }),
+      );
     });
   }
 

@@ -45,7 +45,9 @@ describe('binaryCodec encodings', () => {
 
   it('encodes only the bytes a view covers', () => {
     const whole = new Uint8Array([10, 20, 30, 40, 50]);
-    expect(stringify(whole.subarray(1, 3))).toBe(`{"${BINARY_TAG}":"Uint8Array","data":"${base64(new Uint8Array([20, 30]))}"}`);
+    expect(stringify(whole.subarray(1, 3))).toBe(
+      `{"${BINARY_TAG}":"Uint8Array","data":"${base64(new Uint8Array([20, 30]))}"}`,
+    );
     expect(stringify(new Float32Array(whole.buffer.slice(0, 4)))).toBe(
       `{"${BINARY_TAG}":"ArrayBufferView","data":"${base64(whole.subarray(0, 4))}"}`,
     );
@@ -87,7 +89,10 @@ describe('binaryCodec round trips', () => {
   });
 
   it('finds binaries at any depth', () => {
-    const back = roundTrip({ b: new Uint8Array([1]), list: [new Uint8Array([2, 3]).buffer, { deep: [new Int8Array([-1])] }] }) as {
+    const back = roundTrip({
+      b: new Uint8Array([1]),
+      list: [new Uint8Array([2, 3]).buffer, { deep: [new Int8Array([-1])] }],
+    }) as {
       b: unknown;
       list: [unknown, { deep: [unknown] }];
     };

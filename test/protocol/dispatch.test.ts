@@ -52,7 +52,9 @@ describe('the envelopes', () => {
     expect(encodeResultEnvelope(42)).toBe('{"result":42}');
     expect(encodeResultEnvelope(undefined)).toBe('{}');
     expect(encodeResultEnvelope(null)).toBe('{"result":null}');
-    expect(encodeResultEnvelope(new Uint8Array([1]))).toBe('{"result":{"__codemode_binary_v1__":"Uint8Array","data":"AQ=="}}');
+    expect(encodeResultEnvelope(new Uint8Array([1]))).toBe(
+      '{"result":{"__codemode_binary_v1__":"Uint8Array","data":"AQ=="}}',
+    );
   });
 
   it('wraps a message as {error}', () => {
@@ -167,7 +169,9 @@ describe('createEnvelopeDispatch', () => {
         throw new RangeError('getter failed');
       },
     });
-    expect(await dispatchOver(() => Promise.reject(throwingGetter))('api', 't', '[]')).toBe('{"error":"getter failed"}');
+    expect(await dispatchOver(() => Promise.reject(throwingGetter))('api', 't', '[]')).toBe(
+      '{"error":"getter failed"}',
+    );
 
     const hopeless = {
       toString() {

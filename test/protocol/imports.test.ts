@@ -5,9 +5,24 @@ import { separateImports } from '../../src/protocol/index.js';
 describe('separateImports takes the leading declarations', () => {
   const cases: [string, string, string, string][] = [
     ['a default import', "import a from 'a'\nasync () => a", "import a from 'a'", 'async () => a'],
-    ['named imports', 'import { b, c as d } from "m.js";\nasync () => b + d', 'import { b, c as d } from "m.js";', 'async () => b + d'],
-    ['a namespace import', "import * as ns from 'ns.js'\nasync () => ns", "import * as ns from 'ns.js'", 'async () => ns'],
-    ['a default and a namespace', "import x, * as y from 'm'\nasync () => y", "import x, * as y from 'm'", 'async () => y'],
+    [
+      'named imports',
+      'import { b, c as d } from "m.js";\nasync () => b + d',
+      'import { b, c as d } from "m.js";',
+      'async () => b + d',
+    ],
+    [
+      'a namespace import',
+      "import * as ns from 'ns.js'\nasync () => ns",
+      "import * as ns from 'ns.js'",
+      'async () => ns',
+    ],
+    [
+      'a default and a namespace',
+      "import x, * as y from 'm'\nasync () => y",
+      "import x, * as y from 'm'",
+      'async () => y',
+    ],
     ['a side-effect import', "import 'setup.js';\nasync () => 1", "import 'setup.js';", 'async () => 1'],
     [
       'JSON with attributes',
@@ -35,11 +50,16 @@ describe('separateImports takes the leading declarations', () => {
     ],
     [
       'a string-named import',
-      "import { \"a-b\" as ab } from 'm'\nasync () => ab",
-      "import { \"a-b\" as ab } from 'm'",
+      'import { "a-b" as ab } from \'m\'\nasync () => ab',
+      'import { "a-b" as ab } from \'m\'',
       'async () => ab',
     ],
-    ['a default import named from', "import from from 'm'\nasync () => from", "import from from 'm'", 'async () => from'],
+    [
+      'a default import named from',
+      "import from from 'm'\nasync () => from",
+      "import from from 'm'",
+      'async () => from',
+    ],
     [
       'a body that does not parse on its own',
       "import { helper } from 'lib.js'\nconst a = helper()\nreturn a",
@@ -79,12 +99,21 @@ describe('separateImports leaves everything else in the body', () => {
   });
 
   it('does not take a call of assert after an import for attributes', () => {
-    expect(separateImports("import x from 'x'\nassert(x)")).toEqual({ imports: "import x from 'x'", body: 'assert(x)' });
-    expect(separateImports("import x from 'x'\nwith (x) {}")).toEqual({ imports: "import x from 'x'", body: 'with (x) {}' });
+    expect(separateImports("import x from 'x'\nassert(x)")).toEqual({
+      imports: "import x from 'x'",
+      body: 'assert(x)',
+    });
+    expect(separateImports("import x from 'x'\nwith (x) {}")).toEqual({
+      imports: "import x from 'x'",
+      body: 'with (x) {}',
+    });
   });
 
   it('stops at a dynamic import that follows a declaration', () => {
-    expect(separateImports("import a from 'a'\nimport('b')")).toEqual({ imports: "import a from 'a'", body: "import('b')" });
+    expect(separateImports("import a from 'a'\nimport('b')")).toEqual({
+      imports: "import a from 'a'",
+      body: "import('b')",
+    });
   });
 
   it('stops at a declaration it cannot finish', () => {
@@ -107,6 +136,9 @@ describe('separateImports leaves everything else in the body', () => {
   });
 
   it('keeps what precedes a character the tokenizer cannot read', () => {
-    expect(separateImports("import a from 'a'\nasync () => a #")).toEqual({ imports: "import a from 'a'", body: 'async () => a #' });
+    expect(separateImports("import a from 'a'\nasync () => a #")).toEqual({
+      imports: "import a from 'a'",
+      body: 'async () => a #',
+    });
   });
 });

@@ -38,7 +38,9 @@ describe('validateProviders accepts', () => {
     expect(validateProviders([])).toBeNull();
     expect(validate('codemode', 'gh', '_', '$', '$api_2', 'Async', 'promise', 'undefined')).toBeNull();
     expect(
-      validateProviders([{ name: 'full', tools: ['a', 'b'], positionalArgs: false, proxySource: '(call) => ({})', prelude: '' }]),
+      validateProviders([
+        { name: 'full', tools: ['a', 'b'], positionalArgs: false, proxySource: '(call) => ({})', prelude: '' },
+      ]),
     ).toBeNull();
   });
 });
@@ -144,6 +146,8 @@ describe('malformed descriptors', () => {
   });
 
   it('checks the shape before the name', () => {
-    expect(validateProviders([{ name: 'Promise', tools: 'x' } as unknown as ProviderDescriptor])).toBe(malformedText(0));
+    expect(validateProviders([{ name: 'Promise', tools: 'x' } as unknown as ProviderDescriptor])).toBe(
+      malformedText(0),
+    );
   });
 });

@@ -73,7 +73,9 @@ function loadUpstream(packageName: string): Upstream {
     'stringifyForCodemode',
     'parseForCodemode',
     `${dispatcherSource}\nreturn ToolDispatcher;`,
-  )(class {}, host.stringify, host.parse) as new (fns: Record<string, unknown>) => UpstreamDispatcher;
+  )(class {}, host.stringify, host.parse) as new (
+    fns: Record<string, unknown>,
+  ) => UpstreamDispatcher;
 
   return { release, host, sandbox, dispatcher: (fns) => new Dispatcher(fns) };
 }
@@ -139,8 +141,12 @@ const decodeCorpus: [string, string][] = [
 
 describe.each(releases)('against upstream $release', (upstream) => {
   it('was cut out whole: upstream encodes the shapes the fact sheet records (§5)', () => {
-    expect(upstream.host.stringify(new Uint8Array([1, 2, 3]))).toBe('{"__codemode_binary_v1__":"Uint8Array","data":"AQID"}');
-    expect(upstream.sandbox.stringify(new Int16Array([258]))).toBe('{"__codemode_binary_v1__":"ArrayBufferView","data":"AgE="}');
+    expect(upstream.host.stringify(new Uint8Array([1, 2, 3]))).toBe(
+      '{"__codemode_binary_v1__":"Uint8Array","data":"AQID"}',
+    );
+    expect(upstream.sandbox.stringify(new Int16Array([258]))).toBe(
+      '{"__codemode_binary_v1__":"ArrayBufferView","data":"AgE="}',
+    );
     expect(upstream.host.parse('{"__codemode_binary_v1__":"ArrayBuffer","data":"AQI="}')).toBeInstanceOf(ArrayBuffer);
   });
 

@@ -48,7 +48,11 @@ describe('a daemon killed while a call is in flight', () => {
 describe('a frozen daemon (SIGSTOP, socket left open)', () => {
   it('fails every call in flight with CONNECTION_BROKEN through the heartbeat', async () => {
     const daemon = await startDaemon(TWO_AT_ONCE);
-    const executor = await connect(daemon.url, { websocket: NodeWebSocket, heartbeatInterval: 100, heartbeatTimeout: 300 });
+    const executor = await connect(daemon.url, {
+      websocket: NodeWebSocket,
+      heartbeatInterval: 100,
+      heartbeatTimeout: 300,
+    });
     const gates = [toolGate(), toolGate()];
     const executions = gates.map((gate) =>
       executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch }),
@@ -135,7 +139,11 @@ describe('reopening after a break', () => {
     const retrying = await connect(daemon.url, { websocket: several.websocket, maxReconnectAttempts: 3, backoff: 1 });
     const gates = [toolGate(), toolGate()];
     const calls = [once, retrying].map((executor, index) =>
-      executor.execute({ code: gates[index]!.code, providers: [gates[index]!.provider], dispatch: gates[index]!.dispatch }),
+      executor.execute({
+        code: gates[index]!.code,
+        providers: [gates[index]!.provider],
+        dispatch: gates[index]!.dispatch,
+      }),
     );
     await Promise.all(gates.map((gate) => gate.reached));
     daemon.kill('SIGKILL');
@@ -207,7 +215,11 @@ describe('dispose in the middle of a reconnect', () => {
     const error = await rejection(call);
     expect(error.code).toBe('CONNECTION_BROKEN');
     expect(error.message).toBe('RemoteExecutor is closed');
-    for (const later of [executor.execute(TRIVIAL), executor.closeHandles('x'), executor.invokeHandle({ executionId: 'x', handle: 'h' })]) {
+    for (const later of [
+      executor.execute(TRIVIAL),
+      executor.closeHandles('x'),
+      executor.invokeHandle({ executionId: 'x', handle: 'h' }),
+    ]) {
       const laterError = await rejection(later);
       expect([laterError.code, laterError.message]).toEqual(['CONNECTION_BROKEN', 'RemoteExecutor is closed']);
     }
@@ -243,7 +255,9 @@ describe('rotateAfterExecutions', () => {
     const executor = await connect(daemon.url, { websocket: sockets.websocket, rotateAfterExecutions: 1 });
     await executor.closeHandles('none');
     await executor.closeHandles('none');
-    await expect(executor.invokeHandle({ executionId: 'none', handle: 'h' })).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND' });
+    await expect(executor.invokeHandle({ executionId: 'none', handle: 'h' })).rejects.toMatchObject({
+      code: 'HANDLE_NOT_FOUND',
+    });
     expect(sockets.opened).toBe(1);
     await executor.execute(TRIVIAL);
     await executor.closeHandles('none');

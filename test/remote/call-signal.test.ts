@@ -95,7 +95,10 @@ it('aborting an execute that waits on a tool rejects at once, even while the dae
   const gate = toolGate();
   try {
     const controller = new AbortController();
-    const waiting = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch }, { signal: controller.signal });
+    const waiting = executor.execute(
+      { code: gate.code, providers: [gate.provider], dispatch: gate.dispatch },
+      { signal: controller.signal },
+    );
     await gate.reached;
     // A frozen daemon answers nothing, so a call waiting for its answer would never settle.
     daemon.kill('SIGSTOP');
@@ -122,7 +125,11 @@ it('an already-aborted signal, or malformed options, reject before anything cros
   try {
     const reason = new Error('aborted before the call');
     await expectCancelled(executor.execute(TRIVIAL, { signal: AbortSignal.abort(reason) }), 'execute', reason);
-    await expectCancelled(executor.invokeHandle({ executionId: 'x', handle: 'h' }, { signal: AbortSignal.abort(reason) }), 'invokeHandle', reason);
+    await expectCancelled(
+      executor.invokeHandle({ executionId: 'x', handle: 'h' }, { signal: AbortSignal.abort(reason) }),
+      'invokeHandle',
+      reason,
+    );
     await expect(executor.execute(TRIVIAL, { signal: 'stop' } as never)).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
       message: cancellationText.signalInvalid('execute', '"stop"'),
@@ -136,7 +143,9 @@ it('an already-aborted signal, or malformed options, reject before anything cros
     await expect(executor.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     expect(sockets.opened).toBe(2);
     connections += 1;
-    expect(await daemon.waitForLine(new RegExp(`^connection ${connection} closed `))).toBe(`connection ${connection} closed after 0 executions`);
+    expect(await daemon.waitForLine(new RegExp(`^connection ${connection} closed `))).toBe(
+      `connection ${connection} closed after 0 executions`,
+    );
     expect(await outcomeOf(connection + 1, 'execute', 1)).toBe('ok');
   } finally {
     await executor.dispose();
@@ -173,7 +182,12 @@ it('aborting an invokeHandle call cancels it at the daemon too', async () => {
 
 it("the daemon's cancel tokens: malformed is INVALID_REQUEST, one running call per token, unknown is a no-op", async () => {
   // The raw endpoint, to send what RemoteExecutor never would.
-  const session = await Session.open(daemon.url, { websocket: NodeWebSocket, handshakeTimeout: 10_000, heartbeatInterval: 5_000, heartbeatTimeout: 5_000 });
+  const session = await Session.open(daemon.url, {
+    websocket: NodeWebSocket,
+    handshakeTimeout: 10_000,
+    heartbeatInterval: 5_000,
+    heartbeatTimeout: 5_000,
+  });
   connections += 1;
   const gate = toolGate();
   try {
@@ -184,7 +198,13 @@ it("the daemon's cancel tokens: malformed is INVALID_REQUEST, one running call p
     });
     await expect(session.remote.cancel('never sent')).resolves.toBeUndefined();
 
-    const held = session.remote.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch, outboundMode: 'default', cancelToken: 't' });
+    const held = session.remote.execute({
+      code: gate.code,
+      providers: [gate.provider],
+      dispatch: gate.dispatch,
+      outboundMode: 'default',
+      cancelToken: 't',
+    });
     await gate.reached;
     await expect(session.remote.execute({ ...wire, cancelToken: 't' })).rejects.toMatchObject({
       code: 'INVALID_REQUEST',

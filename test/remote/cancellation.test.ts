@@ -25,7 +25,9 @@ it('a client killed while its program spins: the daemon releases the sandbox pro
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = once(client, 'exit');
-  await new Promise<void>((resolve) => client.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('in flight') && resolve()));
+  await new Promise<void>((resolve) =>
+    client.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('in flight') && resolve()),
+  );
   const [sandbox] = workerdDescendants(daemon.child.pid!);
   expect(sandbox).toBeDefined();
   // The tool call's answer reached the sandbox and the loop runs: no tool call can end it now.

@@ -29,16 +29,25 @@ describe('the bearer token', () => {
     for (const options of [{ token: 'wrong' }, { headers: { authorization: 'Basic from-the-env' } }, {}]) {
       const error = await rejection(connect(daemon.url, { websocket: NodeWebSocket, ...options }));
       expect(error.code).toBe('CONNECTION_REJECTED');
-      expect(error.message).toBe(`Executor at ${daemon.url} refused the connection: WebSocket connection failed: Unexpected server response: 401`);
+      expect(error.message).toBe(
+        `Executor at ${daemon.url} refused the connection: WebSocket connection failed: Unexpected server response: 401`,
+      );
     }
-    const refusedLines = () => daemon.lines.filter((line) => /^connection refused from 127\.0\.0\.1:\d+: missing or wrong bearer token$/.test(line));
+    const refusedLines = () =>
+      daemon.lines.filter((line) =>
+        /^connection refused from 127\.0\.0\.1:\d+: missing or wrong bearer token$/.test(line),
+      );
     await waitUntil(() => refusedLines().length === 3);
     expect(daemon.lines.filter((line) => / opened from /.test(line))).toHaveLength(1);
   });
 
   it('takes --token over the environment', async () => {
-    const daemon = await startDaemon(['--token', 'from-the-flag'], { env: { CODEMODE_EXECUTOR_TOKEN: 'from-the-env' } });
-    expect((await rejection(connect(daemon.url, { websocket: NodeWebSocket, token: 'from-the-env' }))).code).toBe('CONNECTION_REJECTED');
+    const daemon = await startDaemon(['--token', 'from-the-flag'], {
+      env: { CODEMODE_EXECUTOR_TOKEN: 'from-the-env' },
+    });
+    expect((await rejection(connect(daemon.url, { websocket: NodeWebSocket, token: 'from-the-env' }))).code).toBe(
+      'CONNECTION_REJECTED',
+    );
     const admitted = await connect(daemon.url, { websocket: NodeWebSocket, token: 'from-the-flag' });
     await admitted.dispose();
   });
@@ -86,7 +95,9 @@ describe('bounds', () => {
     const padding = `/*${'x'.repeat(150_000)}*/`;
     const error = await rejection(executor.execute({ code: `async () => 1 ${padding}` }));
     expect(error.code).toBe('LIMIT_EXCEEDED');
-    expect(error.message).toMatch(/^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-size\)$/);
+    expect(error.message).toMatch(
+      /^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-size\)$/,
+    );
     await expect(executor.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     expect(daemon.lines.filter((line) => / opened from /.test(line))).toHaveLength(1);
     await executor.dispose();
@@ -140,7 +151,9 @@ describe('a tool answer over --max-message-size', () => {
       providers: [{ name: 'big', tools: ['get'] }],
       dispatch,
     });
-    expect(result).toMatch(/^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-size\)$/);
+    expect(result).toMatch(
+      /^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-size\)$/,
+    );
     await expect(executor.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     await executor.dispose();
   });
@@ -156,7 +169,9 @@ describe('a client that goes away mid-execution', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const exited = once(client, 'exit');
-    await new Promise<void>((resolve) => client.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('in flight') && resolve()));
+    await new Promise<void>((resolve) =>
+      client.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('in flight') && resolve()),
+    );
     return { client, exited };
   }
 

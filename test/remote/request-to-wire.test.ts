@@ -12,7 +12,10 @@ const none = resolveConnectOptions({}).defaults;
 
 describe('executeRequestToWire', () => {
   it('sends code, a null dispatch and the default outbound mode, and no key the caller left undefined', () => {
-    const wire = executeRequestToWire({ code: 'async () => 1', timeout: undefined, modules: undefined, retainHandles: undefined }, none);
+    const wire = executeRequestToWire(
+      { code: 'async () => 1', timeout: undefined, modules: undefined, retainHandles: undefined },
+      none,
+    );
     expect(Object.keys(wire).sort()).toEqual(['code', 'dispatch', 'outboundMode']);
     expect(wire).toEqual({ code: 'async () => 1', dispatch: null, outboundMode: 'default' });
   });
@@ -50,7 +53,10 @@ describe('executeRequestToWire', () => {
       }
     })();
     expect(error).toBeInstanceOf(ExecutorError);
-    expect(error).toMatchObject({ code: 'INVALID_REQUEST', message: 'outbound must be a function, null or undefined, got "https://x"' });
+    expect(error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'outbound must be a function, null or undefined, got "https://x"',
+    });
   });
 });
 
@@ -64,9 +70,19 @@ describe('invokeRequestToWire', () => {
 
 describe('the cancel token', () => {
   it('goes on the wire only for a call that has a signal', () => {
-    expect(executeRequestToWire({ code: 'c' }, none, '7')).toEqual({ code: 'c', dispatch: null, outboundMode: 'default', cancelToken: '7' });
+    expect(executeRequestToWire({ code: 'c' }, none, '7')).toEqual({
+      code: 'c',
+      dispatch: null,
+      outboundMode: 'default',
+      cancelToken: '7',
+    });
     expect(Object.keys(executeRequestToWire({ code: 'c' }, none, undefined))).not.toContain('cancelToken');
-    expect(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none, '8')).toEqual({ executionId: 'e', handle: 'h', dispatch: null, cancelToken: '8' });
+    expect(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none, '8')).toEqual({
+      executionId: 'e',
+      handle: 'h',
+      dispatch: null,
+      cancelToken: '8',
+    });
     expect(Object.keys(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none))).not.toContain('cancelToken');
   });
 });

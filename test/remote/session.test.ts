@@ -36,7 +36,11 @@ describe('opening a session', () => {
       throw thrown;
     } as unknown as typeof NodeWebSocket;
     const error = await rejection(connect(daemon.url, { websocket: Throwing }));
-    expect([error.code, error.message, error.cause]).toEqual(['CONNECTION_REJECTED', `Failed to open WebSocket to ${daemon.url}`, thrown]);
+    expect([error.code, error.message, error.cause]).toEqual([
+      'CONNECTION_REJECTED',
+      `Failed to open WebSocket to ${daemon.url}`,
+      thrown,
+    ]);
   });
 
   it("uses the runtime's WebSocket when none is injected", async () => {
@@ -56,7 +60,9 @@ describe('opening a session', () => {
     const closedPort = `ws://127.0.0.1:1`;
     const error = await rejection(connect(closedPort, { websocket: NodeWebSocket }));
     expect(error.code).toBe('CONNECTION_REJECTED');
-    expect(error.message).toMatch(/^Executor at ws:\/\/127\.0\.0\.1:1 refused the connection: WebSocket connection failed: .*ECONNREFUSED/);
+    expect(error.message).toMatch(
+      /^Executor at ws:\/\/127\.0\.0\.1:1 refused the connection: WebSocket connection failed: .*ECONNREFUSED/,
+    );
   });
 
   it('refuses a url that is not ws:// or wss://', () => {
@@ -102,7 +108,12 @@ describe('what crosses', () => {
     const result = await executor.execute({
       code: 'async () => { const r = await fetch("https://api.test/v1?q=1", { method: "PUT", headers: { "x-a": "1" }, body: "hello" }); return [r.status, r.headers.get("x-b"), await r.text()] }',
       outbound: async (request) => {
-        requests.push({ method: request.method, url: request.url, header: request.headers.get('x-a'), body: await request.text() });
+        requests.push({
+          method: request.method,
+          url: request.url,
+          header: request.headers.get('x-a'),
+          body: await request.text(),
+        });
         return new Response('answered', { status: 201, headers: { 'x-b': '2' } });
       },
     });
@@ -110,12 +121,14 @@ describe('what crosses', () => {
     expect(requests).toEqual([{ method: 'PUT', url: 'https://api.test/v1?q=1', header: '1', body: 'hello' }]);
   });
 
-  it('blocks the sandbox\'s fetch when outbound is null', async () => {
+  it("blocks the sandbox's fetch when outbound is null", async () => {
     const { result } = await executor.execute({
       code: 'async () => { try { await fetch("https://api.test/"); return "fetched" } catch (e) { return e.message } }',
       outbound: null,
     });
-    expect(result).toMatch(/^This worker is not permitted to access the internet via global functions like fetch\(\)\./);
+    expect(result).toMatch(
+      /^This worker is not permitted to access the internet via global functions like fetch\(\)\./,
+    );
   });
 });
 
@@ -127,7 +140,10 @@ describe('errors from the daemon', () => {
   });
 
   it("leave a provider's own failure to the program, as an error it can read", async () => {
-    const dispatch = createEnvelopeDispatch({ kv: () => Promise.reject(new Error('vendor said no')) }, { active: true });
+    const dispatch = createEnvelopeDispatch(
+      { kv: () => Promise.reject(new Error('vendor said no')) },
+      { active: true },
+    );
     const result = await executor.execute({
       code: 'async () => { try { await kv.get() } catch (e) { return e.message } }',
       providers: [{ name: 'kv', tools: ['get'] }],
@@ -184,13 +200,17 @@ describe('timeouts on the wire', () => {
   it('fills an unset timeout from the connection default, and a request field wins over it', async () => {
     const remote = await connect(bounded.url, { websocket: NodeWebSocket, timeout: 300 });
     expect((await remote.execute({ code: NEVER })).error).toMatch(/^Execution timed out at its 300 ms bound\./);
-    expect((await remote.execute({ code: NEVER, timeout: 200 })).error).toMatch(/^Execution timed out at its 200 ms bound\./);
+    expect((await remote.execute({ code: NEVER, timeout: 200 })).error).toMatch(
+      /^Execution timed out at its 200 ms bound\./,
+    );
     await remote.dispose();
   });
 
   it('leaves an unset timeout to the daemon when the connection sets none', async () => {
     const remote = await connect(bounded.url, { websocket: NodeWebSocket });
-    expect((await remote.execute({ code: NEVER, timeout: undefined })).error).toMatch(/^Execution timed out at its 400 ms bound\./);
+    expect((await remote.execute({ code: NEVER, timeout: undefined })).error).toMatch(
+      /^Execution timed out at its 400 ms bound\./,
+    );
     await remote.dispose();
   });
 });

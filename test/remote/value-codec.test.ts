@@ -16,7 +16,13 @@ describe('the value codec', () => {
   });
 
   it('carries Map, Set, RegExp and -0, nested in each other', () => {
-    const value = { map: new Map<unknown, unknown>([['a', new Set([1, 2])], [3, [/x+/gi]]]), zero: -0 };
+    const value = {
+      map: new Map<unknown, unknown>([
+        ['a', new Set([1, 2])],
+        [3, [/x+/gi]],
+      ]),
+      zero: -0,
+    };
     const back = roundTrip(value) as typeof value;
     expect(back).toEqual(value);
     expect(back.map.get('a')).toBeInstanceOf(Set);

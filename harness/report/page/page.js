@@ -7,10 +7,26 @@
   var run = data.run;
   var ui = data.ui;
   var columns = run.columns;
-  var casesById = new Map(run.cases.map(function (c) { return [c.id, c]; }));
-  var cells = new Map(run.cells.map(function (c) { return [c.case + '\u0000' + c.column, c]; }));
-  var summaries = new Map(run.summary.columns.map(function (s) { return [s.column, s]; }));
-  var columnsById = new Map(columns.map(function (c) { return [c.id, c]; }));
+  var casesById = new Map(
+    run.cases.map(function (c) {
+      return [c.id, c];
+    }),
+  );
+  var cells = new Map(
+    run.cells.map(function (c) {
+      return [c.case + '\u0000' + c.column, c];
+    }),
+  );
+  var summaries = new Map(
+    run.summary.columns.map(function (s) {
+      return [s.column, s];
+    }),
+  );
+  var columnsById = new Map(
+    columns.map(function (c) {
+      return [c.id, c];
+    }),
+  );
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -49,13 +65,28 @@
   }
 
   // Header: run metadata and the verdict. Infra-errors are named apart from failures.
-  var totalFail = 0, totalInfra = 0;
-  run.summary.columns.forEach(function (s) { totalFail += s.fail; totalInfra += s.infraError; });
-  var brokenColumns = columns.filter(function (c) { return c.infraError; });
+  var totalFail = 0,
+    totalInfra = 0;
+  run.summary.columns.forEach(function (s) {
+    totalFail += s.fail;
+    totalInfra += s.infraError;
+  });
+  var brokenColumns = columns.filter(function (c) {
+    return c.infraError;
+  });
   document.getElementById('run-meta').textContent =
-    'Run ' + run.run.date + ' · commit ' + (run.run.commit ? run.run.commit.slice(0, 12) : 'unknown') +
-    (run.run.dirty ? ' (uncommitted changes)' : '') + ' · ' + Math.round(run.run.durationMs / 1000) + ' s · ' +
-    run.cases.length + ' cases · ' + columns.length + ' columns';
+    'Run ' +
+    run.run.date +
+    ' · commit ' +
+    (run.run.commit ? run.run.commit.slice(0, 12) : 'unknown') +
+    (run.run.dirty ? ' (uncommitted changes)' : '') +
+    ' · ' +
+    Math.round(run.run.durationMs / 1000) +
+    ' s · ' +
+    run.cases.length +
+    ' cases · ' +
+    columns.length +
+    ' columns';
   var verdict = document.getElementById('verdict');
   if (run.summary.green) {
     verdict.textContent = ui.symbols.pass + ' Green: no failure and no infra-error';
@@ -63,7 +94,13 @@
   } else {
     var parts = [];
     if (totalFail) parts.push(totalFail + ' failed');
-    if (totalInfra || brokenColumns.length) parts.push((totalInfra || brokenColumns.length) + ' infra-error' + ((totalInfra || brokenColumns.length) === 1 ? '' : 's') + ' (not results)');
+    if (totalInfra || brokenColumns.length)
+      parts.push(
+        (totalInfra || brokenColumns.length) +
+          ' infra-error' +
+          ((totalInfra || brokenColumns.length) === 1 ? '' : 's') +
+          ' (not results)',
+      );
     verdict.textContent = (totalFail ? ui.symbols.fail : ui.symbols['infra-error']) + ' Not green: ' + parts.join(', ');
     verdict.className = 'verdict ' + (totalFail ? 'red' : 'infra');
   }
@@ -84,15 +121,30 @@
     ui.statuses.forEach(function (status) {
       var count = s ? (status === 'infra-error' ? s.infraError : s[status]) : 0;
       if (!count && status !== 'pass' && status !== 'fail') return;
-      summary.appendChild(el('span', { className: 'count s-' + status, title: count + ' ' + ui.labels[status], text: ui.symbols[status] + ' ' + count }));
+      summary.appendChild(
+        el('span', {
+          className: 'count s-' + status,
+          title: count + ' ' + ui.labels[status],
+          text: ui.symbols[status] + ' ' + count,
+        }),
+      );
     });
     // The full reason is in the banner above the grid; the head stays short.
-    if (c.infraError) summary.appendChild(el('span', { className: 'col-infra', title: c.infraError, text: ui.symbols['infra-error'] + ' ' + ui.columnDidNotRun }));
-    headRow.appendChild(el('th', { scope: 'col', className: 'col-head', dataset: { column: c.id } }, [
-      el('div', { className: 'col-label', text: c.label }),
-      el('div', { className: 'col-versions', text: versionsText(c.versions) }),
-      summary,
-    ]));
+    if (c.infraError)
+      summary.appendChild(
+        el('span', {
+          className: 'col-infra',
+          title: c.infraError,
+          text: ui.symbols['infra-error'] + ' ' + ui.columnDidNotRun,
+        }),
+      );
+    headRow.appendChild(
+      el('th', { scope: 'col', className: 'col-head', dataset: { column: c.id } }, [
+        el('div', { className: 'col-label', text: c.label }),
+        el('div', { className: 'col-versions', text: versionsText(c.versions) }),
+        summary,
+      ]),
+    );
   });
   head.appendChild(headRow);
 
@@ -101,7 +153,10 @@
   var areas = [];
   var byArea = new Map();
   run.cases.forEach(function (c) {
-    if (!byArea.has(c.area)) { byArea.set(c.area, []); areas.push(c.area); }
+    if (!byArea.has(c.area)) {
+      byArea.set(c.area, []);
+      areas.push(c.area);
+    }
     byArea.get(c.area).push(c);
   });
   var features = new Set();
@@ -109,10 +164,17 @@
   areas.forEach(function (area) {
     var body = el('tbody', { dataset: { area: area } });
     var list = byArea.get(area);
-    body.appendChild(el('tr', { className: 'area-row' }, [el('th', { colspan: columns.length + 1, scope: 'rowgroup', text: area + ' (' + list.length + ')' })]));
+    body.appendChild(
+      el('tr', { className: 'area-row' }, [
+        el('th', { colspan: columns.length + 1, scope: 'rowgroup', text: area + ' (' + list.length + ')' }),
+      ]),
+    );
     list.forEach(function (c) {
-      c.features.forEach(function (f) { features.add(f); });
-      var hasFail = false, hasInfra = false;
+      c.features.forEach(function (f) {
+        features.add(f);
+      });
+      var hasFail = false,
+        hasInfra = false;
       var row = el('tr', { className: 'case-row', id: 'case-' + c.id }, [
         el('th', { scope: 'row', className: 'case-cell' }, [
           el('a', { className: 'case-id', href: caseHref(c), title: c.file + ':' + c.line, text: c.id }),
@@ -126,13 +188,15 @@
           if (cell.status === 'fail') hasFail = true;
           if (cell.status === 'infra-error') hasInfra = true;
           var label = cell.unexpectedPass ? ui.staleMark : ui.labels[cell.status];
-          td.appendChild(el('a', {
-            className: 'cell s-' + cell.status + (cell.unexpectedPass ? ' stale' : ''),
-            href: cellHash(c.id, col.id),
-            title: cell.reason || ui.labels[cell.status],
-            dataset: { case: c.id, column: col.id, status: cell.status },
-            text: ui.symbols[cell.status] + ' ' + label,
-          }));
+          td.appendChild(
+            el('a', {
+              className: 'cell s-' + cell.status + (cell.unexpectedPass ? ' stale' : ''),
+              href: cellHash(c.id, col.id),
+              title: cell.reason || ui.labels[cell.status],
+              dataset: { case: c.id, column: col.id, status: cell.status },
+              text: ui.symbols[cell.status] + ' ' + label,
+            }),
+          );
         }
         row.appendChild(td);
       });
@@ -149,34 +213,53 @@
 
   // Filters. The column heads stick just below the (sticky) filter bar.
   var filterBar = document.querySelector('.filters');
-  function placeHeads() { document.documentElement.style.setProperty('--filters-height', filterBar.offsetHeight + 'px'); }
+  function placeHeads() {
+    document.documentElement.style.setProperty('--filters-height', filterBar.offsetHeight + 'px');
+  }
   window.addEventListener('resize', placeHeads);
   placeHeads();
   var rowsFilter = document.getElementById('filter-rows');
   var areaFilter = document.getElementById('filter-area');
   var featureFilter = document.getElementById('filter-feature');
   var textFilter = document.getElementById('filter-text');
-  areas.forEach(function (a) { areaFilter.appendChild(el('option', { value: a, text: a })); });
-  Array.from(features).sort().forEach(function (f) { featureFilter.appendChild(el('option', { value: f, text: f })); });
+  areas.forEach(function (a) {
+    areaFilter.appendChild(el('option', { value: a, text: a }));
+  });
+  Array.from(features)
+    .sort()
+    .forEach(function (f) {
+      featureFilter.appendChild(el('option', { value: f, text: f }));
+    });
 
   function applyFilters() {
-    var rows = rowsFilter.value, area = areaFilter.value, feature = featureFilter.value, text = textFilter.value.trim().toLowerCase();
+    var rows = rowsFilter.value,
+      area = areaFilter.value,
+      feature = featureFilter.value,
+      text = textFilter.value.trim().toLowerCase();
     var shown = 0;
     bodies.forEach(function (body) {
       var any = false;
       Array.prototype.forEach.call(body.querySelectorAll('tr.case-row'), function (row) {
-        var visible = (rows === 'all' || (rows === 'failures' && row.dataset.fail === '1') || (rows === 'infra' && row.dataset.infra === '1')) &&
+        var visible =
+          (rows === 'all' ||
+            (rows === 'failures' && row.dataset.fail === '1') ||
+            (rows === 'infra' && row.dataset.infra === '1')) &&
           (!area || row.dataset.area === area) &&
           (!feature || row.dataset.features.indexOf(' ' + feature + ' ') !== -1) &&
           (!text || row.dataset.text.indexOf(text) !== -1);
         row.hidden = !visible;
-        if (visible) { any = true; shown += 1; }
+        if (visible) {
+          any = true;
+          shown += 1;
+        }
       });
       body.hidden = !any;
     });
     document.getElementById('shown-count').textContent = 'showing ' + shown + ' of ' + run.cases.length + ' cases';
   }
-  [rowsFilter, areaFilter, featureFilter].forEach(function (f) { f.addEventListener('change', applyFilters); });
+  [rowsFilter, areaFilter, featureFilter].forEach(function (f) {
+    f.addEventListener('change', applyFilters);
+  });
   textFilter.addEventListener('input', applyFilters);
   applyFilters();
 
@@ -196,18 +279,28 @@
   }
 
   function showDetails(caseId, columnId) {
-    var c = casesById.get(caseId), col = columnsById.get(columnId), cell = cells.get(caseId + '\u0000' + columnId);
+    var c = casesById.get(caseId),
+      col = columnsById.get(columnId),
+      cell = cells.get(caseId + '\u0000' + columnId);
     if (!c || !col || !cell) return;
     detailsBody.textContent = '';
     var rows = [
       ['column', col.label + (versionsText(col.versions) ? ' — ' + versionsText(col.versions) : '')],
-      ['status', ui.symbols[cell.status] + ' ' + (cell.unexpectedPass ? ui.labels.fail + ' (' + ui.staleMark + ')' : ui.labels[cell.status])],
+      [
+        'status',
+        ui.symbols[cell.status] +
+          ' ' +
+          (cell.unexpectedPass ? ui.labels.fail + ' (' + ui.staleMark + ')' : ui.labels[cell.status]),
+      ],
     ];
     if (cell.reason) rows.push(['reason', cell.reason]);
     if (cell.probe) rows.push(['probe', ui.probeNotes[cell.probe]]);
     rows.push(['area', c.area], ['features', c.features.join(', ') || '—']);
     var dl = el('dl', {});
-    rows.forEach(function (r) { dl.appendChild(el('dt', { text: r[0] })); dl.appendChild(el('dd', { text: r[1] })); });
+    rows.forEach(function (r) {
+      dl.appendChild(el('dt', { text: r[0] }));
+      dl.appendChild(el('dd', { text: r[1] }));
+    });
     var dd = el('dd', {}, [el('a', { href: caseHref(c), text: c.file + ':' + c.line })]);
     dl.appendChild(el('dt', { text: 'case' }));
     dl.appendChild(dd);
@@ -220,7 +313,9 @@
     }
     details.hidden = false;
     if (selected) selected.classList.remove('selected');
-    selected = document.querySelector('a.cell[data-case="' + CSS.escape(caseId) + '"][data-column="' + CSS.escape(columnId) + '"]');
+    selected = document.querySelector(
+      'a.cell[data-case="' + CSS.escape(caseId) + '"][data-column="' + CSS.escape(columnId) + '"]',
+    );
     if (selected) selected.classList.add('selected');
   }
 
@@ -244,7 +339,9 @@
   // Legend.
   var legend = document.getElementById('legend');
   ui.statuses.forEach(function (status) {
-    legend.appendChild(el('dt', {}, [el('span', { className: 'cell s-' + status, text: ui.symbols[status] + ' ' + ui.labels[status] })]));
+    legend.appendChild(
+      el('dt', {}, [el('span', { className: 'cell s-' + status, text: ui.symbols[status] + ' ' + ui.labels[status] })]),
+    );
     legend.appendChild(el('dd', { text: ui.meanings[status] }));
   });
 
@@ -253,20 +350,39 @@
   if (!data.transitions.length) {
     transitionsBox.appendChild(el('p', { text: 'No case changed status between recorded runs.' }));
   } else {
-    var table = el('table', {}, [el('thead', {}, [el('tr', {}, ['run', 'case', 'first column', 'changes'].map(function (h) { return el('th', { scope: 'col', text: h }); }))])]);
+    var table = el('table', {}, [
+      el('thead', {}, [
+        el(
+          'tr',
+          {},
+          ['run', 'case', 'first column', 'changes'].map(function (h) {
+            return el('th', { scope: 'col', text: h });
+          }),
+        ),
+      ]),
+    ]);
     var tbody = el('tbody', {});
     data.transitions.forEach(function (t) {
-      var changes = t.changes.map(function (ch) {
-        var release = ch.toRelease !== undefined ? ' (' + (ch.fromRelease || '?') + ' → ' + (ch.toRelease || '?') + ')' : '';
-        return ch.column + ': ' + ch.from + ' → ' + ch.to + release;
-      }).join('; ');
+      var changes = t.changes
+        .map(function (ch) {
+          var release =
+            ch.toRelease !== undefined ? ' (' + (ch.fromRelease || '?') + ' → ' + (ch.toRelease || '?') + ')' : '';
+          return ch.column + ': ' + ch.from + ' → ' + ch.to + release;
+        })
+        .join('; ');
       var first = columnsById.get(t.firstColumn);
-      tbody.appendChild(el('tr', {}, [
-        el('td', { text: t.date + (t.commit ? ' · ' + t.commit.slice(0, 12) : '') }),
-        el('td', {}, [casesById.has(t.case) ? el('a', { className: 'case-id', href: '#case-' + t.case, text: t.case }) : el('span', { className: 'case-id', text: t.case })]),
-        el('td', { text: first ? first.label : t.firstColumn }),
-        el('td', { text: changes }),
-      ]));
+      tbody.appendChild(
+        el('tr', {}, [
+          el('td', { text: t.date + (t.commit ? ' · ' + t.commit.slice(0, 12) : '') }),
+          el('td', {}, [
+            casesById.has(t.case)
+              ? el('a', { className: 'case-id', href: '#case-' + t.case, text: t.case })
+              : el('span', { className: 'case-id', text: t.case }),
+          ]),
+          el('td', { text: first ? first.label : t.firstColumn }),
+          el('td', { text: changes }),
+        ]),
+      );
     });
     table.appendChild(tbody);
     transitionsBox.appendChild(table);

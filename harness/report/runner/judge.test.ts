@@ -23,7 +23,15 @@ function context(observed: Record<string, Observation>): JudgeContext {
 
 const outcome = (value: unknown): Observation => ({ kind: 'outcome', outcome: { result: value, logs: [] } });
 
-const withExpect: LoadedCase = { id: 'e', description: 'd', features: [], code: 'async () => 42', expect: { result: 42 }, file: 'cases/x.yaml', line: 7 };
+const withExpect: LoadedCase = {
+  id: 'e',
+  description: 'd',
+  features: [],
+  code: 'async () => 42',
+  expect: { result: 42 },
+  file: 'cases/x.yaml',
+  line: 7,
+};
 const noExpect: LoadedCase = {
   id: 'n',
   description: 'd',
@@ -36,20 +44,39 @@ const noExpect: LoadedCase = {
 
 describe('judgeCell with expect', () => {
   it('passes an outcome that meets expect, and fails one that does not with the fields and the diff', () => {
-    expect(judgeCell(withExpect, column('latest'), context({ 'e@latest': outcome(42) }))).toEqual({ kind: 'judged', pass: true });
+    expect(judgeCell(withExpect, column('latest'), context({ 'e@latest': outcome(42) }))).toEqual({
+      kind: 'judged',
+      pass: true,
+    });
     const verdict = judgeCell(withExpect, column('latest'), context({ 'e@latest': outcome(41) }));
     expect(verdict).toMatchObject({ kind: 'judged', pass: false, reason: texts.expectationFailed(['result']) });
     expect(verdict?.kind === 'judged' && verdict.diff).toBe(
-      ['cases/x.yaml:7 (case "e") on latest does not meet expect', '  outcome: {"result":41,"logs":[]}', '  result: expected 42, got 41'].join('\n'),
+      [
+        'cases/x.yaml:7 (case "e") on latest does not meet expect',
+        '  outcome: {"result":41,"logs":[]}',
+        '  result: expected 42, got 41',
+      ].join('\n'),
     );
   });
 
   it('passes a harness break through as infra-error, and a refusal as a failure naming it', () => {
-    expect(judgeCell(withExpect, column('latest'), context({ 'e@latest': { kind: 'infra-error', reason: 'wrangler exited' } }))).toEqual({
+    expect(
+      judgeCell(
+        withExpect,
+        column('latest'),
+        context({ 'e@latest': { kind: 'infra-error', reason: 'wrangler exited' } }),
+      ),
+    ).toEqual({
       kind: 'infra-error',
       reason: 'wrangler exited',
     });
-    expect(judgeCell(withExpect, column('latest'), context({ 'e@latest': { kind: 'refused', reason: 'Case "e" cannot be sent' } }))).toEqual({
+    expect(
+      judgeCell(
+        withExpect,
+        column('latest'),
+        context({ 'e@latest': { kind: 'refused', reason: 'Case "e" cannot be sent' } }),
+      ),
+    ).toEqual({
       kind: 'judged',
       pass: false,
       reason: 'Case "e" cannot be sent',
@@ -62,7 +89,10 @@ describe('judgeCell without expect', () => {
   it('compares a reference or remote column with ours in-process', () => {
     expect(partnersOf(noExpect, column('latest'), context({}))).toEqual(['ours']);
     expect(partnersOf(noExpect, column('ours-remote'), context({}))).toEqual(['ours']);
-    expect(judgeCell(noExpect, column('latest'), context({ 'n@latest': outcome(1), 'n@ours': outcome(1) }))).toEqual({ kind: 'judged', pass: true });
+    expect(judgeCell(noExpect, column('latest'), context({ 'n@latest': outcome(1), 'n@ours': outcome(1) }))).toEqual({
+      kind: 'judged',
+      pass: true,
+    });
     const verdict = judgeCell(noExpect, column('latest'), context({ 'n@latest': outcome(2), 'n@ours': outcome(1) }));
     expect(verdict).toMatchObject({ kind: 'judged', pass: false, reason: texts.disagrees(['ours'], ['result']) });
     expect(verdict?.kind === 'judged' && verdict.diff).toContain('  result: ours 1, latest 2');
@@ -80,12 +110,22 @@ describe('judgeCell without expect', () => {
   });
 
   it('is an infra-error when the only side to compare with broke, and a failure when nothing could decide', () => {
-    expect(judgeCell(noExpect, column('ours'), context({ 'n@ours': outcome(1), 'n@latest': { kind: 'infra-error', reason: 'x' } }))).toEqual({
+    expect(
+      judgeCell(
+        noExpect,
+        column('ours'),
+        context({ 'n@ours': outcome(1), 'n@latest': { kind: 'infra-error', reason: 'x' } }),
+      ),
+    ).toEqual({
       kind: 'infra-error',
       reason: texts.partnerBroke('latest'),
     });
     const unsupported: LoadedCase = { ...noExpect, skipOn: [], reference: false, reason: 'r' };
-    expect(judgeCell(unsupported, column('ours'), context({ 'n@ours': outcome(1) }))).toEqual({ kind: 'judged', pass: false, reason: texts.nothingDecides });
+    expect(judgeCell(unsupported, column('ours'), context({ 'n@ours': outcome(1) }))).toEqual({
+      kind: 'judged',
+      pass: false,
+      reason: texts.nothingDecides,
+    });
   });
 
   it('waits for the references before judging ours, and only then', () => {

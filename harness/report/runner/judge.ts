@@ -33,8 +33,16 @@ export function fieldsOf(mismatches: readonly Mismatch[]): string[] {
 }
 
 /** Whose outcome a case without `expect` is compared with on this column (the rule the catalogue spec uses too). */
-export function partnersOf(testCase: LoadedCase, column: Pick<MatrixColumn, 'id' | 'kind'>, context: JudgeContext): string[] {
-  return comparisonPartners(testCase, column.id as SideName, context.columns.map((other) => other.id as SideName));
+export function partnersOf(
+  testCase: LoadedCase,
+  column: Pick<MatrixColumn, 'id' | 'kind'>,
+  context: JudgeContext,
+): string[] {
+  return comparisonPartners(
+    testCase,
+    column.id as SideName,
+    context.columns.map((other) => other.id as SideName),
+  );
 }
 
 /** Can this cell be judged before later columns run? Ours without `expect` waits for the references. */
@@ -43,7 +51,11 @@ export function judgeableNow(testCase: LoadedCase, column: Pick<MatrixColumn, 'k
 }
 
 /** The verdict on one observed cell, or undefined when nothing was observed. */
-export function judgeCell(testCase: LoadedCase, column: Pick<MatrixColumn, 'id' | 'kind'>, context: JudgeContext): Execution | undefined {
+export function judgeCell(
+  testCase: LoadedCase,
+  column: Pick<MatrixColumn, 'id' | 'kind'>,
+  context: JudgeContext,
+): Execution | undefined {
   const own = context.observation(testCase.id, column.id);
   if (!own) return undefined;
   if (own.kind === 'infra-error') return own;
@@ -51,7 +63,12 @@ export function judgeCell(testCase: LoadedCase, column: Pick<MatrixColumn, 'id' 
   if (testCase.expect !== undefined) {
     const mismatches = checkExpectation(testCase.expect, own.outcome);
     if (!mismatches.length) return { kind: 'judged', pass: true };
-    return { kind: 'judged', pass: false, reason: texts.expectationFailed(fieldsOf(mismatches)), diff: judge(testCase, column.id, own.outcome) ?? '' };
+    return {
+      kind: 'judged',
+      pass: false,
+      reason: texts.expectationFailed(fieldsOf(mismatches)),
+      diff: judge(testCase, column.id, own.outcome) ?? '',
+    };
   }
   const compared: { side: string; outcome: Outcome }[] = [];
   const broken: string[] = [];
@@ -61,7 +78,9 @@ export function judgeCell(testCase: LoadedCase, column: Pick<MatrixColumn, 'id' 
     else if (seen?.kind === 'infra-error') broken.push(partner);
   }
   if (!compared.length) {
-    return broken.length ? { kind: 'infra-error', reason: texts.partnerBroke(broken.join(', ')) } : { kind: 'judged', pass: false, reason: texts.nothingDecides };
+    return broken.length
+      ? { kind: 'infra-error', reason: texts.partnerBroke(broken.join(', ')) }
+      : { kind: 'judged', pass: false, reason: texts.nothingDecides };
   }
   const differing = compared
     .map((other) => ({ other, mismatches: compareOutcomes(other.outcome, own.outcome) }))

@@ -6,7 +6,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Case, Outcome } from '../../case-model.js';
-import { COLUMN_NAMES, columnByName, describeRequest, installedVersion, readColumnVersions, runOnReference, startReferenceColumn, type ColumnVersions as ReferenceVersions } from '../../reference/index.js';
+import {
+  COLUMN_NAMES,
+  columnByName,
+  describeRequest,
+  installedVersion,
+  readColumnVersions,
+  runOnReference,
+  startReferenceColumn,
+  type ColumnVersions as ReferenceVersions,
+} from '../../reference/index.js';
 import { startSide } from '../../sides/index.js';
 import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../../../src/isolate/index.js';
 import type { ColumnVersions, MatrixColumn } from '../model.js';
@@ -23,8 +32,14 @@ export interface OpenColumn {
 
 export type Opened = { column: MatrixColumn; open: OpenColumn } | { column: MatrixColumn; reason: string };
 
-
-const EMPTY_VERSIONS: ColumnVersions = { codemode: null, executor: null, workerd: null, wrangler: null, compatibilityDate: null, compatibilityFlags: [] };
+const EMPTY_VERSIONS: ColumnVersions = {
+  codemode: null,
+  executor: null,
+  workerd: null,
+  wrangler: null,
+  compatibilityDate: null,
+  compatibilityFlags: [],
+};
 
 /** What ours runs on: our package, the workerd it drives, and the compatibility settings of every sandbox (upstream's). */
 export function ourVersions(): ColumnVersions {

@@ -17,7 +17,12 @@ describe('progress', () => {
     log.progress.step('0.3.8', 1, 10, 0); // too soon after the start line: not printed
     log.advance(5000);
     log.progress.step('0.3.8', 6, 10, 0);
-    log.progress.failure('0.3.8', 'cases/args.yaml', 'args-spread-two', 'outcome differs from expect in result\n  outcome: {}');
+    log.progress.failure(
+      '0.3.8',
+      'cases/args.yaml',
+      'args-spread-two',
+      'outcome differs from expect in result\n  outcome: {}',
+    );
     log.advance(500);
     log.progress.step('0.3.8', 10, 10, 1); // the last step is always printed
     expect(log.out()).toBe(
@@ -36,6 +41,8 @@ describe('progress', () => {
     tty.progress.columnStart('ours', 2);
     tty.progress.step('ours', 1, 2, 0);
     tty.progress.infra('ours', 'workerd exited');
-    expect(tty.out()).toBe(`${texts.progress.columnStart('ours', 2)}\n\r\x1b[K[ours] 1/2 · 0.0s\r\x1b[K[ours] ⚠ infra-error: workerd exited\n`);
+    expect(tty.out()).toBe(
+      `${texts.progress.columnStart('ours', 2)}\n\r\x1b[K[ours] 1/2 · 0.0s\r\x1b[K[ours] ⚠ infra-error: workerd exited\n`,
+    );
   });
 });

@@ -39,7 +39,14 @@ const column = (): MatrixColumn => ({
   id: 'latest',
   label: 'latest',
   kind: 'reference',
-  versions: { codemode: '0.5.6', executor: null, workerd: null, wrangler: null, compatibilityDate: null, compatibilityFlags: [] },
+  versions: {
+    codemode: '0.5.6',
+    executor: null,
+    workerd: null,
+    wrangler: null,
+    compatibilityDate: null,
+    compatibilityFlags: [],
+  },
 });
 
 /** A column that answers from a script and remembers every case it was given. */
@@ -75,8 +82,19 @@ function harness(opened: Opened) {
     columnDone: (_columnId, counts) => lines.push(`done ${counts}`),
     line: (text) => lines.push(text),
   };
-  const context: JudgeContext = { columns: [opened.column], plan: planCell, observation: (caseId, columnId) => observed.get(`${caseId}@${columnId}`) };
-  const run = () => runColumn({ opened, cases, context, progress, record: (caseId, columnId, observation) => observed.set(`${caseId}@${columnId}`, observation) });
+  const context: JudgeContext = {
+    columns: [opened.column],
+    plan: planCell,
+    observation: (caseId, columnId) => observed.get(`${caseId}@${columnId}`),
+  };
+  const run = () =>
+    runColumn({
+      opened,
+      cases,
+      context,
+      progress,
+      record: (caseId, columnId, observation) => observed.set(`${caseId}@${columnId}`, observation),
+    });
   return { observed, lines, run };
 }
 
@@ -103,8 +121,14 @@ describe('runColumn', () => {
     await run();
     expect(broken.infraError).toBe('wrangler dev exited before it was ready');
     expect(Object.fromEntries(observed)).toEqual({
-      'runs-a@latest': { kind: 'infra-error', reason: texts.columnUnavailable('wrangler dev exited before it was ready') },
-      'runs-b@latest': { kind: 'infra-error', reason: texts.columnUnavailable('wrangler dev exited before it was ready') },
+      'runs-a@latest': {
+        kind: 'infra-error',
+        reason: texts.columnUnavailable('wrangler dev exited before it was ready'),
+      },
+      'runs-b@latest': {
+        kind: 'infra-error',
+        reason: texts.columnUnavailable('wrangler dev exited before it was ready'),
+      },
     });
   });
 
@@ -116,15 +140,25 @@ describe('runColumn', () => {
     expect(scripted.asked).toEqual([PREFLIGHT_CASE.id]);
     expect(scripted.stops()).toBe(1);
     expect(broken.infraError).toBe(formatPreflightFailed('latest', '{"threw":"workerd exited"}'));
-    expect(observed.get('runs-a@latest')).toEqual({ kind: 'infra-error', reason: texts.columnUnavailable(broken.infraError!) });
+    expect(observed.get('runs-a@latest')).toEqual({
+      kind: 'infra-error',
+      reason: texts.columnUnavailable(broken.infraError!),
+    });
   });
 
   it('sends nothing for a case the column refuses, and records the refusal', async () => {
     const scripted = scriptedColumn({});
-    const open = { ...scripted.open, refuses: (testCase: Case) => (testCase.id === 'runs-a' ? 'Case "runs-a" cannot be sent to a reference column: x' : undefined) };
+    const open = {
+      ...scripted.open,
+      refuses: (testCase: Case) =>
+        testCase.id === 'runs-a' ? 'Case "runs-a" cannot be sent to a reference column: x' : undefined,
+    };
     const { observed, run } = harness({ column: column(), open });
     await run();
     expect(scripted.asked).not.toContain('runs-a');
-    expect(observed.get('runs-a@latest')).toEqual({ kind: 'refused', reason: 'Case "runs-a" cannot be sent to a reference column: x' });
+    expect(observed.get('runs-a@latest')).toEqual({
+      kind: 'refused',
+      reason: 'Case "runs-a" cannot be sent to a reference column: x',
+    });
   });
 });

@@ -57,7 +57,8 @@ function markColumnBroken(column: MatrixColumn, reason: string, run: ColumnRun):
   column.infraError = reason;
   run.progress.infra(column.id, reason);
   for (const testCase of run.cases) {
-    if (planCell(testCase, column).kind === 'run') run.record(testCase.id, column.id, { kind: 'infra-error', reason: texts.columnUnavailable(reason) });
+    if (planCell(testCase, column).kind === 'run')
+      run.record(testCase.id, column.id, { kind: 'infra-error', reason: texts.columnUnavailable(reason) });
   }
   run.progress.step(column.id, run.cases.length, run.cases.length, 0);
 }
@@ -76,7 +77,10 @@ export async function runColumn(run: ColumnRun): Promise<void> {
   runningColumns.add(open);
   try {
     const preflight = await observe(open, PREFLIGHT_CASE);
-    const problem = preflight.kind === 'outcome' ? preflightProblem(column.id, preflight.outcome) : formatPreflightFailed(column.id, preflight.reason);
+    const problem =
+      preflight.kind === 'outcome'
+        ? preflightProblem(column.id, preflight.outcome)
+        : formatPreflightFailed(column.id, preflight.reason);
     if (problem !== undefined) {
       markColumnBroken(column, problem, run);
       return;
@@ -96,7 +100,12 @@ export async function runColumn(run: ColumnRun): Promise<void> {
 
     const settleNow = (testCase: LoadedCase) => {
       if (!judgeableNow(testCase, column)) return;
-      const cell = settleCell(testCase.id, column.id, plans.get(testCase.id)!, judgeCell(testCase, column, run.context));
+      const cell = settleCell(
+        testCase.id,
+        column.id,
+        plans.get(testCase.id)!,
+        judgeCell(testCase, column, run.context),
+      );
       if (cell.status === 'fail') {
         failures += 1;
         progress.failure(column.id, testCase.file, testCase.id, cell.reason ?? '');
@@ -135,6 +144,8 @@ export async function runColumn(run: ColumnRun): Promise<void> {
   } finally {
     runningColumns.delete(open);
     column.durationMs = Date.now() - started;
-    await open.stop().catch((error: unknown) => progress.infra(column.id, `stopping the column failed: ${messageOf(error)}`));
+    await open
+      .stop()
+      .catch((error: unknown) => progress.infra(column.id, `stopping the column failed: ${messageOf(error)}`));
   }
 }

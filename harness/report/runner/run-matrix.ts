@@ -34,7 +34,12 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixResult> {
   const planned = plannedColumns().filter((column) => !options.columns || options.columns.includes(column.id));
   if (options.columns) {
     const unknown = options.columns.filter((id) => !planned.some((column) => column.id === id));
-    if (unknown.length) throw new Error(`unknown column(s) ${unknown.join(', ')}; the columns are ${plannedColumns().map((column) => column.id).join(', ')}`);
+    if (unknown.length)
+      throw new Error(
+        `unknown column(s) ${unknown.join(', ')}; the columns are ${plannedColumns()
+          .map((column) => column.id)
+          .join(', ')}`,
+      );
   }
 
   const observations = new Map<string, Observation>();
@@ -50,7 +55,13 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixResult> {
     progress.line(texts.progress.opening(column.id));
     const opened = column.kind === 'reference' ? await openReferenceColumn(column.id) : await openOurSide(column.kind);
     columns.push(opened.column);
-    await runColumn({ opened, cases, context, progress, record: (caseId, columnId, observation) => observations.set(key(caseId, columnId), observation) });
+    await runColumn({
+      opened,
+      cases,
+      context,
+      progress,
+      record: (caseId, columnId, observation) => observations.set(key(caseId, columnId), observation),
+    });
   }
 
   const cells: MatrixCell[] = [];
@@ -72,7 +83,13 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixResult> {
   const git = gitState();
   const run: MatrixRun = {
     schemaVersion: 1,
-    run: { date: startedAt.toISOString(), durationMs: Date.now() - startedAt.getTime(), commit: git.commit, dirty: git.dirty, node: process.version },
+    run: {
+      date: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      commit: git.commit,
+      dirty: git.dirty,
+      node: process.version,
+    },
     columns,
     cases: cases.map((testCase) => toMatrixCase(testCase, REPO_ROOT)),
     cells,

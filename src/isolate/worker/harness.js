@@ -29,7 +29,7 @@ const SETTINGS = /*@SETTINGS@*/ null;
 
 // The protocol's binary codec, evaluated over captured intrinsics, so user code that replaces
 // JSON, btoa or String on globalThis cannot break tool calls.
-const codec = ((JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => (/*@BINARY_CODEC@*/ null)())(
+const codec = ((JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => /*@BINARY_CODEC@*/ null())(
   { stringify: JSON.stringify, parse: JSON.parse },
   btoa,
   atob,

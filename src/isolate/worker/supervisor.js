@@ -149,7 +149,9 @@ async function runExecution(message, env, ctx) {
   live.set(message.run, worker);
   routes.set(message.run, message.run);
   const reply = await settle(message.run, worker, () =>
-    worker.getEntrypoint().evaluate(new Bridge(message.run), { run: message.run, bound: message.bound, retain: message.retain === true }),
+    worker
+      .getEntrypoint()
+      .evaluate(new Bridge(message.run), { run: message.run, bound: message.bound, retain: message.retain === true }),
   );
   live.delete(message.run);
   if (message.retain === true && reply.ok === true) {
@@ -170,7 +172,12 @@ async function runInvocation(message) {
   live.set(message.run, worker);
   routes.set(message.exec, message.run);
   const reply = await settle(message.run, worker, () =>
-    worker.getEntrypoint().invoke(message.handle, codec.decode(message.args), new Bridge(message.run), { run: message.run, bound: message.bound }),
+    worker
+      .getEntrypoint()
+      .invoke(message.handle, codec.decode(message.args), new Bridge(message.run), {
+        run: message.run,
+        bound: message.bound,
+      }),
   );
   live.delete(message.run);
   send(reply);

@@ -128,7 +128,14 @@ const unicode = [
   'async () => "𝒳"',
 ];
 
-const comments = ['// only a comment', '/* only block */', '// lead\nasync () => 1', 'async () => 1\n// tail', '1 /* mid */ + 2', '/** doc */\nfunction d() { return 1 }'];
+const comments = [
+  '// only a comment',
+  '/* only block */',
+  '// lead\nasync () => 1',
+  'async () => 1\n// tail',
+  '1 /* mid */ + 2',
+  '/** doc */\nfunction d() { return 1 }',
+];
 
 const whitespace = ['', ' ', '\n\n', '\t', '\r\n', '  1  ', '\n\nasync () => 1\n\n', 'const a = 1\r\na'];
 
@@ -142,7 +149,7 @@ const importBlocks = [
   "import * as ns from 'ns.js'\nimport y from 'y.js'",
   "import 'side.js';",
   "import data from './data.json' with { type: 'json' }",
-  "import { \"a-b\" as ab } from 'm.js'",
+  'import { "a-b" as ab } from \'m.js\'',
   "import from from 'from.js'\nimport def, { x as y } from 'z.js';",
 ];
 
@@ -164,7 +171,18 @@ function fence(tag: string, body: string): string {
 }
 
 export function codeCorpus(): CodeInput[] {
-  const groups = { arrows, trailingExpressions, declarations, exportDefaults, parseFailures, typescript, unicode, comments, whitespace, dynamicImports };
+  const groups = {
+    arrows,
+    trailingExpressions,
+    declarations,
+    exportDefaults,
+    parseFailures,
+    typescript,
+    unicode,
+    comments,
+    whitespace,
+    dynamicImports,
+  };
   const inputs: CodeInput[] = [];
   let rotation = 0;
   for (const [group, snippets] of Object.entries(groups)) {
@@ -208,7 +226,31 @@ function* pseudoRandom(seed: number): Generator<number> {
   }
 }
 
-const nameAlphabet = ['a', 'b', 'Z', 'q', '0', '7', '-', '.', ' ', '\t', '_', '$', ':', '/', '!', '@', 'é', 'ß', '🔍', 'д', '中', '\u00a0', '\u2028'];
+const nameAlphabet = [
+  'a',
+  'b',
+  'Z',
+  'q',
+  '0',
+  '7',
+  '-',
+  '.',
+  ' ',
+  '\t',
+  '_',
+  '$',
+  ':',
+  '/',
+  '!',
+  '@',
+  'é',
+  'ß',
+  '🔍',
+  'д',
+  '中',
+  '\u00a0',
+  '\u2028',
+];
 
 export function toolNameCorpus(reservedWords: Iterable<string>): string[] {
   const names: string[] = [];
@@ -216,11 +258,56 @@ export function toolNameCorpus(reservedWords: Iterable<string>): string[] {
     names.push(word, word.toUpperCase(), `-${word}`, `${word}-x`, `1${word}`, `${word}_`, ` ${word} `, `${word}!`);
   }
   names.push(
-    'list-issues', 'github.list_issues', 'mcp__server__tool', 'send email', 'tool\ttab', 'a\nb', 'files:read!', 'über',
-    'naïve-search', '日本語', '🔍', '', ' ', '-', '.', '$', '_', '0', '123abc', '1', '$1', 'a$b', 'get-weather-v2',
-    'x.y.z', 'a--b', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'then', 'NaN', 'Infinity', 'async',
-    'of', 'get', 'set', 'tab\tname', 'emoji🎉tool', 'Mixed-Case.Name', '9lives', '-1', '.delete', 'delete.', 'de lete',
-    '!class', 'поиск🔍', '2fa-verify', 'search.code', 'send\u00a0email', 'line\u2028sep',
+    'list-issues',
+    'github.list_issues',
+    'mcp__server__tool',
+    'send email',
+    'tool\ttab',
+    'a\nb',
+    'files:read!',
+    'über',
+    'naïve-search',
+    '日本語',
+    '🔍',
+    '',
+    ' ',
+    '-',
+    '.',
+    '$',
+    '_',
+    '0',
+    '123abc',
+    '1',
+    '$1',
+    'a$b',
+    'get-weather-v2',
+    'x.y.z',
+    'a--b',
+    '__proto__',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'then',
+    'NaN',
+    'Infinity',
+    'async',
+    'of',
+    'get',
+    'set',
+    'tab\tname',
+    'emoji🎉tool',
+    'Mixed-Case.Name',
+    '9lives',
+    '-1',
+    '.delete',
+    'delete.',
+    'de lete',
+    '!class',
+    'поиск🔍',
+    '2fa-verify',
+    'search.code',
+    'send\u00a0email',
+    'line\u2028sep',
   );
   const random = pseudoRandom(20260426);
   for (let i = 0; i < 120; i += 1) {

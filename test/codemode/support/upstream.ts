@@ -41,7 +41,8 @@ export async function loadUpstreamHelpers(): Promise<UpstreamHelpers> {
         !source.includes('cloudflare:workers')
       );
     });
-  if (candidates.length !== 1) throw new Error(`Expected one chunk defining both helpers in ${dist}, found ${JSON.stringify(candidates)}`);
+  if (candidates.length !== 1)
+    throw new Error(`Expected one chunk defining both helpers in ${dist}, found ${JSON.stringify(candidates)}`);
   const chunk = candidates[0]!;
   const source = readFileSync(join(dist, chunk), 'utf8');
   const exportClause = [...source.matchAll(/^export\s*\{([^}]*)\}/gm)].at(-1);

@@ -42,7 +42,8 @@ export class VmExecutor implements Executor {
     const context = vm.createContext({
       console: { log: capture(logs, 'log'), warn: capture(logs, 'warn'), error: capture(logs, 'error') },
       // The raw transport, so a test can name a provider nobody declared.
-      __dispatch: (provider: string, tool: string, argsJson: string) => this.#dispatch(request, provider, tool, argsJson),
+      __dispatch: (provider: string, tool: string, argsJson: string) =>
+        this.#dispatch(request, provider, tool, argsJson),
     });
     for (const { name } of request.providers ?? []) context[name] = this.#namespace(request, name);
 
@@ -55,7 +56,10 @@ export class VmExecutor implements Executor {
       const run = (async () => (vm.runInContext(`(\n${request.code}\n)`, context) as () => unknown)())();
       run.catch(() => {}); // a run that fails after its timeout has nobody left to tell
       const value = await Promise.race([run, timedOut]);
-      return { result: value === undefined ? undefined : binaryCodec.parse(binaryCodec.stringify(value)), logs: [...logs] };
+      return {
+        result: value === undefined ? undefined : binaryCodec.parse(binaryCodec.stringify(value)),
+        logs: [...logs],
+      };
     } catch (error) {
       return { error: sandboxMessage(error), logs: [...logs] };
     } finally {

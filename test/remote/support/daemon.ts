@@ -78,7 +78,9 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         waiters.push({ pattern, resolve });
-        void exited.then(() => reject(new Error(`daemon exited before printing ${pattern}; stderr: ${stderr.join('')}`)));
+        void exited.then(() =>
+          reject(new Error(`daemon exited before printing ${pattern}; stderr: ${stderr.join('')}`)),
+        );
       });
     },
     kill(signal) {

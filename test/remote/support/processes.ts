@@ -16,8 +16,11 @@ export function workerdDescendants(ancestor: number): number[] {
     }
   }
   const descends = (pid: number): boolean => {
-    for (let at = parents.get(pid)?.ppid; at !== undefined && at > 1; at = parents.get(at)?.ppid) if (at === ancestor) return true;
+    for (let at = parents.get(pid)?.ppid; at !== undefined && at > 1; at = parents.get(at)?.ppid)
+      if (at === ancestor) return true;
     return false;
   };
-  return [...parents].filter(([pid, { name }]) => name === 'workerd' && isAlive(pid) && descends(pid)).map(([pid]) => pid);
+  return [...parents]
+    .filter(([pid, { name }]) => name === 'workerd' && isAlive(pid) && descends(pid))
+    .map(([pid]) => pid);
 }
