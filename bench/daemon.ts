@@ -1,5 +1,5 @@
 /** The executor daemon for the remote benchmark, started by the harness's one daemon starter. */
-import { startDaemonProcess, type DaemonProcess } from '../harness/daemon-process.js';
+import { type DaemonProcess, startDaemonProcess } from '../harness/daemon-process.js';
 
 export interface DaemonOptions {
   maxWorkers: number;

@@ -5,7 +5,7 @@
  */
 import { IsolateExecutor } from '../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../src/protocol/dispatch.js';
-import { summarize, type Summary } from './stats.js';
+import { type Summary, summarize } from './stats.js';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -17,8 +17,9 @@
  * `--inspector` adds the probe recorded in docs/isolate.md: can workerd's inspector
  * (`Runtime.terminateExecution`) stop one isolate's spin without killing the process?
  */
-import { randomBytes } from 'node:crypto';
+
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +31,7 @@ import { capnpString } from '../src/isolate/supervisor-config.js';
 import { resolveWorkerdBinary } from '../src/isolate/workerd-binary.js';
 import { createEnvelopeDispatch } from '../src/protocol/dispatch.js';
 import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
-import { ms, printTable, summarize, time, type Summary } from './stats.js';
+import { ms, printTable, type Summary, summarize, time } from './stats.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

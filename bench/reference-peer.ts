@@ -8,11 +8,11 @@
  * pool to the same wrangler. The report subtracts it pairwise, round by round.
  */
 import { readFileSync } from 'node:fs';
+import { type ColumnVersions, type ReferenceRequest, startReferenceColumn } from '../harness/reference/index.js';
 import { groupMembers } from '../harness/reference/process-group.js';
-import { startReferenceColumn, type ColumnVersions, type ReferenceRequest } from '../harness/reference/index.js';
 import { checkOutcome, type Workload } from './workloads.js';
 
-export const REFERENCE_COLUMN = 'latest';
+const REFERENCE_COLUMN = 'latest';
 
 export interface ReferencePeer {
   name: string;

@@ -4,7 +4,7 @@
  * needs to read them honestly.
  */
 import type { HealFigures, SpinFigures } from './isolate-measures.js';
-import { ms, pairedDifferences, printTable, ratio, summarize, type Summary } from './stats.js';
+import { ms, pairedDifferences, printTable, ratio, type Summary, summarize } from './stats.js';
 import { TARGETS, verdict } from './targets.js';
 import type { Workload } from './workloads.js';
 
@@ -17,7 +17,7 @@ export const SERIES = {
   roundTrip: 'HTTP round trip to wrangler dev (a 400 answer)',
 } as const;
 
-export type Series = Map<string, number[]>;
+type Series = Map<string, number[]>;
 
 export interface BenchResults {
   warmup: number;

@@ -17,16 +17,16 @@ import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
+import { messageOf } from '../src/protocol/errors.js';
 import { connect, type RemoteExecutor, type WebSocketConstructor } from '../src/remote/index.js';
-import { startDaemon, type Daemon } from './daemon.js';
-import { interleave, type Contender } from './interleave.js';
+import { type Daemon, startDaemon } from './daemon.js';
+import { type Contender, interleave } from './interleave.js';
 import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
 import { runDialect, runNative } from './ours.js';
 import { note, phase } from './progress.js';
-import { startReferencePeer, type ReferencePeer } from './reference-peer.js';
-import { printReport, SERIES, type BenchResults } from './report.js';
+import { type ReferencePeer, startReferencePeer } from './reference-peer.js';
+import { type BenchResults, printReport, SERIES } from './report.js';
 import { WORKLOADS, type Workload } from './workloads.js';
-import { messageOf } from '../src/protocol/errors.js';
 
 const USAGE = `Usage: npm run bench [-- --quick]
 

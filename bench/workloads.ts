@@ -18,7 +18,7 @@ export interface Workload {
   toolCalls: number;
 }
 
-export const TRIVIAL: Workload = {
+const TRIVIAL: Workload = {
   name: 'trivial',
   label: 'trivial execution',
   code: 'async () => 42',
@@ -28,7 +28,7 @@ export const TRIVIAL: Workload = {
 };
 
 /** `count` answers how often it was called in this execution, so ten sequential calls return 10. */
-export const TEN_TOOL_CALLS: Workload = {
+const TEN_TOOL_CALLS: Workload = {
   name: 'tools10',
   label: 'ten sequential tool calls',
   code: 'async () => { let n = 0; for (let i = 0; i < 10; i++) n = await api.inc({}); return n }',
@@ -39,7 +39,7 @@ export const TEN_TOOL_CALLS: Workload = {
 
 export const WORKLOADS: readonly Workload[] = [TRIVIAL, TEN_TOOL_CALLS];
 
-export function wrongOutcome(side: string, workload: Workload, outcome: unknown): string {
+function wrongOutcome(side: string, workload: Workload, outcome: unknown): string {
   return `${side} returned ${JSON.stringify(outcome)} for the ${workload.label} (expected result ${JSON.stringify(workload.expect)}); the benchmark stops rather than time a broken run`;
 }
 

@@ -75,7 +75,7 @@ export type CaseOutbound =
  * A module of the `modules` map. Upstream takes ES module source text only; the object kinds are
  * the native contract's (`ModuleSource`), so a case using them cannot run on the reference.
  */
-export type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
+type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
 
 export interface CaseOptions {
   connectors?: CaseConnector[];

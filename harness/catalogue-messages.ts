@@ -28,8 +28,4 @@ export function referenceCalledForStandalone(caseId: string): string {
   return `${caseId}: a reference: false case asked for a reference outcome; the standalone path must never call the reference`;
 }
 
-export function unknownSide(side: string): string {
-  return `The catalogue spec did not plan the side "${side}"`;
-}
-
 export const SUMMARY_TITLE = 'Catalogue summary';

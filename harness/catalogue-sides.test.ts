@@ -82,7 +82,7 @@ describe('CatalogueSides', () => {
     });
     const sides = new CatalogueSides(world.starter);
     await sides.startAll(['0.2.2', '0.3.8'], 2);
-    await expect(sides.ready('0.3.8')).rejects.toThrow(/^The 0\.3\.8 side did not start[^]*Could not resolve "zod"/);
+    await expect(sides.ready('0.3.8')).rejects.toThrow(/^The 0\.3\.8 side did not start[\s\S]*Could not resolve "zod"/);
     await expect(sides.outcome('0.3.8', item('a'))).rejects.toThrow(/0\.3\.8 side did not start/);
     expect(sides.trouble('0.3.8')).toBe('0.3.8 did not start: wrangler dev exited before it was ready. Its output:');
     expect(await sides.outcome('0.2.2', item('a'))).toEqual({ result: '0.2.2:a', logs: [] });
@@ -96,7 +96,7 @@ describe('CatalogueSides', () => {
     const sides = new CatalogueSides(world.starter);
     await sides.startAll(['latest'], 2);
     await expect(sides.ready('latest')).rejects.toThrow(
-      /did not give 42: \{"error":"Worker threw","logs":\[\]\}[^]*wrangler says hello/,
+      /did not give 42: \{"error":"Worker threw","logs":\[\]\}[\s\S]*wrangler says hello/,
     );
     expect(world.disposed).toEqual(['latest']);
     await sides.stopAll();
@@ -129,7 +129,7 @@ describe('CatalogueSides', () => {
     const sides = new CatalogueSides(world.starter);
     await expect(sides.outcome('0.2.2', item('wedge'))).rejects.toThrow('HTTP 500 on wedge');
     await expect(sides.outcome('0.2.2', item('next'))).rejects.toThrow(
-      /^The 0\.2\.2 side broke during the run, at case "wedge"[^]*connection refused/,
+      /^The 0\.2\.2 side broke during the run, at case "wedge"[\s\S]*connection refused/,
     );
     expect(world.runs).toEqual(['0.2.2:wedge']);
     expect(sides.trouble('0.2.2')).toBe('0.2.2 broke during the run, at case "wedge": HTTP 500 on wedge');

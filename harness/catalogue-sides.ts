@@ -7,11 +7,12 @@
  * fails its own describe (with its output), not the others. A side that breaks mid-run fails the
  * remaining cases at once with the reason, instead of making each wait out its own deadline.
  */
+
+import { messageOf } from '../src/protocol/errors.js';
 import type { Case, Outcome, SideName } from './case-model.js';
 import { sideBroke, sideDidNotStart, troubleLine, withOutput } from './catalogue-messages.js';
 import { formatPreflightFailed, PREFLIGHT_CASE, preflightProblem } from './preflight.js';
 import type { Side } from './sides/index.js';
-import { messageOf } from '../src/protocol/errors.js';
 
 /** A side as started; a reference column also offers what wrangler printed. */
 export type StartedSide = Side & { output?(): string };
@@ -106,7 +107,7 @@ export class CatalogueSides {
       const problem = await this.preflight(side);
       if (problem !== undefined) {
         entry.failure = problem;
-        entry.side = undefined;
+        delete entry.side;
         await side.dispose().catch(() => undefined); // The failure above is the news.
       }
     })();

@@ -1,6 +1,6 @@
 /** The closing summary: counts read from vitest's task results, and the table printed from them. */
 import { describe, expect, it } from 'vitest';
-import { emptyTally, formatSummary, tallyTasks, type CatalogueTestMeta, type TaskLike } from './catalogue-summary.js';
+import { type CatalogueTestMeta, emptyTally, formatSummary, type TaskLike, tallyTasks } from './catalogue-summary.js';
 
 function test(catalogue: CatalogueTestMeta | undefined, mode: string, state?: string): TaskLike {
   return {

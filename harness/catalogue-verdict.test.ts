@@ -51,7 +51,7 @@ describe('verdictFor', () => {
     const ask = partner({});
     expect(await verdictFor(withExpect, 'latest', one, ask.call)).toBeNull();
     expect(await verdictFor(withExpect, 'latest', two, ask.call)).toMatch(
-      /cases\/x\.yaml:3 \(case "c"\) on latest does not meet expect[^]*result: expected 1, got 2/,
+      /cases\/x\.yaml:3 \(case "c"\) on latest does not meet expect[\s\S]*result: expected 1, got 2/,
     );
     expect(ask.asked).toEqual([]);
   });
@@ -60,7 +60,7 @@ describe('verdictFor', () => {
     const ask = partner({ ours: one });
     expect(await verdictFor(base, '0.4.4', one, ask.call)).toBeNull();
     expect(await verdictFor(base, '0.4.4', { ...one, logs: ['x'] }, ask.call)).toMatch(
-      /0\.4\.4 differs from ours[^]*\n {2}logs: ours \[\], 0\.4\.4 \["x"\]$/,
+      /0\.4\.4 differs from ours[\s\S]*\n {2}logs: ours \[\], 0\.4\.4 \["x"\]$/,
     );
     expect(ask.asked).toEqual(['ours', 'ours']);
   });

@@ -10,15 +10,15 @@
  * names, per side, how many cases passed, were skipped and failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REFERENCE_COLUMNS, SIDE_NAMES, type LoadedCase, type SideName } from './case-model.js';
+import { type LoadedCase, REFERENCE_COLUMNS, SIDE_NAMES, type SideName } from './case-model.js';
 import { referenceCalledForStandalone, skippedTitle } from './catalogue-messages.js';
 import { CatalogueSides } from './catalogue-sides.js';
-import { emptyTally, formatSummary, tallyTasks, type CatalogueTestMeta, type TaskLike } from './catalogue-summary.js';
-import { verdictFor, type PartnerOutcome } from './catalogue-verdict.js';
-import { comparisonPartners } from './sides/side.js';
+import { type CatalogueTestMeta, emptyTally, formatSummary, type TaskLike, tallyTasks } from './catalogue-summary.js';
+import { type PartnerOutcome, verdictFor } from './catalogue-verdict.js';
 import { caseTitle, loadCatalogue } from './load-cases.js';
 import { sideVersions } from './side-versions.js';
 import { isReferenceColumn, skipReason, startSide } from './sides/index.js';
+import { comparisonPartners } from './sides/side.js';
 
 const cases = loadCatalogue();
 const referenced = cases.filter((item) => item.reference !== false);
@@ -92,10 +92,12 @@ function sidesToStart(root: TaskLike): SideName[] {
   return ALL_SIDES.filter((side) => needed.has(side));
 }
 
+// biome-ignore lint/correctness/noEmptyPattern: vitest passes the file as the second argument only.
 beforeAll(async ({}, file) => {
   await sides.startAll(sidesToStart(file), PARALLEL_STARTS);
 }, START_TIMEOUT_MS);
 
+// biome-ignore lint/correctness/noEmptyPattern: as above.
 afterAll(async ({}, file) => {
   try {
     const tallies = tallyTasks(file);

@@ -45,7 +45,7 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-export function formatDaemonTrouble(
+function formatDaemonTrouble(
   label: string,
   command: readonly string[],
   why: string,

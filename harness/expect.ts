@@ -38,7 +38,7 @@ export function brief(value: unknown): string {
 }
 
 /** A value as the diff shows it; `undefined` reads as absent. */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   return value === undefined ? '(absent)' : brief(value);
 }
 
@@ -79,7 +79,9 @@ function matchValue(expected: unknown, actual: unknown, path: string, out: Misma
       });
       return;
     }
-    expected.forEach((item, index) => matchValue(item, actual[index], childPath(path, index), out));
+    expected.forEach((item, index) => {
+      matchValue(item, actual[index], childPath(path, index), out);
+    });
     return;
   }
   if (expected !== null && typeof expected === 'object') {
@@ -140,7 +142,9 @@ export function compareOutcomes(left: Outcome, right: Outcome): Mismatch[] {
 /** Like `matchValue`, with no matchers: the left side is taken literally. */
 function exactValue(left: unknown, right: unknown, path: string, out: Mismatch[]): void {
   if (Array.isArray(left) && Array.isArray(right) && left.length === right.length) {
-    left.forEach((item, index) => exactValue(item, right[index], childPath(path, index), out));
+    left.forEach((item, index) => {
+      exactValue(item, right[index], childPath(path, index), out);
+    });
     return;
   }
   if (isPlainRecord(left) && isPlainRecord(right)) {

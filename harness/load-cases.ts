@@ -7,13 +7,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import type { Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CASES_DIR = join(ROOT, 'cases');
-export const SCHEMA_PATH = join(ROOT, 'schema', 'case.schema.json');
+const CASES_DIR = join(ROOT, 'cases');
+const SCHEMA_PATH = join(ROOT, 'schema', 'case.schema.json');
 
 /** The first line of every case file, so editors complete and check fields against the schema. */
 export const SCHEMA_COMMENT = '# yaml-language-server: $schema=../schema/case.schema.json';
@@ -197,7 +197,10 @@ function walkMatchers(value: unknown, path: string, visit: (path: string, patter
     if ('match' in value) visit(path, value.match);
     return;
   }
-  if (Array.isArray(value)) value.forEach((item, index) => walkMatchers(item, `${path}/${index}`, visit));
+  if (Array.isArray(value))
+    value.forEach((item, index) => {
+      walkMatchers(item, `${path}/${index}`, visit);
+    });
   else if (value !== null && typeof value === 'object') {
     for (const [key, nested] of Object.entries(value)) walkMatchers(nested, `${path}/${key}`, visit);
   }
@@ -249,7 +252,7 @@ export function loadCaseFile(file: string): LoadedCase[] {
 }
 
 /** Every case file of a directory, sorted by name. */
-export function caseFiles(dir: string = CASES_DIR): string[] {
+function caseFiles(dir: string = CASES_DIR): string[] {
   return readdirSync(dir)
     .filter((entry) => entry.endsWith('.yaml'))
     .sort()

@@ -4,8 +4,9 @@
  * carry are made visible instead of failing the round trip. Runtime-neutral: the reference
  * worker bundles this file too.
  */
-import type { Outcome } from './case-model.js';
+
 import { messageOf } from '../src/protocol/errors.js';
+import type { Outcome } from './case-model.js';
 
 function replacer(_key: string, value: unknown): unknown {
   if (typeof value === 'bigint') return `${value}n`;

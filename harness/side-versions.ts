@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../src/protocol/errors.js';
 import type { SideName } from './case-model.js';
 import { columnByName, installedVersion, readColumnVersions } from './reference/index.js';
 import { isReferenceColumn } from './sides/index.js';
-import { messageOf } from '../src/protocol/errors.js';
 
 const PACKAGE_JSON = fileURLToPath(new URL('../package.json', import.meta.url));
 

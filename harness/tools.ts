@@ -3,10 +3,11 @@
  * (which bundles this file). A declared behaviour therefore cannot mean two things across a diff.
  * Runtime-neutral: no Node built-ins.
  */
-import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
-import { formatToolNotFound } from '../src/protocol/errors.js';
 
-export type ToolFunction = (...args: unknown[]) => Promise<unknown>;
+import { formatToolNotFound } from '../src/protocol/errors.js';
+import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
+
+type ToolFunction = (...args: unknown[]) => Promise<unknown>;
 
 /** The provider shape every upstream release accepts (`positionalArgs` only matters to 0.2.2). */
 export interface MaterializedProvider {
@@ -62,7 +63,7 @@ function behave(behaviour: ToolBehaviour, key: string, counters: Counters): Tool
 }
 
 /** Builds a value YAML cannot write. Fresh on every call, like `returns`. */
-export function specialValue(kind: SpecialValue): unknown {
+function specialValue(kind: SpecialValue): unknown {
   switch (kind) {
     case 'undefined':
       return undefined;
@@ -89,7 +90,7 @@ export function specialValue(kind: SpecialValue): unknown {
  * The value with every binary at any depth replaced by `{binary: brand, bytes}`, so a JSON
  * round trip keeps what the host function actually received.
  */
-export function revealBinaries(value: unknown): unknown {
+function revealBinaries(value: unknown): unknown {
   if (value instanceof ArrayBuffer) return { binary: 'ArrayBuffer', bytes: Array.from(new Uint8Array(value)) };
   if (ArrayBuffer.isView(value)) {
     const brand = Object.prototype.toString.call(value).slice(8, -1);
@@ -103,7 +104,7 @@ export function revealBinaries(value: unknown): unknown {
 }
 
 /** `typeof`, the brand, and a JSON-safe view of one argument as the host function received it. */
-export function inspectValue(value: unknown): { type: string; tag: string; value: unknown } {
+function inspectValue(value: unknown): { type: string; tag: string; value: unknown } {
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   let view: unknown;
   if (value instanceof ArrayBuffer) view = Array.from(new Uint8Array(value));

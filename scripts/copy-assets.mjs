@@ -1,6 +1,6 @@
 // Copies the non-TypeScript files under src/ (worker scripts, capnp templates) into dist/,
 // so a module finds its assets beside itself whether it runs from src/ or from dist/.
-import { cpSync, readdirSync, statSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -7,11 +7,9 @@
  * `./isolate` and `./server`; the native contract alone is `./protocol`.
  */
 
+export type { CodemodeExecuteResult } from './codemode/codemode-executor.js';
 // The dialect adapter.
 export { CodemodeExecutor } from './codemode/codemode-executor.js';
-export type { CodemodeExecuteResult } from './codemode/codemode-executor.js';
-export { normalizeCode } from './codemode/normalize.js';
-export { sanitizeToolName } from './codemode/tool-name.js';
 export type {
   ConnectorBinding,
   DialectProvider,
@@ -19,7 +17,10 @@ export type {
   ExtendedProvider,
   ToolFunction,
 } from './codemode/execution-plan.js';
-
+export { normalizeCode } from './codemode/normalize.js';
+export { sanitizeToolName } from './codemode/tool-name.js';
+export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
+export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
 // The native contract a host meets through the adapter: what it wraps, and what it may catch.
 export type {
   Dispatch,
@@ -34,9 +35,6 @@ export type {
   OutboundFetch,
   ProviderDescriptor,
 } from './protocol/types.js';
-export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
-export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
-
+export type { ConnectOptions, WebSocketConstructor, WebSocketLike } from './remote/index.js';
 // The remote client: a native executor over a capnweb WebSocket to a daemon.
 export { connect, RemoteExecutor } from './remote/index.js';
-export type { ConnectOptions, WebSocketConstructor, WebSocketLike } from './remote/index.js';

@@ -4,11 +4,11 @@
  * non-zero when any side misses its expectation.
  */
 import { resolve } from 'node:path';
+import { messageOf } from '../../src/protocol/errors.js';
 import { SIDE_NAMES, type SideName } from '../case-model.js';
 import { brief, judge } from '../expect.js';
 import { caseTitle, loadCaseFile } from '../load-cases.js';
-import { skipReason, startSide, type Side } from '../sides/index.js';
-import { messageOf } from '../../src/protocol/errors.js';
+import { type Side, skipReason, startSide } from '../sides/index.js';
 
 const USAGE = 'usage: npm run case -- <cases/file.yaml> [case-id] [--sides ours,latest,0.4.4,0.3.8,0.2.2]';
 

@@ -2,13 +2,13 @@
  * Regenerates `reports/catalogue.md` from `cases/`: `npx tsx harness/cli/catalogue.ts`.
  * With `--check`, writes nothing and exits 1 when the committed file is out of step.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
+import { messageOf } from '../../src/protocol/errors.js';
 import { loadCatalogue } from '../load-cases.js';
 import { CATALOGUE_PATH, REPO_ROOT } from '../report/paths.js';
 import { texts } from '../report/texts.js';
 import { renderCatalogue } from '../report/write-catalogue.js';
-import { messageOf } from '../../src/protocol/errors.js';
 
 function committed(): string | undefined {
   try {

@@ -11,10 +11,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { countsLine } from '../report/format.js';
-import { REPORTS_DIR, REPO_ROOT } from '../report/paths.js';
+import { REPO_ROOT, REPORTS_DIR } from '../report/paths.js';
 import { createProgress } from '../report/runner/progress.js';
-import { runMatrix } from '../report/runner/run-matrix.js';
 import { runningColumns } from '../report/runner/run-column.js';
+import { runMatrix } from '../report/runner/run-matrix.js';
 import { texts } from '../report/texts.js';
 import { assertValidMatrix } from '../report/validate-matrix.js';
 import { renderCatalogue } from '../report/write-catalogue.js';

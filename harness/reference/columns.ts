@@ -43,7 +43,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 const requireFromRoot = createRequire(join(ROOT, 'package.json'));
 
-export const REFERENCE_COLUMN_CONFIGS: readonly ReferenceColumn[] = [
+const REFERENCE_COLUMN_CONFIGS: readonly ReferenceColumn[] = [
   { name: '0.2.2', packageName: 'codemode-0-2', pinned: '0.2.2', configPath: join(HERE, 'wrangler.0.2.2.json') },
   { name: '0.3.8', packageName: 'codemode-0-3', pinned: '0.3.8', configPath: join(HERE, 'wrangler.0.3.8.json') },
   { name: '0.4.4', packageName: 'codemode-0-4', pinned: '0.4.4', configPath: join(HERE, 'wrangler.0.4.4.json') },

@@ -5,7 +5,7 @@
  */
 import type { Case, CaseOptions, CaseProvider } from '../case-model.js';
 import { DEFAULT_PROVIDER_NAME } from '../tools.js';
-import { UNREPRESENTABLE, refusal } from './messages.js';
+import { refusal, UNREPRESENTABLE } from './messages.js';
 import type { ReferenceRequest } from './wire.js';
 
 /** The fields this wire understands; anything else a case grows is refused until it is taught here. */

@@ -2,7 +2,7 @@
  * Process groups that must not outlive us. wrangler spawns workerd (and esbuild), so a child is
  * started as the leader of its own group and the whole group is signalled. Node-only, POSIX.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const live = new Set<number>();

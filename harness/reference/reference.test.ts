@@ -3,21 +3,22 @@
  * behaviours that upstream-releases.md documents as differing between release lines observed on
  * the real DynamicWorkerExecutor of each. Then describeRequest's refusals, and the clean stop.
  */
+
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Case, CaseProvider, Outcome } from '../case-model.js';
 import { runOnReference } from './client.js';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { COLUMN_NAMES, WRANGLER_BIN, columnByName, type ColumnName } from './columns.js';
+import { COLUMN_NAMES, type ColumnName, columnByName, WRANGLER_BIN } from './columns.js';
 import { describeRequest } from './describe-request.js';
 import { groupMembers } from './process-group.js';
-import { startWranglerDev } from './wrangler-dev.js';
 import {
+  type StartedReferenceColumn,
   startReferenceColumn,
   startReferenceColumns,
   stopReferenceColumns,
-  type StartedReferenceColumn,
 } from './wrangler.js';
+import { startWranglerDev } from './wrangler-dev.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -35,7 +36,7 @@ describe('reference columns under wrangler dev', () => {
   /** The case's outcome on every column, keyed by column name. */
   async function onEveryColumn(testCase: Case): Promise<Record<string, Outcome>> {
     const outcomes = await Promise.all(columns.map((column) => runOnReference(column, testCase)));
-    return Object.fromEntries(columns.map((column, i) => [column.column.name, outcomes[i]]));
+    return Object.fromEntries(columns.map((column, i) => [column.column.name, outcomes[i] as Outcome]));
   }
 
   /** The same expected outcome on each named column. */

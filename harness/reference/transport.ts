@@ -1,8 +1,9 @@
 /** One POST to a running reference worker. Infrastructure failures throw; the case's outcome never does. */
+
+import { messageOf } from '../../src/protocol/errors.js';
 import type { Outcome } from '../case-model.js';
 import { columnRequestFailed, columnRequestTimedOut, columnUnreachable } from './messages.js';
 import type { ReferenceRequest } from './wire.js';
-import { messageOf } from '../../src/protocol/errors.js';
 
 /** The longest default timeout of any release (upstream-releases.md §8). */
 const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
@@ -10,7 +11,7 @@ const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
 const ANSWER_GRACE_MS = 30_000;
 
 /** How long to wait for an answer: the case's own bound, plus grace. */
-export function answerDeadlineMs(request: ReferenceRequest): number {
+function answerDeadlineMs(request: ReferenceRequest): number {
   return (request.timeout ?? LONGEST_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
 }
 

@@ -3,9 +3,10 @@
  * and nothing it cannot (that is `describeRequest`'s job to refuse). Runtime-neutral: the worker
  * bundles it and uses `parseReferenceRequest` to turn a bad body into a 400.
  */
+
+import { messageOf } from '../../src/protocol/errors.js';
 import type { CaseConnector, CaseProvider } from '../case-model.js';
 import { badReferenceBody } from './messages.js';
-import { messageOf } from '../../src/protocol/errors.js';
 
 export interface ReferenceRequest {
   /** The case this request runs, for error messages on both ends. */

@@ -5,12 +5,12 @@
  */
 import { RpcTarget } from 'cloudflare:workers';
 import { DynamicWorkerExecutor } from '@cloudflare/codemode';
+import { messageOf } from '../../src/protocol/errors.js';
 import type { Outcome } from '../case-model.js';
 import { normalizeResult, normalizeThrow } from '../normalize-result.js';
-import { materializeConnectors, materializeProviders, type ConnectorCall } from '../tools.js';
+import { type ConnectorCall, materializeConnectors, materializeProviders } from '../tools.js';
 import { badReferenceBody } from './messages.js';
 import { parseReferenceRequest, type ReferenceRequest } from './wire.js';
-import { messageOf } from '../../src/protocol/errors.js';
 
 interface Env {
   /** The `worker_loaders` binding of the column's configuration. */

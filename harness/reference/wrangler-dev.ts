@@ -32,6 +32,7 @@ const OUTPUT_LIMIT = 256 * 1024;
 const START_ATTEMPTS = 3;
 /** How much of the output an error message quotes. */
 const QUOTED_OUTPUT = 8 * 1024;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC opens every ANSI sequence this strips.
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 
 /** No telemetry, no prompts, no colour, no interactive session. */

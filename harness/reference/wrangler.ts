@@ -3,21 +3,22 @@
  * release under `wrangler dev`, and `startReferenceColumns` starts several with bounded
  * parallelism. Used by the catalogue, the matrix runner, the surface inventory and the benchmark.
  */
+
+import { messageOf } from '../../src/protocol/errors.js';
 import type { Outcome } from '../case-model.js';
 import {
   COLUMN_NAMES,
-  WRANGLER_BIN,
-  columnByName,
-  readColumnVersions,
   type ColumnName,
   type ColumnVersions,
+  columnByName,
   type ReferenceColumn,
+  readColumnVersions,
+  WRANGLER_BIN,
 } from './columns.js';
 import { columnStopped, columnsFailedToStart } from './messages.js';
 import { postReferenceRequest } from './transport.js';
-import { startWranglerDev } from './wrangler-dev.js';
 import type { ReferenceRequest } from './wire.js';
-import { messageOf } from '../../src/protocol/errors.js';
+import { startWranglerDev } from './wrangler-dev.js';
 
 export interface StartedReferenceColumn {
   column: ReferenceColumn;

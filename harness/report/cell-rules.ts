@@ -22,11 +22,11 @@ export type Execution =
   | { kind: 'infra-error'; reason: string };
 
 /** Does a `skipOn` entry name this column? By exact id, as the catalogue spec reads it (`ours` is not `ours-remote`). */
-export function namesColumn(versions: readonly string[], column: Pick<MatrixColumn, 'id'>): boolean {
+function namesColumn(versions: readonly string[], column: Pick<MatrixColumn, 'id'>): boolean {
   return versions.includes(column.id);
 }
 
-export function skipFor(testCase: Pick<Case, 'skipOn'>, column: Pick<MatrixColumn, 'id'>): SkipOn | undefined {
+function skipFor(testCase: Pick<Case, 'skipOn'>, column: Pick<MatrixColumn, 'id'>): SkipOn | undefined {
   return testCase.skipOn?.find((entry) => namesColumn(entry.versions, column));
 }
 

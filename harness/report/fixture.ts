@@ -4,10 +4,10 @@
  * status the report knows appears at least once, including a stale skip and a broken column.
  */
 import type { LoadedCase } from '../case-model.js';
+import { catalogueOrder, toMatrixCase } from './case-entry.js';
 import type { Execution } from './cell-rules.js';
 import { planCell, settleCell, summarizeRun } from './cell-rules.js';
 import type { MatrixCell, MatrixColumn, MatrixRun } from './model.js';
-import { catalogueOrder, toMatrixCase } from './case-entry.js';
 import { texts } from './texts.js';
 
 export const FIXTURE_ROOT = '/repo';

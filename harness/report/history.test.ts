@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fixtureRun } from './fixture.js';
 import type { HistoryRecord } from './history.js';
 import { computeTransitions, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
-import { fixtureRun } from './fixture.js';
 import { readHistory, writeReports } from './write-reports.js';
 
 /** A record written by hand: columns and one letter string per case. */

@@ -5,18 +5,19 @@
  * An infra-error is not a result, so it neither starts nor ends a transition: the last real status
  * carries over it.
  */
-import type { CellStatus, MatrixRun } from './model.js';
-import { CELL_STATUSES, indexCells, cellKey } from './model.js';
+
 import { messageOf } from '../../src/protocol/errors.js';
+import type { CellStatus, MatrixRun } from './model.js';
+import { CELL_STATUSES, cellKey, indexCells } from './model.js';
 
 /** One letter per status, so a record stays small: `p f s u i`. */
 const LETTER: Record<CellStatus, string> = { pass: 'p', fail: 'f', skip: 's', unsupported: 'u', 'infra-error': 'i' };
 const FROM_LETTER = new Map<string, CellStatus>(CELL_STATUSES.map((status) => [LETTER[status], status]));
 
-export const HISTORY_LEGEND =
+const HISTORY_LEGEND =
   'p=pass f=fail s=skip u=unsupported i=infra-error; one letter per column, in columns order; -=no cell';
 
-export interface HistoryColumn {
+interface HistoryColumn {
   id: string;
   /** The `@cloudflare/codemode` release a reference column ran, so `latest` moving is visible. */
   release: string | null;
@@ -32,7 +33,7 @@ export interface HistoryRecord {
   cases: Record<string, string>;
 }
 
-export interface StatusChange {
+interface StatusChange {
   column: string;
   from: CellStatus;
   to: CellStatus;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { summarizeRun } from './cell-rules.js';
 import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun, greenFixtureRun } from './fixture.js';
 import type { MatrixRun } from './model.js';
+import { texts } from './texts.js';
 import { renderBadge } from './write-badge.js';
 import { MARKDOWN_LIST_LIMIT, renderMatrixMarkdown } from './write-markdown.js';
-import { texts } from './texts.js';
 
 describe('reports/matrix.md', () => {
   const markdown = renderMatrixMarkdown(fixtureRun(), []);

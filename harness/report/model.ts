@@ -8,7 +8,7 @@ export const CELL_STATUSES = ['pass', 'fail', 'skip', 'unsupported', 'infra-erro
 export type CellStatus = (typeof CELL_STATUSES)[number];
 
 /** `ours`: in-process; `ours-remote`: over `connect()` to a daemon; `reference`: upstream under `wrangler dev`. */
-export type ColumnKind = 'ours' | 'ours-remote' | 'reference';
+type ColumnKind = 'ours' | 'ours-remote' | 'reference';
 
 /** What a column ran on. `null` means the component takes no part in that column. */
 export interface ColumnVersions {
@@ -81,7 +81,7 @@ export interface ColumnSummary {
   green: boolean;
 }
 
-export interface RunMeta {
+interface RunMeta {
   /** ISO 8601, UTC, when the run started. */
   date: string;
   durationMs: number;

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CELL_STATUSES } from './model.js';
 import { fixtureRun, greenFixtureRun } from './fixture.js';
+import { CELL_STATUSES } from './model.js';
 import { matrixProblems, matrixSchema } from './validate-matrix.js';
 import { MATRIX_SCHEMA_REF, writeReports } from './write-reports.js';
 

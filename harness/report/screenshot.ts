@@ -4,8 +4,8 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launchChromium } from './browser.js';
 import { messageOf } from '../../src/protocol/errors.js';
+import { launchChromium } from './browser.js';
 
 export interface ScreenshotOptions {
   width?: number;

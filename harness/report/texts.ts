@@ -83,6 +83,6 @@ export const texts = {
   },
 } as const;
 
-export function formatSeconds(ms: number): string {
+function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }

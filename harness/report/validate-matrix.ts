@@ -4,13 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
-export const MATRIX_SCHEMA_PATH = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  'schema',
-  'matrix.schema.json',
-);
+const MATRIX_SCHEMA_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schema', 'matrix.schema.json');
 
 let compiled: ValidateFunction | undefined;
 

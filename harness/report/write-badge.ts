@@ -12,7 +12,7 @@ export interface EndpointBadge {
   color: string;
 }
 
-export const BADGE_LABEL = 'codemode compat';
+const BADGE_LABEL = 'codemode compat';
 
 export function renderBadge(run: MatrixRun): EndpointBadge {
   const summaryOf = (id: string) => run.summary.columns.find((entry) => entry.column === id);

@@ -6,18 +6,18 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Transition } from './history.js';
 import type { MatrixRun } from './model.js';
 import { CELL_STATUSES } from './model.js';
-import type { Transition } from './history.js';
 import { texts } from './texts.js';
 
 const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'page');
 
 /** Transitions beyond this many (newest first) are left off the page; history/ keeps them all. */
-export const PAGE_TRANSITION_LIMIT = 200;
+const PAGE_TRANSITION_LIMIT = 200;
 
 /** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`. */
-export function scriptSafeJson(value: unknown): string {
+function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')

@@ -2,9 +2,10 @@
  * `reports/matrix.md`: the page's summary for reading on a forge. Column summary, failures (with
  * their diffs folded), infra-errors listed apart (they are not results), and recent transitions.
  */
-import type { MatrixCase, MatrixCell, MatrixRun } from './model.js';
-import type { Transition } from './history.js';
+
 import { columnById, markdownCell, markdownCode, versionsLine } from './format.js';
+import type { Transition } from './history.js';
+import type { MatrixCase, MatrixCell, MatrixRun } from './model.js';
 import { texts } from './texts.js';
 
 /** Long lists are cut here; the page and matrix.json hold everything. */

@@ -4,17 +4,17 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MatrixRun } from './model.js';
 import type { HistoryRecord, Transition } from './history.js';
 import { computeTransitions, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
+import type { MatrixRun } from './model.js';
+import { renderBadge } from './write-badge.js';
 import { renderIndexHtml } from './write-html.js';
 import { renderMatrixMarkdown } from './write-markdown.js';
-import { renderBadge } from './write-badge.js';
 
 /** Where matrix.json points editors for validation, relative to reports/. */
 export const MATRIX_SCHEMA_REF = '../schema/matrix.schema.json';
 
-export function renderMatrixJson(run: MatrixRun): string {
+function renderMatrixJson(run: MatrixRun): string {
   return `${JSON.stringify({ $schema: MATRIX_SCHEMA_REF, ...run }, null, 2)}\n`;
 }
 

@@ -3,7 +3,7 @@ import type { SideName } from '../case-model.js';
 import type { Side } from './side.js';
 
 export type { Side } from './side.js';
-export { comparisonPartners, isReferenceColumn, skipReason } from './side.js';
+export { isReferenceColumn, skipReason } from './side.js';
 
 /** Each side is imported when asked for, so a run on one side never loads another's machinery. */
 export async function startSide(name: SideName): Promise<Side> {

@@ -6,13 +6,14 @@
  * a case runs through a second CodemodeExecutor over a thin native wrapper that flips that one
  * request field, sharing the same pool. Everything else about the run is the shipped composition.
  */
-import type { Case, Outcome } from '../case-model.js';
-import { normalizeResult, normalizeThrow } from '../normalize-result.js';
-import { materializeConnectors, materializeOutbound, materializeProviders } from '../tools.js';
+
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import type { ConnectorBinding, ExtendedExecuteOptions } from '../../src/codemode/execution-plan.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import type { Executor } from '../../src/protocol/types.js';
+import type { Case, Outcome } from '../case-model.js';
+import { normalizeResult, normalizeThrow } from '../normalize-result.js';
+import { materializeConnectors, materializeOutbound, materializeProviders } from '../tools.js';
 import type { Side } from './side.js';
 
 /** The native request field a case may override; the adapter sets it on every request. */
@@ -96,18 +97,4 @@ export function createOursSide(settings: OursSideOptions = {}): Side {
       await owned?.dispose();
     },
   };
-}
-
-let shared: Side | undefined;
-
-/** One case on the shared our-side executor; `disposeOurs` ends it. */
-export function runOnOurs(item: Case): Promise<Outcome> {
-  shared ??= createOursSide();
-  return shared.run(item);
-}
-
-export async function disposeOurs(): Promise<void> {
-  const side = shared;
-  shared = undefined;
-  await side?.dispose();
 }

@@ -2,8 +2,9 @@
  * A reference column as a side: the real `DynamicWorkerExecutor` of one release under `wrangler dev`,
  * started and stopped by `harness/reference`.
  */
-import { runOnReference, startReferenceColumn, type ColumnVersions } from '../reference/index.js';
+
 import type { SideName } from '../case-model.js';
+import { type ColumnVersions, runOnReference, startReferenceColumn } from '../reference/index.js';
 import type { Side } from './side.js';
 
 /** A started column also tells what it runs on, and what wrangler printed (for diagnosing a failure). */

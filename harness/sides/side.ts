@@ -2,7 +2,7 @@
  * A side is one place a case runs: ours in-process, ours over a daemon, or a reference column.
  * The catalogue spec and the `case` command treat every side alike through this interface.
  */
-import { SIDE_NAMES, type Case, type Outcome, type SideName } from '../case-model.js';
+import { type Case, type Outcome, SIDE_NAMES, type SideName } from '../case-model.js';
 
 export interface Side {
   readonly name: SideName;

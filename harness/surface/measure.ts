@@ -1,7 +1,7 @@
 /** Runs the probe on a live side: a reference column, or ours as a codemode host composes it. */
 import { runOnReference } from '../reference/client.js';
 import type { StartedReferenceColumn } from '../reference/wrangler.js';
-import { PROBE_CASE, surfaceFromOutcome, type Surface } from './probe.js';
+import { PROBE_CASE, type Surface, surfaceFromOutcome } from './probe.js';
 
 export const SURFACE_SIDES = ['reference', 'ours'] as const;
 export type SurfaceSide = (typeof SURFACE_SIDES)[number];

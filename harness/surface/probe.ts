@@ -25,7 +25,7 @@ export interface SurfaceEntry {
 /** Key (`global <name>`, `capability <name>`, `member <capability>.<name>`) → entry. */
 export type Surface = Record<string, SurfaceEntry>;
 
-export const PROBE_SOURCE = readFileSync(new URL('./probe.source.js', import.meta.url), 'utf8');
+const PROBE_SOURCE = readFileSync(new URL('./probe.source.js', import.meta.url), 'utf8');
 
 export const PROBE_CASE: Case = {
   id: 'surface-probe',

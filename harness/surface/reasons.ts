@@ -3,12 +3,12 @@
  * recorded table holds must match one pattern here; `docs/runtime-deviations.md` lists them.
  * The first pattern that matches a key gives its reason.
  */
-export interface DeviationReason {
+interface DeviationReason {
   keys: RegExp;
   reason: string;
 }
 
-export const DEVIATION_REASONS: readonly DeviationReason[] = [
+const DEVIATION_REASONS: readonly DeviationReason[] = [
   {
     keys: /^member console\.createTask$/,
     reason:

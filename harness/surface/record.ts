@@ -9,14 +9,14 @@ import { installedVersion } from '../reference/columns.js';
 import { startReferenceColumn } from '../reference/wrangler.js';
 import { deviationRows, writeDeviationSection } from './deviations-doc.js';
 import {
-  SURFACE_REFERENCE_COLUMN,
-  SURFACE_SIDES,
   measureOurSurface,
   measureReferenceSurface,
+  SURFACE_REFERENCE_COLUMN,
+  SURFACE_SIDES,
   type SurfaceSide,
 } from './measure.js';
 import { UNEXPLAINED, unknownSide } from './messages.js';
-import { TABLE_ABOUT, TABLE_PATH, readTable, writeTable, type OursMeasuredOn, type RecordedTable } from './table.js';
+import { type OursMeasuredOn, type RecordedTable, readTable, TABLE_ABOUT, TABLE_PATH, writeTable } from './table.js';
 
 function parseArguments(argv: readonly string[]): { sides: SurfaceSide[]; docOnly: boolean } {
   const sides: SurfaceSide[] = [];

@@ -5,10 +5,10 @@
  * difference between the sides, `reasons.ts` explains it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceColumn, type StartedReferenceColumn } from '../reference/wrangler.js';
+import { type StartedReferenceColumn, startReferenceColumn } from '../reference/wrangler.js';
 import { assertDeviationSectionCurrent, deviationRows } from './deviations-doc.js';
 import { diffSurfaces } from './diff.js';
-import { SURFACE_REFERENCE_COLUMN, measureOurSurface, measureReferenceSurface } from './measure.js';
+import { measureOurSurface, measureReferenceSurface, SURFACE_REFERENCE_COLUMN } from './measure.js';
 import { UNEXPLAINED } from './messages.js';
 import { readTable, recordedSurface } from './table.js';
 

@@ -4,11 +4,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { messageOf } from '../../src/protocol/errors.js';
 import type { ColumnVersions } from '../reference/columns.js';
 import type { SurfaceSide } from './measure.js';
 import { tableLacksSide, tableMissing } from './messages.js';
 import type { Surface } from './probe.js';
-import { messageOf } from '../../src/protocol/errors.js';
 
 export const TABLE_PATH = fileURLToPath(new URL('./recorded.json', import.meta.url));
 
@@ -49,7 +49,7 @@ function surfaceLines(surface: Surface): string {
     .join('\n');
 }
 
-export function formatTable(table: RecordedTable): string {
+function formatTable(table: RecordedTable): string {
   const parts = [
     `  "about": ${JSON.stringify(table.about)}`,
     `  "measuredOn": ${JSON.stringify(table.measuredOn, null, 2).replace(/\n/g, '\n  ')}`,

@@ -9,20 +9,20 @@ import type { ExecuteRequest, Executor, LogEntry, LogLevel } from '../protocol/t
 import {
   assertFunctionRecords,
   createDispatch,
-  planExecution,
-  validateExecution,
   type ExtendedExecuteOptions,
   type ExtendedProvider,
+  planExecution,
   type ToolFunction,
+  validateExecution,
 } from './execution-plan.js';
 import { normalizeCode } from './normalize.js';
 
 /** Written to `console.warn` on every call that passes a bare record. */
-export const BARE_RECORD_DEPRECATION =
+const BARE_RECORD_DEPRECATION =
   '[@supolka/cloudflare-codemode-executor] Passing a bare functions record to execute() is deprecated. Pass an array of providers instead.';
 
 /** The namespace a bare record is bound to, as in the dialect. */
-export const DEFAULT_PROVIDER_NAME = 'codemode';
+const DEFAULT_PROVIDER_NAME = 'codemode';
 
 /** The dialect's `ExecuteResult`. `logs` is absent only when a name rule refused the call. */
 export interface CodemodeExecuteResult {

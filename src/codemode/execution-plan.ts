@@ -4,7 +4,7 @@
  * stay here. Provider and connector functions never leave this process; only names cross, with
  * whatever source a provider chose to bring.
  */
-import { createEnvelopeDispatch, type CompletionGuard, type ProviderHandler } from '../protocol/dispatch.js';
+import { type CompletionGuard, createEnvelopeDispatch, type ProviderHandler } from '../protocol/dispatch.js';
 import { ToolNotFoundError } from '../protocol/errors.js';
 import { JAVASCRIPT_RESERVED_WORDS, PROVIDER_NAME_PATTERN, RESERVED_PROVIDER_NAMES } from '../protocol/providers.js';
 import type { Dispatch, ExecuteRequest, ProviderDescriptor } from '../protocol/types.js';
@@ -15,6 +15,7 @@ import { detectSanitizeCollision, sanitizeToolName } from './tool-name.js';
  * is wider so that such functions fit, and so do synchronous ones and functions with their own
  * parameter types (`(input: {q: string}) => ...`), which `unknown[]` would refuse.
  */
+// biome-ignore lint/suspicious/noExplicitAny: `unknown[]` would refuse functions with typed parameters (see above).
 export type ToolFunction = (...args: any[]) => unknown;
 
 /**
@@ -26,7 +27,7 @@ export interface DialectProvider {
   name: string;
   fns: Record<string, ToolFunction>;
   /** Sandbox-side JavaScript run after every namespace is bound. */
-  prelude?: string;
+  prelude?: string | undefined;
 }
 
 /** A dialect provider, widened with the two native `ProviderDescriptor` members the dialect has no field for. */
@@ -46,10 +47,10 @@ export interface ConnectorBinding {
  * executor serves a host that bundles per call.
  */
 export interface ExtendedExecuteOptions {
-  connectors?: ConnectorBinding[];
-  modules?: ExecuteRequest['modules'];
-  timeout?: ExecuteRequest['timeout'];
-  outbound?: ExecuteRequest['outbound'];
+  connectors?: ConnectorBinding[] | undefined;
+  modules?: ExecuteRequest['modules'] | undefined;
+  timeout?: ExecuteRequest['timeout'] | undefined;
+  outbound?: ExecuteRequest['outbound'] | undefined;
 }
 
 /**
@@ -78,10 +79,10 @@ export function isReservedName(name: string): boolean {
 }
 
 /** Which list a name came from; the texts open with it. */
-export type NameKind = 'Provider' | 'Connector';
+type NameKind = 'Provider' | 'Connector';
 
 /** The dialect's rejection texts. Hosts surface them, so they are contract. */
-export const nameRejection = {
+const nameRejection = {
   reserved: (kind: NameKind, name: string) => `${kind} name "${name}" is reserved`,
   notIdentifier: (kind: NameKind, name: string) => `${kind} name "${name}" is not a valid JavaScript identifier`,
   reservedWord: (kind: NameKind, name: string) => `${kind} name "${name}" is a JavaScript reserved word`,
@@ -122,7 +123,7 @@ function rejectName(kind: NameKind, name: string, seen: Set<string>): string | n
 }
 
 /** The texts of a call whose providers argument is not providers at all: a host bug, so `execute` rejects. */
-export const malformedProvider = {
+const malformedProvider = {
   notObject: (index: number, provider: unknown) =>
     `Provider at index ${index} is ${provider === null ? 'null' : typeof provider}, not {name, fns}`,
   noFunctions: (index: number, name: unknown, fns: unknown) =>
@@ -199,8 +200,8 @@ function connectorHandler(connector: ConnectorBinding): ProviderHandler {
   return async (tool, args) => readControlMarker(await connector.binding.callTool(tool, args[0]));
 }
 
-export const CONTROL_KEY = '__codemode_control__';
-export const PAUSE_MESSAGE = '__CODEMODE_PAUSE__';
+const CONTROL_KEY = '__codemode_control__';
+const PAUSE_MESSAGE = '__CODEMODE_PAUSE__';
 
 /**
  * A connector reports its control decisions as a marker object, not as a throw across RPC. This

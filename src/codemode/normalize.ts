@@ -7,7 +7,7 @@
  * deliberate superset: leading static import declarations stay ahead of the arrow instead of
  * being wrapped into its body, where an import cannot appear.
  */
-import { parse, type Program } from 'acorn';
+import { type Program, parse } from 'acorn';
 import { separateImports } from '../protocol/imports.js';
 
 /** A fence around the whole string, tagged js, javascript, typescript, ts, tsx, jsx, or untagged. */
@@ -15,7 +15,7 @@ const WHOLE_STRING_FENCE = /^```(?:js|javascript|typescript|ts|tsx|jsx)?\s*\n([\
 
 const EMPTY_ARROW = 'async () => {}';
 
-export function formatNormalizeInputError(code: unknown): string {
+function formatNormalizeInputError(code: unknown): string {
   return `normalizeCode expects the code as a string, got ${code === null ? 'null' : typeof code}`;
 }
 

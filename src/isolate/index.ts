@@ -2,8 +2,9 @@
  * `@supolka/cloudflare-codemode-executor/isolate`: the native executor that runs each execution
  * in a fresh workerd isolate, from a pool of workerd processes. Node only. See docs/isolate.md.
  */
-export { IsolateExecutor } from './isolate-executor.js';
+
 export type { IsolateExecutorStats } from './isolate-executor.js';
+export { IsolateExecutor } from './isolate-executor.js';
 export type { IsolateExecutorOptions, IsolatePoolOptions } from './options.js';
 export { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './options.js';
 export type { PoolMemberStats, PoolStats } from './pool.js';

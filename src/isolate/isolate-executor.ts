@@ -3,9 +3,9 @@
  * from a pool of workerd processes on the host's own machine. See docs/isolate.md.
  */
 import { randomUUID } from 'node:crypto';
+import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { validateProviders } from '../protocol/providers.js';
-import { encodeValue } from '../protocol/value-codec.js';
 import type {
   ExecuteRequest,
   ExecuteResult,
@@ -14,15 +14,15 @@ import type {
   InvokeHandleRequest,
   OutboundFetch,
 } from '../protocol/types.js';
-import { cancellationError, readSignal, untilAborted, type CancellableMethod } from '../protocol/cancellation.js';
+import { encodeValue } from '../protocol/value-codec.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { isolateText } from './messages.js';
-import { resolveSettings, type IsolateExecutorOptions, type IsolateSettings } from './options.js';
+import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
-import { Pool, type AcquireCancel, type PoolStats } from './pool.js';
+import { type AcquireCancel, Pool, type PoolStats } from './pool.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
-import { Run, type ProcessFate, type RunOutcome, type RunSpec } from './run.js';
+import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 

@@ -9,27 +9,27 @@ import { describeValue, isolateText } from './messages.js';
 
 export interface IsolatePoolOptions {
   /** workerd processes running executions at once (one execution per process). Default: CPU count, at most 4. */
-  maxWorkers?: number;
+  maxWorkers?: number | undefined;
   /** Warm processes kept ready beyond the busy ones, so a kill or a recycle never waits for a spawn. Default 1. */
-  spare?: number;
+  spare?: number | undefined;
   /** Executions allowed to wait for a process before `QUEUE_FULL`. Default 100. */
-  maxQueue?: number;
+  maxQueue?: number | undefined;
   /** A process is replaced after this many runs. Default 200. */
-  recycleAfterRuns?: number;
+  recycleAfterRuns?: number | undefined;
   /** A process is replaced once its resident set passes this many MB (checked after each run). Default 512. */
-  maxRssMb?: number;
+  maxRssMb?: number | undefined;
   /** V8 heap cap of every sandbox isolate (`--max-old-space-size`), in MB. Default 256. */
-  heapLimitMb?: number;
+  heapLimitMb?: number | undefined;
 }
 
 export interface IsolateExecutorOptions {
   /** The bound of a request that leaves `timeout` undefined, in ms. Default 60000, as upstream 0.4.2+. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** The bound a `null` timeout asks for, and the largest one a request may ask for. Default max(300000, timeout). */
-  maxTimeout?: number;
+  maxTimeout?: number | undefined;
   /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
-  outbound?: OutboundFetch | null;
-  pool?: IsolatePoolOptions;
+  outbound?: OutboundFetch | null | undefined;
+  pool?: IsolatePoolOptions | undefined;
 }
 
 export interface IsolateSettings {
@@ -48,7 +48,7 @@ export interface IsolateSettings {
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
-export const STARTUP_TIMEOUT_MS = 20_000;
+const STARTUP_TIMEOUT_MS = 20_000;
 
 const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool'] as const;
 const POOL_LEVEL = ['maxWorkers', 'spare', 'maxQueue', 'recycleAfterRuns', 'maxRssMb', 'heapLimitMb'] as const;

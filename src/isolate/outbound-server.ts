@@ -18,14 +18,14 @@ export interface FrameHead {
   [field: string]: unknown;
 }
 
-export function encodeFrame(head: FrameHead, body: Uint8Array): Buffer {
+function encodeFrame(head: FrameHead, body: Uint8Array): Buffer {
   const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32BE(headBytes.length, 0);
   return Buffer.concat([length, headBytes, body]);
 }
 
-export function decodeFrame(frame: Buffer): { head: FrameHead; body: Buffer } {
+function decodeFrame(frame: Buffer): { head: FrameHead; body: Buffer } {
   const length = frame.readUInt32BE(0);
   return {
     head: JSON.parse(frame.subarray(4, 4 + length).toString('utf8')) as FrameHead,
@@ -37,8 +37,8 @@ export function decodeFrame(frame: Buffer): { head: FrameHead; body: Buffer } {
 export type RelayHandler = (request: Request) => Promise<{ head: FrameHead; body: Uint8Array }>;
 
 /** The header the supervisor proves itself with, and the one naming the run. */
-export const TOKEN_HEADER = 'x-codemode-token';
-export const RUN_HEADER = 'x-codemode-run';
+const TOKEN_HEADER = 'x-codemode-token';
+const RUN_HEADER = 'x-codemode-run';
 
 export class OutboundServer {
   readonly token = randomBytes(24).toString('hex');

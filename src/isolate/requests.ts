@@ -13,7 +13,7 @@ import type {
   ProviderDescriptor,
 } from '../protocol/types.js';
 import { describeValue, isolateText } from './messages.js';
-import { resolveTimeout, type IsolateSettings } from './options.js';
+import { type IsolateSettings, resolveTimeout } from './options.js';
 import { INTERNAL_MODULES } from './sandbox-constants.js';
 
 function invalid(message: string): ExecutorError {
@@ -77,7 +77,7 @@ function checkModules(value: unknown): Record<string, ModuleSource> {
 }
 
 /** `undefined` takes the executor's default, `null` blocks, a function answers every fetch. */
-export function resolveOutbound(field: string, value: unknown, fallback: OutboundFetch | null): OutboundFetch | null {
+function resolveOutbound(field: string, value: unknown, fallback: OutboundFetch | null): OutboundFetch | null {
   if (value === undefined) return fallback;
   if (value === null || typeof value === 'function') return value as OutboundFetch | null;
   throw invalid(isolateText.outboundInvalid(field, describeValue(value)));

@@ -4,7 +4,7 @@
  * enforces the bound: on expiry it asks the supervisor to give the run up and, when the process
  * does not answer (a synchronous spin holds its only JavaScript thread), kills it.
  */
-import { encodeErrorEnvelope, COMPLETED_MESSAGE } from '../protocol/dispatch.js';
+import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } from '../protocol/errors.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
@@ -20,8 +20,8 @@ import { describeExit } from './spawn-workerd.js';
  * merely not being scheduled on a loaded host: it gets another grace period, up to the cap, so
  * its logs are not lost for nothing.
  */
-export const CANCEL_GRACE_MS = 50;
-export const CANCEL_GRACE_CAP_MS = 1_000;
+const CANCEL_GRACE_MS = 50;
+const CANCEL_GRACE_CAP_MS = 1_000;
 /** The share of the grace period a process must have spent on CPU to count as spinning. */
 const SPINNING_CPU_SHARE = 0.3;
 
@@ -56,7 +56,7 @@ export interface RunOutcome {
 type RunState = 'running' | 'cancelling' | 'finished';
 
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
-export function formatFault(fault: string): string {
+function formatFault(fault: string): string {
   const uncaught = /^Failed to start Worker:\s*\n\s*Uncaught (.*)$/m.exec(fault);
   return uncaught ? uncaught[1]!.trim() : fault;
 }
@@ -67,7 +67,7 @@ function deathText(end: ProcessEnd, heapLimitMb: number): string {
 }
 
 /** Answers a message of a run that already settled. */
-export function answerStale(process: SandboxProcess, message: SupervisorMessage): void {
+function answerStale(process: SandboxProcess, message: SupervisorMessage): void {
   if (message.t === 'call') process.send({ t: 'answer', ask: message.ask, v: encodeErrorEnvelope(COMPLETED_MESSAGE) });
 }
 

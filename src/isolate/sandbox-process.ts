@@ -3,14 +3,15 @@
  * It carries messages and reports its end; what a message means is the run's business (run.ts),
  * and when to start or end a member is the pool's (pool.ts).
  */
+
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { isolateText } from './messages.js';
 import { sandboxSources } from './sandbox-sources.js';
-import { spawnWorkerd, type ExitInfo, type SpawnedWorkerd } from './spawn-workerd.js';
+import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
 
 /** A message from the supervisor; `run` names the run it belongs to. */

@@ -7,7 +7,7 @@
  * the kernel closes that pipe, the read returns end-of-file, and the watcher kills the whole group
  * (`kill -9 0`). The host ends a member the same way: one SIGKILL to the group.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
  * expression. `separateImports` splits the two, using acorn's tokenizer so that it also works on
  * a body that does not parse as a module (a bare `return`, for instance).
  */
-import { tokenizer, tokTypes, type Token } from 'acorn';
+import { type Token, tokenizer, tokTypes } from 'acorn';
 
 export interface SeparatedImports {
   /** The leading import declarations, verbatim, or `''`. */

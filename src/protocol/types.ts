@@ -41,37 +41,37 @@ export interface ProviderDescriptor {
    * convention of `@cloudflare/codemode` 0.3.7 and later. `false` sends the first argument
    * alone, with `undefined` and `null` becoming `{}`, the convention of 0.2.2.
    */
-  positionalArgs?: boolean;
+  positionalArgs?: boolean | undefined;
   /**
    * Source of a function expression `(call) => object`, evaluated in the sandbox. `call(tool, ...args)`
    * dispatches to the host under the provider's convention. The own members of the returned object
    * are the namespace's own members; every other string key still dispatches by name.
    */
-  proxySource?: string;
+  proxySource?: string | undefined;
   /** Raw JavaScript, run in the entry scope after every namespace is bound, in provider order. */
-  prelude?: string;
+  prelude?: string | undefined;
 }
 
 /** What one execution asks for. */
 export interface ExecuteRequest {
   /** Static import declarations, then one arrow expression. Nothing rewrites it on the way in. */
   code: string;
-  providers?: ProviderDescriptor[];
+  providers?: ProviderDescriptor[] | undefined;
   /** Required when `providers` is non-empty. Rides every request, even one with no providers. */
-  dispatch?: Dispatch | null;
+  dispatch?: Dispatch | null | undefined;
   /** Modules the code may import, statically or dynamically, by name. */
-  modules?: Record<string, ModuleSource>;
+  modules?: Record<string, ModuleSource> | undefined;
   /** Milliseconds; `null` asks for the executor's maximum bound; `undefined` for its construction default. */
-  timeout?: number | null;
+  timeout?: number | null | undefined;
   /**
    * `false` (the default): the run clock stops while a tool call or an outbound request is in flight.
    * `true`: the clock is wall-clock time.
    */
-  countHostWaits?: boolean;
+  countHostWaits?: boolean | undefined;
   /** `undefined`: the construction default. `null`: blocked. A function: every sandbox `fetch` goes through it. */
-  outbound?: OutboundFetch | null;
+  outbound?: OutboundFetch | null | undefined;
   /** Keep the functions the run returns callable through `invokeHandle`, keyed by the returned `executionId`. */
-  retainHandles?: boolean;
+  retainHandles?: boolean | undefined;
 }
 
 /** What one execution produced. */
@@ -90,11 +90,11 @@ export interface InvokeHandleRequest {
   executionId: string;
   /** The handle id, as found in the result under `HANDLE_KEY`. */
   handle: string;
-  args?: unknown[];
+  args?: unknown[] | undefined;
   /** Tool calls the handle makes are dispatched here. */
-  dispatch?: Dispatch | null;
-  timeout?: number | null;
-  countHostWaits?: boolean;
+  dispatch?: Dispatch | null | undefined;
+  timeout?: number | null | undefined;
+  countHostWaits?: boolean | undefined;
 }
 
 /** Per-call options of `execute` and `invokeHandle`, beside the request (they never cross a wire). */
@@ -103,7 +103,7 @@ export interface ExecutorCallOptions {
    * Aborting it gives the call up: the executor ends the run (releasing its sandbox) and the call
    * rejects with `EXECUTION_CANCELLED`. An executor that cannot cancel may ignore it.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The native executor. */

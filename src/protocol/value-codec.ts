@@ -186,7 +186,7 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
         }
         case 'e': {
           const name = item[1] as string;
-          const Ctor = Object.prototype.hasOwnProperty.call(errorConstructors, name) ? errorConstructors[name]! : Error;
+          const Ctor = Object.hasOwn(errorConstructors, name) ? errorConstructors[name]! : Error;
           const out = new Ctor(item[2] as string);
           if (out.name !== name)
             Object.defineProperty(out, 'name', { value: name, writable: true, configurable: true });

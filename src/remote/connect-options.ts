@@ -4,8 +4,8 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
-import type { WebSocketConstructor } from './websocket-types.js';
 import { formatInvalidOption, formatInvalidOutbound, formatInvalidUrl } from './texts.js';
+import type { WebSocketConstructor } from './websocket-types.js';
 
 export interface ConnectOptions {
   /**
@@ -14,31 +14,31 @@ export interface ConnectOptions {
    * It is called as `new websocket(url)`, or `new websocket(url, { headers })` when headers are set,
    * which is the ws package's signature.
    */
-  websocket?: WebSocketConstructor;
+  websocket?: WebSocketConstructor | undefined;
   /** Handshake headers, e.g. `{ authorization: 'Bearer <token>' }`. Needs `websocket`. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** Shorthand for `headers: { authorization: 'Bearer <token>' }`. Needs `websocket`. */
-  token?: string;
+  token?: string | undefined;
   /** Retire the session after this many executions and open a fresh one. Unset: never. */
-  rotateAfterExecutions?: number;
+  rotateAfterExecutions?: number | undefined;
   /** `false`: one attempt to reopen a broken session. Default `true`. */
-  reconnect?: boolean;
+  reconnect?: boolean | undefined;
   /** Attempts per reopen when `reconnect` is on. Default 5. */
-  maxReconnectAttempts?: number;
+  maxReconnectAttempts?: number | undefined;
   /** Milliseconds; the wait before reopen attempt `n` (from 0) is `backoff * (n + 1)`. Default 100. */
-  backoff?: number;
+  backoff?: number | undefined;
   /** Milliseconds the version handshake may take. Default 10000. */
-  handshakeTimeout?: number;
+  handshakeTimeout?: number | undefined;
   /** Milliseconds between heartbeats while calls are in flight. Default 5000. */
-  heartbeatInterval?: number;
+  heartbeatInterval?: number | undefined;
   /** Milliseconds a heartbeat may go unanswered before the session counts as broken. Default 5000. */
-  heartbeatTimeout?: number;
+  heartbeatTimeout?: number | undefined;
   /** Connection-time default for `ExecuteRequest.timeout`; a defined request field wins. */
-  timeout?: number | null;
+  timeout?: number | null | undefined;
   /** Connection-time default for `ExecuteRequest.countHostWaits`. */
-  countHostWaits?: boolean;
+  countHostWaits?: boolean | undefined;
   /** Connection-time default for `ExecuteRequest.outbound`. */
-  outbound?: OutboundFetch | null;
+  outbound?: OutboundFetch | null | undefined;
 }
 
 export interface ResolvedConnectOptions {
@@ -54,7 +54,7 @@ export interface ResolvedConnectOptions {
   defaults: Pick<ConnectOptions, 'timeout' | 'countHostWaits' | 'outbound'>;
 }
 
-export const CONNECT_DEFAULTS = {
+const CONNECT_DEFAULTS = {
   reconnect: true,
   maxReconnectAttempts: 5,
   backoff: 100,

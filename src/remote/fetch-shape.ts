@@ -11,7 +11,9 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 function headerEntries(headers: Headers): [string, string][] {
   const entries: [string, string][] = [];
-  headers.forEach((value, name) => entries.push([name, value]));
+  headers.forEach((value, name) => {
+    entries.push([name, value]);
+  });
   return entries;
 }
 

@@ -9,7 +9,7 @@
 import { formatHeartbeatTimeout } from './texts.js';
 
 /** The verdict waits this much past the timeout, so the event loop reads the socket once more first. */
-export const VERDICT_GRACE_MS = 10;
+const VERDICT_GRACE_MS = 10;
 
 export interface HeartbeatOptions {
   interval: number;

@@ -3,7 +3,7 @@
  * the executor daemon. It touches no runtime-specific API, so a Worker hosts it as readily as Node.
  * The design's "Remote executor" section is its specification; docs/remote.md is the user's page.
  */
-import { cancellationError, readSignal, untilAborted, type CancellableMethod } from '../protocol/cancellation.js';
+import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
 import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
 import type {
   ExecuteRequest,
@@ -13,10 +13,10 @@ import type {
   InvokeHandleRequest,
 } from '../protocol/types.js';
 import {
-  resolveConnectOptions,
-  validateUrl,
   type ConnectOptions,
   type ResolvedConnectOptions,
+  resolveConnectOptions,
+  validateUrl,
 } from './connect-options.js';
 import { delay } from './delay.js';
 import { executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';

@@ -7,7 +7,6 @@ import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { assertProtocolCompatible } from '../protocol/version.js';
 import { Heartbeat } from './heartbeat.js';
 import { SocketTransport } from './socket-transport.js';
-import type { WebSocketConstructor } from './websocket-types.js';
 import {
   EXECUTOR_CLOSED,
   formatHandshakeFailed,
@@ -15,17 +14,18 @@ import {
   formatOpenFailed,
   HEADERS_NEED_WEBSOCKET,
 } from './texts.js';
+import type { WebSocketConstructor } from './websocket-types.js';
 import type { ExecutorEndpoint } from './wire.js';
 
 export interface SessionOptions {
-  websocket?: WebSocketConstructor;
-  headers?: Record<string, string>;
+  websocket?: WebSocketConstructor | undefined;
+  headers?: Record<string, string> | undefined;
   /** Milliseconds the version handshake may take. */
   handshakeTimeout: number;
   heartbeatInterval: number;
   heartbeatTimeout: number;
   /** Told once when the session is disposed, so its owner can forget it. */
-  onDispose?: (session: Session) => void;
+  onDispose?: ((session: Session) => void) | undefined;
 }
 
 type Promisified<T> = {

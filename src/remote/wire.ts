@@ -81,15 +81,6 @@ export interface ExecutorEndpoint {
   cancel(cancelToken: string): void;
 }
 
-/** Copies the listed keys whose value is not `undefined`. */
-export function definedFields<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const key of keys) {
-    if (source[key] !== undefined) out[key] = source[key];
-  }
-  return out;
-}
-
 export function resultFromWire(wire: WireExecuteResult): ExecuteResult {
   const result: ExecuteResult = { logs: wire.logs };
   if (wire.result !== undefined) result.result = decodeValue(wire.result);

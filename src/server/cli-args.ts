@@ -39,7 +39,7 @@ export class UsageError extends Error {
 }
 
 /** The IsolateExecutor options the command line sets; unset ones keep IsolateExecutor's defaults. */
-export interface ExecutorFlags {
+interface ExecutorFlags {
   timeout?: number;
   maxTimeout?: number;
   pool: IsolatePoolOptions;

@@ -4,9 +4,9 @@
  * server until SIGTERM or SIGINT. docs/remote.md documents the flags.
  */
 import { IsolateExecutor } from '../isolate/index.js';
+import { messageOf } from '../protocol/errors.js';
 import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
 import { runDaemon } from './run-daemon.js';
-import { messageOf } from '../protocol/errors.js';
 
 async function main(): Promise<void> {
   const parsed = parseCommandLine(process.argv.slice(2), process.env);

@@ -8,14 +8,14 @@ import type { ExecuteResult, Executor } from '../protocol/types.js';
 import { resultToWire, type WireExecuteResult } from '../remote/wire.js';
 import type { RetainedOutbounds } from './retained-outbounds.js';
 import {
+  type ExecutionKind,
   formatConnectionClosed,
   formatDuplicateCancelToken,
   formatExecutionCancelled,
-  formatInvalidCancelToken,
   formatExecutionSettled,
+  formatInvalidCancelToken,
   formatTooManyExecutions,
   SHUTTING_DOWN,
-  type ExecutionKind,
 } from './texts.js';
 
 /** What every connection shares with the server. */

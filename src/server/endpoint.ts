@@ -11,7 +11,7 @@ import type {
 } from '../remote/wire.js';
 import type { Connection } from './connection.js';
 import { oversizedMessageError } from './oversize.js';
-import { executeRequestFromWire, invokeRequestFromWire, type CallScope } from './request-from-wire.js';
+import { type CallScope, executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-outbounds.js';
 import { formatRefusedMessage } from './texts.js';
 

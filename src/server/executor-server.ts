@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { RpcSession } from 'capnweb';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import type { Executor } from '../protocol/types.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { isAuthorized, isLoopbackHost } from './auth.js';
@@ -30,21 +30,21 @@ export interface ExecutorServerOptions {
   /** The native executor every connection shares. The server does not dispose it. */
   executor: Executor;
   /** Default `127.0.0.1`. A non-loopback address needs a `token`. */
-  host?: string;
+  host?: string | undefined;
   /** Default 8787; 0 picks a free port. */
-  port?: number;
+  port?: number | undefined;
   /** The bearer token clients must send as `Authorization: Bearer <token>`. */
-  token?: string;
+  token?: string | undefined;
   /** Bytes; a larger incoming message fails alone with `LIMIT_EXCEEDED`. Default 16 MiB. */
-  maxMessageSize?: number;
+  maxMessageSize?: number | undefined;
   /** Concurrent executions (and handle calls) per connection; more fail with `LIMIT_EXCEEDED`. Default 16. */
-  maxExecutionsPerConnection?: number;
+  maxExecutionsPerConnection?: number | undefined;
   /** Milliseconds between WebSocket pings to each client; a client that misses one is dropped. Default 15000. */
-  clientPingInterval?: number;
+  clientPingInterval?: number | undefined;
   /** The version `protocolVersion()` announces. For tests of the mismatch path only. */
-  protocolVersion?: number;
+  protocolVersion?: number | undefined;
   /** One line per connection and per execution. Default: nothing. */
-  log?: (line: string) => void;
+  log?: ((line: string) => void) | undefined;
 }
 
 export interface ExecutorServer {

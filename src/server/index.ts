@@ -4,8 +4,9 @@
  * the process around it (the listening line, logs, graceful stop on SIGTERM). The bin
  * `codemode-executor serve` is `runDaemon` over an `IsolateExecutor`. See docs/remote.md.
  */
-export { createExecutorServer, SERVER_DEFAULTS } from './executor-server.js';
-export type { ExecutorServer, ExecutorServerOptions } from './executor-server.js';
-export { runDaemon } from './run-daemon.js';
-export type { DaemonIo } from './run-daemon.js';
+
 export { TOKEN_ENV } from './cli-args.js';
+export type { ExecutorServer, ExecutorServerOptions } from './executor-server.js';
+export { createExecutorServer, SERVER_DEFAULTS } from './executor-server.js';
+export type { DaemonIo } from './run-daemon.js';
+export { runDaemon } from './run-daemon.js';

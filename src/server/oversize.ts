@@ -11,7 +11,7 @@ import { ExecutorError } from '../protocol/errors.js';
 import { formatMessageTooLarge } from './texts.js';
 
 /** The endpoint method a replaced call invokes; it throws `LIMIT_EXCEEDED`. */
-export const REJECT_OVERSIZED_METHOD = 'rejectOversizedMessage';
+const REJECT_OVERSIZED_METHOD = 'rejectOversizedMessage';
 
 /** capnweb's main export is id 0 on both ends. */
 const MAIN_EXPORT = 0;

@@ -26,7 +26,7 @@ function scopedDispatch(dispatch: Dispatch | null, scope: CallScope): Dispatch |
 }
 
 /** Wraps the caller's outbound stub into a native `OutboundFetch` over plain-data requests and responses. */
-export function outboundFromStub(stub: WireFetch, scope: CallScope): OutboundFetch {
+function outboundFromStub(stub: WireFetch, scope: CallScope): OutboundFetch {
   return async (request) => {
     if (!scope.active) throw new Error(COMPLETED_MESSAGE);
     return responseFromWire(await stub(await requestToWire(request)));

@@ -49,10 +49,19 @@ export class WsTransport implements RpcTransport {
   #receive(data: RawData, isBinary: boolean): void {
     if (this.#inbound.error !== undefined) return;
     const { text, size } = toText(data);
-    if (isBinary) return this.#inbound.fail(new TypeError(BINARY_MESSAGE));
-    if (size <= this.#maxMessageSize) return this.#inbound.deliver(text);
+    if (isBinary) {
+      this.#inbound.fail(new TypeError(BINARY_MESSAGE));
+      return;
+    }
+    if (size <= this.#maxMessageSize) {
+      this.#inbound.deliver(text);
+      return;
+    }
     const substitute = substituteOversizedMessage(text, size, this.#maxMessageSize);
-    if (substitute !== undefined) return this.#inbound.deliver(substitute);
+    if (substitute !== undefined) {
+      this.#inbound.deliver(substitute);
+      return;
+    }
     const reason = formatMessageTooLarge(size, this.#maxMessageSize);
     this.#inbound.fail(new Error(reason));
     this.#socket.close(MESSAGE_TOO_BIG, truncateCloseReason(reason));

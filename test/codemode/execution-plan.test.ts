@@ -1,14 +1,14 @@
 /** The name rules and their texts, the reserved sets, the plan, the descriptors and the control markers. */
 import { describe, expect, it } from 'vitest';
 import {
+  type ConnectorBinding,
   DIALECT_RESERVED_NAMES,
   describeProvider,
+  type ExtendedProvider,
   isReservedName,
   planExecution,
   readControlMarker,
   validateExecution,
-  type ConnectorBinding,
-  type ExtendedProvider,
 } from '../../src/codemode/execution-plan.js';
 import { ToolNotFoundError } from '../../src/protocol/errors.js';
 import { JAVASCRIPT_RESERVED_WORDS, RESERVED_PROVIDER_NAMES } from '../../src/protocol/providers.js';

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { normalizeCode } from '../../src/codemode/normalize.js';
-import { TOOL_NAME_RESERVED_WORDS, sanitizeToolName } from '../../src/codemode/tool-name.js';
+import { sanitizeToolName, TOOL_NAME_RESERVED_WORDS } from '../../src/codemode/tool-name.js';
 import { codeCorpus, toolNameCorpus } from './support/corpus.js';
-import { loadUpstreamHelpers, upstreamDist, upstreamVersion, type UpstreamHelpers } from './support/upstream.js';
+import { loadUpstreamHelpers, type UpstreamHelpers, upstreamDist, upstreamVersion } from './support/upstream.js';
 
 let upstream: UpstreamHelpers;
 
@@ -52,7 +52,7 @@ describe('normalizeCode differs from upstream only by the deliberate superset', 
       const theirs = upstream.normalizeCode(input.code);
       expect(ours).not.toBe(theirs);
       // Upstream wraps the import into the arrow's body, where an import cannot appear.
-      expect(theirs.startsWith('async () => {\n' + importBlock)).toBe(true);
+      expect(theirs.startsWith(`async () => {\n${importBlock}`)).toBe(true);
       expect(ours).toBe(`${importBlock}\n${upstream.normalizeCode(body)}`);
     },
   );

@@ -1,10 +1,10 @@
 /** The design's sanitize table, upstream-releases §11's extra rows, the reserved set, and the collision text. */
 import { describe, expect, it } from 'vitest';
 import {
-  TOOL_NAME_RESERVED_WORDS,
   detectSanitizeCollision,
   formatSanitizeCollision,
   sanitizeToolName,
+  TOOL_NAME_RESERVED_WORDS,
 } from '../../src/codemode/tool-name.js';
 
 describe('sanitizeToolName', () => {

@@ -7,7 +7,7 @@ import { isolateText } from '../../src/isolate/messages.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutorError, ToolNotFoundError } from '../../src/protocol/errors.js';
 import { providerRejection } from '../../src/protocol/providers.js';
-import { HANDLE_KEY, type Dispatch, type ExecuteRequest, type OutboundFetch } from '../../src/protocol/types.js';
+import { type Dispatch, type ExecuteRequest, HANDLE_KEY, type OutboundFetch } from '../../src/protocol/types.js';
 
 /** Every request the construction-level outbound answered. */
 const seenByDefaultOutbound: string[] = [];

@@ -33,7 +33,7 @@ export async function waitFor(condition: () => boolean, what: string, deadlineMs
 }
 
 /** CPU time a process has used, in ms (Linux: utime + stime from /proc, in 10 ms ticks). */
-export function cpuMs(pid: number): number {
+function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;

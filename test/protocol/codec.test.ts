@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   BINARY_CODEC_SOURCE,
   BINARY_TAG,
+  type BinaryCodec,
   binaryCodec,
   createBinaryCodec,
-  type BinaryCodec,
 } from '../../src/protocol/index.js';
 
 const { stringify, parse } = binaryCodec;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   COMPLETED_MESSAGE,
-  ToolNotFoundError,
-  UNPRINTABLE_THROW_MESSAGE,
+  type CompletionGuard,
   createEnvelopeDispatch,
   encodeErrorEnvelope,
   encodeResultEnvelope,
-  parseDispatchArguments,
-  type CompletionGuard,
   type ProviderHandler,
+  parseDispatchArguments,
+  ToolNotFoundError,
+  UNPRINTABLE_THROW_MESSAGE,
 } from '../../src/protocol/index.js';
 
 describe('parseDispatchArguments', () => {

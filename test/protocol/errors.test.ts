@@ -1,14 +1,14 @@
-import { RpcTarget, newMessagePortRpcSession } from 'capnweb';
+import { newMessagePortRpcSession, RpcTarget } from 'capnweb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   EXECUTOR_ERROR_CODES,
   ExecutionTimeoutError,
   ExecutorError,
-  TIMEOUT_MESSAGE,
-  ToolNotFoundError,
   formatToolNotFound,
   messageOf,
   rehydrateExecutorError,
+  TIMEOUT_MESSAGE,
+  ToolNotFoundError,
 } from '../../src/protocol/index.js';
 
 describe('ToolNotFoundError', () => {

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   JAVASCRIPT_RESERVED_WORDS,
   PROVIDER_NAME_PATTERN,
+  type ProviderDescriptor,
   RESERVED_PROVIDER_NAMES,
   validateProviders,
-  type ProviderDescriptor,
 } from '../../src/protocol/index.js';
 
 const provider = (name: string): ProviderDescriptor => ({ name, tools: [] });
@@ -141,7 +141,7 @@ describe('malformed descriptors', () => {
   });
 
   it('treats a hole in the list as malformed', () => {
-    // eslint-disable-next-line no-sparse-arrays
+    // biome-ignore lint/suspicious/noSparseArray: the hole is the malformed entry under test.
     expect(validateProviders([provider('a'), , provider('b')] as ProviderDescriptor[])).toBe(malformedText(1));
   });
 

@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   BINARY_CODEC_SOURCE,
-  ToolNotFoundError,
+  type BinaryCodec,
   binaryCodec,
   createEnvelopeDispatch,
-  type BinaryCodec,
+  ToolNotFoundError,
 } from '../../src/protocol/index.js';
 
 interface UpstreamDispatcher {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ExecutorError,
-  PROTOCOL_VERSION,
   assertProtocolCompatible,
+  ExecutorError,
   formatProtocolMismatch,
+  PROTOCOL_VERSION,
 } from '../../src/protocol/index.js';
 
 function thrownBy(call: () => void): unknown {

@@ -8,14 +8,14 @@
  * connects to it, so each test knows its connection's number.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cancellationText, type CancellableMethod } from '../../src/protocol/cancellation.js';
+import { type CancellableMethod, cancellationText } from '../../src/protocol/cancellation.js';
 import { createEnvelopeDispatch, ExecutorError, HANDLE_KEY } from '../../src/protocol/index.js';
-import { connect, type ConnectOptions, type RemoteExecutor } from '../../src/remote/index.js';
+import { type ConnectOptions, connect, type RemoteExecutor } from '../../src/remote/index.js';
 import { Session } from '../../src/remote/session.js';
 import { formatDuplicateCancelToken, formatInvalidCancelToken } from '../../src/server/texts.js';
 import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
 import { countingWebSocket, NodeWebSocket, toolGate } from './support/client.js';
-import { startDaemon, stopAllDaemons, type Daemon } from './support/daemon.js';
+import { type Daemon, startDaemon, stopAllDaemons } from './support/daemon.js';
 import { workerdDescendants } from './support/processes.js';
 
 const TRIVIAL = { code: 'async () => 42' };

@@ -2,7 +2,7 @@
  * The daemon process: authentication in the handshake, the loopback rule, the version handshake,
  * its bounds (message size, executions per connection, the pool queue) and the graceful stop.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';

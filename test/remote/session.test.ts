@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvelopeDispatch, HANDLE_KEY } from '../../src/protocol/index.js';
 import { connect, RemoteExecutor, type RemoteExecutor as RemoteExecutorType } from '../../src/remote/index.js';
 import { NodeWebSocket, rejection } from './support/client.js';
-import { startDaemon, stopAllDaemons, type Daemon } from './support/daemon.js';
+import { type Daemon, startDaemon, stopAllDaemons } from './support/daemon.js';
 
 let daemon: Daemon;
 let executor: RemoteExecutorType;
@@ -32,6 +32,7 @@ describe('opening a session', () => {
 
   it('turns a constructor that throws into CONNECTION_REJECTED naming the url', async () => {
     const thrown = new Error('no sockets here');
+    // biome-ignore lint/complexity/useArrowFunction: it is called with `new`, which an arrow refuses.
     const Throwing = function () {
       throw thrown;
     } as unknown as typeof NodeWebSocket;

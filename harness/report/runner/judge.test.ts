@@ -7,7 +7,7 @@ import type { LoadedCase } from '../../case-model.js';
 import { planCell } from '../cell-rules.js';
 import { texts } from '../texts.js';
 import type { JudgeContext, Observation } from './judge.js';
-import { judgeCell, judgeableNow, partnersOf } from './judge.js';
+import { judgeableNow, judgeCell, partnersOf } from './judge.js';
 
 const columns = [
   { id: 'ours', kind: 'ours' },

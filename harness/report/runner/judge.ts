@@ -28,7 +28,7 @@ export interface JudgeContext {
 }
 
 /** The top-level outcome fields a set of mismatches touches, in first-seen order. */
-export function fieldsOf(mismatches: readonly Mismatch[]): string[] {
+function fieldsOf(mismatches: readonly Mismatch[]): string[] {
   return [...new Set(mismatches.map((mismatch) => /^[A-Za-z_$][\w$]*/.exec(mismatch.path)?.[0] ?? mismatch.path))];
 }
 

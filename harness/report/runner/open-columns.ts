@@ -5,22 +5,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../../../src/isolate/index.js';
+import { messageOf } from '../../../src/protocol/errors.js';
 import type { Case, Outcome } from '../../case-model.js';
 import {
   COLUMN_NAMES,
   columnByName,
   describeRequest,
   installedVersion,
+  type ColumnVersions as ReferenceVersions,
   readColumnVersions,
   runOnReference,
   startReferenceColumn,
-  type ColumnVersions as ReferenceVersions,
 } from '../../reference/index.js';
 import { startSide } from '../../sides/index.js';
-import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../../../src/isolate/index.js';
 import type { ColumnVersions, MatrixColumn } from '../model.js';
 import { REPO_ROOT } from '../paths.js';
-import { messageOf } from '../../../src/protocol/errors.js';
 
 /** A running column: runs one case to an outcome. Rejects only when the harness broke. */
 export interface OpenColumn {
@@ -42,7 +42,7 @@ const EMPTY_VERSIONS: ColumnVersions = {
 };
 
 /** What ours runs on: our package, the workerd it drives, and the compatibility settings of every sandbox (upstream's). */
-export function ourVersions(): ColumnVersions {
+function ourVersions(): ColumnVersions {
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
   return {
     ...EMPTY_VERSIONS,

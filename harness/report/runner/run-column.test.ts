@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Case, LoadedCase, Outcome } from '../../case-model.js';
+import { formatPreflightFailed, PREFLIGHT_CASE } from '../../preflight.js';
 import { planCell } from '../cell-rules.js';
 import type { MatrixColumn } from '../model.js';
 import { texts } from '../texts.js';
 import type { JudgeContext, Observation } from './judge.js';
 import type { Opened } from './open-columns.js';
 import type { Progress } from './progress.js';
-import { formatPreflightFailed, PREFLIGHT_CASE } from '../../preflight.js';
 import { runColumn, runningColumns } from './run-column.js';
 
 const loaded = (id: string, fields: Partial<LoadedCase> = {}): LoadedCase => ({

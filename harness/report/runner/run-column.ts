@@ -3,16 +3,17 @@
  * skipped cases that may be probed for staleness (last, so a probe that breaks the column cannot
  * cost a real result). Records one observation per executed case and reports progress.
  */
+
+import { messageOf } from '../../../src/protocol/errors.js';
 import type { Case, LoadedCase } from '../../case-model.js';
+import { formatPreflightFailed, PREFLIGHT_CASE, preflightProblem } from '../../preflight.js';
 import type { CellPlan } from '../cell-rules.js';
 import { planCell, runsCase, settleCell } from '../cell-rules.js';
 import type { MatrixColumn } from '../model.js';
-import { formatPreflightFailed, PREFLIGHT_CASE, preflightProblem } from '../../preflight.js';
 import { texts } from '../texts.js';
 import type { JudgeContext, Observation } from './judge.js';
-import { judgeCell, judgeableNow } from './judge.js';
+import { judgeableNow, judgeCell } from './judge.js';
 import type { OpenColumn, Opened } from './open-columns.js';
-import { messageOf } from '../../../src/protocol/errors.js';
 import type { Progress } from './progress.js';
 
 /** Columns still running, so an interrupted run can stop them (nothing may be left behind). */
@@ -22,7 +23,7 @@ export const runningColumns = new Set<OpenColumn>();
 const GUARD_GRACE_MS = 60_000;
 const DEFAULT_CASE_TIMEOUT_MS = 60_000;
 
-export function guardMs(testCase: Case): number {
+function guardMs(testCase: Case): number {
   return (testCase.options?.timeout ?? DEFAULT_CASE_TIMEOUT_MS) + GUARD_GRACE_MS;
 }
 

@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../paths.js';
 import { texts } from '../texts.js';
 import { gitState } from './git.js';
 import type { JudgeContext, Observation } from './judge.js';
-import { judgeCell, judgeableNow } from './judge.js';
+import { judgeableNow, judgeCell } from './judge.js';
 import { openOurSide, openReferenceColumn, plannedColumns } from './open-columns.js';
 import type { Progress } from './progress.js';
 import { runColumn } from './run-column.js';

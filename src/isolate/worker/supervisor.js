@@ -2,7 +2,7 @@
 // host that spawned it (the token binding proves that), loads every run as a fresh dynamic
 // worker through the Worker Loader binding, and relays the run's tool calls and outbound fetches
 // to the host over that socket. The message grammar is documented in docs/isolate.md.
-import { WorkerEntrypoint, RpcTarget } from 'cloudflare:workers';
+import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
 import createValueCodec from 'value-codec.js';
 
 const codec = createValueCodec(() => undefined);
@@ -172,12 +172,10 @@ async function runInvocation(message) {
   live.set(message.run, worker);
   routes.set(message.exec, message.run);
   const reply = await settle(message.run, worker, () =>
-    worker
-      .getEntrypoint()
-      .invoke(message.handle, codec.decode(message.args), new Bridge(message.run), {
-        run: message.run,
-        bound: message.bound,
-      }),
+    worker.getEntrypoint().invoke(message.handle, codec.decode(message.args), new Bridge(message.run), {
+      run: message.run,
+      bound: message.bound,
+    }),
   );
   live.delete(message.run);
   send(reply);

@@ -38,6 +38,7 @@ const trailingExpressions = [
   '({ a: 1 })',
   '{ a: 1 }',
   '"str"',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: model output that holds a template literal.
   '`template ${1}`',
   'const r = await api.get({ id: 1 });\nr.items.map(i => i.name);',
   'let total = 0\nfor (const x of [1, 2, 3]) total += x\ntotal',

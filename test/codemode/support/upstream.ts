@@ -2,7 +2,7 @@
  * Upstream's own code, read from the installed `@cloudflare/codemode` without running its root
  * entry (which imports `cloudflare:workers`, a scheme Node cannot load).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';

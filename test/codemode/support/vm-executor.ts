@@ -19,7 +19,7 @@ export interface RecordedCall {
   envelope?: string;
 }
 
-export const VM_NO_IMPORTS = 'The vm test executor runs no static imports';
+const VM_NO_IMPORTS = 'The vm test executor runs no static imports';
 
 export class VmExecutor implements Executor {
   readonly requests: ExecuteRequest[] = [];

@@ -1,7 +1,7 @@
 /** Client-side helpers: a counting WebSocket constructor, and a tool gate the test opens. */
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import { encodeResultEnvelope, ExecutorError, type Dispatch } from '../../../src/protocol/index.js';
+import { type Dispatch, ExecutorError, encodeResultEnvelope } from '../../../src/protocol/index.js';
 import type { WebSocketConstructor } from '../../../src/remote/index.js';
 
 /** The ws constructor, which sends headers; Node 20 has no global WebSocket. */

@@ -2,7 +2,7 @@
  * Starts real daemon processes for the remote tests and guarantees none outlives its test file:
  * every process is tracked, and `stopAllDaemons` (afterAll) resumes and kills what is left.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 

@@ -2,7 +2,7 @@
  * Runs a bundled Worker under plain workerd (the npm package's binary, no wrangler), with no
  * compatibility flags, allowed to reach loopback alone. Learns its port from the control fd.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
