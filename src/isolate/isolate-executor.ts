@@ -17,13 +17,13 @@ import type {
 import { encodeValue } from '../protocol/value-codec.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
-import { isolateText } from './messages.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats } from './pool.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
+import { isolateText } from './texts.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
 interface RetainedExecution {

@@ -3,9 +3,10 @@
  * option a value broke. Also the timeout grammar every request shares.
  */
 import { availableParallelism } from 'node:os';
+import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
-import { describeValue, isolateText } from './messages.js';
+import { isolateText } from './texts.js';
 
 export interface IsolatePoolOptions {
   /** workerd processes running executions at once (one execution per process). Default: CPU count, at most 4. */

@@ -8,10 +8,10 @@
  * executions (draining) and ends once its last retained execution is closed.
  */
 import { ExecutorError } from '../protocol/errors.js';
-import { isolateText } from './messages.js';
 import type { IsolateSettings } from './options.js';
 import type { ProcessFate } from './run.js';
 import type { SandboxProcess } from './sandbox-process.js';
+import { isolateText } from './texts.js';
 
 interface Waiter {
   resolve(process: SandboxProcess): void;

@@ -3,6 +3,8 @@
  * `INVALID_REQUEST` rejection naming the field. Provider names are not checked here: a rejected
  * name is a result (`validateProviders`), as the contract says.
  */
+
+import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type {
   Dispatch,
@@ -12,9 +14,9 @@ import type {
   OutboundFetch,
   ProviderDescriptor,
 } from '../protocol/types.js';
-import { describeValue, isolateText } from './messages.js';
 import { type IsolateSettings, resolveTimeout } from './options.js';
 import { INTERNAL_MODULES } from './sandbox-constants.js';
+import { isolateText } from './texts.js';
 
 function invalid(message: string): ExecutorError {
   return new ExecutorError('INVALID_REQUEST', message);

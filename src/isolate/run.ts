@@ -4,15 +4,17 @@
  * enforces the bound: on expiry it asks the supervisor to give the run up and, when the process
  * does not answer (a synchronous spin holds its only JavaScript thread), kills it.
  */
+
+import { describeValue } from '../protocol/describe-value.js';
 import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } from '../protocol/errors.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
-import { describeValue, isolateText } from './messages.js';
 import type { FrameHead } from './outbound-server.js';
 import { RunClock } from './run-clock.js';
 import type { ProcessEnd, SandboxProcess, SupervisorMessage } from './sandbox-process.js';
 import { describeExit } from './spawn-workerd.js';
+import { isolateText } from './texts.js';
 
 /**
  * How long a process has to answer `cancel`. When it has not, and it burned CPU meanwhile, it is

@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
-import { isolateText } from './messages.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
+import { isolateText } from './texts.js';
 
 /** A message from the supervisor; `run` names the run it belongs to. */
 export interface SupervisorMessage {

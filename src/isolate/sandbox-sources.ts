@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { BINARY_CODEC_SOURCE } from '../protocol/codec.js';
 import { HANDLE_KEY } from '../protocol/types.js';
 import { VALUE_CODEC_SOURCE } from '../protocol/value-codec.js';
-import { isolateText } from './messages.js';
+import { isolateText } from './texts.js';
 
 export interface SandboxSources {
   supervisor: string;

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ExecutorError } from '../protocol/errors.js';
-import { isolateText } from './messages.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
+import { isolateText } from './texts.js';
 
 /**
  * $1 is the config path, the rest is workerd's command line. The watcher starts first, so there is

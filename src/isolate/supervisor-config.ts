@@ -2,7 +2,7 @@
  * The workerd config of one pool member, as capnp text. Every module and binding is inline, so the
  * config is one file that can be deleted as soon as workerd is listening.
  */
-import { isolateText } from './messages.js';
+
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
@@ -10,6 +10,7 @@ import {
   SANDBOX_COMPATIBILITY_FLAGS,
 } from './sandbox-constants.js';
 import type { SandboxSources } from './sandbox-sources.js';
+import { isolateText } from './texts.js';
 
 /** The socket the host connects to; named in the control-fd `listen` event. */
 export const CONTROL_SOCKET = 'control';

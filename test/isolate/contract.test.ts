@@ -3,11 +3,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/messages.js';
+import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutorError, ToolNotFoundError } from '../../src/protocol/errors.js';
 import { providerRejection } from '../../src/protocol/providers.js';
 import { type Dispatch, type ExecuteRequest, HANDLE_KEY, type OutboundFetch } from '../../src/protocol/types.js';
+import { FUNCTION_NOT_RETAINED_MESSAGE } from '../../src/protocol/value-codec.js';
 
 /** Every request the construction-level outbound answered. */
 const seenByDefaultOutbound: string[] = [];
@@ -132,7 +133,7 @@ describe('results and logs', () => {
     const f = (outcome.result as { f: () => Promise<unknown> }).f;
     expect(typeof f).toBe('function');
     expect(JSON.stringify(outcome.result)).toBe('{}');
-    await expect(f()).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND', message: isolateText.functionNotRetained });
+    await expect(f()).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND', message: FUNCTION_NOT_RETAINED_MESSAGE });
   });
 });
 

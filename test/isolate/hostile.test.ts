@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/messages.js';
+import { isolateText } from '../../src/isolate/texts.js';
+import { cancellationText } from '../../src/protocol/cancellation.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
@@ -273,7 +274,7 @@ describe('cancellation through options.signal', () => {
     const spinner = executor.stats().members.find((member) => member.busy)!.pid;
     await waitForSpin(spinner);
     controller.abort();
-    expect((await cancelled(spinning)).message).toBe(isolateText.cancelled('execute'));
+    expect((await cancelled(spinning)).message).toBe(cancellationText.cancelled('execute'));
     await waitFor(() => !isAlive(spinner), 'the spinning process to be killed');
     await waitFor(() => !pids().includes(spinner), 'the pool to drop the killed process');
     await assertHealthy();
@@ -293,7 +294,7 @@ describe('cancellation through options.signal', () => {
     const queued = executor.execute({ code: 'async () => "never run"' }, { signal: second.signal });
     expect(executor.stats().queued).toBe(1);
     second.abort();
-    expect((await cancelled(queued)).message).toBe(isolateText.cancelled('execute'));
+    expect((await cancelled(queued)).message).toBe(cancellationText.cancelled('execute'));
     expect(executor.stats().queued).toBe(0);
     first.abort();
     await cancelled(waiting);
@@ -317,7 +318,7 @@ describe('cancellation through options.signal', () => {
     const spinner = executor.stats().members.find((member) => member.busy)!.pid;
     await waitForSpin(spinner);
     controller.abort();
-    expect((await cancelled(spinning)).message).toBe(isolateText.cancelled('invokeHandle'));
+    expect((await cancelled(spinning)).message).toBe(cancellationText.cancelled('invokeHandle'));
     await waitFor(() => !isAlive(spinner), 'the spinning process to be killed');
     await expect(executor.invokeHandle({ executionId, handle })).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND' });
     await assertHealthy();
@@ -327,7 +328,7 @@ describe('cancellation through options.signal', () => {
     const controller = new AbortController();
     controller.abort();
     expect((await cancelled(executor.execute({ code: 'async () => 1' }, { signal: controller.signal }))).message).toBe(
-      isolateText.cancelled('execute'),
+      cancellationText.cancelled('execute'),
     );
     expect(executor.stats().members.every((member) => !member.busy)).toBe(true);
   });
@@ -335,11 +336,11 @@ describe('cancellation through options.signal', () => {
   it('refuses a signal that is not an AbortSignal', async () => {
     await expect(executor.execute({ code: 'async () => 1' }, { signal: 'stop' as never })).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
-      message: isolateText.signalInvalid('execute', '"stop"'),
+      message: cancellationText.signalInvalid('execute', '"stop"'),
     });
     await expect(executor.execute({ code: 'async () => 1' }, 5 as never)).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
-      message: isolateText.callOptionsInvalid('execute', '5'),
+      message: cancellationText.callOptionsInvalid('execute', '5'),
     });
   });
 });

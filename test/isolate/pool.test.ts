@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/messages.js';
+import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
 import { isAlive, waitFor } from './processes.js';

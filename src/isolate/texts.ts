@@ -2,11 +2,6 @@
  * Every text the isolate executor composes: failures of a run (written for the model that reads
  * them), rejections (written for the host developer), and the option errors.
  */
-import { cancellationText } from '../protocol/cancellation.js';
-import { FUNCTION_NOT_RETAINED_MESSAGE } from '../protocol/value-codec.js';
-
-/** Shared with the remote client, so it lives in the protocol; the isolate's texts use it too. */
-export { describeValue } from '../protocol/describe-value.js';
 
 export const isolateText = {
   // --- a run that failed without a thrown value of its own -------------------------------------
@@ -16,8 +11,6 @@ export const isolateText = {
   /** The sandbox process ended during the run for a reason we did not cause. */
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
-  /** A function in a result whose execution did not ask for `retainHandles` (the protocol composes it). */
-  functionNotRetained: FUNCTION_NOT_RETAINED_MESSAGE,
 
   /** Thrown in the sandbox when a provider's proxySource evaluates to something other than an object. */
   proxySourceNotObject: (name: string) =>
@@ -33,8 +26,6 @@ export const isolateText = {
   supervisorFailure: 'codemode supervisor: a host message failed: ',
 
   // --- rejections (ExecutorError) -----------------------------------------------------------------
-  /** The caller aborted `options.signal`; composed in the protocol, which RemoteExecutor shares. */
-  cancelled: cancellationText.cancelled,
   disposed: 'The IsolateExecutor has been disposed; create a new one to run more code.',
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
@@ -76,8 +67,6 @@ export const isolateText = {
   argsInvalid: (got: string) => `invokeHandle args must be an array or undefined, got ${got}.`,
   argsUnencodable: (detail: string) => `invokeHandle args cannot be sent into the sandbox: ${detail}`,
   argsHoldFunction: 'functions cannot be passed into the sandbox',
-  callOptionsInvalid: cancellationText.callOptionsInvalid,
-  signalInvalid: cancellationText.signalInvalid,
 
   // --- construction options -----------------------------------------------------------------------
   optionsNotObject: (got: string) =>
