@@ -72,6 +72,7 @@ export class IsolateExecutor implements Executor {
           modules: checked.modules,
           outbound: checked.outbound !== null,
           retain: checked.retainHandles,
+          bound: checked.timeout,
         },
         timeout: checked.timeout,
         countHostWaits: checked.countHostWaits,
@@ -110,7 +111,14 @@ export class IsolateExecutor implements Executor {
       );
       return this.#run('invokeHandle', signal, member, {
         id,
-        start: { t: 'invoke', run: id, exec: checked.executionId, handle: checked.handle, args },
+        start: {
+          t: 'invoke',
+          run: id,
+          exec: checked.executionId,
+          handle: checked.handle,
+          args,
+          bound: checked.timeout,
+        },
         timeout: checked.timeout,
         countHostWaits: checked.countHostWaits,
         dispatch: checked.dispatch,

@@ -5,40 +5,17 @@
  * It relays the request instead through an `external` service binding to this loopback HTTP
  * server, one per executor, shared by its pool members.
  *
- * Both directions carry one frame: a 4-byte big-endian length, that many bytes of JSON head, then
- * the body bytes. Request head: `{u, m, h, nb}` (url, method, header pairs, null body). Response
- * head: `{s, st, h, nb}`, or `{error}` when the outbound function threw.
+ * Both directions carry one frame of relay-frame.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { COMPLETED_MESSAGE } from '../protocol/dispatch.js';
-
-export interface FrameHead {
-  [field: string]: unknown;
-}
-
-function encodeFrame(head: FrameHead, body: Uint8Array): Buffer {
-  const headBytes = Buffer.from(JSON.stringify(head), 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(headBytes.length, 0);
-  return Buffer.concat([length, headBytes, body]);
-}
-
-function decodeFrame(frame: Buffer): { head: FrameHead; body: Buffer } {
-  const length = frame.readUInt32BE(0);
-  return {
-    head: JSON.parse(frame.subarray(4, 4 + length).toString('utf8')) as FrameHead,
-    body: frame.subarray(4 + length),
-  };
-}
+import { type RelayFrame, type RelayReplyHead, relayCodec } from './relay-frame.js';
+import { isolateText } from './texts.js';
 
 /** Answers one relayed request with the frame to send back. */
-export type RelayHandler = (request: Request) => Promise<{ head: FrameHead; body: Uint8Array }>;
-
-/** The header the supervisor proves itself with, and the one naming the run. */
-const TOKEN_HEADER = 'x-codemode-token';
-const RUN_HEADER = 'x-codemode-run';
+export type RelayHandler = (request: Request) => Promise<RelayFrame<RelayReplyHead>>;
 
 export class OutboundServer {
   readonly token = randomBytes(24).toString('hex');
@@ -82,24 +59,29 @@ export class OutboundServer {
   }
 
   async #serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    if (incoming.headers[TOKEN_HEADER] !== this.token) {
+    if (incoming.headers[relayCodec.tokenHeader] !== this.token) {
       outgoing.writeHead(403).end();
       return;
     }
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    const { head, body } = decodeFrame(Buffer.concat(chunks));
-    const handler = this.#handlers.get(String(incoming.headers[RUN_HEADER]));
-    let reply: { head: FrameHead; body: Uint8Array };
-    if (handler === undefined) reply = { head: { error: COMPLETED_MESSAGE }, body: new Uint8Array() };
+    const frame = relayCodec.decodeRequest(Buffer.concat(chunks));
+    const handler = this.#handlers.get(String(incoming.headers[relayCodec.runHeader]));
+    let reply: RelayFrame<RelayReplyHead>;
+    if (frame === null)
+      reply = { head: { ok: false, error: isolateText.relayRequestMalformed }, body: new Uint8Array() };
+    else if (handler === undefined) reply = { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
     else {
-      const request = new Request(String(head.u), {
-        method: String(head.m),
-        headers: head.h as [string, string][],
-        ...(head.nb === true ? {} : { body: new Uint8Array(body) }),
+      const { head, body } = frame;
+      const request = new Request(head.url, {
+        method: head.method,
+        headers: head.headers,
+        ...(head.nullBody ? {} : { body: new Uint8Array(body) }),
       });
       reply = await handler(request);
     }
-    outgoing.writeHead(200, { 'content-type': 'application/octet-stream' }).end(encodeFrame(reply.head, reply.body));
+    outgoing
+      .writeHead(200, { 'content-type': 'application/octet-stream' })
+      .end(relayCodec.encodeReply(reply.head, reply.body));
   }
 }

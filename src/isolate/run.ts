@@ -10,9 +10,10 @@ import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js'
 import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } from '../protocol/errors.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
-import type { FrameHead } from './outbound-server.js';
+import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
+import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
 import { RunClock } from './run-clock.js';
-import type { ProcessEnd, SandboxProcess, SupervisorMessage } from './sandbox-process.js';
+import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
 import { describeExit } from './spawn-workerd.js';
 import { isolateText } from './texts.js';
 
@@ -29,8 +30,8 @@ const SPINNING_CPU_SHARE = 0.3;
 
 export interface RunSpec {
   id: string;
-  /** The message that starts the run in the supervisor. */
-  start: { t: 'run' | 'invoke'; [field: string]: unknown };
+  /** The message that starts the run in the supervisor; its `bound` is `timeout`. */
+  start: RunMessage | InvokeMessage;
   timeout: number;
   countHostWaits: boolean;
   dispatch: Dispatch | null | undefined;
@@ -70,7 +71,8 @@ function deathText(end: ProcessEnd, heapLimitMb: number): string {
 
 /** Answers a message of a run that already settled. */
 function answerStale(process: SandboxProcess, message: SupervisorMessage): void {
-  if (message.t === 'call') process.send({ t: 'answer', ask: message.ask, v: encodeErrorEnvelope(COMPLETED_MESSAGE) });
+  if (message.t === 'call')
+    process.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
 }
 
 interface ResponseLike {
@@ -123,7 +125,7 @@ export class Run {
     };
     this.#process.watchEnd((end) => this.#processEnded(end));
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
-    this.#process.send({ ...this.#spec.start, bound: this.#spec.timeout });
+    this.#process.send(this.#spec.start);
     this.#clock.start();
   }
 
@@ -163,15 +165,15 @@ export class Run {
     }
   }
 
-  async #answerCall(message: SupervisorMessage): Promise<void> {
+  async #answerCall(message: CallMessage): Promise<void> {
     const dispatch = this.#spec.dispatch;
-    const tool = String(message.n);
+    const tool = message.tool;
     this.#clock.beginHostWait();
     let envelope: string;
     try {
       if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
       else {
-        const answer: unknown = await dispatch(String(message.p), tool, String(message.a));
+        const answer: unknown = await dispatch(message.provider, tool, message.args);
         envelope =
           typeof answer === 'string'
             ? answer
@@ -182,14 +184,14 @@ export class Run {
     } finally {
       this.#clock.endHostWait();
     }
-    this.#process.send({ t: 'answer', ask: message.ask, v: envelope });
+    this.#process.send({ t: 'answer', ask: message.ask, envelope });
   }
 
   /** Answers one relayed sandbox fetch (outbound-server.ts) with the frame to send back. */
-  async relayFetch(request: Request): Promise<{ head: FrameHead; body: Uint8Array }> {
+  async relayFetch(request: Request): Promise<RelayFrame<RelayReplyHead>> {
     const outbound = this.#spec.outbound;
     if (this.#state === 'finished' || typeof outbound !== 'function')
-      return { head: { error: COMPLETED_MESSAGE }, body: new Uint8Array() };
+      return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
     this.#clock.beginHostWait();
     try {
       const response: unknown = await outbound(request);
@@ -197,44 +199,54 @@ export class Run {
       const nullBody = response.body === null;
       const body = nullBody ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
       return {
-        head: { s: response.status, st: response.statusText ?? '', h: [...response.headers], nb: nullBody },
+        head: {
+          ok: true,
+          status: response.status,
+          statusText: response.statusText ?? '',
+          headers: [...response.headers],
+          nullBody,
+        },
         body,
       };
     } catch (error) {
-      return { head: { error: messageOf(error) }, body: new Uint8Array() };
+      return { head: { ok: false, error: messageOf(error) }, body: new Uint8Array() };
     } finally {
       this.#clock.endHostWait();
     }
   }
 
-  #done(message: SupervisorMessage): void {
-    const logs = (message.logs ?? []) as LogEntry[];
+  #done(message: DoneMessage): void {
+    const logs = message.logs;
     // The sandbox's race proves it settled within its bound, counted from after its synchronous
     // prefix (as upstream counts), even though the host's clock, started at hand-off, ran out.
-    if (this.#state === 'cancelling' && (this.#cancelled || message.inTime !== true)) {
+    if (this.#state === 'cancelling' && (this.#cancelled || !message.inTime)) {
       // It settled inside the grace period, after its bound: still a timeout. Anything it
       // retained is released, since no execution id will ever name it.
-      if (this.#spec.retain && message.ok === true) this.#process.send({ t: 'release', exec: this.#spec.id });
+      if (this.#spec.retain && message.outcome === 'value') this.#process.send({ t: 'release', exec: this.#spec.id });
       this.#finish(this.#timedOut(logs), 'retire');
       return;
     }
-    if (message.missing === true) {
-      this.#settle();
-      const { exec, handle } = this.#spec.start as { exec?: unknown; handle?: unknown };
-      this.#reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(String(exec), String(handle))));
-      return;
+    const start = this.#spec.start;
+    switch (message.outcome) {
+      case 'missing': {
+        this.#settle();
+        const [exec, handle] = start.t === 'invoke' ? [start.exec, start.handle] : [start.run, ''];
+        this.#reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle)));
+        return;
+      }
+      case 'value': {
+        const result: ExecuteResult = { result: decodeValue(message.value), logs };
+        if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
+        this.#finish(result, 'keep', this.#spec.retain);
+        return;
+      }
+      case 'threw':
+        this.#finish({ result: undefined, error: message.error, logs }, 'keep');
+        return;
+      case 'fault':
+        this.#finish({ result: undefined, error: formatFault(message.fault), logs }, 'keep');
+        return;
     }
-    let result: ExecuteResult;
-    let retained = false;
-    if (message.ok === true) {
-      result = { result: decodeValue(message.v), logs };
-      if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
-      retained = this.#spec.retain;
-    } else {
-      const error = typeof message.fault === 'string' ? formatFault(message.fault) : String(message.error);
-      result = { result: undefined, error, logs };
-    }
-    this.#finish(result, 'keep', retained);
   }
 
   #expire(): void {
@@ -277,12 +289,8 @@ export class Run {
     this.#finish(result, 'dead');
   }
 
-  #timedOut(logs: unknown): ExecuteResult {
-    return {
-      result: undefined,
-      error: ExecutionTimeoutError.format(this.#spec.timeout),
-      logs: (logs ?? []) as LogEntry[],
-    };
+  #timedOut(logs: LogEntry[]): ExecuteResult {
+    return { result: undefined, error: ExecutionTimeoutError.format(this.#spec.timeout), logs };
   }
 
   #settle(): void {

@@ -9,17 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
+import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
 import { isolateText } from './texts.js';
-
-/** A message from the supervisor; `run` names the run it belongs to. */
-export interface SupervisorMessage {
-  t: string;
-  run: string;
-  [field: string]: unknown;
-}
 
 export interface ProcessEnd {
   /** We ended it (recycling, a wedged run, dispose). */
@@ -76,14 +70,12 @@ export class SandboxProcess {
     this.pid = workerd.pid;
     this.#workerd = workerd;
     this.#socket = socket;
-    socket.on('message', (data) => {
-      let message: SupervisorMessage;
-      try {
-        message = JSON.parse(String(data)) as SupervisorMessage;
-      } catch {
-        return;
-      }
-      this.onMessage(message);
+    socket.on('message', (data, isBinary) => {
+      const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
+      // A frame outside the grammar comes from a supervisor that is broken or no longer ours:
+      // nothing it says can be trusted, so the process ends and its run reports that.
+      if (message === null) this.kill();
+      else this.onMessage(message);
     });
     // A closed socket means a dead or dying process: give it a moment to exit with its own
     // status (an OOM abort explains itself on stderr), then make sure.
@@ -132,7 +124,7 @@ export class SandboxProcess {
     return this.#alive;
   }
 
-  send(message: object): void {
+  send(message: HostMessage): void {
     if (this.#alive) this.#socket.send(JSON.stringify(message));
   }
 
@@ -177,7 +169,7 @@ export class SandboxProcess {
 function connect(port: number, token: string, timeoutMs: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}/`, {
-      headers: { 'x-codemode-token': token },
+      headers: { [CHANNEL_TOKEN_HEADER]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
     });

@@ -1,18 +1,25 @@
 /**
- * The source texts workerd runs: the supervisor worker, the value codec module it imports, and
- * the harness module of every execution. The two worker files are assets beside this module
- * (`worker/*.js`, copied into dist/ by scripts/copy-assets.mjs), read once and completed here with
- * the protocol's binary codec, our value codec and the texts they throw.
+ * The source texts workerd runs: the supervisor worker, the modules it imports (the value codec,
+ * the channel grammar, the relay codec: each the source of one self-contained TypeScript
+ * function, so host and supervisor run one implementation), and the harness module of every
+ * execution. The two worker files are assets beside this module (`worker/*.js`, copied into dist/
+ * by scripts/copy-assets.mjs), read once and completed here with the protocol's binary codec and
+ * the texts they throw.
  */
 import { readFileSync } from 'node:fs';
 import { BINARY_CODEC_SOURCE } from '../protocol/codec.js';
 import { HANDLE_KEY } from '../protocol/types.js';
 import { VALUE_CODEC_SOURCE } from '../protocol/value-codec.js';
+import { CHANNEL_GRAMMAR_SOURCE } from './channel.js';
+import { RELAY_CODEC_SOURCE } from './relay-frame.js';
 import { isolateText } from './texts.js';
+import type { HarnessSettings } from './worker-settings.js';
 
 export interface SandboxSources {
   supervisor: string;
   valueCodecModule: string;
+  channelGrammarModule: string;
+  relayCodecModule: string;
   harness: string;
 }
 
@@ -22,22 +29,28 @@ function readAsset(name: string): string {
   return readFileSync(new URL(`./worker/${name}`, import.meta.url), 'utf8');
 }
 
-function fill(source: string, marker: string, replacement: string): string {
-  const token = `/*@${marker}@*/ null`;
-  if (!source.includes(token)) throw new Error(`worker asset is missing the marker ${token}`);
+/** Replaces the one occurrence of a placeholder (`__NAME__`, declared in worker/worker.d.ts). */
+function fill(source: string, placeholder: string, replacement: string): string {
+  const token = `__${placeholder}__`;
+  if (source.split(token).length !== 2) throw new Error(`worker asset must hold the placeholder ${token} once`);
   // A function replacement, so `$` sequences in the inserted source are taken literally.
-  return source.replace(token, () => replacement);
+  return source.replace(token, () => `(${replacement})`);
 }
 
 export function sandboxSources(): SandboxSources {
   if (cached !== undefined) return cached;
-  const harnessSettings = { handleKey: HANDLE_KEY, proxySourceNotObject: isolateText.proxySourceNotObject('{name}') };
+  const harnessSettings: HarnessSettings = {
+    handleKey: HANDLE_KEY,
+    proxySourceNotObject: isolateText.proxySourceNotObject('{name}'),
+  };
   let harness = readAsset('harness.js');
-  harness = fill(harness, 'SETTINGS', JSON.stringify(harnessSettings));
+  harness = fill(harness, 'HARNESS_SETTINGS', JSON.stringify(harnessSettings));
   harness = fill(harness, 'BINARY_CODEC', BINARY_CODEC_SOURCE);
   cached = {
     supervisor: readAsset('supervisor.js'),
     valueCodecModule: `export default ${VALUE_CODEC_SOURCE};\n`,
+    channelGrammarModule: `export default ${CHANNEL_GRAMMAR_SOURCE};\n`,
+    relayCodecModule: `export default ${RELAY_CODEC_SOURCE};\n`,
     harness,
   };
   return cached;

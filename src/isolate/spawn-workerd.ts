@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ExecutorError } from '../protocol/errors.js';
+import { parseControlEvent } from './control-events.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
 import { isolateText } from './texts.js';
 
@@ -180,14 +181,10 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       }
     });
     lines(child.stdio[3] as Readable, (line) => {
-      try {
-        const event = JSON.parse(line) as { event?: unknown; socket?: unknown; port?: unknown };
-        if (event.event === 'listen' && event.socket === CONTROL_SOCKET && typeof event.port === 'number') {
-          port = event.port;
-          maybeReady();
-        }
-      } catch {
-        // Not a control message of ours.
+      const event = parseControlEvent(line);
+      if (event?.event === 'listen' && event.socket === CONTROL_SOCKET) {
+        port = event.port;
+        maybeReady();
       }
     });
     void exited.then((info) =>

@@ -2,7 +2,7 @@
  * The workerd config of one pool member, as capnp text. Every module and binding is inline, so the
  * config is one file that can be deleted as soon as workerd is listening.
  */
-
+import { CHANNEL_TOKEN_HEADER } from './channel.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
@@ -11,6 +11,7 @@ import {
 } from './sandbox-constants.js';
 import type { SandboxSources } from './sandbox-sources.js';
 import { isolateText } from './texts.js';
+import type { SupervisorSettings } from './worker-settings.js';
 
 /** The socket the host connects to; named in the control-fd `listen` event. */
 export const CONTROL_SOCKET = 'control';
@@ -41,16 +42,19 @@ export interface SupervisorConfigInput {
 }
 
 export function buildSupervisorConfig({ sources, token, heapLimitMb, relay }: SupervisorConfigInput): string {
-  const settings = {
+  const settings: SupervisorSettings = {
     token,
+    tokenHeader: CHANNEL_TOKEN_HEADER,
     hostToken: relay.token,
     compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
     compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
     entryModule: ENTRY_MODULE,
     harnessModule: HARNESS_MODULE,
     outboundAfterRun: isolateText.outboundAfterRun,
+    relayMalformed: isolateText.relayMalformed,
     hostGone: isolateText.hostGone,
     supervisorFailure: isolateText.supervisorFailure,
+    messageMalformed: isolateText.messageMalformed,
   };
   return `using Workerd = import "/workerd/workerd.capnp";
 
@@ -68,6 +72,8 @@ const supervisor :Workerd.Worker = (
   modules = [
     (name = "supervisor.js", esModule = ${capnpString(sources.supervisor)}),
     (name = "value-codec.js", esModule = ${capnpString(sources.valueCodecModule)}),
+    (name = "channel-grammar.js", esModule = ${capnpString(sources.channelGrammarModule)}),
+    (name = "relay-codec.js", esModule = ${capnpString(sources.relayCodecModule)}),
   ],
   compatibilityDate = ${capnpString(SANDBOX_COMPATIBILITY_DATE)},
   compatibilityFlags = [ "enable_ctx_exports" ],

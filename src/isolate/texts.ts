@@ -20,10 +20,16 @@ export const isolateText = {
     `The outbound function must return a Response (or a promise of one), got ${got}.`,
   /** A sandbox fetch arriving after its run settled (the supervisor's text). */
   outboundAfterRun: 'This fetch was made after its execution had finished.',
+  /** A relay reply outside the frame grammar (relay-frame.ts); the sandbox fetch fails with it. */
+  relayMalformed: 'The host answered this fetch with a malformed relay frame.',
+  /** A relayed request outside the frame grammar; the host answers it with this failure. */
+  relayRequestMalformed: 'The sandbox sent a malformed relay frame for this fetch.',
   /** A question to the host from a supervisor whose host connection closed. */
   hostGone: 'The host connection is closed.',
   /** workerd's stderr line for a host message the supervisor failed to handle (it ends in the error's message). */
   supervisorFailure: 'codemode supervisor: a host message failed: ',
+  /** The rest of that line for a frame outside the channel grammar (channel.ts). */
+  messageMalformed: 'the frame is not a message of the channel grammar',
 
   // --- rejections (ExecutorError) -----------------------------------------------------------------
   disposed: 'The IsolateExecutor has been disposed; create a new one to run more code.',

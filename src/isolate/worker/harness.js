@@ -1,3 +1,4 @@
+// @ts-check
 // The sandbox side of one execution (module "__codemode_harness.js" of every dynamic worker).
 //
 // The generated entry module imports it first, as `__codemode`, ahead of any user import, so it
@@ -5,8 +6,12 @@
 // Its own state (logs, bridge, retained functions) lives in this module's scope, out of user reach;
 // user scope sees only the frozen module namespace `__codemode`.
 //
-// The markers /*@...@*/ are replaced when the supervisor config is built (sandbox-sources.ts).
+// The two placeholders in capitals between double underscores (typed in worker.d.ts) are
+// replaced when the supervisor config is built (sandbox-sources.ts).
 import { WorkerEntrypoint } from 'cloudflare:workers';
+
+/** @typedef {import('../../protocol/types.js').LogEntry} LogEntry */
+/** @typedef {import('../../protocol/types.js').LogLevel} LogLevel */
 
 const $Proxy = Proxy;
 const $Promise = Promise;
@@ -24,12 +29,17 @@ const $ObjectPrototype = Object.prototype;
 const $setTimeout = setTimeout;
 const $clearTimeout = clearTimeout;
 const $now = Date.now;
+const $get = Reflect.get;
+const $Object = Object;
 
-const SETTINGS = /*@SETTINGS@*/ null;
+const SETTINGS = __HARNESS_SETTINGS__;
 
 // The protocol's binary codec, evaluated over captured intrinsics, so user code that replaces
-// JSON, btoa or String on globalThis cannot break tool calls.
-const codec = ((JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => /*@BINARY_CODEC@*/ null())(
+// JSON, btoa or String on globalThis cannot break tool calls. The parameters shadow the globals
+// the codec's source names.
+/** @type {(JSON: Pick<JSON, 'stringify' | 'parse'>, btoa: typeof globalThis.btoa, atob: typeof globalThis.atob, String: Pick<StringConstructor, 'fromCharCode'>, Array: Pick<ArrayConstructor, 'from' | 'isArray'>, ArrayBuffer: ArrayBufferConstructor, Uint8Array: Uint8ArrayConstructor) => import('../../protocol/codec.js').BinaryCodec} */
+const codecOver = (JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => __BINARY_CODEC__();
+const codec = codecOver(
   { stringify: JSON.stringify, parse: JSON.parse },
   btoa,
   atob,
@@ -40,11 +50,13 @@ const codec = ((JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => /*@
 );
 
 // ---- console capture: log, warn and error, the methods the reference captures ----------------
+/** @type {LogEntry[]} */
 let logs = [];
 
 // Arrows, as upstream writes them: no `prototype`, not constructible, so the surface matches.
+/** @param {LogLevel} level */
 function capture(level) {
-  return (...args) => {
+  return (/** @type {unknown[]} */ ...args) => {
     let message = '';
     // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
     for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
@@ -56,43 +68,58 @@ console.warn = capture('warn');
 console.error = capture('error');
 
 // ---- tool calls --------------------------------------------------------------------------------
-let bridge = null;
+/** Set by every `evaluate` and `invoke` before user code can call a tool. @type {SandboxBridge} */
+let bridge;
 
+/**
+ * @param {string} provider
+ * @param {string} tool
+ * @param {unknown[]} args
+ */
 async function dispatch(provider, tool, args) {
   const argsJson = codec.stringify(args);
   const envelope = codec.parse(await bridge.call(provider, tool, argsJson));
   if (envelope !== null && typeof envelope === 'object') {
-    if (envelope.error) throw new $Error(envelope.error);
-    return envelope.result;
+    if ('error' in envelope && envelope.error) throw new $Error($String(envelope.error));
+    return 'result' in envelope ? envelope.result : undefined;
   }
   return undefined;
 }
 
-/** One provider namespace: own members first, then every other string key dispatches by name. */
+/**
+ * One provider namespace: own members first, then every other string key dispatches by name.
+ * @param {string} name
+ * @param {boolean} positional
+ * @param {((call: (tool: unknown, ...args: unknown[]) => Promise<unknown>) => unknown) | null} factory
+ */
 export function namespace(name, positional, factory) {
+  /** @type {(tool: unknown, ...args: unknown[]) => Promise<unknown>} */
   const call = (tool, ...args) => dispatch(name, $String(tool), positional ? args : [args[0] ?? {}]);
+  /** @type {object} */
   let target = {};
   if (factory !== null) {
-    target = factory(call);
-    if (target === null || (typeof target !== 'object' && typeof target !== 'function')) {
+    const made = factory(call);
+    if (made === null || (typeof made !== 'object' && typeof made !== 'function')) {
       throw new $TypeError(SETTINGS.proxySourceNotObject.replace('{name}', name));
     }
+    target = made;
   }
   return new $Proxy(target, {
     get(object, key) {
-      if ($hasOwn(object, key)) return object[key];
+      if ($hasOwn(object, key)) return $get(object, key);
       // `then` too: a namespace is never a thenable, so `await ns` and `return ns` settle.
       if (typeof key !== 'string' || key === 'then') return undefined;
-      return (...args) => call(key, ...args);
+      return (/** @type {unknown[]} */ ...args) => call(key, ...args);
     },
   });
 }
 
 // ---- settling a run ----------------------------------------------------------------------------
+/** @param {unknown} error */
 function describeThrown(error) {
   try {
     if (error !== null && error !== undefined) {
-      const message = error.message;
+      const message = $get($Object(error), 'message');
       if (message) return $String(message);
     }
   } catch {
@@ -105,10 +132,17 @@ function describeThrown(error) {
   }
 }
 
+/** handle id → the function it calls. @type {Map<string, Function>} */
 const retainedFunctions = new $Map();
+/** @type {Map<Function, string>} */
 const handleIds = new $Map();
 
-/** Replaces every function reachable through arrays and plain objects with a handle record. */
+/**
+ * Replaces every function reachable through arrays and plain objects with a handle record.
+ * @param {unknown} value
+ * @param {Map<object, unknown>} seen
+ * @returns {unknown}
+ */
 function retainFunctions(value, seen) {
   if (typeof value === 'function') {
     let id = handleIds.get(value);
@@ -122,6 +156,7 @@ function retainFunctions(value, seen) {
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return seen.get(value);
   if ($isArray(value)) {
+    /** @type {unknown[]} */
     const out = [];
     seen.set(value, out);
     for (let i = 0; i < value.length; i++) out[i] = retainFunctions(value[i], seen);
@@ -129,9 +164,10 @@ function retainFunctions(value, seen) {
   }
   const proto = $getPrototypeOf(value);
   if (proto !== $ObjectPrototype && proto !== null) return value;
+  /** @type {Record<string, unknown>} */
   const out = {};
   seen.set(value, out);
-  for (const key of $keys(value)) out[key] = retainFunctions(value[key], seen);
+  for (const key of $keys(value)) out[key] = retainFunctions($get(value, key), seen);
   return out;
 }
 
@@ -141,31 +177,53 @@ function retainFunctions(value, seen) {
 // this race only proves a win: a run that settled before its timer fired is in time even when the
 // host's clock, started earlier at hand-off, has already expired. So a run that settles on
 // microtasks alone wins even a bound of 0, as it does upstream. One run at a time per worker.
+
+/**
+ * @typedef {object} Race
+ * @property {string} run
+ * @property {boolean | undefined} won Undecided while undefined.
+ * @property {ReturnType<typeof setTimeout> | undefined} timer
+ * @property {number | undefined} deadline When the timer is due (`Date.now()`), once armed.
+ */
+
+/** @type {Race | null} */
 let race = null;
 /** How long a cancel() that arrived before its run started waits for it, polling (ms). */
 const EARLY_CANCEL_POLL_MS = 1;
 const EARLY_CANCEL_WAIT_MS = 1000;
 
+/**
+ * @param {Race} current
+ * @returns {RaceVerdict}
+ */
 function verdictOf(current) {
   return current.won ? { won: true } : { won: false, logs };
 }
 
+/** @param {string} run */
 function beginRace(run) {
+  /** @type {Race} */
   const current = { run, won: undefined, timer: undefined, deadline: undefined };
   race = current;
   return current;
 }
 
+/**
+ * @param {Race} current
+ * @param {boolean} won
+ */
 function decide(current, won) {
   if (current.won !== undefined) return;
   current.won = won;
-  $clearTimeout(current.timer);
+  if (current.timer !== undefined) $clearTimeout(current.timer);
 }
 
 /**
  * Resolves with the verdict once the race is decided. workerd cancels the continuations of a
  * promise resolved from another request's context (the run's), so only this call's own timers
  * resolve it: one at the race's deadline, then short re-checks until the run's timer has fired.
+ * @param {Race} current
+ * @param {(verdict: RaceVerdict) => void} resolve
  */
 function awaitVerdict(current, resolve) {
   if (current.won !== undefined) {
@@ -176,6 +234,13 @@ function awaitVerdict(current, resolve) {
   $setTimeout(() => awaitVerdict(current, resolve), wait > 1 ? wait : 1);
 }
 
+/**
+ * @param {string} run
+ * @param {number} bound
+ * @param {() => unknown} start Calls the user code; its synchronous prefix runs inside.
+ * @param {boolean} retain
+ * @returns {Promise<SettledRun>}
+ */
 async function settle(run, bound, start, retain) {
   // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
   // awaits something that can never settle, with its own "hung" text, instead of letting the host's
@@ -189,18 +254,29 @@ async function settle(run, bound, start, retain) {
     current.timer = $setTimeout(() => decide(current, false), bound);
     const value = await pending;
     decide(current, true);
-    return { ok: true, value: retain ? retainFunctions(value, new $Map()) : value, logs, inTime: current.won };
+    return {
+      ok: true,
+      value: retain ? retainFunctions(value, new $Map()) : value,
+      logs,
+      inTime: current.won === true,
+    };
   } catch (error) {
     decide(current, true);
-    return { ok: false, error: describeThrown(error), logs, inTime: current.won };
+    return { ok: false, error: describeThrown(error), logs, inTime: current.won === true };
   } finally {
     $clearTimeout(keepAlive);
   }
 }
 
-/** Called by the generated entry module's `evaluate(bridge, {run, bound, retain})`. */
+/**
+ * Called by the generated entry module's `evaluate(bridge, {run, bound, retain})`.
+ * @param {Entrypoint} self The entrypoint instance, `this` of the user's arrow.
+ * @param {IArguments} args
+ * @param {() => unknown} body
+ */
 export function evaluate(self, args, body) {
   bridge = args[0];
+  /** @type {{run: string, bound: number, retain?: boolean}} */
   const options = args[1];
   return settle(options.run, options.bound, () => $apply(body, self, []), options.retain === true);
 }
@@ -216,6 +292,9 @@ export class Entrypoint extends WorkerEntrypoint {
    * The host gave up on `run`: {won: true} when it settled in time (its own reply follows), else
    * {won: false, logs}. With `awaitRace` (a timeout) it answers once the race is decided, which is
    * at most the time the sandbox's clock started after the host's; otherwise (an abort) at once.
+   * @param {string} run
+   * @param {boolean} awaitRace
+   * @returns {RaceVerdict | Promise<RaceVerdict>}
    */
   cancel(run, awaitRace) {
     const current = race !== null && race.run === run ? race : null;
@@ -238,7 +317,14 @@ export class Entrypoint extends WorkerEntrypoint {
     });
   }
 
-  /** Calls a function a retained run returned. */
+  /**
+   * Calls a function a retained run returned.
+   * @param {string} handle
+   * @param {unknown[]} args
+   * @param {SandboxBridge} nextBridge
+   * @param {{run: string, bound: number}} options
+   * @returns {{missing: true} | Promise<SettledRun>}
+   */
   invoke(handle, args, nextBridge, options) {
     const fn = retainedFunctions.get(handle);
     if (fn === undefined) return { missing: true };

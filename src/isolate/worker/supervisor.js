@@ -1,49 +1,71 @@
+// @ts-check
 // The supervisor worker of one workerd pool member. It accepts exactly one WebSocket, from the
 // host that spawned it (the token binding proves that), loads every run as a fresh dynamic
 // worker through the Worker Loader binding, and relays the run's tool calls and outbound fetches
-// to the host over that socket. The message grammar is documented in docs/isolate.md.
+// to the host over that socket. The message grammar is channel.ts, evaluated here as a module.
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
+import createChannelGrammar from 'channel-grammar.js';
+import createRelayCodec from 'relay-codec.js';
 import createValueCodec from 'value-codec.js';
 
-const codec = createValueCodec(() => undefined);
+/** @typedef {import('../channel.js').HostMessage} HostMessage */
+/** @typedef {import('../channel.js').SupervisorMessage} SupervisorMessage */
+/** @typedef {import('../channel.js').DoneMessage} DoneMessage */
+/** @typedef {import('../channel.js').AnswerMessage} AnswerMessage */
+/** @typedef {import('../worker-settings.js').SupervisorSettings} SupervisorSettings */
 
-/** The SETTINGS binding, kept once the host connects (module scope has no env). */
-let settings = null;
+const codec = createValueCodec(() => undefined);
+const grammar = createChannelGrammar();
+const relay = createRelayCodec();
+
+/** The host's socket, once it connected. @type {WebSocket | null} */
 let socket = null;
 let nextAsk = 1;
-/** ask id → resolver of a question put to the host (a tool call, a fetch). */
+/** ask id → the resolver of a question put to the host (a tool call). @type {Map<number, {resolve: (answer: AnswerMessage) => void, reject: (error: Error) => void}>} */
 const asks = new Map();
-/** run id → the worker a run in flight is executing in (for `cancel`). */
+/** run id → the worker a run in flight is executing in (for `cancel`). @type {Map<string, SandboxWorker>} */
 const live = new Map();
-/** execution id → the worker of a retained execution. */
+/** execution id → the worker of a retained execution. @type {Map<string, SandboxWorker>} */
 const retained = new Map();
-/** outbound route (the id of the run that loaded the worker) → the run currently answering for it. */
+/** outbound route (the id of the run that loaded the worker) → the run currently answering for it. @type {Map<string, string>} */
 const routes = new Map();
 
+/** @param {SupervisorMessage} message */
 function send(message) {
   if (socket !== null) socket.send(JSON.stringify(message));
 }
 
-function ask(message) {
+/**
+ * Puts a tool call to the host; resolves with its answer.
+ * @param {{run: string, provider: string, tool: string, args: string}} call
+ * @param {SupervisorSettings} current
+ * @returns {Promise<AnswerMessage>}
+ */
+function ask(call, current) {
   return new Promise((resolve, reject) => {
     if (socket === null) {
-      reject(new Error(settings.hostGone));
+      reject(new Error(current.hostGone));
       return;
     }
     const id = nextAsk++;
     asks.set(id, { resolve, reject });
-    send({ ...message, ask: id });
+    send({ t: 'call', ask: id, ...call });
   });
 }
 
+/** @param {unknown} value */
 function disposeQuietly(value) {
   try {
-    value?.[Symbol.dispose]?.();
+    if (typeof value === 'object' && value !== null && Symbol.dispose in value) {
+      const dispose = value[Symbol.dispose];
+      if (typeof dispose === 'function') dispose.call(value);
+    }
   } catch {
     // Already disposed, or not disposable: nothing is held either way.
   }
 }
 
+/** @param {unknown} error */
 function messageOf(error) {
   return error instanceof Error ? error.message : String(error);
 }
@@ -51,56 +73,64 @@ function messageOf(error) {
 /** The sandbox's way back to the host: one per run, so the host can attribute every call. */
 class Bridge extends RpcTarget {
   #run;
+  #settings;
 
-  constructor(run) {
+  /**
+   * @param {string} run
+   * @param {SupervisorSettings} settings
+   */
+  constructor(run, settings) {
     super();
     this.#run = run;
+    this.#settings = settings;
   }
 
+  /**
+   * @param {string} provider
+   * @param {string} tool
+   * @param {string} args
+   */
   async call(provider, tool, args) {
-    const answer = await ask({ t: 'call', run: this.#run, p: provider, n: tool, a: args });
-    return answer.v;
+    const answer = await ask({ run: this.#run, provider, tool, args }, this.#settings);
+    return answer.envelope;
   }
-}
-
-/** One relay frame: a 4-byte big-endian head length, the JSON head, the body bytes. */
-function encodeFrame(head, body) {
-  const headBytes = new TextEncoder().encode(JSON.stringify(head));
-  const frame = new Uint8Array(4 + headBytes.length + body.byteLength);
-  new DataView(frame.buffer).setUint32(0, headBytes.length);
-  frame.set(headBytes, 4);
-  frame.set(new Uint8Array(body), 4 + headBytes.length);
-  return frame;
-}
-
-function decodeFrame(buffer) {
-  const length = new DataView(buffer).getUint32(0);
-  const head = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, length)));
-  return { head, body: buffer.slice(4 + length) };
 }
 
 /**
  * The `globalOutbound` of a run whose fetches the host answers. It runs in a request context of
  * its own, where the host's WebSocket is out of reach, so it relays over the HOST binding.
+ * @extends {WorkerEntrypoint<SupervisorEnv, OutboundProps>}
  */
 export class Outbound extends WorkerEntrypoint {
+  /**
+   * @override
+   * @param {Request} request
+   */
   async fetch(request) {
+    const settings = this.env.SETTINGS;
     const run = routes.get(this.ctx.props.route);
-    if (run === undefined || settings === null) throw new Error(this.env.SETTINGS.outboundAfterRun);
+    if (run === undefined) throw new Error(settings.outboundAfterRun);
     const nullBody = request.body === null;
-    const body = nullBody ? new ArrayBuffer(0) : await request.arrayBuffer();
+    const body = nullBody ? new Uint8Array() : new Uint8Array(await request.arrayBuffer());
+    const head = { url: request.url, method: request.method, headers: [...request.headers], nullBody };
     const relayed = await this.env.HOST.fetch('http://host/outbound', {
       method: 'POST',
-      headers: { 'x-codemode-token': settings.hostToken, 'x-codemode-run': run },
-      body: encodeFrame({ u: request.url, m: request.method, h: [...request.headers], nb: nullBody }, body),
+      headers: { [relay.tokenHeader]: settings.hostToken, [relay.runHeader]: run },
+      body: relay.encodeRequest(head, body),
     });
-    const { head, body: responseBody } = decodeFrame(await relayed.arrayBuffer());
-    if (typeof head.error === 'string') throw new Error(head.error);
-    return new Response(head.nb ? null : responseBody, { status: head.s, statusText: head.st, headers: head.h });
+    const reply = relay.decodeReply(new Uint8Array(await relayed.arrayBuffer()));
+    if (reply === null) throw new Error(settings.relayMalformed);
+    if (!reply.head.ok) throw new Error(reply.head.error);
+    const { status, statusText, headers } = reply.head;
+    return new Response(reply.head.nullBody ? null : reply.body, { status, statusText, headers });
   }
 }
 
-/** The lines a worker captured, and whether its run settled in time. One that never started had no clock running. */
+/**
+ * The lines a worker captured, and whether its run settled in time. One that never started had no clock running.
+ * @param {SandboxWorker} worker
+ * @returns {Promise<{logs: LogEntry[], inTime: boolean}>}
+ */
 async function snapshotOf(worker) {
   try {
     return await worker.getEntrypoint().snapshot();
@@ -109,8 +139,15 @@ async function snapshotOf(worker) {
   }
 }
 
-/** Turns one sandbox call's outcome into the `done` message. Never throws. */
+/**
+ * Turns one sandbox call's outcome into the `done` message. Never throws.
+ * @param {string} run
+ * @param {SandboxWorker} worker
+ * @param {() => Promise<SettledRun | {missing: true}>} call
+ * @returns {Promise<DoneMessage>}
+ */
 async function settle(run, worker, call) {
+  /** @type {SettledRun | {missing: true}} */
   let out;
   try {
     out = await call();
@@ -118,43 +155,55 @@ async function settle(run, worker, call) {
     // The worker failed to start (a syntax error, a throwing module), or its result could not be
     // serialized: the text is the runtime's own.
     const { logs, inTime } = await snapshotOf(worker);
-    return { t: 'done', run, fault: messageOf(error), logs, inTime };
+    return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
   }
   try {
-    if (out.missing) return { t: 'done', run, missing: true, logs: [], inTime: true };
-    if (out.ok) return { t: 'done', run, ok: true, v: codec.encode(out.value), logs: out.logs, inTime: out.inTime };
-    return { t: 'done', run, ok: false, error: out.error, logs: out.logs, inTime: out.inTime };
-  } catch (error) {
-    return { t: 'done', run, fault: messageOf(error), logs: out.logs ?? [], inTime: out.inTime };
+    if ('missing' in out) return { t: 'done', run, outcome: 'missing', logs: [], inTime: true };
+    const { logs, inTime } = out;
+    if (!out.ok) return { t: 'done', run, outcome: 'threw', error: out.error, logs, inTime };
+    try {
+      return { t: 'done', run, outcome: 'value', value: codec.encode(out.value), logs, inTime };
+    } catch (error) {
+      return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
+    }
   } finally {
     // Stubs inside an RPC result live until disposed; this connection's context never ends.
     disposeQuietly(out);
   }
 }
 
-async function runExecution(message, env, ctx) {
+/**
+ * @param {import('../channel.js').RunMessage} message
+ * @param {SupervisorEnv} env
+ * @param {ExecutionContext} ctx
+ * @param {SupervisorSettings} current
+ */
+async function runExecution(message, env, ctx, current) {
+  /** @type {SandboxWorker} */
   let worker;
   try {
     worker = env.LOADER.load({
-      compatibilityDate: settings.compatibilityDate,
-      compatibilityFlags: settings.compatibilityFlags,
-      mainModule: settings.entryModule,
-      modules: { ...message.modules, [settings.entryModule]: message.entry, [settings.harnessModule]: env.HARNESS },
+      compatibilityDate: current.compatibilityDate,
+      compatibilityFlags: current.compatibilityFlags,
+      mainModule: current.entryModule,
+      modules: { ...message.modules, [current.entryModule]: message.entry, [current.harnessModule]: env.HARNESS },
       globalOutbound: message.outbound ? ctx.exports.Outbound({ props: { route: message.run } }) : null,
     });
   } catch (error) {
-    send({ t: 'done', run: message.run, fault: messageOf(error), logs: [], inTime: true });
+    send({ t: 'done', run: message.run, outcome: 'fault', fault: messageOf(error), logs: [], inTime: true });
     return;
   }
   live.set(message.run, worker);
   routes.set(message.run, message.run);
-  const reply = await settle(message.run, worker, () =>
-    worker
-      .getEntrypoint()
-      .evaluate(new Bridge(message.run), { run: message.run, bound: message.bound, retain: message.retain === true }),
-  );
+  const reply = await settle(message.run, worker, () => {
+    return worker.getEntrypoint().evaluate(new Bridge(message.run, current), {
+      run: message.run,
+      bound: message.bound,
+      retain: message.retain,
+    });
+  });
   live.delete(message.run);
-  if (message.retain === true && reply.ok === true) {
+  if (message.retain && reply.outcome === 'value') {
     retained.set(message.run, worker);
   } else {
     routes.delete(message.run);
@@ -163,20 +212,25 @@ async function runExecution(message, env, ctx) {
   send(reply);
 }
 
-async function runInvocation(message) {
+/**
+ * @param {import('../channel.js').InvokeMessage} message
+ * @param {SupervisorSettings} current
+ */
+async function runInvocation(message, current) {
   const worker = retained.get(message.exec);
   if (worker === undefined) {
-    send({ t: 'done', run: message.run, missing: true, logs: [], inTime: true });
+    send({ t: 'done', run: message.run, outcome: 'missing', logs: [], inTime: true });
     return;
   }
   live.set(message.run, worker);
   routes.set(message.exec, message.run);
-  const reply = await settle(message.run, worker, () =>
-    worker.getEntrypoint().invoke(message.handle, codec.decode(message.args), new Bridge(message.run), {
-      run: message.run,
-      bound: message.bound,
-    }),
-  );
+  const reply = await settle(message.run, worker, async () => {
+    // Inside the call, so an argument the codec refuses is a fault of this run.
+    const args = codec.decode(message.args);
+    const bridge = new Bridge(message.run, current);
+    const options = { run: message.run, bound: message.bound };
+    return worker.getEntrypoint().invoke(message.handle, Array.isArray(args) ? args : [], bridge, options);
+  });
   live.delete(message.run);
   send(reply);
 }
@@ -185,14 +239,16 @@ async function runInvocation(message) {
  * The host gave up on a run: at its bound (`race`: the sandbox's race decides whether it still won)
  * or because its caller went away. A run that won sends its own `done`; one that lost is answered
  * with `cancelled` and the lines it logged.
+ * @param {import('../channel.js').CancelMessage} message
  */
 async function cancel(message) {
   const worker = live.get(message.run);
   // Settled already: its `done` went first.
   if (worker === undefined) return;
+  /** @type {RaceVerdict} */
   let verdict;
   try {
-    verdict = await worker.getEntrypoint().cancel(message.run, message.race === true);
+    verdict = await worker.getEntrypoint().cancel(message.run, message.race);
   } catch {
     // The worker cannot answer (it failed to start, or broke): the run's own `done` says why.
     return;
@@ -200,6 +256,7 @@ async function cancel(message) {
   if (!verdict.won) send({ t: 'cancelled', run: message.run, logs: verdict.logs });
 }
 
+/** @param {import('../channel.js').ReleaseMessage} message */
 function release(message) {
   const worker = retained.get(message.exec);
   retained.delete(message.exec);
@@ -207,6 +264,7 @@ function release(message) {
   disposeQuietly(worker);
 }
 
+/** @param {AnswerMessage} message */
 function answer(message) {
   const pending = asks.get(message.ask);
   if (pending === undefined) return;
@@ -214,42 +272,53 @@ function answer(message) {
   pending.resolve(message);
 }
 
-function receive(message, env, ctx) {
+/**
+ * @param {HostMessage} message
+ * @param {SupervisorEnv} env
+ * @param {ExecutionContext} ctx
+ * @param {SupervisorSettings} current
+ * @returns {Promise<void> | void}
+ */
+function receive(message, env, ctx, current) {
   switch (message.t) {
     case 'run':
-      return runExecution(message, env, ctx);
+      return runExecution(message, env, ctx, current);
     case 'invoke':
-      return runInvocation(message);
+      return runInvocation(message, current);
     case 'cancel':
       return cancel(message);
     case 'release':
       return release(message);
     case 'answer':
       return answer(message);
-    default:
-      return undefined;
   }
 }
 
+/** @type {ExportedHandler<SupervisorEnv>} */
 export default {
   fetch(request, env, ctx) {
-    const authorized = request.headers.get('x-codemode-token') === env.SETTINGS.token;
+    const current = env.SETTINGS;
+    const authorized = request.headers.get(current.tokenHeader) === current.token;
     if (socket !== null || !authorized || request.headers.get('upgrade') !== 'websocket') {
       return new Response(null, { status: 403 });
     }
     const pair = new WebSocketPair();
     const server = pair[1];
     server.accept();
-    settings = env.SETTINGS;
     socket = server;
     server.addEventListener('message', (event) => {
+      const message = typeof event.data === 'string' ? grammar.parseHostMessage(event.data) : null;
+      if (message === null) {
+        console.error(current.supervisorFailure + current.messageMalformed);
+        return;
+      }
       Promise.resolve()
-        .then(() => receive(JSON.parse(event.data), env, ctx))
-        .catch((error) => console.error(settings.supervisorFailure + messageOf(error)));
+        .then(() => receive(message, env, ctx, current))
+        .catch((error) => console.error(current.supervisorFailure + messageOf(error)));
     });
     server.addEventListener('close', () => {
       socket = null;
-      for (const pending of asks.values()) pending.reject(new Error(settings.hostGone));
+      for (const pending of asks.values()) pending.reject(new Error(current.hostGone));
       asks.clear();
     });
     return new Response(null, { status: 101, webSocket: pair[0] });

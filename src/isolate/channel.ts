@@ -1,0 +1,297 @@
+/**
+ * The grammar of the channel between the host and a pool member's supervisor: one JSON text frame
+ * per message, every message one member of a discriminated union on `t`.
+ *
+ * `createChannelGrammar` is self-contained on purpose: the supervisor evaluates its source text
+ * (`CHANNEL_GRAMMAR_SOURCE`) as a module, so both ends parse with one implementation. A parser
+ * returns `null` for a frame outside the grammar; it never throws.
+ */
+
+import { selfContainedSource } from '../protocol/function-source.js';
+import type { LogEntry, ModuleSource } from '../protocol/types.js';
+
+/** The header of the host's WebSocket upgrade that carries the channel's token. */
+export const CHANNEL_TOKEN_HEADER = 'x-codemode-token';
+
+// ---- host to supervisor ------------------------------------------------------------------------
+
+/** Load a fresh dynamic worker and run the entry's arrow in it. */
+export interface RunMessage {
+  t: 'run';
+  run: string;
+  /** The generated entry module (entry-module.ts). */
+  entry: string;
+  modules: Record<string, ModuleSource>;
+  /** Whether the worker's fetches reach the host (otherwise they are blocked). */
+  outbound: boolean;
+  /** Keep the worker loaded after a success, for `invoke`. */
+  retain: boolean;
+  /** The run's timeout in ms: it arms the sandbox's race (harness.js). */
+  bound: number;
+}
+
+/** Call a function a retained execution returned. */
+export interface InvokeMessage {
+  t: 'invoke';
+  run: string;
+  /** The retained execution's id (the id of the run that loaded its worker). */
+  exec: string;
+  handle: string;
+  /** The argument array, in the value codec's encoded form. */
+  args: unknown;
+  bound: number;
+}
+
+/** The host gave the run up. `race`: at its bound, so the sandbox's race may still prove a win. */
+export interface CancelMessage {
+  t: 'cancel';
+  run: string;
+  race: boolean;
+}
+
+/** Unload a retained execution's worker. */
+export interface ReleaseMessage {
+  t: 'release';
+  exec: string;
+}
+
+/** The envelope answering a `call`. */
+export interface AnswerMessage {
+  t: 'answer';
+  ask: number;
+  envelope: string;
+}
+
+export type HostMessage = RunMessage | InvokeMessage | CancelMessage | ReleaseMessage | AnswerMessage;
+
+// ---- supervisor to host ------------------------------------------------------------------------
+
+/** A tool call of the run: the host answers with an `answer` carrying the same `ask`. */
+export interface CallMessage {
+  t: 'call';
+  run: string;
+  ask: number;
+  provider: string;
+  tool: string;
+  /** The argument array, in the protocol's binary codec. */
+  args: string;
+}
+
+interface DoneBase {
+  t: 'done';
+  run: string;
+  logs: LogEntry[];
+  /** The run settled before its sandbox race timer fired. */
+  inTime: boolean;
+}
+
+/** The arrow (or the invoked function) settled with a value, in the value codec's encoded form. */
+interface DoneValue extends DoneBase {
+  outcome: 'value';
+  value: unknown;
+}
+
+/** It threw (or rejected): the thrown value's text (harness.js `describeThrown`). */
+interface DoneThrew extends DoneBase {
+  outcome: 'threw';
+  error: string;
+}
+
+/** The runtime failed it: the worker did not start, or its value could not be serialized. */
+interface DoneFault extends DoneBase {
+  outcome: 'fault';
+  fault: string;
+}
+
+/** An `invoke` named a retained execution or a handle the supervisor does not hold. */
+interface DoneMissing extends DoneBase {
+  outcome: 'missing';
+}
+
+export type DoneMessage = DoneValue | DoneThrew | DoneFault | DoneMissing;
+
+/** The answer to a `cancel` of a run that lost its race, with the lines it logged. */
+interface CancelledMessage {
+  t: 'cancelled';
+  run: string;
+  logs: LogEntry[];
+}
+
+export type SupervisorMessage = CallMessage | DoneMessage | CancelledMessage;
+
+export interface ChannelGrammar {
+  parseHostMessage(text: string): HostMessage | null;
+  parseSupervisorMessage(text: string): SupervisorMessage | null;
+}
+
+function createChannelGrammar(): ChannelGrammar {
+  type Fields = Map<string, unknown>;
+
+  function fieldsOf(text: string): Fields | null {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    return new Map(Object.entries(parsed));
+  }
+
+  function string(fields: Fields, key: string): string | null {
+    const value = fields.get(key);
+    return typeof value === 'string' ? value : null;
+  }
+
+  function boolean(fields: Fields, key: string): boolean | null {
+    const value = fields.get(key);
+    return typeof value === 'boolean' ? value : null;
+  }
+
+  function count(fields: Fields, key: string): number | null {
+    const value = fields.get(key);
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+  }
+
+  function milliseconds(fields: Fields, key: string): number | null {
+    const value = fields.get(key);
+    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null;
+  }
+
+  function logsOf(value: unknown): LogEntry[] | null {
+    if (!Array.isArray(value)) return null;
+    const logs: LogEntry[] = [];
+    for (const entry of value) {
+      if (typeof entry !== 'object' || entry === null) return null;
+      const fields = new Map<string, unknown>(Object.entries(entry));
+      const level = fields.get('level');
+      const message = fields.get('message');
+      if ((level !== 'log' && level !== 'warn' && level !== 'error') || typeof message !== 'string') return null;
+      logs.push({ level, message });
+    }
+    return logs;
+  }
+
+  function moduleOf(value: unknown): ModuleSource | null {
+    if (typeof value === 'string') return value;
+    if (typeof value !== 'object' || value === null) return null;
+    const entries = Object.entries(value);
+    const [first] = entries;
+    if (entries.length !== 1 || first === undefined) return null;
+    const [kind, content] = first;
+    if (kind === 'json') return content === undefined ? null : { json: content };
+    if (typeof content !== 'string') return null;
+    if (kind === 'js') return { js: content };
+    if (kind === 'cjs') return { cjs: content };
+    if (kind === 'text') return { text: content };
+    return null;
+  }
+
+  function modulesOf(value: unknown): Record<string, ModuleSource> | null {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    const modules: Record<string, ModuleSource> = {};
+    for (const [name, source] of Object.entries(value)) {
+      const module = moduleOf(source);
+      if (module === null) return null;
+      modules[name] = module;
+    }
+    return modules;
+  }
+
+  function parseHostMessage(text: string): HostMessage | null {
+    const fields = fieldsOf(text);
+    if (fields === null) return null;
+    switch (fields.get('t')) {
+      case 'run': {
+        const run = string(fields, 'run');
+        const entry = string(fields, 'entry');
+        const modules = modulesOf(fields.get('modules'));
+        const outbound = boolean(fields, 'outbound');
+        const retain = boolean(fields, 'retain');
+        const bound = milliseconds(fields, 'bound');
+        if (run === null || entry === null || modules === null || outbound === null || retain === null) return null;
+        if (bound === null) return null;
+        return { t: 'run', run, entry, modules, outbound, retain, bound };
+      }
+      case 'invoke': {
+        const run = string(fields, 'run');
+        const exec = string(fields, 'exec');
+        const handle = string(fields, 'handle');
+        const bound = milliseconds(fields, 'bound');
+        if (run === null || exec === null || handle === null || bound === null || !fields.has('args')) return null;
+        return { t: 'invoke', run, exec, handle, args: fields.get('args'), bound };
+      }
+      case 'cancel': {
+        const run = string(fields, 'run');
+        const race = boolean(fields, 'race');
+        return run === null || race === null ? null : { t: 'cancel', run, race };
+      }
+      case 'release': {
+        const exec = string(fields, 'exec');
+        return exec === null ? null : { t: 'release', exec };
+      }
+      case 'answer': {
+        const ask = count(fields, 'ask');
+        const envelope = string(fields, 'envelope');
+        return ask === null || envelope === null ? null : { t: 'answer', ask, envelope };
+      }
+      default:
+        return null;
+    }
+  }
+
+  function parseDone(fields: Fields, run: string): DoneMessage | null {
+    const logs = logsOf(fields.get('logs'));
+    const inTime = boolean(fields, 'inTime');
+    if (logs === null || inTime === null) return null;
+    const base: DoneBase = { t: 'done', run, logs, inTime };
+    switch (fields.get('outcome')) {
+      case 'value':
+        return fields.has('value') ? { ...base, outcome: 'value', value: fields.get('value') } : null;
+      case 'threw': {
+        const error = string(fields, 'error');
+        return error === null ? null : { ...base, outcome: 'threw', error };
+      }
+      case 'fault': {
+        const fault = string(fields, 'fault');
+        return fault === null ? null : { ...base, outcome: 'fault', fault };
+      }
+      case 'missing':
+        return { ...base, outcome: 'missing' };
+      default:
+        return null;
+    }
+  }
+
+  function parseSupervisorMessage(text: string): SupervisorMessage | null {
+    const fields = fieldsOf(text);
+    if (fields === null) return null;
+    const run = string(fields, 'run');
+    if (run === null) return null;
+    switch (fields.get('t')) {
+      case 'call': {
+        const ask = count(fields, 'ask');
+        const provider = string(fields, 'provider');
+        const tool = string(fields, 'tool');
+        const args = string(fields, 'args');
+        if (ask === null || provider === null || tool === null || args === null) return null;
+        return { t: 'call', run, ask, provider, tool, args };
+      }
+      case 'done':
+        return parseDone(fields, run);
+      case 'cancelled': {
+        const logs = logsOf(fields.get('logs'));
+        return logs === null ? null : { t: 'cancelled', run, logs };
+      }
+      default:
+        return null;
+    }
+  }
+
+  return { parseHostMessage, parseSupervisorMessage };
+}
+
+/** The grammar's source: an expression whose value is `createChannelGrammar`. */
+export const CHANNEL_GRAMMAR_SOURCE = selfContainedSource(createChannelGrammar);
+
+export const channelGrammar: ChannelGrammar = createChannelGrammar();

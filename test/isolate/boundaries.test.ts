@@ -1,0 +1,161 @@
+/**
+ * The typed boundaries of a pool member: the host ↔ supervisor channel grammar, the outbound
+ * relay's frames and workerd's control-fd events. Each parser accepts its grammar and answers
+ * `null` for anything else, so nothing outside it reaches a run.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  CHANNEL_GRAMMAR_SOURCE,
+  channelGrammar,
+  type HostMessage,
+  type SupervisorMessage,
+} from '../../src/isolate/channel.js';
+import { parseControlEvent } from '../../src/isolate/control-events.js';
+import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/relay-frame.js';
+
+const hostMessages: HostMessage[] = [
+  {
+    t: 'run',
+    run: 'r1',
+    entry: 'export default 1',
+    modules: { 'a.js': 'x', 'b.json': { json: { n: 1 } }, 'c.txt': { text: 't' }, 'd.js': { js: 'j' } },
+    outbound: true,
+    retain: false,
+    bound: 0,
+  },
+  { t: 'invoke', run: 'r2', exec: 'r1', handle: '1', args: ['a', 2], bound: 1000 },
+  { t: 'cancel', run: 'r2', race: true },
+  { t: 'release', exec: 'r1' },
+  { t: 'answer', ask: 3, envelope: '{"result":1}' },
+];
+
+const supervisorMessages: SupervisorMessage[] = [
+  { t: 'call', run: 'r1', ask: 1, provider: 'api', tool: 'search', args: '[]' },
+  { t: 'done', run: 'r1', outcome: 'value', value: ['u'], logs: [{ level: 'warn', message: 'w' }], inTime: true },
+  { t: 'done', run: 'r1', outcome: 'threw', error: 'boom', logs: [], inTime: false },
+  { t: 'done', run: 'r1', outcome: 'fault', fault: 'Failed to start Worker', logs: [], inTime: true },
+  { t: 'done', run: 'r1', outcome: 'missing', logs: [], inTime: true },
+  { t: 'cancelled', run: 'r1', logs: [{ level: 'log', message: 'l' }] },
+];
+
+describe('the channel grammar', () => {
+  it('reads back every host message it was given', () => {
+    for (const message of hostMessages) {
+      expect(channelGrammar.parseHostMessage(JSON.stringify(message))).toEqual(message);
+    }
+  });
+
+  it('reads back every supervisor message it was given', () => {
+    for (const message of supervisorMessages) {
+      expect(channelGrammar.parseSupervisorMessage(JSON.stringify(message))).toEqual(message);
+    }
+  });
+
+  const malformedSupervisor: [string, unknown][] = [
+    ['text that is not JSON', '{'],
+    ['an array', '[]'],
+    ['an unknown tag', { t: 'exec', run: 'r1' }],
+    ['a message without its run', { t: 'cancelled', logs: [] }],
+    ['a call whose ask is not a count', { t: 'call', run: 'r', ask: -1, provider: 'a', tool: 'b', args: '[]' }],
+    ['a call whose arguments are not text', { t: 'call', run: 'r', ask: 1, provider: 'a', tool: 'b', args: [] }],
+    ['a done with an unknown outcome', { t: 'done', run: 'r', outcome: 'won', logs: [], inTime: true }],
+    ['a done value without its value', { t: 'done', run: 'r', outcome: 'value', logs: [], inTime: true }],
+    ['a done without inTime', { t: 'done', run: 'r', outcome: 'threw', error: 'e', logs: [] }],
+    ['a log of an uncaptured level', { t: 'cancelled', run: 'r', logs: [{ level: 'info', message: 'm' }] }],
+    ['a log whose message is not text', { t: 'cancelled', run: 'r', logs: [{ level: 'log', message: 1 }] }],
+  ];
+  for (const [what, frame] of malformedSupervisor) {
+    it(`refuses ${what} from the supervisor`, () => {
+      const text = typeof frame === 'string' ? frame : JSON.stringify(frame);
+      expect(channelGrammar.parseSupervisorMessage(text)).toBeNull();
+    });
+  }
+
+  const malformedHost: [string, unknown][] = [
+    ['a run without a bound', { ...hostMessages[0], bound: undefined }],
+    ['a run with a negative bound', { ...hostMessages[0], bound: -1 }],
+    ['a run with a module of two kinds', { ...hostMessages[0], modules: { 'a.js': { js: 'a', text: 'b' } } }],
+    ['an invoke without args', { t: 'invoke', run: 'r', exec: 'e', handle: 'h', bound: 1 }],
+    ['a cancel whose race is not a boolean', { t: 'cancel', run: 'r', race: 'yes' }],
+    ['an answer without its envelope', { t: 'answer', ask: 1 }],
+  ];
+  for (const [what, frame] of malformedHost) {
+    it(`refuses ${what} from the host`, () => {
+      expect(channelGrammar.parseHostMessage(JSON.stringify(frame))).toBeNull();
+    });
+  }
+
+  it('is one self-contained implementation the supervisor evaluates as it is', () => {
+    const grammar = new Function(`return (${CHANNEL_GRAMMAR_SOURCE})()`)() as typeof channelGrammar;
+    expect(grammar.parseSupervisorMessage(JSON.stringify(supervisorMessages[1]))).toEqual(supervisorMessages[1]);
+    expect(grammar.parseHostMessage('{"t":"nope"}')).toBeNull();
+  });
+});
+
+describe('the relay frames', () => {
+  it('carries a request head and its body bytes', () => {
+    const head = {
+      url: 'https://x.test/',
+      method: 'PUT',
+      headers: [['a', 'b']] as [string, string][],
+      nullBody: false,
+    };
+    const frame = relayCodec.decodeRequest(relayCodec.encodeRequest(head, new Uint8Array([0, 255, 7])));
+    expect(frame?.head).toEqual(head);
+    expect([...(frame?.body ?? [])]).toEqual([0, 255, 7]);
+  });
+
+  it('carries a response head and a failure head', () => {
+    const response = { ok: true as const, status: 201, statusText: 'Made', headers: [], nullBody: true };
+    expect(relayCodec.decodeReply(relayCodec.encodeReply(response, new Uint8Array()))?.head).toEqual(response);
+    const failure = { ok: false as const, error: 'no network today' };
+    expect(relayCodec.decodeReply(relayCodec.encodeReply(failure, new Uint8Array()))?.head).toEqual(failure);
+  });
+
+  it('refuses a frame shorter than its head, a head that is not JSON, and a head missing a field', () => {
+    const bytes = relayCodec.encodeRequest({ url: 'u', method: 'GET', headers: [], nullBody: true }, new Uint8Array());
+    expect(relayCodec.decodeRequest(bytes.subarray(0, 3))).toBeNull();
+    expect(relayCodec.decodeRequest(bytes.subarray(0, bytes.length - 1))).toBeNull();
+    const garbage = new Uint8Array([0, 0, 0, 1, 0x7b]);
+    expect(relayCodec.decodeRequest(garbage)).toBeNull();
+    const headless = new TextEncoder().encode('{"url":"u","method":"GET","headers":[["a"]],"nullBody":true}');
+    const frame = new Uint8Array(4 + headless.length);
+    new DataView(frame.buffer).setUint32(0, headless.length);
+    frame.set(headless, 4);
+    expect(relayCodec.decodeRequest(frame)).toBeNull();
+    expect(relayCodec.decodeReply(frame)).toBeNull();
+  });
+
+  it('is one self-contained implementation the supervisor evaluates as it is, header names included', () => {
+    const codec = new Function(`return (${RELAY_CODEC_SOURCE})()`)() as typeof relayCodec;
+    expect([codec.tokenHeader, codec.runHeader]).toEqual([relayCodec.tokenHeader, relayCodec.runHeader]);
+    const head = { ok: false as const, error: 'e' };
+    expect(relayCodec.decodeReply(codec.encodeReply(head, new Uint8Array([1])))?.head).toEqual(head);
+  });
+});
+
+describe('the control-fd events', () => {
+  it('reads the events workerd writes', () => {
+    expect(parseControlEvent('{"event":"listen","socket":"control","port":40123}')).toEqual({
+      event: 'listen',
+      socket: 'control',
+      port: 40123,
+    });
+    expect(parseControlEvent('{"event":"listen-inspector","port":9229}')).toEqual({
+      event: 'listen-inspector',
+      port: 9229,
+    });
+  });
+
+  it('refuses anything else', () => {
+    for (const line of [
+      '',
+      'listening',
+      '{"event":"listen","port":1}',
+      '{"event":"listen","socket":"control","port":0}',
+      '{"event":"reload","port":1}',
+    ]) {
+      expect(parseControlEvent(line)).toBeNull();
+    }
+  });
+});
