@@ -135,9 +135,8 @@ export class IsolateExecutor implements Executor {
     const retained = this.#retained.get(executionId);
     if (retained === undefined) return;
     this.#retained.delete(executionId);
-    retained.member.retained.delete(executionId);
     retained.member.send({ t: 'release', exec: executionId });
-    this.#pool.retainedClosed(retained.member);
+    this.#pool.closeRetained(retained.member, executionId);
   }
 
   /** Ends every process and rejects queued and running work with `EXECUTOR_DISPOSED`. */
@@ -218,7 +217,7 @@ export class IsolateExecutor implements Executor {
       if (outcome.retained) {
         // Before the release, so the pool never recycles a process that holds it.
         this.#retained.set(spec.id, { member, outbound: spec.outbound });
-        member.retained.add(spec.id);
+        this.#pool.retain(member, spec.id);
       }
       return outcome;
     } finally {

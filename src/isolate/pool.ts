@@ -45,10 +45,25 @@ export interface PoolStats {
 
 export type PoolSettings = Pick<IsolateSettings, 'maxWorkers' | 'spare' | 'maxQueue' | 'recycleAfterRuns' | 'maxRssMb'>;
 
+/** What the pool knows of one member. Only the pool writes it. */
+interface MemberState {
+  /** Runs completed in it (executions and invocations). */
+  runs: number;
+  /** The ids of the retained executions it holds. */
+  readonly retained: Set<string>;
+  /** Reserved for one run, from `acquire` to `release`. */
+  busy: boolean;
+  /** No new executions: it is being recycled but still holds retained executions. */
+  draining: boolean;
+  /** Its process is gone; the state stays until the run that was in it is released. */
+  ended: boolean;
+}
+
 export class Pool {
   readonly #settings: PoolSettings;
   readonly #launch: () => Promise<SandboxProcess>;
-  readonly #members = new Set<SandboxProcess>();
+  /** Every member not yet both ended and released. */
+  readonly #members = new Map<SandboxProcess, MemberState>();
   readonly #launching = new Set<Promise<unknown>>();
   #idle: SandboxProcess[] = [];
   #waiters: Waiter[] = [];
@@ -112,18 +127,21 @@ export class Pool {
   }
 
   release(process: SandboxProcess, fate: ProcessFate): void {
-    if (!process.busy) return;
-    process.busy = false;
+    const state = this.#members.get(process);
+    if (state === undefined || !state.busy) return;
+    state.busy = false;
     this.#busy -= 1;
-    process.runs += 1;
-    if (!this.#members.has(process) || fate === 'dead') {
+    state.runs += 1;
+    if (state.ended) {
+      this.#members.delete(process);
+    } else if (fate === 'dead') {
       // Its end is handled by #ended.
     } else if (fate === 'kill' || this.#disposed) {
       process.kill();
-    } else if (fate === 'retire' || this.#worn(process)) {
-      this.#retire(process);
-    } else if (process.draining) {
-      if (process.retained.size === 0) process.kill();
+    } else if (fate === 'retire' || this.#worn(process, state)) {
+      this.#retire(process, state);
+    } else if (state.draining) {
+      if (state.retained.size === 0) process.kill();
     } else {
       this.#idle.push(process);
     }
@@ -131,20 +149,28 @@ export class Pool {
     this.#ensureCapacity();
   }
 
-  /** A draining process whose last retained execution was just closed can go now. */
-  retainedClosed(process: SandboxProcess): void {
-    if (process.draining && !process.busy && process.retained.size === 0) process.kill();
+  /** The run just settled holds a retained execution: the process is not recycled under it. */
+  retain(process: SandboxProcess, executionId: string): void {
+    this.#members.get(process)?.retained.add(executionId);
+  }
+
+  /** A retained execution was closed; a draining process whose last one it was can go now. */
+  closeRetained(process: SandboxProcess, executionId: string): void {
+    const state = this.#members.get(process);
+    if (state === undefined) return;
+    state.retained.delete(executionId);
+    if (state.draining && !state.busy && state.retained.size === 0) process.kill();
   }
 
   stats(): PoolStats {
     return {
-      members: [...this.#members].map((process) => ({
+      members: this.#live().map(([process, state]) => ({
         pid: process.pid,
-        runs: process.runs,
+        runs: state.runs,
         rssMb: process.rssMb(),
-        busy: process.busy,
-        draining: process.draining,
-        retained: process.retained.size,
+        busy: state.busy,
+        draining: state.draining,
+        retained: state.retained.size,
       })),
       starting: this.#launching.size,
       queued: this.#waiters.length,
@@ -157,19 +183,24 @@ export class Pool {
     this.#waiters = [];
     for (const waiter of waiters) waiter.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
     await Promise.allSettled([...this.#launching]);
-    const members = [...this.#members];
+    const members = this.#live().map(([process]) => process);
     for (const process of members) process.kill();
     await Promise.all(members.map((process) => process.ended));
   }
 
-  #worn(process: SandboxProcess): boolean {
-    if (process.runs >= this.#settings.recycleAfterRuns) return true;
+  /** The members whose process is still there. */
+  #live(): [SandboxProcess, MemberState][] {
+    return [...this.#members].filter(([, state]) => !state.ended);
+  }
+
+  #worn(process: SandboxProcess, state: MemberState): boolean {
+    if (state.runs >= this.#settings.recycleAfterRuns) return true;
     const rss = process.rssMb();
     return rss !== undefined && rss > this.#settings.maxRssMb;
   }
 
-  #retire(process: SandboxProcess): void {
-    if (process.retained.size > 0) process.draining = true;
+  #retire(process: SandboxProcess, state: MemberState): void {
+    if (state.retained.size > 0) state.draining = true;
     else process.kill();
   }
 
@@ -177,7 +208,8 @@ export class Pool {
     for (let i = 0; i < this.#waiters.length; ) {
       const waiter = this.#waiters[i]!;
       const target = waiter.target;
-      if (target !== undefined && !this.#members.has(target)) {
+      const targetState = target === undefined ? undefined : this.#members.get(target);
+      if (target !== undefined && (targetState === undefined || targetState.ended)) {
         this.#waiters.splice(i, 1);
         waiter.reject(waiter.lost!());
         continue;
@@ -185,17 +217,18 @@ export class Pool {
       if (this.#busy >= this.#settings.maxWorkers) return;
       let process: SandboxProcess | undefined;
       if (target === undefined) process = this.#idle.pop();
-      else if (!target.busy) {
+      else if (targetState?.busy === false) {
         process = target;
         const at = this.#idle.indexOf(target);
         if (at >= 0) this.#idle.splice(at, 1);
       }
-      if (process === undefined) {
+      const state = process === undefined ? undefined : this.#members.get(process);
+      if (process === undefined || state === undefined) {
         i += 1;
         continue;
       }
       this.#waiters.splice(i, 1);
-      process.busy = true;
+      state.busy = true;
       this.#busy += 1;
       waiter.resolve(process);
     }
@@ -206,10 +239,10 @@ export class Pool {
     if (this.#disposed || !this.#started) return;
     let active = this.#launching.size;
     let busyActive = 0;
-    for (const process of this.#members) {
-      if (process.draining) continue;
+    for (const [, state] of this.#live()) {
+      if (state.draining) continue;
       active += 1;
-      if (process.busy) busyActive += 1;
+      if (state.busy) busyActive += 1;
     }
     const waiting = this.#waiters.filter((waiter) => waiter.target === undefined).length;
     const { maxWorkers, spare } = this.#settings;
@@ -225,7 +258,7 @@ export class Pool {
           process.kill();
           return;
         }
-        this.#members.add(process);
+        this.#members.set(process, { runs: 0, retained: new Set(), busy: false, draining: false, ended: false });
         this.#idle.push(process);
         void process.ended.then(() => this.#ended(process));
         this.#pump();
@@ -234,7 +267,7 @@ export class Pool {
         this.#launching.delete(launching);
         // Nothing alive or coming can serve the waiters: fail them rather than let them wait.
         // No respawn from here, so a broken installation does not spin; the next call retries.
-        if (this.#members.size === 0 && this.#launching.size === 0) {
+        if (this.#live().length === 0 && this.#launching.size === 0) {
           const failed = this.#waiters;
           this.#waiters = [];
           for (const waiter of failed) waiter.reject(error);
@@ -245,7 +278,9 @@ export class Pool {
   }
 
   #ended(process: SandboxProcess): void {
-    this.#members.delete(process);
+    const state = this.#members.get(process);
+    if (state !== undefined) state.ended = true;
+    if (state?.busy !== true) this.#members.delete(process);
     const at = this.#idle.indexOf(process);
     if (at >= 0) this.#idle.splice(at, 1);
     this.#pump();

@@ -48,13 +48,6 @@ export interface SandboxProcessOptions {
 
 export class SandboxProcess {
   readonly pid: number;
-  /** Runs completed in this process (executions and invocations). */
-  runs = 0;
-  /** Retained executions this process holds. */
-  readonly retained = new Set<string>();
-  /** No new executions: it is being recycled but still holds retained executions. */
-  draining = false;
-  busy = false;
   /** Where messages go: the run in flight, or the stale-message handler. */
   onMessage: (message: SupervisorMessage) => void = () => {};
   readonly ended: Promise<ProcessEnd>;
