@@ -9,18 +9,18 @@
  */
 
 /** What the transport reads from a `message` event. */
-export interface WebSocketMessageEventLike {
+interface WebSocketMessageEventLike {
   readonly data: unknown;
 }
 
 /** What the transport reads from a `close` event. */
-export interface WebSocketCloseEventLike {
+interface WebSocketCloseEventLike {
   readonly code: number;
   readonly reason: string;
 }
 
 /** What the transport reads from an `error` event: ws sets `message`, the standard event has none. */
-export interface WebSocketErrorEventLike {
+interface WebSocketErrorEventLike {
   readonly message?: unknown;
 }
 
