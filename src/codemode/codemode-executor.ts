@@ -6,30 +6,14 @@
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError, TIMEOUT_MESSAGE } from '../protocol/errors.js';
 import type { ExecuteRequest, Executor, LogEntry, LogLevel } from '../protocol/types.js';
-import {
-  assertFunctionRecords,
-  createDispatch,
-  type ExtendedExecuteOptions,
-  type ExtendedProvider,
-  planExecution,
-  type ToolFunction,
-  validateExecution,
-} from './execution-plan.js';
+import { validateExecution } from './names.js';
 import { normalizeCode } from './normalize.js';
-
-/** Written to `console.warn` on every call that passes a bare record. */
-const BARE_RECORD_DEPRECATION =
-  '[@supolka/cloudflare-codemode-executor] Passing a bare functions record to execute() is deprecated. Pass an array of providers instead.';
+import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
+import { BARE_RECORD_DEPRECATION } from './texts.js';
+import type { CodemodeExecuteResult, ExtendedExecuteOptions, ExtendedProvider, ToolFunction } from './types.js';
 
 /** The namespace a bare record is bound to, as in the dialect. */
 const DEFAULT_PROVIDER_NAME = 'codemode';
-
-/** The dialect's `ExecuteResult`. `logs` is absent only when a name rule refused the call. */
-export interface CodemodeExecuteResult {
-  result: unknown;
-  error?: string;
-  logs?: string[];
-}
 
 const LOG_PREFIXES: Readonly<Record<LogLevel, string>> = { log: '', warn: '[warn] ', error: '[error] ' };
 

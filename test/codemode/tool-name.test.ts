@@ -1,11 +1,7 @@
 /** The design's sanitize table, upstream-releases §11's extra rows, the reserved set, and the collision text. */
 import { describe, expect, it } from 'vitest';
-import {
-  detectSanitizeCollision,
-  formatSanitizeCollision,
-  sanitizeToolName,
-  TOOL_NAME_RESERVED_WORDS,
-} from '../../src/codemode/tool-name.js';
+import { formatSanitizeCollision } from '../../src/codemode/texts.js';
+import { detectSanitizeCollision, sanitizeToolName, TOOL_NAME_RESERVED_WORDS } from '../../src/codemode/tool-name.js';
 
 describe('sanitizeToolName', () => {
   // The design's table.
