@@ -82,6 +82,12 @@ export class CodemodeExecutor {
   }
 }
 
+/**
+ * Whether this process has printed the bare-record deprecation. Upstream prints its own on every
+ * call; once per process says the same to the operator without flooding a log with a line per run.
+ */
+let bareRecordDeprecationPrinted = false;
+
 /** The dialect's `!Array.isArray` test: anything else is the deprecated bare record. */
 function resolveProviders(
   providersOrFns: readonly ExtendedProvider[] | Record<string, ToolFunction>,
@@ -91,7 +97,10 @@ function resolveProviders(
     assertFunctionRecords(providers);
     return providers;
   }
-  console.warn(BARE_RECORD_DEPRECATION);
+  if (!bareRecordDeprecationPrinted) {
+    bareRecordDeprecationPrinted = true;
+    console.warn(BARE_RECORD_DEPRECATION);
+  }
   const providers = [{ name: DEFAULT_PROVIDER_NAME, fns: providersOrFns as Record<string, ToolFunction> }];
   assertFunctionRecords(providers);
   return providers;

@@ -40,7 +40,7 @@ export const malformedProvider = {
     `Provider "${String(name)}" (index ${index}) has no record of functions: fns is ${fns === null ? 'null' : typeof fns}`,
 } as const;
 
-/** Written to `console.warn` on every call that passes a bare record. */
+/** Written to `console.warn` the first time a process passes a bare record. */
 export const BARE_RECORD_DEPRECATION =
   '[@supolka/cloudflare-codemode-executor] Passing a bare functions record to execute() is deprecated. Pass an array of providers instead.';
 
