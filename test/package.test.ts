@@ -12,11 +12,13 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relativeLinks, shellLines, typeScriptSnippets } from './package/markdown.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+const WORKERD = join(root, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
 const PACKAGE = '@supolka/cloudflare-codemode-executor';
 // Offline from the npm cache. No install scripts: workerd's binary comes from its platform package
 // (an optional dependency, so optional dependencies are installed), and its script only copies it.
@@ -196,6 +198,57 @@ describe('the packed package in an empty project', () => {
     });
   });
 
+  it("runs docs/moving-a-host.md's Worker under workerd, without nodejs_compat, against a daemon", async () => {
+    const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'moving-a-host.md'), 'utf8');
+    const worker = typeScriptSnippets(page).find((snippet) => snippet.typeCheckOnly);
+    if (!worker) throw new Error('docs/moving-a-host.md shows no Worker');
+    await writeFile(join(host, 'worker-snippet.ts'), worker.source);
+    // Bundled from the installed package the way a Worker project bundles it.
+    const bundle = await build({
+      entryPoints: [join(host, 'worker-snippet.ts')],
+      absWorkingDir: host,
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      external: ['cloudflare:*'],
+      logLevel: 'silent',
+    });
+    const project = join(dir, 'worker');
+    await mkdir(project);
+    await writeFile(join(project, 'worker.js'), bundle.outputFiles[0]!.text);
+    await writeFile(join(project, 'config.capnp'), WORKER_CONFIG);
+    // No token: a Worker's WebSocket sends no headers, so its daemon is reached without one.
+    const daemon = await startDaemon(
+      host,
+      'node node_modules/.bin/codemode-executor serve --port 0 --max-workers 1 --spare 0',
+      {
+        CODEMODE_EXECUTOR_TOKEN: '',
+      },
+    );
+    try {
+      const call = { code: 'async () => codemode.add({ a: 20, b: 22 })' };
+      await writeFile(
+        join(project, 'main.js'),
+        `import worker from './worker.js';
+export default {
+  async test() {
+    const request = new Request('http://worker/', { method: 'POST', body: ${JSON.stringify(JSON.stringify(call))} });
+    const response = await worker.fetch(request, { CODEMODE_EXECUTOR_URL: ${JSON.stringify(daemon.url)} });
+    console.log('ANSWER ' + (await response.text()));
+  },
+};
+`,
+      );
+      const printed = await run(WORKERD, ['test', 'config.capnp'], project);
+      const answer = printed.split('\n').find((line) => line.startsWith('ANSWER '));
+      expect(answer && JSON.parse(answer.slice('ANSWER '.length))).toEqual({ result: 42, logs: [] });
+    } finally {
+      await daemon.stop();
+    }
+  });
+
   it('lets node load upstream through the register subpath, and only through it', async () => {
     const load = ['--input-type=module', '-e', "await import('@cloudflare/codemode'); console.log('loaded')"];
     expect((await run(process.execPath, ['--import', `${PACKAGE}/register`, ...load], host)).trim()).toBe('loaded');
@@ -278,16 +331,17 @@ async function compileAndRun(
 }
 
 /**
- * The daemon exactly as the README starts it (through npx, in the consumer), on a free port. It
- * runs in a process group of its own, so stopping it reaches npx, the daemon and its workerd.
+ * A daemon started by a shell command line in `project`; it listens on a free port. It runs in a
+ * process group of its own, so stopping it reaches npx, the daemon and its workerd.
  */
-async function startReadmeDaemon(readme: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const command = shellLines(readme).find((line) => line.startsWith('npx codemode-executor serve'));
-  if (!command) throw new Error('The README shows no `npx codemode-executor serve` command');
-  expect(command).toContain('--port 8787');
-  const child: ChildProcess = spawn('sh', ['-c', command.replace('--port 8787', '--port 0')], {
-    cwd: consumer,
-    env: { ...process.env, CODEMODE_EXECUTOR_TOKEN: token },
+async function startDaemon(
+  project: string,
+  command: string,
+  env: Record<string, string>,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn('sh', ['-c', command], {
+    cwd: project,
+    env: { ...process.env, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -313,7 +367,7 @@ async function startReadmeDaemon(readme: string, token: string): Promise<{ url: 
       };
       child.stdout!.on('data', read);
       child.stderr!.on('data', read);
-      void exited.then(() => reject(new Error(`The README's daemon exited before listening:\n${printed}`)));
+      void exited.then(() => reject(new Error(`\`${command}\` exited before listening:\n${printed}`)));
     });
     return { url, stop };
   } catch (error) {
@@ -321,6 +375,31 @@ async function startReadmeDaemon(readme: string, token: string): Promise<{ url: 
     throw error;
   }
 }
+
+/** The daemon exactly as the README starts it (through npx, in the consumer), on a free port. */
+async function startReadmeDaemon(readme: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const command = shellLines(readme).find((line) => line.startsWith('npx codemode-executor serve'));
+  if (!command) throw new Error('The README shows no `npx codemode-executor serve` command');
+  expect(command).toContain('--port 8787');
+  return startDaemon(consumer, command.replace('--port 8787', '--port 0'), { CODEMODE_EXECUTOR_TOKEN: token });
+}
+
+/** A Worker's bundle and a `test()` module that calls its fetch handler once, under `workerd test`. */
+const WORKER_CONFIG = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = (
+      modules = [
+        (name = "main.js", esModule = embed "main.js"),
+        (name = "worker.js", esModule = embed "worker.js"),
+      ],
+      compatibilityDate = "2025-06-01",
+      globalOutbound = "loopback",
+    )),
+    (name = "loopback", network = (allow = ["local"])),
+  ],
+);
+`;
 
 const RUNTIME_CHECK = `import { CodemodeExecutor, normalizeCode, sanitizeToolName } from '@supolka/cloudflare-codemode-executor';
 
