@@ -5,17 +5,15 @@
  */
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError, TIMEOUT_MESSAGE } from '../protocol/errors.js';
-import type { ExecuteRequest, Executor, LogEntry, LogLevel } from '../protocol/types.js';
+import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
 import { validateExecution } from './names.js';
 import { normalizeCode } from './normalize.js';
 import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
-import { BARE_RECORD_DEPRECATION } from './texts.js';
+import { BARE_RECORD_DEPRECATION, LOG_PREFIXES } from './texts.js';
 import type { CodemodeExecuteResult, ExtendedExecuteOptions, ExtendedProvider, ToolFunction } from './types.js';
 
 /** The namespace a bare record is bound to, as in the dialect. */
 const DEFAULT_PROVIDER_NAME = 'codemode';
-
-const LOG_PREFIXES: Readonly<Record<LogLevel, string>> = { log: '', warn: '[warn] ', error: '[error] ' };
 
 /** Native log entries into the flat strings the dialect returns: `[warn] late`. */
 export function formatLogs(entries: readonly LogEntry[]): string[] {

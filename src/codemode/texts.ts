@@ -4,6 +4,7 @@
  * reference, so each is contract: a reword here is a deliberate edit, in one place.
  */
 import type { NameRejectionTexts } from '../protocol/providers.js';
+import type { LogLevel } from '../protocol/types.js';
 
 /** Which list a name came from; the name texts open with it. */
 type NameKind = 'Provider' | 'Connector';
@@ -39,6 +40,9 @@ export const malformedProvider = {
   noFunctions: (index: number, name: unknown, fns: unknown) =>
     `Provider "${String(name)}" (index ${index}) has no record of functions: fns is ${fns === null ? 'null' : typeof fns}`,
 } as const;
+
+/** What each captured line opens with, by level, in the flat lines the dialect returns. */
+export const LOG_PREFIXES: Readonly<Record<LogLevel, string>> = { log: '', warn: '[warn] ', error: '[error] ' };
 
 /** Written to `console.warn` the first time a process passes a bare record. */
 export const BARE_RECORD_DEPRECATION =
