@@ -7,18 +7,18 @@
  * `./isolate` and `./server`; the native contract alone is `./protocol`.
  */
 
-export type { CodemodeExecuteResult } from './codemode/codemode-executor.js';
 // The dialect adapter.
 export { CodemodeExecutor } from './codemode/codemode-executor.js';
+export { normalizeCode } from './codemode/normalize.js';
+export { sanitizeToolName } from './codemode/tool-name.js';
 export type {
+  CodemodeExecuteResult,
   ConnectorBinding,
   DialectProvider,
   ExtendedExecuteOptions,
   ExtendedProvider,
   ToolFunction,
-} from './codemode/execution-plan.js';
-export { normalizeCode } from './codemode/normalize.js';
-export { sanitizeToolName } from './codemode/tool-name.js';
+} from './codemode/types.js';
 export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
 export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
 // The native contract a host meets through the adapter: what it wraps, and what it may catch.

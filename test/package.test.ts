@@ -1,29 +1,59 @@
 /**
  * The packed package, as a consumer gets it: `npm pack` of the built package, installed from the
- * tarball into an empty project, imported at run time by node and type-checked by tsc. Then the
- * dialect's own types (every line of the peer range) accept CodemodeExecutor as their Executor.
+ * tarball into an empty project, imported at run time by node and type-checked by tsc. The
+ * README's snippets (and docs/moving-a-host.md's) are read from the installed copy, type-checked
+ * under `strict`, run, and must print what the page says. Then the dialect's own types (every line
+ * of the peer range) accept CodemodeExecutor as their Executor.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relativeLinks, shellLines, typeScriptSnippets } from './package/markdown.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-// Offline from the npm cache; no install scripts (workerd's would fetch a binary the root entry never uses).
-const INSTALL_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional'];
+const WORKERD = join(root, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
+const PACKAGE = '@supolka/cloudflare-codemode-executor';
+// Offline from the npm cache. No install scripts: workerd's binary comes from its platform package
+// (an optional dependency, so optional dependencies are installed), and its script only copies it.
+const INSTALL_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];
 
-async function run(command: string, args: string[], cwd: string): Promise<string> {
+async function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   try {
-    const { stdout } = await promisify(execFile)(command, args, { cwd, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      timeout: 180_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return stdout;
   } catch (error) {
     const { stdout = '', stderr = '', message } = error as { stdout?: string; stderr?: string; message: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${message}\n${stdout}\n${stderr}`);
   }
+}
+
+/** `name@version` of a package this repository has installed, so the consumer's install hits the npm cache. */
+function installed(name: string): string {
+  const manifest = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return `${name}@${manifest.version}`;
+}
+
+/** An empty ESM project with the tarball and `extra` installed. */
+async function consumerProject(name: string, tarball: string, extra: string[]): Promise<string> {
+  const project = join(dir, name);
+  await mkdir(project);
+  await writeFile(join(project, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  await run('npm', ['install', tarball, ...extra, ...INSTALL_FLAGS], project);
+  return project;
 }
 
 /** dist is built by `npm test`; a lone run builds it when it is missing or older than any source it ships. */
@@ -43,7 +73,10 @@ function newestMtime(dir: string): number {
 }
 
 let dir: string;
+/** The tarball, `ws` and the type packages a Node user of the README has. */
 let consumer: string;
+/** The tarball and upstream's helpers with what they load: a Node host of docs/moving-a-host.md. */
+let host: string;
 
 beforeAll(async () => {
   if (!distIsCurrent()) await run('npm', ['run', 'build'], root);
@@ -52,10 +85,15 @@ beforeAll(async () => {
   await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], root);
   const tarball = (await readdir(dir)).find((file) => file.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack left no tarball in ${dir}`);
-  consumer = join(dir, 'consumer');
-  await mkdir(consumer);
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  await run('npm', ['install', join(dir, tarball), ...INSTALL_FLAGS], consumer);
+  const types = [installed('@types/node')];
+  consumer = await consumerProject('consumer', join(dir, tarball), [installed('ws'), installed('@types/ws'), ...types]);
+  host = await consumerProject('host', join(dir, tarball), [
+    installed('@cloudflare/codemode'),
+    installed('@modelcontextprotocol/sdk'),
+    installed('zod'),
+    installed('@cfworker/json-schema'),
+    ...types,
+  ]);
 });
 
 afterAll(async () => {
@@ -76,15 +114,145 @@ describe('the packed package in an empty project', () => {
 
   it('type-checks with tsc, without skipLibCheck and without the optional peer', async () => {
     await writeFile(join(consumer, 'types.ts'), TYPES_CHECK);
-    await writeFile(join(consumer, 'tsconfig.json'), tsconfig(['types.ts'], { skipLibCheck: false }));
+    await writeFile(join(consumer, 'tsconfig.json'), tsconfig(['types.ts'], { skipLibCheck: false, types: [] }));
     await run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer);
     // The check above is only worth something if a type error fails it.
     await writeFile(
       join(consumer, 'wrong.ts'),
       "import { sanitizeToolName } from '@supolka/cloudflare-codemode-executor';\nexport const n: number = sanitizeToolName('a');\n",
     );
-    await writeFile(join(consumer, 'tsconfig.wrong.json'), tsconfig(['wrong.ts'], { skipLibCheck: false }));
+    await writeFile(join(consumer, 'tsconfig.wrong.json'), tsconfig(['wrong.ts'], { skipLibCheck: false, types: [] }));
     await expect(run(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer)).rejects.toThrow(/TS2322/);
+  });
+
+  it('ships every file its README and docs link to', async () => {
+    const installedRoot = join(consumer, 'node_modules', PACKAGE);
+    const pages = [
+      'README.md',
+      ...(await readdir(join(installedRoot, 'docs')))
+        .filter((file) => file.endsWith('.md'))
+        .map((file) => `docs/${file}`),
+    ];
+    const broken: string[] = [];
+    for (const page of pages) {
+      for (const target of relativeLinks(await readFile(join(installedRoot, page), 'utf8'))) {
+        const path = resolve(dirname(join(installedRoot, page)), target);
+        if (relative(installedRoot, path).startsWith('..') || !existsSync(path)) broken.push(`${page} -> ${target}`);
+      }
+    }
+    expect(pages).toContain('docs/moving-a-host.md');
+    expect(broken).toEqual([]);
+  });
+
+  it('loads with require(), which the Node lines its engines field admits all have', async () => {
+    const output = await run(
+      process.execPath,
+      ['-e', `console.log(typeof require(${JSON.stringify(PACKAGE)}).CodemodeExecutor)`],
+      consumer,
+    );
+    expect(output.trim()).toBe('function');
+  });
+
+  it("runs the README's snippets, type-checked under strict, and each prints what the README says", async () => {
+    const readme = await readFile(join(consumer, 'node_modules', PACKAGE, 'README.md'), 'utf8');
+    const snippets = typeScriptSnippets(readme);
+    expect(snippets.length).toBeGreaterThanOrEqual(3);
+    const token = `readme-${process.pid}`;
+    const daemon = await startReadmeDaemon(readme, token);
+    try {
+      // The snippet connects where the README's daemon listens; this one listens on a free port.
+      const sources = snippets.map((snippet) => snippet.source.replaceAll('ws://127.0.0.1:8787', daemon.url));
+      expect(sources.some((source, index) => source !== snippets[index]!.source)).toBe(true);
+      const outputs = await compileAndRun(consumer, 'readme', sources, { skipLibCheck: false, types: ['node'] }, [], {
+        CODEMODE_EXECUTOR_TOKEN: token,
+      });
+      snippets.forEach((snippet, index) => {
+        expect(snippet.prints, `README snippet ${index + 1} says what it prints`).toBeDefined();
+        expect(outputs[index]?.trim(), `README snippet ${index + 1}`).toBe(snippet.prints?.trim());
+      });
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it("runs docs/moving-a-host.md's snippets under the register entry, and type-checks its Worker", async () => {
+    const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'moving-a-host.md'), 'utf8');
+    const snippets = typeScriptSnippets(page);
+    const run = snippets.filter((snippet) => !snippet.typeCheckOnly);
+    expect(run.length).toBeGreaterThanOrEqual(2);
+    expect(snippets.some((snippet) => snippet.typeCheckOnly)).toBe(true);
+    const outputs = await compileAndRun(
+      host,
+      'host',
+      snippets.map((snippet) => snippet.source),
+      // Upstream's own declarations reach cloudflare:workers and packages a host may not have.
+      { skipLibCheck: true, types: ['node'] },
+      ['--import', `${PACKAGE}/register`],
+      {},
+      snippets.map((snippet) => !snippet.typeCheckOnly),
+    );
+    snippets.forEach((snippet, index) => {
+      if (snippet.typeCheckOnly) return;
+      expect(snippet.prints, `snippet ${index + 1} says what it prints`).toBeDefined();
+      expect(outputs[index]?.trim(), `docs/moving-a-host.md snippet ${index + 1}`).toBe(snippet.prints?.trim());
+    });
+  });
+
+  it("runs docs/moving-a-host.md's Worker under workerd, without nodejs_compat, against a daemon", async () => {
+    const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'moving-a-host.md'), 'utf8');
+    const worker = typeScriptSnippets(page).find((snippet) => snippet.typeCheckOnly);
+    if (!worker) throw new Error('docs/moving-a-host.md shows no Worker');
+    await writeFile(join(host, 'worker-snippet.ts'), worker.source);
+    // Bundled from the installed package the way a Worker project bundles it.
+    const bundle = await build({
+      entryPoints: [join(host, 'worker-snippet.ts')],
+      absWorkingDir: host,
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      external: ['cloudflare:*'],
+      logLevel: 'silent',
+    });
+    const project = join(dir, 'worker');
+    await mkdir(project);
+    await writeFile(join(project, 'worker.js'), bundle.outputFiles[0]!.text);
+    await writeFile(join(project, 'config.capnp'), WORKER_CONFIG);
+    // No token: a Worker's WebSocket sends no headers, so its daemon is reached without one.
+    const daemon = await startDaemon(
+      host,
+      'node node_modules/.bin/codemode-executor serve --port 0 --max-workers 1 --spare 0',
+      {
+        CODEMODE_EXECUTOR_TOKEN: '',
+      },
+    );
+    try {
+      const call = { code: 'async () => codemode.add({ a: 20, b: 22 })' };
+      await writeFile(
+        join(project, 'main.js'),
+        `import worker from './worker.js';
+export default {
+  async test() {
+    const request = new Request('http://worker/', { method: 'POST', body: ${JSON.stringify(JSON.stringify(call))} });
+    const response = await worker.fetch(request, { CODEMODE_EXECUTOR_URL: ${JSON.stringify(daemon.url)} });
+    console.log('ANSWER ' + (await response.text()));
+  },
+};
+`,
+      );
+      const printed = await run(WORKERD, ['test', 'config.capnp'], project);
+      const answer = printed.split('\n').find((line) => line.startsWith('ANSWER '));
+      expect(answer && JSON.parse(answer.slice('ANSWER '.length))).toEqual({ result: 42, logs: [] });
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('lets node load upstream through the register subpath, and only through it', async () => {
+    const load = ['--input-type=module', '-e', "await import('@cloudflare/codemode'); console.log('loaded')"];
+    expect((await run(process.execPath, ['--import', `${PACKAGE}/register`, ...load], host)).trim()).toBe('loaded');
+    await expect(run(process.execPath, load, host)).rejects.toThrow(/ERR_UNSUPPORTED_ESM_URL_SCHEME/);
   });
 
   it('is an Executor, with providers and options, to every dialect line of the peer range', async () => {
@@ -108,12 +276,20 @@ describe('the packed package in an empty project', () => {
       files.push(file);
     }
     // Upstream's own declarations import cloudflare:workers, ai and zod, which this project lacks.
-    await writeFile(join(consumer, 'tsconfig.dialect.json'), tsconfig(files, { skipLibCheck: true }));
+    await writeFile(join(consumer, 'tsconfig.dialect.json'), tsconfig(files, { skipLibCheck: true, types: [] }));
     await run(process.execPath, [tsc, '-p', 'tsconfig.dialect.json'], consumer);
   });
 });
 
-function tsconfig(files: string[], { skipLibCheck }: { skipLibCheck: boolean }): string {
+interface CompileOptions {
+  skipLibCheck: boolean;
+  /** The `@types` packages in scope: none, or Node's for a snippet that reads `process`. */
+  types: string[];
+  /** Emit JavaScript there, to run it; absent: check only. */
+  outDir?: string;
+}
+
+function tsconfig(files: string[], { skipLibCheck, types, outDir }: CompileOptions): string {
   return JSON.stringify({
     compilerOptions: {
       strict: true,
@@ -121,13 +297,109 @@ function tsconfig(files: string[], { skipLibCheck }: { skipLibCheck: boolean }):
       moduleResolution: 'NodeNext',
       target: 'ES2022',
       lib: ['ES2022', 'DOM'],
-      types: [],
-      noEmit: true,
+      types,
+      ...(outDir === undefined ? { noEmit: true } : { outDir, rootDir: '.' }),
       skipLibCheck,
     },
     files,
   });
 }
+
+/**
+ * Writes each source as `<prefix>-<n>.ts`, compiles them all with one strict tsc run, and runs the
+ * ones `runs` marks with node (with `nodeArgs`). Returns each run's stdout (`''` for one not run).
+ */
+async function compileAndRun(
+  project: string,
+  prefix: string,
+  sources: string[],
+  options: Omit<CompileOptions, 'outDir'>,
+  nodeArgs: string[],
+  env: Record<string, string>,
+  runs: boolean[] = sources.map(() => true),
+): Promise<string[]> {
+  const files = sources.map((_, index) => `${prefix}-${index + 1}.ts`);
+  await Promise.all(files.map((file, index) => writeFile(join(project, file), sources[index]!)));
+  await writeFile(join(project, `tsconfig.${prefix}.json`), tsconfig(files, { ...options, outDir: `out-${prefix}` }));
+  await run(process.execPath, [tsc, '-p', `tsconfig.${prefix}.json`], project);
+  const outputs: string[] = [];
+  for (const [index, file] of files.entries()) {
+    const compiled = join(`out-${prefix}`, file.replace(/\.ts$/, '.js'));
+    outputs.push(runs[index] ? await run(process.execPath, [...nodeArgs, compiled], project, env) : '');
+  }
+  return outputs;
+}
+
+/**
+ * A daemon started by a shell command line in `project`; it listens on a free port. It runs in a
+ * process group of its own, so stopping it reaches npx, the daemon and its workerd.
+ */
+async function startDaemon(
+  project: string,
+  command: string,
+  env: Record<string, string>,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn('sh', ['-c', command], {
+    cwd: project,
+    env: { ...process.env, ...env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  const stop = async (): Promise<void> => {
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // The group is gone already.
+      }
+      if (signal === 'SIGTERM') await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
+    await exited;
+  };
+  let printed = '';
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const read = (chunk: Buffer) => {
+        printed += chunk.toString('utf8');
+        const listening = /listening on (ws:\/\/[^\s"]+)/.exec(printed);
+        if (listening) resolve(listening[1]!);
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      void exited.then(() => reject(new Error(`\`${command}\` exited before listening:\n${printed}`)));
+    });
+    return { url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The daemon exactly as the README starts it (through npx, in the consumer), on a free port. */
+async function startReadmeDaemon(readme: string, token: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const command = shellLines(readme).find((line) => line.startsWith('npx codemode-executor serve'));
+  if (!command) throw new Error('The README shows no `npx codemode-executor serve` command');
+  expect(command).toContain('--port 8787');
+  return startDaemon(consumer, command.replace('--port 8787', '--port 0'), { CODEMODE_EXECUTOR_TOKEN: token });
+}
+
+/** A Worker's bundle and a `test()` module that calls its fetch handler once, under `workerd test`. */
+const WORKER_CONFIG = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = (
+      modules = [
+        (name = "main.js", esModule = embed "main.js"),
+        (name = "worker.js", esModule = embed "worker.js"),
+      ],
+      compatibilityDate = "2025-06-01",
+      globalOutbound = "loopback",
+    )),
+    (name = "loopback", network = (allow = ["local"])),
+  ],
+);
+`;
 
 const RUNTIME_CHECK = `import { CodemodeExecutor, normalizeCode, sanitizeToolName } from '@supolka/cloudflare-codemode-executor';
 

@@ -75,11 +75,11 @@ describe.each(['neutral', 'browser'] as const)('the root entry bundled for platf
     expect(reachedPackages(metafile)).toContain('acorn');
   });
 
-  it('reaches nothing under src/isolate/ or src/server/ (the Node-only subpath entries)', () => {
+  it('reaches nothing under src/isolate/, src/server/ or src/register/ (the Node-only subpath entries)', () => {
     const inputs = Object.keys(metafile.inputs);
     // The value codec the remote client shares with IsolateExecutor lives in the protocol.
     expect(inputs).toContain('src/protocol/value-codec.ts');
-    expect(inputs.filter((input) => /^src\/(isolate|server)\//.test(input))).toEqual([]);
+    expect(inputs.filter((input) => /^src\/(isolate|server|register)\//.test(input))).toEqual([]);
   });
 
   it('reaches no node: module and leaves nothing external', () => {
@@ -102,6 +102,11 @@ describe('the same build refuses a Node import (negative controls)', () => {
     expect(await buildFailure(`import 'node:fs'; export * from ${JSON.stringify(entry)};`)).toContain(
       'Could not resolve "node:fs"',
     );
+  });
+
+  it('fails on the register entry, which is Node-only', async () => {
+    const errors = await buildFailure(`import ${JSON.stringify(join(root, 'src', 'register', 'index.ts'))};`);
+    expect(errors).toContain('Could not resolve "node:module"');
   });
 
   it('fails on ws, a Node-only package', async () => {

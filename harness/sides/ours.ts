@@ -8,7 +8,7 @@
  */
 
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
-import type { ConnectorBinding, ExtendedExecuteOptions } from '../../src/codemode/execution-plan.js';
+import type { ConnectorBinding, ExtendedExecuteOptions } from '../../src/codemode/types.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import type { Executor } from '../../src/protocol/types.js';
 import type { Case, Outcome } from '../case-model.js';

@@ -5,33 +5,15 @@
  */
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError, TIMEOUT_MESSAGE } from '../protocol/errors.js';
-import type { ExecuteRequest, Executor, LogEntry, LogLevel } from '../protocol/types.js';
-import {
-  assertFunctionRecords,
-  createDispatch,
-  type ExtendedExecuteOptions,
-  type ExtendedProvider,
-  planExecution,
-  type ToolFunction,
-  validateExecution,
-} from './execution-plan.js';
+import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
+import { validateExecution } from './names.js';
 import { normalizeCode } from './normalize.js';
-
-/** Written to `console.warn` on every call that passes a bare record. */
-const BARE_RECORD_DEPRECATION =
-  '[@supolka/cloudflare-codemode-executor] Passing a bare functions record to execute() is deprecated. Pass an array of providers instead.';
+import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
+import { BARE_RECORD_DEPRECATION, LOG_PREFIXES } from './texts.js';
+import type { CodemodeExecuteResult, ExtendedExecuteOptions, ExtendedProvider, ToolFunction } from './types.js';
 
 /** The namespace a bare record is bound to, as in the dialect. */
 const DEFAULT_PROVIDER_NAME = 'codemode';
-
-/** The dialect's `ExecuteResult`. `logs` is absent only when a name rule refused the call. */
-export interface CodemodeExecuteResult {
-  result: unknown;
-  error?: string;
-  logs?: string[];
-}
-
-const LOG_PREFIXES: Readonly<Record<LogLevel, string>> = { log: '', warn: '[warn] ', error: '[error] ' };
 
 /** Native log entries into the flat strings the dialect returns: `[warn] late`. */
 export function formatLogs(entries: readonly LogEntry[]): string[] {
@@ -98,6 +80,12 @@ export class CodemodeExecutor {
   }
 }
 
+/**
+ * Whether this process has printed the bare-record deprecation. Upstream prints its own on every
+ * call; once per process says the same to the operator without flooding a log with a line per run.
+ */
+let bareRecordDeprecationPrinted = false;
+
 /** The dialect's `!Array.isArray` test: anything else is the deprecated bare record. */
 function resolveProviders(
   providersOrFns: readonly ExtendedProvider[] | Record<string, ToolFunction>,
@@ -107,7 +95,10 @@ function resolveProviders(
     assertFunctionRecords(providers);
     return providers;
   }
-  console.warn(BARE_RECORD_DEPRECATION);
+  if (!bareRecordDeprecationPrinted) {
+    bareRecordDeprecationPrinted = true;
+    console.warn(BARE_RECORD_DEPRECATION);
+  }
   const providers = [{ name: DEFAULT_PROVIDER_NAME, fns: providersOrFns as Record<string, ToolFunction> }];
   assertFunctionRecords(providers);
   return providers;

@@ -1,8 +1,9 @@
 /**
- * The identifier a tool is exposed under inside the sandbox, and the text two raw names produce
- * when they land on the same identifier. The dialect's type generator shows the model the
+ * The identifier a tool is exposed under inside the sandbox, and the check that finds two raw names
+ * landing on the same identifier. The dialect's type generator shows the model the
  * sanitized name, so the handler must look calls up under exactly that identifier.
  */
+import { formatSanitizeCollision } from './texts.js';
 
 /**
  * Words a sanitized tool name may not end up as: every ECMAScript edition's reserved words
@@ -91,11 +92,6 @@ export function sanitizeToolName(name: string): string {
   if (!sanitized) return '_';
   const prefixed = /^[0-9]/.test(sanitized) ? `_${sanitized}` : sanitized;
   return TOOL_NAME_RESERVED_WORDS.has(prefixed) ? `${prefixed}_` : prefixed;
-}
-
-/** The text two raw tool names of one provider produce when they sanitize alike. */
-export function formatSanitizeCollision(first: string, second: string, sanitized: string, provider: string): string {
-  return `Tool names "${first}" and "${second}" both sanitize to "${sanitized}" in provider "${provider}"`;
 }
 
 /** What `detectSanitizeCollision` needs of a provider: its name and its raw-keyed functions. */

@@ -92,18 +92,49 @@ export const providerRejection = {
     `Provider ${index} is malformed: a provider is {name: string, tools: string[]} with optional positionalArgs, proxySource and prelude.`,
 } as const;
 
+/**
+ * The texts one list of names is refused with, one per rule. The protocol's table is
+ * `providerRejection`; the dialect adapter brings its own wording, so the rules have one owner and
+ * the texts one per audience.
+ */
+export interface NameRejectionTexts {
+  reserved(name: string): string;
+  notIdentifier(name: string): string;
+  reservedWord(name: string): string;
+  duplicate(name: string): string;
+}
+
+/**
+ * The name rules, in order: reserved (by `isReserved`), outside `PROVIDER_NAME_PATTERN`, a
+ * JavaScript reserved word, already in `seen`. Returns the first rule's text, or `null` after
+ * adding the name to `seen`, so one `seen` carried across lists finds a clash between them.
+ */
+export function rejectName(
+  name: string,
+  seen: Set<string>,
+  texts: NameRejectionTexts,
+  isReserved: (name: string) => boolean = isReservedProviderName,
+): string | null {
+  if (isReserved(name)) return texts.reserved(name);
+  if (!PROVIDER_NAME_PATTERN.test(name)) return texts.notIdentifier(name);
+  if (JAVASCRIPT_RESERVED_WORDS.has(name)) return texts.reservedWord(name);
+  if (seen.has(name)) return texts.duplicate(name);
+  seen.add(name);
+  return null;
+}
+
+function isReservedProviderName(name: string): boolean {
+  return RESERVED_PROVIDER_NAMES.has(name);
+}
+
 /** Returns the first rejection text, or `null` when every provider may be bound. */
 export function validateProviders(providers: readonly ProviderDescriptor[] | undefined): string | null {
   if (providers === undefined) return null;
   const seen = new Set<string>();
   for (const [index, provider] of providers.entries()) {
     if (!isWellFormed(provider)) return providerRejection.malformed(index);
-    const { name } = provider;
-    if (RESERVED_PROVIDER_NAMES.has(name)) return providerRejection.reserved(name);
-    if (!PROVIDER_NAME_PATTERN.test(name)) return providerRejection.notIdentifier(name);
-    if (JAVASCRIPT_RESERVED_WORDS.has(name)) return providerRejection.reservedWord(name);
-    if (seen.has(name)) return providerRejection.duplicate(name);
-    seen.add(name);
+    const text = rejectName(provider.name, seen, providerRejection);
+    if (text !== null) return text;
   }
   return null;
 }

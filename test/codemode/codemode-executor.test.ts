@@ -72,26 +72,43 @@ describe('the call through CodemodeExecutor', () => {
 });
 
 describe('the bare record', () => {
-  it('writes the deprecation line on every call and binds the record as codemode', async () => {
+  /**
+   * The deprecation line is printed once per process, so each test reads a fresh copy of the
+   * module: one that has not printed it yet.
+   */
+  async function freshSetup() {
+    vi.resetModules();
+    const { CodemodeExecutor: Fresh } = await import('../../src/codemode/codemode-executor.js');
+    const native = new VmExecutor();
+    return { native, executor: new Fresh(native), Fresh };
+  }
+
+  it('writes the deprecation line once per process, whichever executor takes the record, and binds it as codemode', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { native, executor } = setup();
+    const { native, executor, Fresh } = await freshSetup();
     const fns = { add: (a: number, b: number) => a + b };
     expect(await executor.execute('async () => codemode.add(20, 22)', fns)).toEqual({ result: 42, logs: [] });
     expect(await executor.execute('async () => codemode.add(1, 1)', fns)).toEqual({ result: 2, logs: [] });
-    expect(warn.mock.calls).toEqual([[DEPRECATION], [DEPRECATION]]);
+    expect(await new Fresh(new VmExecutor()).execute('async () => codemode.add(2, 2)', fns)).toEqual({
+      result: 4,
+      logs: [],
+    });
+    expect(warn.mock.calls).toEqual([[DEPRECATION]]);
     expect(native.requests[0]!.providers).toStrictEqual([{ name: 'codemode', tools: ['add'] }]);
   });
 
-  it('does not warn for an array, even an empty one', async () => {
+  it('does not warn for an array, even an empty one, and still warns on the first record after it', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { executor } = setup();
+    const { executor } = await freshSetup();
     await executor.execute('async () => 1', []);
     expect(warn).not.toHaveBeenCalled();
+    await executor.execute('async () => 1', {});
+    expect(warn.mock.calls).toEqual([[DEPRECATION]]);
   });
 
   it('rejects a missing record with a TypeError naming it, after the warning (upstream rejects too)', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const { native, executor } = setup();
+    const { native, executor } = await freshSetup();
     const call = executor.execute('async () => 1', undefined as unknown as Record<string, never>);
     await expect(call).rejects.toThrow(
       new TypeError('Provider "codemode" (index 0) has no record of functions: fns is undefined'),

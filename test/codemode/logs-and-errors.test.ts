@@ -1,4 +1,4 @@
-/** The design's log prefix table and the rendering of a timed-out run. */
+/** docs/dialect.md's log prefix table and the rendering of a timed-out run. */
 import { describe, expect, it } from 'vitest';
 import { formatLogs, renderError } from '../../src/codemode/codemode-executor.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';

@@ -1,9 +1,9 @@
-/** The design's normalize table, the fence rules, the fixed-point property, and the import superset. */
+/** docs/dialect.md's normalize table, the fence rules, the fixed-point property, and the import superset. */
 import { describe, expect, it } from 'vitest';
 import { normalizeCode } from '../../src/codemode/normalize.js';
 
-// The design's table, row for row: what the model wrote, what the executor runs.
-const designTable: [string, string, string][] = [
+// docs/dialect.md's table, row for row: what the model wrote, what the executor runs.
+const dialectTable: [string, string, string][] = [
   ['a lone arrow', 'async () => 42', 'async () => 42'],
   ['a trailing expression', '1 + 2', 'async () => {\nreturn (1 + 2)\n}'],
   ['statements ahead of the expression', 'const a = 40\na + 2', 'async () => {\nconst a = 40\nreturn (a + 2)\n}'],
@@ -29,7 +29,7 @@ const designTable: [string, string, string][] = [
   ['the empty string', '', 'async () => {}'],
 ];
 
-// upstream-releases §11: the rest of the required inputs and the extra inputs, as 0.1.3-0.5.6 answer them.
+// Further inputs, with what upstream's normalizeCode answers for each in every release from 0.1.3 to 0.5.6.
 const releaseRows: [string, string][] = [
   ['  async () => 1  ', 'async () => 1'],
   ['```ts\n1\n```', 'async () => {\nreturn (1)\n}'],
@@ -52,7 +52,7 @@ const releaseRows: [string, string][] = [
 ];
 
 describe('normalizeCode', () => {
-  it.each(designTable)('%s', (_branch, input, output) => {
+  it.each(dialectTable)('%s', (_branch, input, output) => {
     expect(normalizeCode(input)).toBe(output);
   });
 
@@ -60,7 +60,7 @@ describe('normalizeCode', () => {
     expect(normalizeCode(input)).toBe(output);
   });
 
-  it('strips the design example fence', () => {
+  it('strips the fence of the example in docs/dialect.md', () => {
     expect(normalizeCode('```js\nconst sum = 20 + 22\nsum\n```')).toBe(
       'async () => {\nconst sum = 20 + 22\nreturn (sum)\n}',
     );
@@ -105,7 +105,7 @@ describe('normalizeCode', () => {
 
   describe('the fixed-point property', () => {
     const shapes = [
-      ...designTable.map(([, input]) => input),
+      ...dialectTable.map(([, input]) => input),
       ...releaseRows.map(([input]) => input).filter((input) => !input.includes(': number')),
       '```js\nconst sum = 20 + 22\nsum\n```',
     ];

@@ -1,15 +1,11 @@
-/** The design's sanitize table, upstream-releases §11's extra rows, the reserved set, and the collision text. */
+/** docs/dialect.md's sanitize table, further rows observed on upstream, the reserved set, and the collision text. */
 import { describe, expect, it } from 'vitest';
-import {
-  detectSanitizeCollision,
-  formatSanitizeCollision,
-  sanitizeToolName,
-  TOOL_NAME_RESERVED_WORDS,
-} from '../../src/codemode/tool-name.js';
+import { formatSanitizeCollision } from '../../src/codemode/texts.js';
+import { detectSanitizeCollision, sanitizeToolName, TOOL_NAME_RESERVED_WORDS } from '../../src/codemode/tool-name.js';
 
 describe('sanitizeToolName', () => {
-  // The design's table.
-  const designRows: [string, string][] = [
+  // docs/dialect.md's table.
+  const tableRows: [string, string][] = [
     ['list-issues', 'list_issues'],
     ['search.code', 'search_code'],
     ['send email', 'send_email'],
@@ -19,7 +15,7 @@ describe('sanitizeToolName', () => {
     ['-delete', '_delete'],
     ['поиск🔍', '_'],
   ];
-  // upstream-releases §11, observed from every release 0.1.0 to 0.5.6.
+  // What every upstream release from 0.1.0 to 0.5.6 answers for these names, as observed.
   const releaseRows: [string, string][] = [
     ['undefined', 'undefined_'],
     ['class', 'class_'],
@@ -41,7 +37,7 @@ describe('sanitizeToolName', () => {
     ['get_weather', 'get_weather'],
     ['tool\ttab', 'tool_tab'],
   ];
-  it.each([...designRows, ...releaseRows])('%j -> %j', (raw, identifier) => {
+  it.each([...tableRows, ...releaseRows])('%j -> %j', (raw, identifier) => {
     expect(sanitizeToolName(raw)).toBe(identifier);
   });
 });
@@ -50,7 +46,7 @@ describe('the reserved set', () => {
   const upstreamList =
     'abstract, arguments, await, boolean, break, byte, case, catch, char, class, const, continue, debugger, default, delete, do, double, else, enum, eval, export, extends, false, final, finally, float, for, function, goto, if, implements, import, in, instanceof, int, interface, let, long, native, new, null, package, private, protected, public, return, short, static, super, switch, synchronized, this, throw, throws, transient, true, try, typeof, undefined, var, void, volatile, while, with, yield';
 
-  it('is the 65 words upstream-releases §11 lists, no more and no fewer', () => {
+  it('is the 65 words upstream’s generator reserves in every release, no more and no fewer', () => {
     const words = upstreamList.split(', ');
     expect(words).toHaveLength(65);
     expect([...TOOL_NAME_RESERVED_WORDS].sort()).toEqual([...words].sort());

@@ -4,9 +4,11 @@ import {
   JAVASCRIPT_RESERVED_WORDS,
   PROVIDER_NAME_PATTERN,
   type ProviderDescriptor,
+  providerRejection,
   RESERVED_PROVIDER_NAMES,
   validateProviders,
 } from '../../src/protocol/index.js';
+import { rejectName } from '../../src/protocol/providers.js';
 
 const provider = (name: string): ProviderDescriptor => ({ name, tools: [] });
 const validate = (...names: string[]) => validateProviders(names.map(provider));
@@ -149,5 +151,40 @@ describe('malformed descriptors', () => {
     expect(validateProviders([{ name: 'Promise', tools: 'x' } as unknown as ProviderDescriptor])).toBe(
       malformedText(0),
     );
+  });
+});
+
+describe('rejectName: the one walker both validations run, with the texts its caller brings', () => {
+  const texts = {
+    reserved: (name: string) => `reserved ${name}`,
+    notIdentifier: (name: string) => `not an identifier ${name}`,
+    reservedWord: (name: string) => `reserved word ${name}`,
+    duplicate: (name: string) => `duplicate ${name}`,
+  };
+
+  it('answers each rule with the text of the table it was given', () => {
+    const seen = new Set<string>();
+    expect(rejectName('Promise', seen, texts)).toBe('reserved Promise');
+    expect(rejectName('my-api', seen, texts)).toBe('not an identifier my-api');
+    expect(rejectName('class', seen, texts)).toBe('reserved word class');
+    expect(rejectName('gh', seen, texts)).toBeNull();
+    expect(rejectName('gh', seen, texts)).toBe('duplicate gh');
+  });
+
+  it('records only the names it accepts, so one set carried across two lists finds a clash between them', () => {
+    const seen = new Set<string>();
+    expect(rejectName('class', seen, texts)).toBe('reserved word class');
+    expect([...seen]).toEqual([]);
+    expect(rejectName('api', seen, texts)).toBeNull();
+    expect(rejectName('api', seen, providerRejection)).toBe(duplicateText('api'));
+  });
+
+  it('takes the reserved set from its caller, the protocol set by default', () => {
+    expect(rejectName('WorkerEntrypoint', new Set(), texts)).toBeNull();
+    expect(rejectName('WorkerEntrypoint', new Set(), texts, (name) => name === 'WorkerEntrypoint')).toBe(
+      'reserved WorkerEntrypoint',
+    );
+    // A caller's reserved set replaces the default one: it is the caller's to include it.
+    expect(rejectName('console', new Set(), texts, () => false)).toBeNull();
   });
 });

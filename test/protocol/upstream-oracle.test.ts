@@ -140,7 +140,7 @@ const decodeCorpus: [string, string][] = [
 ];
 
 describe.each(releases)('against upstream $release', (upstream) => {
-  it('was cut out whole: upstream encodes the shapes the fact sheet records (§5)', () => {
+  it('was cut out whole: upstream encodes a Uint8Array, another view and an ArrayBuffer with its binary tag', () => {
     expect(upstream.host.stringify(new Uint8Array([1, 2, 3]))).toBe(
       '{"__codemode_binary_v1__":"Uint8Array","data":"AQID"}',
     );

@@ -21,7 +21,7 @@ describe('assertProtocolCompatible', () => {
     expect(() => assertProtocolCompatible(7, 7)).not.toThrow();
   });
 
-  it('throws PROTOCOL_MISMATCH with the design’s text when the server speaks v2', () => {
+  it('throws PROTOCOL_MISMATCH with the text docs/protocol.md states when the server speaks v2', () => {
     const error = thrownBy(() => assertProtocolCompatible(2));
     expect(error).toBeInstanceOf(ExecutorError);
     expect((error as ExecutorError).code).toBe('PROTOCOL_MISMATCH');

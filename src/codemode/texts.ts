@@ -1,0 +1,52 @@
+/**
+ * Every text the dialect adapter composes. Hosts on the dialect surface them to their model and
+ * their operators, and the compatibility cases diff them character for character against the
+ * reference, so each is contract: a reword here is a deliberate edit, in one place.
+ */
+import type { NameRejectionTexts } from '../protocol/providers.js';
+import type { LogLevel } from '../protocol/types.js';
+
+/** Which list a name came from; the name texts open with it. */
+type NameKind = 'Provider' | 'Connector';
+
+function nameTexts(kind: NameKind): NameRejectionTexts {
+  return {
+    reserved: (name) => `${kind} name "${name}" is reserved`,
+    notIdentifier: (name) => `${kind} name "${name}" is not a valid JavaScript identifier`,
+    reservedWord: (name) => `${kind} name "${name}" is a JavaScript reserved word`,
+    // The connector wording is also the text of a clash between two connectors, as upstream words it.
+    duplicate: (name) =>
+      kind === 'Provider'
+        ? `Duplicate provider name "${name}"`
+        : `Duplicate name "${name}" (connector clashes with provider)`,
+  };
+}
+
+/** The dialect's name rejection texts, one table per list, as the protocol's name rules take them. */
+export const nameRejection: Readonly<Record<NameKind, NameRejectionTexts>> = {
+  Provider: nameTexts('Provider'),
+  Connector: nameTexts('Connector'),
+};
+
+/** The text two raw tool names of one provider produce when they sanitize alike. */
+export function formatSanitizeCollision(first: string, second: string, sanitized: string, provider: string): string {
+  return `Tool names "${first}" and "${second}" both sanitize to "${sanitized}" in provider "${provider}"`;
+}
+
+/** The texts of a call whose providers argument is not providers at all: a host bug, so `execute` rejects. */
+export const malformedProvider = {
+  notObject: (index: number, provider: unknown) =>
+    `Provider at index ${index} is ${provider === null ? 'null' : typeof provider}, not {name, fns}`,
+  noFunctions: (index: number, name: unknown, fns: unknown) =>
+    `Provider "${String(name)}" (index ${index}) has no record of functions: fns is ${fns === null ? 'null' : typeof fns}`,
+} as const;
+
+/** What each captured line opens with, by level, in the flat lines the dialect returns. */
+export const LOG_PREFIXES: Readonly<Record<LogLevel, string>> = { log: '', warn: '[warn] ', error: '[error] ' };
+
+/** Written to `console.warn` the first time a process passes a bare record. */
+export const BARE_RECORD_DEPRECATION =
+  '[@supolka/cloudflare-codemode-executor] Passing a bare functions record to execute() is deprecated. Pass an array of providers instead.';
+
+/** What a connector's pause marker becomes: the message of the throw the sandbox sees. */
+export const PAUSE_MESSAGE = '__CODEMODE_PAUSE__';

@@ -1,0 +1,66 @@
+/**
+ * docs/moving-a-host.md stays true to the catalogue: every case it cites exists, every case the
+ * reference cannot run is accounted for there, and the difference table puts each case on the
+ * side it runs on.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadCatalogue } from '../../harness/load-cases.js';
+
+const PAGE = readFileSync(fileURLToPath(new URL('../../docs/moving-a-host.md', import.meta.url)), 'utf8');
+const catalogue = loadCatalogue();
+const ids = catalogue.map((item) => item.id);
+/** A case id's first word (`validation`, `dispatch`, ...): a backticked token opening with one is a citation. */
+const families = new Set(ids.map((id) => id.split('-')[0]!));
+
+/** The ids a citation names: itself, or every id a trailing `*` pattern matches. */
+function citedIds(citation: string): string[] {
+  return citation.endsWith('*')
+    ? ids.filter((id) => id.startsWith(citation.slice(0, -1)))
+    : ids.filter((id) => id === citation);
+}
+
+function citations(text: string): string[] {
+  return [...text.matchAll(/`([a-z0-9]+(?:-[a-z0-9*]+)+)`/g)]
+    .map((match) => match[1]!)
+    .filter((token) => families.has(token.split('-')[0]!));
+}
+
+/** The rows of the table under a heading, as arrays of cells. */
+function tableRows(heading: string): string[][] {
+  const section = PAGE.split(`\n## ${heading}\n`)[1]?.split('\n## ')[0];
+  if (section === undefined) throw new Error(`docs/moving-a-host.md has no section "${heading}"`);
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| difference') && !line.startsWith('|---'))
+    .map((line) => line.slice(2, -2).split(' | '));
+}
+
+describe('docs/moving-a-host.md', () => {
+  it('cites only cases of the catalogue', () => {
+    const unknown = citations(PAGE).filter((citation) => citedIds(citation).length === 0);
+    expect(unknown).toEqual([]);
+  });
+
+  it('accounts for every case the reference cannot run', () => {
+    const covered = new Set(citations(PAGE).flatMap(citedIds));
+    const standalone = catalogue.filter((item) => item.reference === false).map((item) => item.id);
+    expect(standalone.length).toBeGreaterThan(0);
+    expect(standalone.filter((id) => !covered.has(id))).toEqual([]);
+  });
+
+  it("puts each difference's cases on the side they run on: ours alone, or upstream's alone", () => {
+    const rows = tableRows('Every deliberate difference');
+    expect(rows.length).toBeGreaterThan(5);
+    const byId = new Map(catalogue.map((item) => [item.id, item]));
+    for (const cells of rows) {
+      const [ours = '', upstream = ''] = (cells.at(-1) ?? '').split('upstream side');
+      for (const id of citations(ours).flatMap(citedIds)) expect(byId.get(id)?.reference, id).toBe(false);
+      for (const id of citations(upstream).flatMap(citedIds)) {
+        const skipped = byId.get(id)?.skipOn?.flatMap((skip) => skip.versions) ?? [];
+        expect(skipped, id).toContain('ours');
+      }
+    }
+  });
+});

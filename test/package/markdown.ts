@@ -1,0 +1,76 @@
+/**
+ * Reads the parts of a Markdown page the package test runs or checks: its fenced code blocks (a
+ * TypeScript block and the output it `prints`) and its relative links.
+ */
+
+interface FencedBlock {
+  /** The info string's first word (`ts`, `sh`, or `''` for a bare fence). */
+  lang: string;
+  /** The info string's other words (`worker` marks a snippet that is type-checked, not run). */
+  tags: string[];
+  body: string;
+  /** The prose between the previous block and this one. */
+  before: string;
+}
+
+export interface Snippet {
+  source: string;
+  /** A Worker's code: type-checked, not run in Node. */
+  typeCheckOnly: boolean;
+  /** What the page says it prints: the bare fence that follows it after the word "prints". */
+  prints: string | undefined;
+}
+
+/** The page's fenced blocks in order, and the prose after the last one. */
+function readPage(markdown: string): { blocks: FencedBlock[]; trailing: string } {
+  const blocks: FencedBlock[] = [];
+  let open: { fence: string; lang: string; tags: string[]; lines: string[] } | undefined;
+  let prose: string[] = [];
+  for (const line of markdown.split('\n')) {
+    if (open) {
+      if (line.trimEnd() === open.fence) {
+        blocks.push({ lang: open.lang, tags: open.tags, body: open.lines.join('\n'), before: prose.join('\n') });
+        open = undefined;
+        prose = [];
+      } else open.lines.push(line);
+      continue;
+    }
+    const fence = /^(`{3,})(.*)$/.exec(line);
+    if (fence) {
+      const [lang = '', ...tags] = fence[2]!.trim().split(/\s+/).filter(Boolean);
+      open = { fence: fence[1]!, lang, tags, lines: [] };
+    } else prose.push(line);
+  }
+  if (open) throw new Error(`An unclosed ${open.fence}${open.lang} fence`);
+  return { blocks, trailing: prose.join('\n') };
+}
+
+/** Every TypeScript block, with the output the page says it prints. */
+export function typeScriptSnippets(markdown: string): Snippet[] {
+  const { blocks } = readPage(markdown);
+  return blocks.flatMap((block, index) => {
+    if (block.lang !== 'ts') return [];
+    const next = blocks[index + 1];
+    const prints = next && next.lang === '' && next.before.trim() === 'prints' ? next.body : undefined;
+    return [{ source: block.body, typeCheckOnly: block.tags.includes('worker'), prints }];
+  });
+}
+
+/** The targets of the page's relative links (`[text](target)` outside code), without their `#fragment`. */
+export function relativeLinks(markdown: string): string[] {
+  const { blocks, trailing } = readPage(markdown);
+  const prose = [...blocks.map((block) => block.before), trailing].join('\n').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map((match) => match[1]!)
+    .filter((target) => !/^[a-z]+:/.test(target) && !target.startsWith('#'))
+    .map((target) => target.split('#')[0]!);
+}
+
+/** The lines of the page's `sh` blocks, without comments. */
+export function shellLines(markdown: string): string[] {
+  return readPage(markdown)
+    .blocks.filter((block) => block.lang === 'sh')
+    .flatMap((block) => block.body.split('\n'))
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
