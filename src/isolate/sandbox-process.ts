@@ -10,6 +10,9 @@ import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
+import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
+import { createMemberDirectory } from './confinement/member-directory.js';
+import type { OutboundServer } from './outbound-server.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
@@ -41,9 +44,12 @@ const EXIT_AFTER_CLOSE_MS = 300;
 
 export interface SandboxProcessOptions {
   binary: string;
-  relay: { port: number; token: string };
+  /** The executor's outbound relay; it listens on a socket in the member's private directory. */
+  relay: Pick<OutboundServer, 'token' | 'listen'>;
   heapLimitMb: number;
   startupTimeoutMs: number;
+  /** How members are confined (detection's plan), or undefined to run workerd as it is. */
+  confinement: ConfinementPlan | undefined;
 }
 
 export class SandboxProcess {
@@ -88,15 +94,32 @@ export class SandboxProcess {
 
   static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
     const token = randomBytes(24).toString('hex');
-    const config = buildSupervisorConfig({
-      sources: sandboxSources(),
-      token,
-      heapLimitMb: options.heapLimitMb,
-      relay: options.relay,
-    });
-    const workerd = await spawnWorkerd({ binary: options.binary, config, startupTimeoutMs: options.startupTimeoutMs });
+    // Its config and both sockets; removed once the member ends (by the wrapper, if the host dies).
+    const directory = createMemberDirectory(options.confinement?.owner);
+    let closeRelay: (() => Promise<void>) | undefined;
+    const cleanUp = () => {
+      void closeRelay?.();
+      directory.remove();
+    };
+    let workerd: SpawnedWorkerd;
     try {
-      const socket = await connect(workerd.port, token, options.startupTimeoutMs);
+      closeRelay = await options.relay.listen(directory.relaySocket, directory.handOver);
+      const config = buildSupervisorConfig({
+        sources: sandboxSources(),
+        token,
+        heapLimitMb: options.heapLimitMb,
+        relay: { socket: directory.relaySocket, token: options.relay.token },
+        controlSocket: directory.controlSocket,
+      });
+      const command = memberCommand(options.confinement, options.binary, directory.path, directory.configPath);
+      workerd = await spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs });
+    } catch (error) {
+      cleanUp();
+      throw error;
+    }
+    void workerd.exited.then(cleanUp);
+    try {
+      const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs);
       const member = new SandboxProcess(workerd, socket);
       trackUntilEnd(member);
       return member;
@@ -159,9 +182,9 @@ export class SandboxProcess {
   }
 }
 
-function connect(port: number, token: string, timeoutMs: number): Promise<WebSocket> {
+function connect(controlSocket: string, token: string, timeoutMs: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/`, {
+    const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
       headers: { [CHANNEL_TOKEN_HEADER]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
