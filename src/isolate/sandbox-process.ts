@@ -24,18 +24,24 @@ export interface ProcessEnd {
   exit: ExitInfo;
 }
 
-/** Every live member of every executor in this host, ended synchronously if the host exits. */
-const LIVE = new Set<SandboxProcess>();
+/**
+ * Every live member of every executor in this host, ended synchronously if the host exits, with
+ * the removal of its private directory (the group kill takes the wrapper that would remove it).
+ */
+const LIVE = new Map<SandboxProcess, () => void>();
 let exitHookInstalled = false;
 
-function trackUntilEnd(member: SandboxProcess): void {
-  LIVE.add(member);
+function trackUntilEnd(member: SandboxProcess, removeDirectory: () => void): void {
+  LIVE.set(member, removeDirectory);
   void member.ended.then(() => LIVE.delete(member));
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // The wrapper's watcher would kill them anyway once our pipe closes; this is immediate.
   process.once('exit', () => {
-    for (const live of LIVE) live.kill();
+    for (const [live, remove] of LIVE) {
+      live.kill();
+      remove();
+    }
   });
 }
 
@@ -121,7 +127,7 @@ export class SandboxProcess {
     try {
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs);
       const member = new SandboxProcess(workerd, socket);
-      trackUntilEnd(member);
+      trackUntilEnd(member, directory.remove);
       return member;
     } catch (error) {
       workerd.kill();

@@ -367,31 +367,50 @@ describe('the seccomp filter, loaded by the kernel', () => {
   });
 });
 
-describe('a SIGKILLed host', () => {
-  it('leaves no member running and no private directory behind', async () => {
-    const fixture = fileURLToPath(new URL('./fixtures/short-lived-host.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture, 'hang'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+interface HostMember {
+  pid: number;
+  directory: string;
+}
+
+/** Starts the confined host fixture; resolves with its members once it prints them. */
+function startHost(mode: 'hang' | 'exit') {
+  const fixture = fileURLToPath(new URL('./fixtures/confined-host.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const members = new Promise<HostMember[]>((resolve, reject) => {
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += String(chunk);
+      if (stdout.includes('\n')) resolve(JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as HostMember[]);
     });
-    const pids = await new Promise<number[]>((resolve, reject) => {
-      let stdout = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += String(chunk);
-        if (stdout.includes('\n')) resolve(JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) as number[]);
-      });
-      child.once('exit', (code) => reject(new Error(`the host exited (${String(code)}) before reporting`)));
-    });
-    const directories = pids.map((pid) =>
-      dirname(
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-          .split('\0')
-          .find((arg) => arg.endsWith('.capnp'))!,
-      ),
-    );
-    for (const directory of directories) expect(existsSync(directory)).toBe(true);
-    for (const pid of pids) expect(namespaceOf(pid, 'net')).not.toBe(namespaceOf('self', 'net'));
-    child.kill('SIGKILL');
-    await waitFor(() => pids.every((pid) => !isAlive(pid)), 'the confined members of a SIGKILLed host to end');
-    await waitFor(() => directories.every((directory) => !existsSync(directory)), 'their directories to be removed');
+    void exited.then(() => reject(new Error('the host exited before reporting its members')));
+  });
+  return { child, exited, members };
+}
+
+describe('a host that ends without dispose', () => {
+  it('SIGKILLed: leaves no member running and no private directory behind', async () => {
+    const host = startHost('hang');
+    try {
+      const members = await host.members;
+      expect(members).toHaveLength(2);
+      for (const { pid, directory } of members) {
+        expect(existsSync(directory)).toBe(true);
+        expect(namespaceOf(pid, 'net')).not.toBe(namespaceOf('self', 'net'));
+      }
+      host.child.kill('SIGKILL');
+      await waitFor(() => members.every(({ pid }) => !isAlive(pid)), 'the members of a SIGKILLed host to end');
+      await waitFor(() => members.every(({ directory }) => !existsSync(directory)), 'their directories to go');
+    } finally {
+      host.child.kill('SIGKILL');
+    }
+  });
+
+  it('exiting: leaves no private directory behind', async () => {
+    const host = startHost('exit');
+    const members = await host.members;
+    await host.exited;
+    await waitFor(() => members.every(({ pid }) => !isAlive(pid)), 'the members of an exited host to end');
+    for (const { directory } of members) expect(existsSync(directory), directory).toBe(false);
   });
 });
