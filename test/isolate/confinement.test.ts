@@ -94,7 +94,7 @@ function tableInodes(table: string, column: number, pid: number | 'self' = 'self
 /** Runs a command in a process's network namespace (as root: the host owns every namespace). */
 function inNetworkOf(pid: number, command: string[]): { status: number | null; stdout: string; stderr: string } {
   const enter = asRoot
-    ? ['--net=' + `/proc/${pid}/ns/net`]
+    ? [`--net=/proc/${pid}/ns/net`]
     : ['--preserve-credentials', `--user=/proc/${pid}/ns/user`, `--net=/proc/${pid}/ns/net`];
   const result = spawnSync('nsenter', [...enter, '--', ...command], { encoding: 'utf8', timeout: 20_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -21,13 +21,13 @@ import type { SeccompArch } from './syscalls.js';
  * about 1000 fetches open at once, where the host's own limit would allow a flood. No core dumps,
  * and no file may grow past 0 bytes (workerd writes none; its sockets and pipes are not files).
  */
-export const MEMBER_RLIMITS = { nofile: 1024, core: 0, fsize: 0 } as const;
+const MEMBER_RLIMITS = { nofile: 1024, core: 0, fsize: 0 } as const;
 
 /** `nobody` on Debian and most distributions: the uid a member runs as when the host is root. */
 export const UNPRIVILEGED_ID = 65534;
 
 /** Where the binary appears in the view: the project tree it lives in stays out. */
-export const BINARY_IN_VIEW = '/workerd';
+const BINARY_IN_VIEW = '/workerd';
 
 /** The device workerd opens (Cap'n Proto seeds its config parser from it). */
 const URANDOM = '/dev/urandom';
@@ -52,7 +52,7 @@ export interface ConfinementPlan {
 }
 
 /** workerd's own command line for a member. */
-export function workerdServeArgs(configPath: string): string[] {
+function workerdServeArgs(configPath: string): string[] {
   return ['serve', '--experimental', configPath, '--control-fd=3'];
 }
 
@@ -106,7 +106,7 @@ export function openSeccompProgram(plan: ConfinementPlan, directory: string): { 
  * workerd's host pid, given bwrap's (the pid the wrapper started): its only child, since workerd
  * runs as the namespace's pid 1 with no reaper between. Read once workerd is listening.
  */
-export function onlyChildOf(parent: number): number | undefined {
+function onlyChildOf(parent: number): number | undefined {
   try {
     const children = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/);
     if (children.length === 1 && /^\d+$/.test(children[0]!)) return Number(children[0]);
@@ -126,11 +126,6 @@ export function onlyChildOf(parent: number): number | undefined {
     }
   }
   return found.length === 1 ? found[0] : undefined;
-}
-
-/** What a confined member's root holds besides its private directory: binary, loader, libraries, urandom. */
-export function viewEntries(plan: ConfinementPlan): string[] {
-  return [BINARY_IN_VIEW, ...plan.linkedFiles, URANDOM];
 }
 
 /** How the wrapper starts one member: the command it runs, and what the host hands it. */

@@ -12,7 +12,7 @@ const PT_INTERP = 3;
 const HEADER_BYTES = 64 * 1024;
 
 /** The path in the binary's PT_INTERP program header (64-bit little-endian ELF only). */
-export function elfInterpreter(binary: string): string {
+function elfInterpreter(binary: string): string {
   const head = Buffer.alloc(HEADER_BYTES);
   const fd = openSync(binary, 'r');
   let read: number;

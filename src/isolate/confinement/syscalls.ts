@@ -67,10 +67,10 @@ export const DENIED_SYSCALLS = [
   'sysfs',
 ] as const;
 
-export type DeniedSyscall = (typeof DENIED_SYSCALLS)[number];
+type DeniedSyscall = (typeof DENIED_SYSCALLS)[number];
 
 /** Calls the filter inspects an argument of, rather than denying outright. */
-export type InspectedSyscall = 'clone' | 'clone3' | 'socket' | 'ioctl';
+type InspectedSyscall = 'clone' | 'clone3' | 'socket' | 'ioctl';
 
 type SyscallTable = Readonly<Record<DeniedSyscall | InspectedSyscall, number | undefined>>;
 
