@@ -372,10 +372,17 @@ interface HostMember {
   directory: string;
 }
 
-/** Starts the confined host fixture; resolves with its members once it prints them. */
-function startHost(mode: 'hang' | 'exit') {
+/** Starts the confined host fixture (as `uid` when given); resolves with its members once it prints them. */
+function startHost(mode: 'hang' | 'exit', uid?: number) {
   const fixture = fileURLToPath(new URL('./fixtures/confined-host.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const node = [process.execPath, '--import', 'tsx', fixture, mode];
+  const command =
+    uid === undefined ? node : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...node];
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    // An unprivileged host has no home of its own here; tsx keeps its cache under the temp dir.
+    env: uid === undefined ? process.env : { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const members = new Promise<HostMember[]>((resolve, reject) => {
     let stdout = '';
@@ -387,6 +394,27 @@ function startHost(mode: 'hang' | 'exit') {
   });
   return { child, exited, members };
 }
+
+describe('an unprivileged host', () => {
+  it('confines its members under its own uid', async () => {
+    // As root, the fixture host drops to nobody first; otherwise it already is unprivileged.
+    const hostUid = asRoot ? 65534 : process.getuid!();
+    const host = startHost('hang', asRoot ? hostUid : undefined);
+    try {
+      const members = await host.members;
+      for (const { pid } of members) {
+        expect(status(pid).get('Uid')!.split(/\s+/).map(Number)).toEqual([hostUid, hostUid, hostUid, hostUid]);
+        expect(status(pid).get('Seccomp')).toBe('2');
+        for (const kind of ['user', 'net', 'mnt', 'pid'])
+          expect(namespaceOf(pid, kind)).not.toBe(namespaceOf('self', kind));
+      }
+      host.child.kill('SIGKILL');
+      await waitFor(() => members.every(({ pid }) => !isAlive(pid)), 'the members of the killed host to end');
+    } finally {
+      host.child.kill('SIGKILL');
+    }
+  });
+});
 
 describe('a host that ends without dispose', () => {
   it('SIGKILLed: leaves no member running and no private directory behind', async () => {
