@@ -20,12 +20,13 @@ import { isolateText } from './texts.js';
 
 /**
  * $1 is the member's private directory (its config and sockets), the rest is the command that
- * runs workerd (workerd's own command line, or the chain that confines it). The watcher starts first, so there is
- * no moment in which workerd runs unwatched: it blocks reading the host's pipe (through fd 4,
- * because an asynchronous list's stdin is /dev/null) and does not hold the control fd 3, which
- * must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout goes to
- * stderr, so the wrapper's stdout carries one line: workerd's pid. SIGPIPE is ignored from then
- * on, so a host that dies before reading that line cannot kill the wrapper mid-way.
+ * runs workerd (workerd's own command line, or the chain that confines it). The watcher starts
+ * first, so there is no moment in which workerd runs unwatched: it blocks reading the host's pipe
+ * (through fd 4, because an asynchronous list's stdin is /dev/null) and does not hold the control
+ * fd 3, which must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout
+ * goes to stderr, so the wrapper's stdout carries one line: the command's pid (workerd's, or
+ * bwrap's when confined). SIGPIPE is ignored from then on, so a host that dies before reading
+ * that line cannot kill the wrapper mid-way.
  */
 const WRAPPER = `dir=$1; shift
 exec 4<&0
