@@ -24,24 +24,18 @@ export interface ProcessEnd {
   exit: ExitInfo;
 }
 
-/**
- * Every live member of every executor in this host, ended synchronously if the host exits, with
- * the removal of its private directory (the group kill takes the wrapper that would remove it).
- */
-const LIVE = new Map<SandboxProcess, () => void>();
+/** Every live member of every executor in this host, ended synchronously if the host exits. */
+const LIVE = new Set<SandboxProcess>();
 let exitHookInstalled = false;
 
-function trackUntilEnd(member: SandboxProcess, removeDirectory: () => void): void {
-  LIVE.set(member, removeDirectory);
+function trackUntilEnd(member: SandboxProcess): void {
+  LIVE.add(member);
   void member.ended.then(() => LIVE.delete(member));
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // The wrapper's watcher would kill them anyway once our pipe closes; this is immediate.
   process.once('exit', () => {
-    for (const [live, remove] of LIVE) {
-      live.kill();
-      remove();
-    }
+    for (const live of LIVE) live.kill();
   });
 }
 
@@ -127,7 +121,7 @@ export class SandboxProcess {
     try {
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs);
       const member = new SandboxProcess(workerd, socket);
-      trackUntilEnd(member, directory.remove);
+      trackUntilEnd(member);
       return member;
     } catch (error) {
       workerd.kill();

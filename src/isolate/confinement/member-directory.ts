@@ -4,11 +4,28 @@
  * which the host listens on). No TCP port is opened for a member, and only the host and the
  * member can enter this directory (mode 0700). A confined member sees it at the same path, bound
  * into its filesystem view.
+ *
+ * It goes when its member ends, or with the host: the wrapper's watcher removes it when the host
+ * dies, and an exit hook removes what is left when the host exits (its kill of the members takes
+ * their watchers with them).
  */
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { confinementText } from './texts.js';
+
+/** Every directory not yet removed, removed synchronously if the host exits. */
+const LIVE = new Set<string>();
+let exitHookInstalled = false;
+
+function removeAtExit(path: string): void {
+  LIVE.add(path);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const live of LIVE) rmSync(live, { recursive: true, force: true });
+  });
+}
 
 /** sun_path holds 108 bytes, the terminating NUL included. */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -40,7 +57,11 @@ export function createMemberDirectory(owner: MemberOwner | undefined): MemberDir
   const path = mkdtempSync(join(tmpdir(), 'codemode-member-'));
   const controlSocket = join(path, 'control.sock');
   const relaySocket = join(path, 'relay.sock');
-  const remove = () => rmSync(path, { recursive: true, force: true });
+  const remove = () => {
+    rmSync(path, { recursive: true, force: true });
+    LIVE.delete(path);
+  };
+  removeAtExit(path);
   for (const socket of [controlSocket, relaySocket]) {
     if (Buffer.byteLength(socket) > MAX_SOCKET_PATH_BYTES) {
       remove();
