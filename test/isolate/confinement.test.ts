@@ -328,6 +328,76 @@ describe('detection', () => {
   });
 });
 
+/**
+ * A classic BPF interpreter for the instructions a seccomp filter may use (loads of the
+ * seccomp_data words, jumps, returns): enough to run the arm64 program on an x64 machine.
+ */
+function runFilter(program: Buffer, data: { nr: number; arch: number; args?: number[] }): number {
+  const word = (offset: number): number => {
+    if (offset === 0) return data.nr >>> 0;
+    if (offset === 4) return data.arch >>> 0;
+    const arg = (offset - 16) / 8;
+    return Number.isInteger(arg) ? (data.args?.[arg] ?? 0) >>> 0 : 0;
+  };
+  let accumulator = 0;
+  for (let pc = 0; pc * 8 < program.length; pc++) {
+    const code = program.readUInt16LE(pc * 8);
+    const jt = program.readUInt8(pc * 8 + 2);
+    const jf = program.readUInt8(pc * 8 + 3);
+    const k = program.readUInt32LE(pc * 8 + 4);
+    if (code === 0x20) accumulator = word(k);
+    else if (code === 0x06) return k;
+    else if (code === 0x15) pc += accumulator === k ? jt : jf;
+    else if (code === 0x35) pc += accumulator >= k ? jt : jf;
+    else if (code === 0x45) pc += (accumulator & k) !== 0 ? jt : jf;
+    else throw new Error(`unexpected BPF opcode 0x${code.toString(16)}`);
+  }
+  throw new Error('the program fell off its end');
+}
+
+describe('the seccomp program, run by an interpreter', () => {
+  // From the kernel's uapi headers (audit.h, seccomp.h, errno.h) and the two syscall tables.
+  const ALLOW = 0x7fff0000;
+  const KILL_PROCESS = 0x80000000;
+  const EPERM = 0x00050000 | 1;
+  const ENOSYS = 0x00050000 | 38;
+  const EAFNOSUPPORT = 0x00050000 | 97;
+  const CLONE_NEWUSER = 0x10000000;
+  const SIGCHLD = 17;
+  const AF_NETLINK = 16;
+  const AF_UNIX = 1;
+  const arches = {
+    x64: {
+      arch: 0xc000003e,
+      foreign: 0x40000003, // i386
+      nr: { read: 0, write: 1, ptrace: 101, mount: 165, unshare: 272, bpf: 321, clone: 56, clone3: 435, socket: 41 },
+    },
+    arm64: {
+      arch: 0xc00000b7,
+      foreign: 0x40000028, // 32-bit ARM
+      nr: { read: 63, write: 64, ptrace: 117, mount: 40, unshare: 97, bpf: 280, clone: 220, clone3: 435, socket: 198 },
+    },
+  } as const;
+
+  for (const [name, { arch, foreign, nr }] of Object.entries(arches)) {
+    it(`${name}: denies what it lists, allows the rest, and kills a foreign ABI`, () => {
+      const program = buildSeccompProgram(name as keyof typeof arches);
+      const run = (call: number, args?: number[], callArch: number = arch) =>
+        runFilter(program, { nr: call, arch: callArch, ...(args ? { args } : {}) });
+      expect(run(nr.read)).toBe(ALLOW);
+      expect(run(nr.write)).toBe(ALLOW);
+      for (const denied of [nr.ptrace, nr.mount, nr.unshare, nr.bpf]) expect(run(denied)).toBe(EPERM);
+      expect(run(nr.clone, [SIGCHLD])).toBe(ALLOW);
+      expect(run(nr.clone, [CLONE_NEWUSER | SIGCHLD])).toBe(EPERM);
+      expect(run(nr.clone3)).toBe(ENOSYS);
+      expect(run(nr.socket, [AF_UNIX])).toBe(ALLOW);
+      expect(run(nr.socket, [AF_NETLINK])).toBe(EAFNOSUPPORT);
+      expect(run(nr.read, [], foreign)).toBe(KILL_PROCESS);
+      if (name === 'x64') expect(run(0x40000000 | nr.read)).toBe(KILL_PROCESS); // x32
+    });
+  }
+});
+
 describe('the seccomp filter, loaded by the kernel', () => {
   const scratch = join(tmpdir(), `codemode-seccomp-test-${process.pid}`);
   beforeAll(() => writeFileSync(scratch, buildSeccompProgram(process.arch === 'arm64' ? 'arm64' : 'x64')));
