@@ -94,16 +94,12 @@ export class SandboxProcess {
 
   static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
     const token = randomBytes(24).toString('hex');
-    // Its config and both sockets; removed once the member ends (by the wrapper, if the host dies).
+    // Its config and both sockets. The wrapper is spawned with no await before it, so its watcher
+    // guards the directory from the start (spawn-workerd.ts); the relay listens meanwhile, since
+    // workerd reaches it only once a run fetches.
     const directory = createMemberDirectory(options.confinement?.owner);
-    let closeRelay: (() => Promise<void>) | undefined;
-    const cleanUp = () => {
-      void closeRelay?.();
-      directory.remove();
-    };
-    let workerd: SpawnedWorkerd;
+    let spawning: Promise<SpawnedWorkerd>;
     try {
-      closeRelay = await options.relay.listen(directory.relaySocket, directory.handOver);
       const config = buildSupervisorConfig({
         sources: sandboxSources(),
         token,
@@ -112,11 +108,25 @@ export class SandboxProcess {
         controlSocket: directory.controlSocket,
       });
       const command = memberCommand(options.confinement, options.binary, directory.path, directory.configPath);
-      workerd = await spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs });
+      spawning = spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs });
     } catch (error) {
-      cleanUp();
+      directory.remove();
       throw error;
     }
+    const [spawned, listening] = await Promise.allSettled([
+      spawning,
+      options.relay.listen(directory.relaySocket, directory.handOver),
+    ]);
+    const cleanUp = () => {
+      if (listening.status === 'fulfilled') void listening.value();
+      directory.remove();
+    };
+    if (spawned.status === 'rejected' || listening.status === 'rejected') {
+      if (spawned.status === 'fulfilled') spawned.value.kill();
+      cleanUp();
+      throw spawned.status === 'rejected' ? spawned.reason : (listening as PromiseRejectedResult).reason;
+    }
+    const workerd = spawned.value;
     void workerd.exited.then(cleanUp);
     try {
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs);

@@ -23,7 +23,13 @@ function removeAtExit(path: string): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const live of LIVE) rmSync(live, { recursive: true, force: true });
+    for (const live of LIVE) {
+      try {
+        rmSync(live, { recursive: true, force: true });
+      } catch {
+        // Nothing more can be done at exit.
+      }
+    }
   });
 }
 
@@ -58,8 +64,13 @@ export function createMemberDirectory(owner: MemberOwner | undefined): MemberDir
   const controlSocket = join(path, 'control.sock');
   const relaySocket = join(path, 'relay.sock');
   const remove = () => {
-    rmSync(path, { recursive: true, force: true });
-    LIVE.delete(path);
+    try {
+      rmSync(path, { recursive: true, force: true });
+      LIVE.delete(path);
+    } catch {
+      // A workerd being killed as it started bound its socket meanwhile: removed again at the
+      // member's end, or at the host's exit.
+    }
   };
   removeAtExit(path);
   for (const socket of [controlSocket, relaySocket]) {
