@@ -21,9 +21,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfinement } from '../../src/isolate/confinement/detect.js';
 import { buildSeccompProgram } from '../../src/isolate/confinement/seccomp-filter.js';
 import { confinementText } from '../../src/isolate/confinement/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
+import { OutboundServer } from '../../src/isolate/outbound-server.js';
+import { SandboxProcess } from '../../src/isolate/sandbox-process.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { resolveWorkerdBinary } from '../../src/isolate/workerd-binary.js';
 import { isAlive, waitFor } from './processes.js';
@@ -41,6 +44,14 @@ function status(pid: number): Map<string, string> {
 
 function namespaceOf(pid: number | 'self', kind: string): string {
   return readlinkSync(`/proc/${pid}/ns/${kind}`);
+}
+
+/** A member's private directory, from its command line (its config lives there). */
+function directoryOf(pid: number): string {
+  const config = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    .split('\0')
+    .find((arg) => arg.endsWith('.capnp'));
+  return dirname(config!);
 }
 
 /** Every path under a root, as seen from it ("/x/y"), directories included. */
@@ -158,11 +169,7 @@ describe('a confined member', () => {
 
   it('sees only the binary, the libraries it links, /dev/urandom and its private directory', () => {
     const view = walk(`/proc/${pid}/root`);
-    const directory = dirname(
-      readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-        .split('\0')
-        .find((arg) => arg.endsWith('.capnp'))!,
-    );
+    const directory = directoryOf(pid);
     const files = ['/workerd', ...lddFiles(resolveWorkerdBinary()), '/dev/urandom'];
     // The config is deleted once workerd listens: only the two sockets remain in the directory.
     const inDirectory = [join(directory, 'control.sock'), join(directory, 'relay.sock')];
@@ -434,6 +441,27 @@ describe('the seccomp filter, loaded by the kernel', () => {
     const result = sandboxed(true, [process.execPath, '-e', probe]);
     expect(result.stderr).toBe('');
     expect(result.stdout.trim()).toBe('ok 0');
+  });
+});
+
+describe("a member's private directory", () => {
+  it('goes as soon as the member is killed, before its exit is seen', async () => {
+    const relay = await OutboundServer.start();
+    const confinement = resolveConfinement('required', resolveWorkerdBinary);
+    const member = await SandboxProcess.start({
+      binary: resolveWorkerdBinary(),
+      relay,
+      heapLimitMb: 64,
+      startupTimeoutMs: 20_000,
+      confinement: confinement.confined ? confinement.plan : undefined,
+    });
+    const directory = directoryOf(member.pid);
+    expect(readdirSync(directory).sort()).toEqual(['control.sock', 'relay.sock']);
+    member.kill();
+    // Synchronously: a host SIGKILLed right now would leave nothing (the watcher died with the group).
+    expect(existsSync(directory)).toBe(false);
+    await member.ended;
+    await relay.close();
   });
 });
 
