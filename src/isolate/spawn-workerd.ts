@@ -26,11 +26,12 @@ import { isolateText } from './texts.js';
  * fd 3, which must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout
  * goes to stderr, so the wrapper's stdout carries one line: the command's pid (workerd's, or
  * bwrap's when confined). SIGPIPE is ignored from then on, so a host that dies before reading
- * that line cannot kill the wrapper mid-way.
+ * that line cannot kill the wrapper mid-way. The watcher removes the directory before the kill
+ * (nothing runs after it), and again if a starting workerd bound its socket in the meantime.
  */
 const WRAPPER = `dir=$1; shift
 exec 4<&0
-{ while read -r _; do :; done; rm -rf "$dir"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
+{ while read -r _; do :; done; rm -rf "$dir" || rm -rf "$dir"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
 exec 4<&-
 "$@" </dev/null >&2 &
 w=$!
@@ -127,6 +128,9 @@ export function spawnWorkerd({ directory, config, command, startupTimeoutMs }: S
       // Already gone.
     }
     child.stdin?.destroy();
+    // The watcher that would remove the directory dies with the group: it goes now, so a host
+    // that dies before it sees the exit leaves none behind.
+    directory.remove();
   };
 
   const exited = new Promise<ExitInfo>((resolve) => {
