@@ -7,7 +7,8 @@
  *   wrangler so it can be subtracted.
  * - The remote overhead: the same workloads natively over loopback to a daemon.
  *   Every contender above runs once per round, in rotating order, so all see the same load.
- * - Ours only: cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member.
+ * - Ours only: cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member,
+ *   and what confinement costs (cold start and a trivial run, confined against unconfined).
  *
  * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
  * end, on error, and on Ctrl-C.
@@ -19,6 +20,7 @@ import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/errors.js';
 import { connect, type RemoteExecutor, type WebSocketConstructor } from '../src/remote/index.js';
+import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
 import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
@@ -202,7 +204,11 @@ async function main(): Promise<void> {
   );
   try {
     const results = await bench(plan, resources);
+    const confinement = await phase("confinement: cold start and trivial runs, 'auto' against 'off'", () =>
+      measureConfinement(plan, (executor) => resources.executors.push(executor)),
+    );
     printReport(results);
+    printConfinement(confinement);
     console.log(
       `\nLoad average at the end: ${loadavg()
         .map((value) => value.toFixed(2))

@@ -4,7 +4,10 @@
  * enabled. These are every event the pinned workerd writes.
  */
 
-/** A socket of the config is listening (`port` is the one bound for an address ending in `:0`). */
+/**
+ * A socket of the config is listening (`port` is the one bound for an address ending in `:0`, and
+ * 0 for a `unix:` address).
+ */
 interface ListenEvent {
   event: 'listen';
   socket: string;
@@ -19,8 +22,9 @@ interface ListenInspectorEvent {
 
 export type ControlEvent = ListenEvent | ListenInspectorEvent;
 
-function portOf(value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value < 65536 ? value : null;
+function portOf(value: unknown, unixAllowed: boolean): number | null {
+  const min = unixAllowed ? 0 : 1;
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value < 65536 ? value : null;
 }
 
 /** One control-fd line, or `null` for a line outside the grammar. */
@@ -33,9 +37,9 @@ export function parseControlEvent(line: string): ControlEvent | null {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
   const fields = new Map<string, unknown>(Object.entries(parsed));
-  const port = portOf(fields.get('port'));
-  if (port === null) return null;
   const event = fields.get('event');
+  const port = portOf(fields.get('port'), event === 'listen');
+  if (port === null) return null;
   if (event === 'listen-inspector') return { event, port };
   const socket = fields.get('socket');
   if (event === 'listen' && typeof socket === 'string') return { event, socket, port };

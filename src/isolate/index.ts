@@ -3,7 +3,8 @@
  * in a fresh workerd isolate, from a pool of workerd processes. Node only. See docs/isolate.md.
  */
 
-export type { IsolateExecutorStats } from './isolate-executor.js';
+export type { ConfinementOption } from './confinement/detect.js';
+export type { ConfinementStats, IsolateExecutorStats } from './isolate-executor.js';
 export { IsolateExecutor } from './isolate-executor.js';
 export type { IsolateExecutorOptions, IsolatePoolOptions } from './options.js';
 export { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './options.js';

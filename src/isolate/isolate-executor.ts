@@ -15,6 +15,8 @@ import type {
   OutboundFetch,
 } from '../protocol/types.js';
 import { encodeValue } from '../protocol/value-codec.js';
+import { type Confinement, type ConfinementOption, resolveConfinement } from './confinement/detect.js';
+import { confinementText } from './confinement/texts.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
@@ -32,14 +34,28 @@ interface RetainedExecution {
   outbound: OutboundFetch | null;
 }
 
+/** Which confinement mode is in force, and why (docs/security.md). */
+export interface ConfinementStats {
+  /** The `confinement` option. */
+  requested: ConfinementOption;
+  /** Whether every member runs confined. */
+  confined: boolean;
+  /** What confines them, or what this host is missing. */
+  reason: string;
+  /** One line saying both, for a start-up log. */
+  summary: string;
+}
+
 export interface IsolateExecutorStats extends PoolStats {
   /** Retained executions not yet closed. */
   retained: number;
+  confinement: ConfinementStats;
 }
 
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool;
+  readonly #confinement: Confinement;
   readonly #retained = new Map<string, RetainedExecution>();
   readonly #runs = new Set<Run>();
   readonly #hold = new LoopHold();
@@ -48,6 +64,8 @@ export class IsolateExecutor implements Executor {
 
   constructor(options?: IsolateExecutorOptions) {
     this.#settings = resolveSettings(options);
+    // Detected once per process; 'required' throws here, naming what this host is missing.
+    this.#confinement = resolveConfinement(this.#settings.confinement, resolveWorkerdBinary);
     this.#pool = new Pool(this.#settings, () => this.#launch());
   }
 
@@ -158,7 +176,12 @@ export class IsolateExecutor implements Executor {
 
   /** A snapshot of the pool, for monitoring and the benchmark. */
   stats(): IsolateExecutorStats {
-    return { ...this.#pool.stats(), retained: this.#retained.size };
+    const { requested, confined, reason } = this.#confinement;
+    return {
+      ...this.#pool.stats(),
+      retained: this.#retained.size,
+      confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
+    };
   }
 
   #assertOpen(): void {
@@ -237,9 +260,10 @@ export class IsolateExecutor implements Executor {
       const relay = await this.#relay;
       return await SandboxProcess.start({
         binary: resolveWorkerdBinary(),
-        relay: { port: relay.port, token: relay.token },
+        relay,
         heapLimitMb: this.#settings.heapLimitMb,
         startupTimeoutMs: this.#settings.startupTimeoutMs,
+        confinement: this.#confinement.confined ? this.#confinement.plan : undefined,
       });
     } catch (error) {
       if (error instanceof ExecutorError) throw error;

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
+import { CONFINEMENT_OPTIONS, type ConfinementOption } from './confinement/detect.js';
 import { isolateText } from './texts.js';
 
 export interface IsolatePoolOptions {
@@ -31,6 +32,12 @@ export interface IsolateExecutorOptions {
   /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
   outbound?: OutboundFetch | null | undefined;
   pool?: IsolatePoolOptions | undefined;
+  /**
+   * Whether each workerd runs confined by the OS (namespaces, a filesystem view, an unprivileged
+   * uid, rlimits, a seccomp filter; see docs/security.md). 'auto' (the default) confines where this
+   * host allows it; 'required' refuses to construct where it does not; 'off' never confines.
+   */
+  confinement?: ConfinementOption | undefined;
 }
 
 export interface IsolateSettings {
@@ -44,6 +51,7 @@ export interface IsolateSettings {
   maxRssMb: number;
   heapLimitMb: number;
   startupTimeoutMs: number;
+  confinement: ConfinementOption;
 }
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -51,7 +59,7 @@ export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 const STARTUP_TIMEOUT_MS = 20_000;
 
-const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool'] as const;
+const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool', 'confinement'] as const;
 const POOL_LEVEL = ['maxWorkers', 'spare', 'maxQueue', 'recycleAfterRuns', 'maxRssMb', 'heapLimitMb'] as const;
 
 function invalid(message: string): ExecutorError {
@@ -107,6 +115,11 @@ export function resolveSettings(options: unknown): IsolateSettings {
     throw invalid(isolateText.optionInvalid('pool', 'an object', describeValue(pool)));
   }
   rejectUnknown(pool, POOL_LEVEL, 'pool.');
+  const confinement = top.confinement ?? 'auto';
+  if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
+    const valid = CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`).join(', ');
+    throw invalid(isolateText.optionInvalid('confinement', `one of ${valid}`, describeValue(confinement)));
+  }
   return {
     timeout,
     maxTimeout,
@@ -118,6 +131,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
     maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, 512),
     heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, 256),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,
+    confinement,
   };
 }
 

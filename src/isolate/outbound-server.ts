@@ -2,14 +2,14 @@
  * Where sandbox fetches reach the host's outbound function. A sandbox `fetch` lands in the
  * supervisor's `Outbound` entrypoint, which runs in a request context of its own and so cannot
  * write to the host's WebSocket (workerd ties I/O objects to the request that created them).
- * It relays the request instead through an `external` service binding to this loopback HTTP
- * server, one per executor, shared by its pool members.
+ * It relays the request instead through an `external` service binding to this HTTP server, one
+ * per executor, shared by its pool members. It opens no TCP port: each member reaches it on a
+ * Unix socket in the member's private directory (`listen`).
  *
  * Both directions carry one frame of relay-frame.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { COMPLETED_MESSAGE } from '../protocol/dispatch.js';
 import { type RelayFrame, type RelayReplyHead, relayCodec } from './relay-frame.js';
 import { isolateText } from './texts.js';
@@ -19,28 +19,40 @@ export type RelayHandler = (request: Request) => Promise<RelayFrame<RelayReplyHe
 
 export class OutboundServer {
   readonly token = randomBytes(24).toString('hex');
-  readonly #server: Server;
+  /** One per member, each on its member's socket. */
+  readonly #servers = new Set<Server>();
   readonly #handlers = new Map<string, RelayHandler>();
-  #port = 0;
 
-  private constructor() {
-    this.#server = createServer((request, response) => void this.#serve(request, response));
-  }
+  private constructor() {}
 
   static async start(): Promise<OutboundServer> {
-    const server = new OutboundServer();
-    await new Promise<void>((resolve, reject) => {
-      server.#server.once('error', reject);
-      server.#server.listen(0, '127.0.0.1', () => resolve());
-    });
-    server.#port = (server.#server.address() as AddressInfo).port;
-    // An idle executor must not keep the host alive (see loop-hold.ts).
-    server.#server.unref();
-    return server;
+    return new OutboundServer();
   }
 
-  get port(): number {
-    return this.#port;
+  /**
+   * Serves one member's relayed fetches on the Unix socket at `path`. `handOver` gives the socket
+   * to the member's uid when it is not the host's. Resolves with the listener's closer.
+   */
+  async listen(path: string, handOver: (path: string) => void): Promise<() => Promise<void>> {
+    const server = createServer((request, response) => void this.#serve(request, response));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+    this.#servers.add(server);
+    // An idle executor must not keep the host alive (see loop-hold.ts).
+    server.unref();
+    const close = () => {
+      this.#servers.delete(server);
+      return closeServer(server);
+    };
+    try {
+      handOver(path);
+    } catch (error) {
+      void close();
+      throw error;
+    }
+    return close;
   }
 
   handle(runId: string, handler: RelayHandler): void {
@@ -51,11 +63,10 @@ export class OutboundServer {
     this.#handlers.delete(runId);
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#server.close(() => resolve());
-      this.#server.closeAllConnections();
-    });
+  async close(): Promise<void> {
+    const servers = [...this.#servers];
+    this.#servers.clear();
+    await Promise.all(servers.map(closeServer));
   }
 
   async #serve(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
@@ -84,4 +95,11 @@ export class OutboundServer {
       .writeHead(200, { 'content-type': 'application/octet-stream' })
       .end(relayCodec.encodeReply(reply.head, reply.body));
   }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

@@ -10,6 +10,9 @@ import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
+import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
+import { createMemberDirectory } from './confinement/member-directory.js';
+import type { OutboundServer } from './outbound-server.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
@@ -41,9 +44,12 @@ const EXIT_AFTER_CLOSE_MS = 300;
 
 export interface SandboxProcessOptions {
   binary: string;
-  relay: { port: number; token: string };
+  /** The executor's outbound relay; it listens on a socket in the member's private directory. */
+  relay: Pick<OutboundServer, 'token' | 'listen'>;
   heapLimitMb: number;
   startupTimeoutMs: number;
+  /** How members are confined (detection's plan), or undefined to run workerd as it is. */
+  confinement: ConfinementPlan | undefined;
 }
 
 export class SandboxProcess {
@@ -88,15 +94,42 @@ export class SandboxProcess {
 
   static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
     const token = randomBytes(24).toString('hex');
-    const config = buildSupervisorConfig({
-      sources: sandboxSources(),
-      token,
-      heapLimitMb: options.heapLimitMb,
-      relay: options.relay,
-    });
-    const workerd = await spawnWorkerd({ binary: options.binary, config, startupTimeoutMs: options.startupTimeoutMs });
+    // Its config and both sockets. The wrapper is spawned with no await before it, so its watcher
+    // guards the directory from the start (spawn-workerd.ts); the relay listens meanwhile, since
+    // workerd reaches it only once a run fetches.
+    const directory = createMemberDirectory(options.confinement?.owner);
+    let spawning: Promise<SpawnedWorkerd>;
     try {
-      const socket = await connect(workerd.port, token, options.startupTimeoutMs);
+      const config = buildSupervisorConfig({
+        sources: sandboxSources(),
+        token,
+        heapLimitMb: options.heapLimitMb,
+        relay: { socket: directory.relaySocket, token: options.relay.token },
+        controlSocket: directory.controlSocket,
+      });
+      const command = memberCommand(options.confinement, options.binary, directory.path, directory.configPath);
+      spawning = spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs });
+    } catch (error) {
+      directory.remove();
+      throw error;
+    }
+    const [spawned, listening] = await Promise.allSettled([
+      spawning,
+      options.relay.listen(directory.relaySocket, directory.handOver),
+    ]);
+    const cleanUp = () => {
+      if (listening.status === 'fulfilled') void listening.value();
+      directory.remove();
+    };
+    if (spawned.status === 'rejected' || listening.status === 'rejected') {
+      if (spawned.status === 'fulfilled') spawned.value.kill();
+      cleanUp();
+      throw spawned.status === 'rejected' ? spawned.reason : (listening as PromiseRejectedResult).reason;
+    }
+    const workerd = spawned.value;
+    void workerd.exited.then(cleanUp);
+    try {
+      const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs);
       const member = new SandboxProcess(workerd, socket);
       trackUntilEnd(member);
       return member;
@@ -159,9 +192,9 @@ export class SandboxProcess {
   }
 }
 
-function connect(port: number, token: string, timeoutMs: number): Promise<WebSocket> {
+function connect(controlSocket: string, token: string, timeoutMs: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/`, {
+    const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
       headers: { [CHANNEL_TOKEN_HEADER]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,

@@ -8,27 +8,30 @@
  * (`kill -9 0`). The host ends a member the same way: one SIGKILL to the group.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ExecutorError } from '../protocol/errors.js';
+import type { MemberCommand } from './confinement/command-line.js';
+import type { MemberDirectory } from './confinement/member-directory.js';
+import { confinementText } from './confinement/texts.js';
 import { parseControlEvent } from './control-events.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
 import { isolateText } from './texts.js';
 
 /**
- * $1 is the config path, the rest is workerd's command line. The watcher starts first, so there is
- * no moment in which workerd runs unwatched: it blocks reading the host's pipe (through fd 4,
- * because an asynchronous list's stdin is /dev/null) and does not hold the control fd 3, which
- * must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout goes to
- * stderr, so the wrapper's stdout carries one line: workerd's pid. SIGPIPE is ignored from then
- * on, so a host that dies before reading that line cannot kill the wrapper mid-way.
+ * $1 is the member's private directory (its config and sockets), the rest is the command that
+ * runs workerd (workerd's own command line, or the chain that confines it). The watcher starts
+ * first, so there is no moment in which workerd runs unwatched: it blocks reading the host's pipe
+ * (through fd 4, because an asynchronous list's stdin is /dev/null) and does not hold the control
+ * fd 3, which must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout
+ * goes to stderr, so the wrapper's stdout carries one line: the command's pid (workerd's, or
+ * bwrap's when confined). SIGPIPE is ignored from then on, so a host that dies before reading
+ * that line cannot kill the wrapper mid-way. The watcher removes the directory before the kill
+ * (nothing runs after it), and again if a starting workerd bound its socket in the meantime.
  */
-const WRAPPER = `cfg=$1; shift
+const WRAPPER = `dir=$1; shift
 exec 4<&0
-{ while read -r _; do :; done; rm -f "$cfg"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
+{ while read -r _; do :; done; rm -rf "$dir" || rm -rf "$dir"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
 exec 4<&-
 "$@" </dev/null >&2 &
 w=$!
@@ -37,7 +40,7 @@ trap '' PIPE
 echo "$w"
 wait "$w"
 s=$?
-rm -f "$cfg"
+rm -rf "$dir"
 exit "$s"`;
 
 const STDERR_TAIL_BYTES = 4096;
@@ -52,10 +55,8 @@ export interface ExitInfo {
 }
 
 export interface SpawnedWorkerd {
-  /** workerd's own pid (for RSS). */
+  /** workerd's own pid (for RSS), also when it runs confined under bwrap. */
   pid: number;
-  /** The port of the supervisor's socket on 127.0.0.1. */
-  port: number;
   /** Resolves once workerd and its wrapper are gone and stderr is drained. */
   exited: Promise<ExitInfo>;
   /** SIGKILLs the whole group. Idempotent. */
@@ -63,8 +64,10 @@ export interface SpawnedWorkerd {
 }
 
 export interface SpawnOptions {
-  binary: string;
+  /** The config is written into it; the wrapper removes it all should the host die first. */
+  directory: MemberDirectory;
   config: string;
+  command: MemberCommand;
   startupTimeoutMs: number;
 }
 
@@ -87,28 +90,25 @@ function describeExit(info: ExitInfo): string {
   return `exit code ${String(info.code)}`;
 }
 
-export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions): Promise<SpawnedWorkerd> {
-  const configPath = join(tmpdir(), `codemode-isolate-${randomUUID()}.capnp`);
-  writeFileSync(configPath, config, { mode: 0o600 });
-  const removeConfig = () => rmSync(configPath, { force: true });
+export function spawnWorkerd({ directory, config, command, startupTimeoutMs }: SpawnOptions): Promise<SpawnedWorkerd> {
+  directory.writeConfig(config);
+  const removeConfig = () => rmSync(directory.configPath, { force: true });
 
   let child: ChildProcess;
   try {
-    child = spawn(
-      '/bin/sh',
-      ['-c', WRAPPER, 'codemode-workerd', configPath, binary, 'serve', '--experimental', configPath, '--control-fd=3'],
-      {
-        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-        detached: true,
-        // workerd needs nothing from the host's environment, and gets none of its secrets.
-        env: {},
-      },
-    );
+    child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', directory.path, ...command.argv], {
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...command.extraFds],
+      detached: true,
+      // workerd needs nothing from the host's environment, and gets none of its secrets.
+      env: {},
+    });
   } catch (error) {
     removeConfig();
     return Promise.reject(
       new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error }),
     );
+  } finally {
+    command.release();
   }
 
   let stderr = '';
@@ -128,6 +128,9 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       // Already gone.
     }
     child.stdin?.destroy();
+    // The watcher that would remove the directory dies with the group: it goes now, so a host
+    // that dies before it sees the exit leaves none behind.
+    directory.remove();
   };
 
   const exited = new Promise<ExitInfo>((resolve) => {
@@ -141,8 +144,8 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
   child.once('error', () => kill());
 
   return new Promise<SpawnedWorkerd>((resolve, reject) => {
-    let pid: number | undefined;
-    let port: number | undefined;
+    let commandPid: number | undefined;
+    let listening = false;
     let settled = false;
     const fail = (error: ExecutorError) => {
       if (settled) return;
@@ -162,7 +165,18 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       startupTimeoutMs,
     );
     const maybeReady = () => {
-      if (settled || pid === undefined || port === undefined) return;
+      if (settled || commandPid === undefined || !listening) return;
+      // Confined, the wrapper started bwrap; workerd is its child, running by now.
+      const pid = command.workerdPid(commandPid);
+      if (pid === undefined) {
+        fail(
+          new ExecutorError(
+            'SANDBOX_UNAVAILABLE',
+            isolateText.sandboxUnavailable(confinementText.workerdPidUnknown(commandPid)),
+          ),
+        );
+        return;
+      }
       settled = true;
       clearTimeout(timer);
       // workerd has read its config; the wrapper deletes it too, should we die first.
@@ -172,18 +186,18 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       for (const stream of [child.stdin, child.stdout, child.stderr, child.stdio[3]]) {
         (stream as unknown as { unref?: () => void } | null)?.unref?.();
       }
-      resolve({ pid, port, exited, kill });
+      resolve({ pid, exited, kill });
     };
     lines(child.stdout!, (line) => {
-      if (pid === undefined && /^\d+$/.test(line.trim())) {
-        pid = Number(line.trim());
+      if (commandPid === undefined && /^\d+$/.test(line.trim())) {
+        commandPid = Number(line.trim());
         maybeReady();
       }
     });
     lines(child.stdio[3] as Readable, (line) => {
       const event = parseControlEvent(line);
       if (event?.event === 'listen' && event.socket === CONTROL_SOCKET) {
-        port = event.port;
+        listening = true;
         maybeReady();
       }
     });

@@ -37,11 +37,19 @@ export interface SupervisorConfigInput {
   /** Proves to the supervisor that a connection comes from the host that spawned it. */
   token: string;
   heapLimitMb: number;
-  /** The executor's outbound relay (outbound-server.ts): its loopback port and token. */
-  relay: { port: number; token: string };
+  /** The executor's outbound relay (outbound-server.ts): the Unix socket it listens on, and its token. */
+  relay: { socket: string; token: string };
+  /** The Unix socket the supervisor listens on for the host (the member's private directory). */
+  controlSocket: string;
 }
 
-export function buildSupervisorConfig({ sources, token, heapLimitMb, relay }: SupervisorConfigInput): string {
+export function buildSupervisorConfig({
+  sources,
+  token,
+  heapLimitMb,
+  relay,
+  controlSocket,
+}: SupervisorConfigInput): string {
   const settings: SupervisorSettings = {
     token,
     tokenHeader: CHANNEL_TOKEN_HEADER,
@@ -61,9 +69,11 @@ export function buildSupervisorConfig({ sources, token, heapLimitMb, relay }: Su
 const config :Workerd.Config = (
   services = [
     (name = "supervisor", worker = .supervisor),
-    (name = "host", external = (address = ${capnpString(`127.0.0.1:${relay.port}`)}, http = ())),
+    (name = "host", external = (address = ${capnpString(`unix:${relay.socket}`)}, http = ())),
   ],
-  sockets = [ (name = ${capnpString(CONTROL_SOCKET)}, address = "127.0.0.1:0", http = (), service = "supervisor") ],
+  sockets = [
+    (name = ${capnpString(CONTROL_SOCKET)}, address = ${capnpString(`unix:${controlSocket}`)}, http = (), service = "supervisor"),
+  ],
   # Per isolate: a memory bomb aborts the process fast instead of growing for seconds.
   v8Flags = [ ${capnpString(`--max-old-space-size=${heapLimitMb}`)} ],
 );

@@ -145,6 +145,12 @@ describe('the control-fd events', () => {
       event: 'listen-inspector',
       port: 9229,
     });
+    // What workerd writes for a socket on a unix: address.
+    expect(parseControlEvent('{"event":"listen","socket":"control","port":0}')).toEqual({
+      event: 'listen',
+      socket: 'control',
+      port: 0,
+    });
   });
 
   it('refuses anything else', () => {
@@ -152,7 +158,8 @@ describe('the control-fd events', () => {
       '',
       'listening',
       '{"event":"listen","port":1}',
-      '{"event":"listen","socket":"control","port":0}',
+      '{"event":"listen","socket":"control","port":-1}',
+      '{"event":"listen-inspector","port":0}',
       '{"event":"reload","port":1}',
     ]) {
       expect(parseControlEvent(line)).toBeNull();
