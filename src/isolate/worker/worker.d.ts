@@ -53,7 +53,23 @@ interface SupervisorEnv {
 interface ExecutionContext<Props = unknown> {
   readonly exports: {
     Outbound(options: { props: OutboundProps }): Fetcher;
+    Runner: { execute(message: import('../channel.js').RunMessage, bridge: RunBridgeTarget): Promise<void> };
   };
+}
+
+/** A run's way to the host (supervisor.js `Bridge`): its tool calls, and the report of its outcome. */
+interface RunBridgeTarget extends SandboxBridge {
+  report(message: import('../channel.js').SupervisorMessage): void | Promise<void>;
+  rename(run: string): void;
+}
+
+/**
+ * The bridge as a Runner holds it: a stub, whose copies passed on in a call's parameters are
+ * disposed when that call returns (so each call gets a `dup()`).
+ */
+interface RunBridge extends SandboxBridge {
+  report(message: import('../channel.js').SupervisorMessage): Promise<void>;
+  dup(): RunBridge;
 }
 
 /** What an `Outbound` binding is made with: the run whose worker it serves. */
