@@ -80,7 +80,7 @@ export class IsolateExecutor implements Executor {
         outbound: checked.outbound,
         retain: checked.retainHandles,
         ...(checked.retainHandles ? { executionId: id } : {}),
-        heapLimitMb: this.#settings.heapLimitMb,
+        ...this.#bounds(),
       });
     });
   }
@@ -125,7 +125,7 @@ export class IsolateExecutor implements Executor {
         outbound: retained.outbound,
         retain: false,
         executionId: checked.executionId,
-        heapLimitMb: this.#settings.heapLimitMb,
+        ...this.#bounds(),
       });
     });
   }
@@ -159,6 +159,12 @@ export class IsolateExecutor implements Executor {
   /** A snapshot of the pool, for monitoring and the benchmark. */
   stats(): IsolateExecutorStats {
     return { ...this.#pool.stats(), retained: this.#retained.size };
+  }
+
+  /** What every run is bounded by besides its timeout. */
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits'> {
+    const { heapLimitMb, memoryLimitMb, limits } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits };
   }
 
   #assertOpen(): void {
@@ -230,7 +236,7 @@ export class IsolateExecutor implements Executor {
   async #launch(): Promise<SandboxProcess> {
     try {
       // A failed start is forgotten, so the next launch tries again.
-      this.#relay ??= OutboundServer.start().catch((error: unknown) => {
+      this.#relay ??= OutboundServer.start(this.#settings.limits.maxRequestBodyBytes).catch((error: unknown) => {
         this.#relay = undefined;
         throw error;
       });
@@ -239,6 +245,7 @@ export class IsolateExecutor implements Executor {
         binary: resolveWorkerdBinary(),
         relay: { port: relay.port, token: relay.token },
         heapLimitMb: this.#settings.heapLimitMb,
+        limits: this.#settings.limits,
         startupTimeoutMs: this.#settings.startupTimeoutMs,
       });
     } catch (error) {

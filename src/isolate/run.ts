@@ -11,6 +11,7 @@ import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } f
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
+import type { IsolateLimits } from './options.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
 import { RunClock } from './run-clock.js';
 import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
@@ -41,6 +42,8 @@ export interface RunSpec {
   /** The execution id a successful result reports (the retained execution's id), if any. */
   executionId?: string;
   heapLimitMb: number;
+  memoryLimitMb: number;
+  limits: IsolateLimits;
 }
 
 /**
@@ -81,6 +84,34 @@ interface ResponseLike {
   headers: Iterable<[string, string]>;
   body: unknown;
   arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/**
+ * A response's body, read only up to `cap` bytes while it streams, so an outbound function that
+ * answers with gigabytes never has them buffered here.
+ */
+async function readCapped(response: ResponseLike, cap: number): Promise<Uint8Array> {
+  const declared = Number(new Headers([...response.headers]).get('content-length'));
+  if (declared > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
+  if (!(response.body instanceof ReadableStream)) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    if (whole.byteLength > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
+    return whole;
+  }
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw new RangeError(isolateText.responseBodyTooLarge(cap));
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 function isResponseLike(value: unknown): value is ResponseLike {
@@ -184,6 +215,10 @@ export class Run {
     } finally {
       this.#clock.endHostWait();
     }
+    // Checked before anything is sent: the sandbox never receives a result over the cap.
+    const size = Buffer.byteLength(envelope, 'utf8');
+    const cap = this.#spec.limits.maxToolResultBytes;
+    if (size > cap) envelope = encodeErrorEnvelope(isolateText.toolResultTooLarge(tool, size, cap));
     this.#process.send({ t: 'answer', ask: message.ask, envelope });
   }
 
@@ -197,7 +232,7 @@ export class Run {
       const response: unknown = await outbound(request);
       if (!isResponseLike(response)) throw new TypeError(isolateText.outboundNotResponse(describeValue(response)));
       const nullBody = response.body === null;
-      const body = nullBody ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
+      const body = nullBody ? new Uint8Array() : await readCapped(response, this.#spec.limits.maxResponseBodyBytes);
       return {
         head: {
           ok: true,

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
+import type { IsolateLimits } from './options.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
@@ -43,6 +44,7 @@ export interface SandboxProcessOptions {
   binary: string;
   relay: { port: number; token: string };
   heapLimitMb: number;
+  limits: IsolateLimits;
   startupTimeoutMs: number;
 }
 
@@ -92,11 +94,15 @@ export class SandboxProcess {
       sources: sandboxSources(),
       token,
       heapLimitMb: options.heapLimitMb,
+      limits: options.limits,
       relay: options.relay,
     });
     const workerd = await spawnWorkerd({ binary: options.binary, config, startupTimeoutMs: options.startupTimeoutMs });
     try {
-      const socket = await connect(workerd.port, token, options.startupTimeoutMs);
+      // The supervisor checks every cap before it sends; this bounds what a broken one can make us read.
+      const { maxResultBytes, maxLogBytes } = options.limits;
+      const maxPayload = maxResultBytes + 6 * maxLogBytes + 2 ** 21;
+      const socket = await connect(workerd.port, token, options.startupTimeoutMs, maxPayload);
       const member = new SandboxProcess(workerd, socket);
       trackUntilEnd(member);
       return member;
@@ -159,12 +165,13 @@ export class SandboxProcess {
   }
 }
 
-function connect(port: number, token: string, timeoutMs: number): Promise<WebSocket> {
+function connect(port: number, token: string, timeoutMs: number, maxPayload: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws://127.0.0.1:${port}/`, {
       headers: { [CHANNEL_TOKEN_HEADER]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
+      maxPayload,
     });
     socket.once('open', () => {
       // An idle pool must not keep the host's event loop alive (see loop-hold.ts).

@@ -3,6 +3,7 @@
  * config is one file that can be deleted as soon as workerd is listening.
  */
 import { CHANNEL_TOKEN_HEADER } from './channel.js';
+import type { IsolateLimits } from './options.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
@@ -37,11 +38,12 @@ export interface SupervisorConfigInput {
   /** Proves to the supervisor that a connection comes from the host that spawned it. */
   token: string;
   heapLimitMb: number;
+  limits: IsolateLimits;
   /** The executor's outbound relay (outbound-server.ts): its loopback port and token. */
   relay: { port: number; token: string };
 }
 
-export function buildSupervisorConfig({ sources, token, heapLimitMb, relay }: SupervisorConfigInput): string {
+export function buildSupervisorConfig({ sources, token, heapLimitMb, limits, relay }: SupervisorConfigInput): string {
   const settings: SupervisorSettings = {
     token,
     tokenHeader: CHANNEL_TOKEN_HEADER,
@@ -55,6 +57,17 @@ export function buildSupervisorConfig({ sources, token, heapLimitMb, relay }: Su
     hostGone: isolateText.hostGone,
     supervisorFailure: isolateText.supervisorFailure,
     messageMalformed: isolateText.messageMalformed,
+    sandboxLimits: {
+      maxLogLines: limits.maxLogLines,
+      maxLogBytes: limits.maxLogBytes,
+      maxToolArgsBytes: limits.maxToolArgsBytes,
+      logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
+      toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
+    },
+    maxResultBytes: limits.maxResultBytes,
+    resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
+    maxRequestBodyBytes: limits.maxRequestBodyBytes,
+    requestBodyTooLarge: isolateText.requestBodyTooLarge(limits.maxRequestBodyBytes),
   };
   return `using Workerd = import "/workerd/workerd.capnp";
 

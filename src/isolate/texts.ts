@@ -8,6 +8,29 @@ export const isolateText = {
   /** The sandbox process ran out of heap; V8 aborts the whole process. */
   outOfMemory: (heapLimitMb: number) =>
     `The execution ran out of memory: the sandbox heap is capped at ${heapLimitMb} MB. Work on smaller pieces of data and return less.`,
+  /** The execution's process passed `pool.memoryLimitMb` (the watchdog or the cgroup ended it). */
+  memoryLimit: (memoryLimitMb: number) =>
+    `The execution ran out of memory: it is capped at ${memoryLimitMb} MB (pool.memoryLimitMb), heap, buffers and WebAssembly memory together. Work on smaller pieces of data and return less.`,
+  /** The settled value, encoded, is over `limits.maxResultBytes` (the supervisor checks it before sending). */
+  resultTooLarge: (size: number | string, cap: number) =>
+    `The execution's result is ${size} bytes once encoded, above the cap of ${cap} bytes (limits.maxResultBytes). Return less: a summary, or the part that matters.`,
+  /** The marker line after which captured lines were dropped. */
+  logsCut: (maxLines: number, maxBytes: number) =>
+    `[The logs were cut here: an execution keeps at most ${maxLines} lines and ${maxBytes} bytes of console output (limits.maxLogLines, limits.maxLogBytes). Later lines were dropped.]`,
+  /** Thrown in the sandbox by a tool call whose arguments are over `limits.maxToolArgsBytes`. */
+  toolArgsTooLarge: (size: number | string, cap: number) =>
+    `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolArgsBytes). Send less per call.`,
+  /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
+  toolResultTooLarge: (tool: string, size: number, cap: number) =>
+    `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
+  /** A sandbox fetch whose request body is over `limits.maxRequestBodyBytes`. */
+  requestBodyTooLarge: (cap: number) =>
+    `This fetch's request body is over the cap of ${cap} bytes (limits.maxRequestBodyBytes); nothing was sent.`,
+  /** A sandbox fetch whose response body is over `limits.maxResponseBodyBytes`. */
+  responseBodyTooLarge: (cap: number) =>
+    `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
+  /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
+  relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** The sandbox process ended during the run for a reason we did not cause. */
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,

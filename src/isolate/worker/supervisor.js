@@ -128,6 +128,40 @@ class Bridge extends RpcTarget {
 }
 
 /**
+ * A request's body, read only up to `limits.maxRequestBodyBytes`: one over it fails the fetch
+ * before anything is sent.
+ * @param {Request} request
+ * @param {SupervisorSettings} settings
+ * @returns {Promise<Uint8Array>}
+ */
+async function readCapped(request, settings) {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > settings.maxRequestBodyBytes) throw new Error(settings.requestBodyTooLarge);
+  const reader = request.body?.getReader();
+  if (reader === undefined) return new Uint8Array();
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > settings.maxRequestBodyBytes) {
+      await reader.cancel();
+      throw new Error(settings.requestBodyTooLarge);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
  * The `globalOutbound` of a run whose fetches the host answers. It runs in a request context of
  * its own, where the host's WebSocket is out of reach, so it relays over the HOST binding.
  * @extends {WorkerEntrypoint<SupervisorEnv, OutboundProps>}
@@ -142,7 +176,7 @@ export class Outbound extends WorkerEntrypoint {
     const run = routes.get(this.ctx.props.route);
     if (run === undefined) throw new Error(settings.outboundAfterRun);
     const nullBody = request.body === null;
-    const body = nullBody ? new Uint8Array() : new Uint8Array(await request.arrayBuffer());
+    const body = nullBody ? new Uint8Array() : await readCapped(request, settings);
     const head = { url: request.url, method: request.method, headers: [...request.headers], nullBody };
     const relayed = await this.env.HOST.fetch('http://host/outbound', {
       method: 'POST',
@@ -174,14 +208,31 @@ async function snapshotOf(worker) {
   }
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The encoded value, or the text saying it is over `limits.maxResultBytes`: checked here, before
+ * anything is sent, so the host never receives a value over its cap.
+ * @param {unknown} value
+ * @param {SupervisorSettings} settings
+ * @returns {{value: unknown} | {fault: string}}
+ */
+function encodeCapped(value, settings) {
+  const encoded = codec.encode(value);
+  const size = encoder.encode(JSON.stringify(encoded)).byteLength;
+  if (size > settings.maxResultBytes) return { fault: settings.resultTooLarge.replace('{size}', String(size)) };
+  return { value: encoded };
+}
+
 /**
  * Turns one sandbox call's outcome into the `done` message. Never throws.
  * @param {string} run
  * @param {SandboxWorker} worker
+ * @param {SupervisorSettings} settings
  * @param {() => Promise<SettledRun | {missing: true}>} call
  * @returns {Promise<DoneMessage>}
  */
-async function settle(run, worker, call) {
+async function settle(run, worker, settings, call) {
   /** @type {SettledRun | {missing: true}} */
   let out;
   try {
@@ -197,7 +248,9 @@ async function settle(run, worker, call) {
     const { logs, inTime } = out;
     if (!out.ok) return { t: 'done', run, outcome: 'threw', error: out.error, logs, inTime };
     try {
-      return { t: 'done', run, outcome: 'value', value: codec.encode(out.value), logs, inTime };
+      const encoded = encodeCapped(out.value, settings);
+      if ('fault' in encoded) return { t: 'done', run, outcome: 'fault', fault: encoded.fault, logs, inTime };
+      return { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
     } catch (error) {
       return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
     }
@@ -212,14 +265,15 @@ async function settle(run, worker, call) {
  * race says whether it still won (its `done` follows) or lost (`cancelled`, with its lines).
  * @param {string} run
  * @param {SandboxWorker} worker
+ * @param {SupervisorSettings} settings
  * @param {(entrypoint: Fetcher<SandboxEntrypoint>) => Promise<SettledRun | {missing: true}>} call
  * @returns {Promise<SupervisorMessage>}
  */
-async function supervise(run, worker, call) {
+async function supervise(run, worker, settings, call) {
   const control = controls.get(run) ?? { cancel: null, wake: () => {} };
   const entrypoint = worker.getEntrypoint();
   try {
-    const settled = settle(run, worker, () => call(entrypoint));
+    const settled = settle(run, worker, settings, () => call(entrypoint));
     /** @type {Promise<boolean>} */
     const cancelled = new Promise((resolve) => {
       const race = control.cancel;
@@ -286,8 +340,15 @@ export class Runner extends WorkerEntrypoint {
       }
       const loaded = worker;
       routes.set(message.run, message.run);
-      const options = { run: message.run, bound: message.bound, retain: message.retain };
-      const reply = await supervise(message.run, loaded, (entrypoint) => entrypoint.evaluate(bridge.dup(), options));
+      const options = {
+        run: message.run,
+        bound: message.bound,
+        retain: message.retain,
+        limits: settings.sandboxLimits,
+      };
+      const reply = await supervise(message.run, loaded, settings, (entrypoint) =>
+        entrypoint.evaluate(bridge.dup(), options),
+      );
       if (!message.retain || reply.t !== 'done' || reply.outcome !== 'value') {
         await bridge.report(reply);
         return;
@@ -316,10 +377,10 @@ export class Runner extends WorkerEntrypoint {
         if (request === null) return;
         next = this.#nextRequest(exec);
         routes.set(exec, request.run);
-        const invocation = await supervise(request.run, worker, async (entrypoint) => {
+        const invocation = await supervise(request.run, worker, this.env.SETTINGS, async (entrypoint) => {
           // Inside the call, so an argument the codec refuses is a fault of this run.
           const args = codec.decode(request.args);
-          const options = { run: request.run, bound: request.bound };
+          const options = { run: request.run, bound: request.bound, limits: this.env.SETTINGS.sandboxLimits };
           return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
         });
         await bridge.report(invocation);

@@ -21,6 +21,7 @@ declare module 'relay-codec.js' {
 }
 
 type LogEntry = import('../../protocol/types.js').LogEntry;
+type SandboxLimits = import('../worker-settings.js').SupervisorSettings['sandboxLimits'];
 
 /** harness.js: replaced by the harness settings when the sources are built (sandbox-sources.ts). */
 declare const __HARNESS_SETTINGS__: import('../worker-settings.js').HarnessSettings;
@@ -96,13 +97,16 @@ type RaceVerdict = { won: true } | { won: false; logs: LogEntry[] };
  * `Entrypoint` and the `evaluate` the generated entry module adds (entry-module.ts).
  */
 interface SandboxEntrypoint extends Rpc.WorkerEntrypointBranded {
-  evaluate(bridge: SandboxBridge, options: { run: string; bound: number; retain: boolean }): Promise<SettledRun>;
+  evaluate(
+    bridge: SandboxBridge,
+    options: { run: string; bound: number; retain: boolean; limits: SandboxLimits },
+  ): Promise<SettledRun>;
   snapshot(): { logs: LogEntry[]; inTime: boolean };
   cancel(run: string, awaitRace: boolean): RaceVerdict | Promise<RaceVerdict>;
   invoke(
     handle: string,
     args: unknown[],
     bridge: SandboxBridge,
-    options: { run: string; bound: number },
+    options: { run: string; bound: number; limits: SandboxLimits },
   ): { missing: true } | Promise<SettledRun>;
 }
