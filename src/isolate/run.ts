@@ -12,6 +12,7 @@ import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protoc
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
 import type { IsolateLimits } from './options.js';
+import { ProcessWatch } from './process-watch.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
 import { RunClock } from './run-clock.js';
 import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
@@ -129,6 +130,7 @@ export class Run {
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   readonly #clock: RunClock;
+  readonly #watch: ProcessWatch;
   #state: RunState = 'running';
   #started = false;
   /** Its caller aborted it: whatever the run still produces is given up. */
@@ -141,6 +143,13 @@ export class Run {
     this.#spec = spec;
     this.#process = process;
     this.#clock = new RunClock(spec.timeout, spec.countHostWaits, () => this.#expire());
+    // The process's own CPU time bounds the run too, so a spin is stopped at its bound even while
+    // a host wait has the clock stopped.
+    this.#watch = new ProcessWatch(
+      process,
+      { cpuBudgetMs: spec.timeout, memoryLimitMb: spec.memoryLimitMb },
+      { cpuSpent: () => this.#expire(), memoryExceeded: () => this.#memoryExceeded() },
+    );
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -158,6 +167,7 @@ export class Run {
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.send(this.#spec.start);
     this.#clock.start();
+    this.#watch.start();
   }
 
   /**
@@ -288,6 +298,14 @@ export class Run {
     if (this.#state === 'running') this.#giveUp(true);
   }
 
+  /** Past `pool.memoryLimitMb`: the process is ended at once, and the run reports the cap. */
+  #memoryExceeded(): void {
+    if (this.#state === 'finished') return;
+    this.#process.kill();
+    const error = isolateText.memoryLimit(this.#spec.memoryLimitMb);
+    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+  }
+
   /**
    * Asks the supervisor to give the run up, and kills the process when it does not answer because
    * it spins. `race`: at the bound, where the sandbox's race may still prove the run won.
@@ -331,6 +349,7 @@ export class Run {
   #settle(): void {
     this.#state = 'finished';
     this.#clock.stop();
+    this.#watch.stop();
     clearTimeout(this.#grace);
   }
 
