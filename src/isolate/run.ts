@@ -164,6 +164,7 @@ export class Run {
       else answerStale(this.#process, message);
     };
     this.#process.watchEnd((end) => this.#processEnded(end));
+    this.#process.watchHeap(() => this.#heapFull());
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.send(this.#spec.start);
     this.#clock.start();
@@ -296,6 +297,14 @@ export class Run {
 
   #expire(): void {
     if (this.#state === 'running') this.#giveUp(true);
+  }
+
+  /** A heap still full after a full collection: out of memory now, not after V8's last attempts. */
+  #heapFull(): void {
+    if (this.#state === 'finished') return;
+    this.#process.kill();
+    const error = isolateText.outOfMemory(this.#spec.heapLimitMb);
+    this.#finish({ result: undefined, error, logs: [] }, 'dead');
   }
 
   /** Past `pool.memoryLimitMb`: the process is ended at once, and the run reports the cap. */

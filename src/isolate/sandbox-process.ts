@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
+import { reportsFullHeap } from './heap-trace.js';
 import type { IsolateLimits } from './options.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
@@ -54,6 +55,7 @@ export class SandboxProcess {
   onMessage: (message: SupervisorMessage) => void = () => {};
   readonly ended: Promise<ProcessEnd>;
   #endWatcher: ((end: ProcessEnd) => void) | undefined;
+  #heapWatcher: (() => void) | undefined;
   #end: ProcessEnd | undefined;
 
   readonly #workerd: SpawnedWorkerd;
@@ -61,10 +63,13 @@ export class SandboxProcess {
   #intended = false;
   #alive = true;
 
-  private constructor(workerd: SpawnedWorkerd, socket: WebSocket) {
+  private constructor(workerd: SpawnedWorkerd, socket: WebSocket, heapLimitMb: number) {
     this.pid = workerd.pid;
     this.#workerd = workerd;
     this.#socket = socket;
+    workerd.onOutputLine((line) => {
+      if (reportsFullHeap(line, heapLimitMb)) this.#heapWatcher?.();
+    });
     socket.on('message', (data, isBinary) => {
       const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
       // A frame outside the grammar comes from a supervisor that is broken or no longer ours:
@@ -103,7 +108,7 @@ export class SandboxProcess {
       const { maxResultBytes, maxLogBytes } = options.limits;
       const maxPayload = maxResultBytes + 6 * maxLogBytes + 2 ** 21;
       const socket = await connect(workerd.port, token, options.startupTimeoutMs, maxPayload);
-      const member = new SandboxProcess(workerd, socket);
+      const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
       trackUntilEnd(member);
       return member;
     } catch (error) {
@@ -117,6 +122,11 @@ export class SandboxProcess {
     this.#endWatcher = watcher;
     const end = this.#end;
     if (end !== undefined) queueMicrotask(() => watcher(end));
+  }
+
+  /** The one callback told when an isolate's heap is full (heap-trace.ts); replaces the previous one. */
+  watchHeap(watcher: () => void): void {
+    this.#heapWatcher = watcher;
   }
 
   get alive(): boolean {

@@ -24,13 +24,15 @@ import { isolateText } from './texts.js';
  * because an asynchronous list's stdin is /dev/null) and does not hold the control fd 3, which
  * must reach end-of-file with workerd. workerd's stdin is /dev/null and its stdout goes to
  * stderr, so the wrapper's stdout carries one line: workerd's pid. SIGPIPE is ignored from then
- * on, so a host that dies before reading that line cannot kill the wrapper mid-way.
+ * on, so a host that dies before reading that line cannot kill the wrapper mid-way. Where
+ * coreutils' stdbuf exists, workerd's stdout is line-buffered through it (it execs workerd, so the
+ * pid stays), so V8's GC trace reaches the host as it happens (heap-trace.ts).
  */
 const WRAPPER = `cfg=$1; shift
 exec 4<&0
 { while read -r _; do :; done; rm -f "$cfg"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
 exec 4<&-
-"$@" </dev/null >&2 &
+if command -v stdbuf >/dev/null 2>&1; then stdbuf -oL "$@" </dev/null >&2 & else "$@" </dev/null >&2 & fi
 w=$!
 exec 3>&-
 trap '' PIPE
@@ -54,6 +56,8 @@ export interface ExitInfo {
 export interface SpawnedWorkerd {
   /** workerd's own pid (for RSS). */
   pid: number;
+  /** Calls `listener` with every later line of workerd's output (its stdout and stderr). */
+  onOutputLine(listener: (line: string) => void): void;
   /** The port of the supervisor's socket on 127.0.0.1. */
   port: number;
   /** Resolves once workerd and its wrapper are gone and stderr is drained. */
@@ -68,6 +72,9 @@ export interface SpawnOptions {
   startupTimeoutMs: number;
 }
 
+/** A line longer than this is dropped: a sandbox can print to workerd's output (`console.info`). */
+const MAX_LINE_CHARS = 65_536;
+
 function lines(stream: Readable, onLine: (line: string) => void): void {
   let buffered = '';
   stream.setEncoding('utf8');
@@ -78,6 +85,7 @@ function lines(stream: Readable, onLine: (line: string) => void): void {
       onLine(buffered.slice(0, newline));
       buffered = buffered.slice(newline + 1);
     }
+    if (buffered.length > MAX_LINE_CHARS) buffered = '';
   });
 }
 
@@ -112,7 +120,8 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
   }
 
   let stderr = '';
-  child.stderr!.setEncoding('utf8');
+  let outputListener: ((line: string) => void) | undefined;
+  lines(child.stderr!, (line) => outputListener?.(line));
   child.stderr!.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
   });
@@ -172,7 +181,7 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       for (const stream of [child.stdin, child.stdout, child.stderr, child.stdio[3]]) {
         (stream as unknown as { unref?: () => void } | null)?.unref?.();
       }
-      resolve({ pid, port, exited, kill });
+      resolve({ pid, port, exited, kill, onOutputLine: (listener) => (outputListener = listener) });
     };
     lines(child.stdout!, (line) => {
       if (pid === undefined && /^\d+$/.test(line.trim())) {

@@ -3,6 +3,7 @@
  * config is one file that can be deleted as soon as workerd is listening.
  */
 import { CHANNEL_TOKEN_HEADER } from './channel.js';
+import { HEAP_TRACE_FLAGS } from './heap-trace.js';
 import type { IsolateLimits } from './options.js';
 import {
   ENTRY_MODULE,
@@ -77,8 +78,9 @@ const config :Workerd.Config = (
     (name = "host", external = (address = ${capnpString(`127.0.0.1:${relay.port}`)}, http = ())),
   ],
   sockets = [ (name = ${capnpString(CONTROL_SOCKET)}, address = "127.0.0.1:0", http = (), service = "supervisor") ],
-  # Per isolate: a memory bomb aborts the process fast instead of growing for seconds.
-  v8Flags = [ ${capnpString(`--max-old-space-size=${heapLimitMb}`)} ],
+  # Per isolate: a memory bomb aborts the process fast instead of growing for seconds. The GC
+  # trace tells the host when a heap is full (heap-trace.ts).
+  v8Flags = [ ${[`--max-old-space-size=${heapLimitMb}`, ...HEAP_TRACE_FLAGS].map(capnpString).join(', ')} ],
 );
 
 const supervisor :Workerd.Worker = (
