@@ -36,7 +36,7 @@ export interface IsolatePoolOptions {
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
 export interface IsolateLimitOptions {
-  /** The settled value, in its encoded form. Default 32 MiB. */
+  /** The settled value, in its encoded form. Default 16 MiB. */
   maxResultBytes?: number | undefined;
   /** One tool call's arguments, as JSON. Default 16 MiB. */
   maxToolArgsBytes?: number | undefined;
@@ -89,7 +89,7 @@ const STARTUP_TIMEOUT_MS = 20_000;
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
-  maxResultBytes: 32 * MIB,
+  maxResultBytes: 16 * MIB,
   maxToolArgsBytes: 16 * MIB,
   maxToolResultBytes: 16 * MIB,
   maxLogLines: 10_000,

@@ -281,7 +281,16 @@ export class Run {
         return;
       }
       case 'value': {
-        const result: ExecuteResult = { result: decodeValue(message.value), logs };
+        let value: unknown;
+        try {
+          value = decodeValue(message.value);
+        } catch (error) {
+          // Runs inside the socket's message handler: a throw here would be the host's to die of.
+          const text = isolateText.resultUndecodable(messageOf(error));
+          this.#finish({ result: undefined, error: text, logs }, 'keep');
+          return;
+        }
+        const result: ExecuteResult = { result: value, logs };
         if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
         this.#finish(result, 'keep', this.#spec.retain);
         return;

@@ -14,6 +14,8 @@ export const isolateText = {
   /** The settled value, encoded, is over `limits.maxResultBytes` (the supervisor checks it before sending). */
   resultTooLarge: (size: number | string, cap: number) =>
     `The execution's result is ${size} bytes once encoded, above the cap of ${cap} bytes (limits.maxResultBytes). Return less: a summary, or the part that matters.`,
+  /** The host could not rebuild the encoded value (too deeply nested for its stack, or malformed). */
+  resultUndecodable: (detail: string) => `The execution's result could not be rebuilt on the host: ${detail}`,
   /** The marker line after which captured lines were dropped. */
   logsCut: (maxLines: number, maxBytes: number) =>
     `[The logs were cut here: an execution keeps at most ${maxLines} lines and ${maxBytes} bytes of console output (limits.maxLogLines, limits.maxLogBytes). Later lines were dropped.]`,
