@@ -73,6 +73,8 @@ export function createValueCodec(makeFunction: (key: string | undefined) => unkn
           throw new TypeError(`${String(value)} could not be cloned.`);
       }
       if (value === null) return null;
+      // A function that a decode turned into an inert marker (InertFunction) is a function again.
+      if (Object.getOwnPropertyDescriptor(value, Symbol.for('codemode.inertFunction'))?.value === true) return ['f'];
       const object = value as object;
       const ref = seen.get(object);
       if (ref !== undefined) return ['x', ref];
@@ -234,6 +236,8 @@ export const VALUE_CODEC_SOURCE = selfContainedSource(createValueCodec);
 export const FUNCTION_NOT_RETAINED_MESSAGE =
   'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.';
 
+const INERT_FUNCTION_BRAND = Symbol.for('codemode.inertFunction');
+
 /** How an inert function marker prints. */
 export const INERT_FUNCTION_TEXT = '[a function of the sandbox, not retained]';
 
@@ -249,6 +253,9 @@ const IMPLICITLY_CALLED_KEYS: ReadonlySet<string> = new Set(['toJSON', 'toString
  * `JSON.stringify` drops (as it drops a function) and that prints as `INERT_FUNCTION_TEXT`.
  */
 export class InertFunction {
+  /** Its brand: the value codec encodes a marker as the function it stands for. */
+  readonly [INERT_FUNCTION_BRAND] = true;
+
   toJSON(): undefined {
     return undefined;
   }
