@@ -17,6 +17,7 @@ import type {
 import { encodeValue } from '../protocol/value-codec.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
+import { checkDelegatedCgroup } from './member-cgroup.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats } from './pool.js';
@@ -45,6 +46,7 @@ export class IsolateExecutor implements Executor {
   readonly #hold = new LoopHold();
   #relay: Promise<OutboundServer> | undefined;
   #disposing: Promise<void> | undefined;
+  #cgroupChecked = false;
 
   constructor(options?: IsolateExecutorOptions) {
     this.#settings = resolveSettings(options);
@@ -241,12 +243,18 @@ export class IsolateExecutor implements Executor {
         throw error;
       });
       const relay = await this.#relay;
+      const { cgroup, memoryLimitMb } = this.#settings;
+      if (cgroup !== null && !this.#cgroupChecked) {
+        checkDelegatedCgroup(cgroup);
+        this.#cgroupChecked = true;
+      }
       return await SandboxProcess.start({
         binary: resolveWorkerdBinary(),
         relay: { port: relay.port, token: relay.token },
         heapLimitMb: this.#settings.heapLimitMb,
         limits: this.#settings.limits,
         startupTimeoutMs: this.#settings.startupTimeoutMs,
+        cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
       });
     } catch (error) {
       if (error instanceof ExecutorError) throw error;

@@ -11,8 +11,9 @@ import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } f
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
+import { CpuWatch } from './cpu-watch.js';
+import { guardMemory } from './memory-guard.js';
 import type { IsolateLimits } from './options.js';
-import { ProcessWatch } from './process-watch.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
 import { RunClock } from './run-clock.js';
 import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
@@ -68,8 +69,9 @@ function formatFault(fault: string): string {
   return uncaught ? uncaught[1]!.trim() : fault;
 }
 
-function deathText(end: ProcessEnd, heapLimitMb: number): string {
-  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(heapLimitMb);
+function deathText(end: ProcessEnd, spec: RunSpec): string {
+  if (end.exit.oomKilled) return isolateText.memoryLimit(spec.memoryLimitMb);
+  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(spec.heapLimitMb);
   return isolateText.processEnded(describeExit(end.exit));
 }
 
@@ -130,7 +132,8 @@ export class Run {
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   readonly #clock: RunClock;
-  readonly #watch: ProcessWatch;
+  readonly #cpuWatch: CpuWatch;
+  #releaseMemoryGuard: (() => void) | undefined;
   #state: RunState = 'running';
   #started = false;
   /** Its caller aborted it: whatever the run still produces is given up. */
@@ -145,11 +148,7 @@ export class Run {
     this.#clock = new RunClock(spec.timeout, spec.countHostWaits, () => this.#expire());
     // The process's own CPU time bounds the run too, so a spin is stopped at its bound even while
     // a host wait has the clock stopped.
-    this.#watch = new ProcessWatch(
-      process,
-      { cpuBudgetMs: spec.timeout, memoryLimitMb: spec.memoryLimitMb },
-      { cpuSpent: () => this.#expire(), memoryExceeded: () => this.#memoryExceeded() },
-    );
+    this.#cpuWatch = new CpuWatch(process, spec.timeout, () => this.#expire());
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -168,7 +167,8 @@ export class Run {
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.send(this.#spec.start);
     this.#clock.start();
-    this.#watch.start();
+    this.#cpuWatch.start();
+    this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
   /**
@@ -316,7 +316,7 @@ export class Run {
     this.#finish({ result: undefined, error, logs: [] }, 'dead');
   }
 
-  /** Past `pool.memoryLimitMb`: the process is ended at once, and the run reports the cap. */
+  /** Past `pool.memoryLimitMb`: the guard has ended the process; the run reports the cap. */
   #memoryExceeded(): void {
     if (this.#state === 'finished') return;
     this.#process.kill();
@@ -356,7 +356,7 @@ export class Run {
     const result: ExecuteResult =
       this.#state === 'cancelling'
         ? this.#timedOut([])
-        : { result: undefined, error: deathText(end, this.#spec.heapLimitMb), logs: [] };
+        : { result: undefined, error: deathText(end, this.#spec), logs: [] };
     this.#finish(result, 'dead');
   }
 
@@ -367,7 +367,8 @@ export class Run {
   #settle(): void {
     this.#state = 'finished';
     this.#clock.stop();
-    this.#watch.stop();
+    this.#cpuWatch.stop();
+    this.#releaseMemoryGuard?.();
     clearTimeout(this.#grace);
   }
 

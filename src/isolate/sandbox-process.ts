@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
 import { reportsFullHeap } from './heap-trace.js';
+import { createMemberCgroup } from './member-cgroup.js';
 import type { IsolateLimits } from './options.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
@@ -47,6 +48,8 @@ export interface SandboxProcessOptions {
   heapLimitMb: number;
   limits: IsolateLimits;
   startupTimeoutMs: number;
+  /** A delegated cgroup v2 directory (`pool.cgroup`), checked already, and the cap for its children. */
+  cgroup: { root: string; memoryLimitMb: number } | null;
 }
 
 export class SandboxProcess {
@@ -102,7 +105,14 @@ export class SandboxProcess {
       limits: options.limits,
       relay: options.relay,
     });
-    const workerd = await spawnWorkerd({ binary: options.binary, config, startupTimeoutMs: options.startupTimeoutMs });
+    const cgroup =
+      options.cgroup === null ? undefined : createMemberCgroup(options.cgroup.root, options.cgroup.memoryLimitMb);
+    const workerd = await spawnWorkerd({
+      binary: options.binary,
+      config,
+      startupTimeoutMs: options.startupTimeoutMs,
+      cgroup,
+    });
     try {
       // The supervisor checks every cap before it sends; this bounds what a broken one can make us read.
       const { maxResultBytes, maxLogBytes } = options.limits;

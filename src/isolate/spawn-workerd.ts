@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ExecutorError } from '../protocol/errors.js';
 import { parseControlEvent } from './control-events.js';
+import type { MemberCgroup } from './member-cgroup.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
 import { isolateText } from './texts.js';
 
@@ -26,12 +27,15 @@ import { isolateText } from './texts.js';
  * stderr, so the wrapper's stdout carries one line: workerd's pid. SIGPIPE is ignored from then
  * on, so a host that dies before reading that line cannot kill the wrapper mid-way. Where
  * coreutils' stdbuf exists, workerd's stdout is line-buffered through it (it execs workerd, so the
- * pid stays), so V8's GC trace reaches the host as it happens (heap-trace.ts).
+ * pid stays), so V8's GC trace reaches the host as it happens (heap-trace.ts). $2, when not
+ * empty, is the member's cgroup (member-cgroup.ts): the wrapper moves itself into it before
+ * workerd starts, so workerd is born there (the watcher stays outside).
  */
-const WRAPPER = `cfg=$1; shift
+const WRAPPER = `cfg=$1; cg=$2; shift 2
 exec 4<&0
 { while read -r _; do :; done; rm -f "$cfg"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
 exec 4<&-
+if [ -n "$cg" ]; then echo $$ > "$cg/cgroup.procs" || exit 125; fi
 if command -v stdbuf >/dev/null 2>&1; then stdbuf -oL "$@" </dev/null >&2 & else "$@" </dev/null >&2 & fi
 w=$!
 exec 3>&-
@@ -51,6 +55,8 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
   /** The end of workerd's stderr. */
   stderr: string;
+  /** The kernel ended it for passing its cgroup's `memory.max`. */
+  oomKilled: boolean;
 }
 
 export interface SpawnedWorkerd {
@@ -70,6 +76,8 @@ export interface SpawnOptions {
   binary: string;
   config: string;
   startupTimeoutMs: number;
+  /** The member's cgroup, when the executor has one delegated. */
+  cgroup?: MemberCgroup | undefined;
 }
 
 /** A line longer than this is dropped: a sandbox can print to workerd's output (`console.info`). */
@@ -95,7 +103,7 @@ function describeExit(info: ExitInfo): string {
   return `exit code ${String(info.code)}`;
 }
 
-export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions): Promise<SpawnedWorkerd> {
+export function spawnWorkerd({ binary, config, startupTimeoutMs, cgroup }: SpawnOptions): Promise<SpawnedWorkerd> {
   const configPath = join(tmpdir(), `codemode-isolate-${randomUUID()}.capnp`);
   writeFileSync(configPath, config, { mode: 0o600 });
   const removeConfig = () => rmSync(configPath, { force: true });
@@ -104,7 +112,18 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
   try {
     child = spawn(
       '/bin/sh',
-      ['-c', WRAPPER, 'codemode-workerd', configPath, binary, 'serve', '--experimental', configPath, '--control-fd=3'],
+      [
+        '-c',
+        WRAPPER,
+        'codemode-workerd',
+        configPath,
+        cgroup?.path ?? '',
+        binary,
+        'serve',
+        '--experimental',
+        configPath,
+        '--control-fd=3',
+      ],
       {
         stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
         detached: true,
@@ -114,6 +133,7 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
     );
   } catch (error) {
     removeConfig();
+    cgroup?.remove();
     return Promise.reject(
       new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error }),
     );
@@ -144,7 +164,9 @@ export function spawnWorkerd({ binary, config, startupTimeoutMs }: SpawnOptions)
       removeConfig();
       // The watcher may still hold the group; end it with the rest.
       kill();
-      resolve({ code, signal, stderr: stderr.trim() });
+      const oomKilled = cgroup?.oomKilled() ?? false;
+      cgroup?.remove();
+      resolve({ code, signal, stderr: stderr.trim(), oomKilled });
     });
   });
   child.once('error', () => kill());

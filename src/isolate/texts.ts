@@ -61,6 +61,10 @@ export const isolateText = {
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
   sandboxUnavailable: (detail: string) => `The workerd sandbox could not be started: ${detail}`,
+  cgroupUnusable: (root: string, detail: string) =>
+    `The cgroup given as pool.cgroup (${root}) cannot hold the sandbox processes: ${detail}`,
+  cgroupNotV2: 'it is not a cgroup v2 directory (it has no cgroup.controllers).',
+  cgroupNoMemory: 'its memory controller is not available (memory is not in its cgroup.controllers).',
   binaryMissing: (platformPackage: string, detail: string) =>
     `No workerd binary for this platform: the package ${platformPackage} could not be resolved (${detail}). Install the workerd package with its optional dependencies.`,
   platformUnsupported: (platform: string) =>
