@@ -98,8 +98,8 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
   maxResponseBodyBytes: 32 * MIB,
 });
 /**
- * The largest tool argument and tool result: each crosses workerd's RPC between the sandbox and
- * the supervisor, which refuses a value over 32 MiB; this leaves room for its framing.
+ * The largest result, tool argument, tool result and log text: each crosses workerd's RPC inside
+ * the pool member, which refuses a value over 32 MiB; this leaves room for its framing.
  */
 const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
 
@@ -168,7 +168,7 @@ function resolveLimits(value: unknown): IsolateLimits {
   const cap = (name: keyof IsolateLimits, max = Number.MAX_SAFE_INTEGER) =>
     bounded(`limits.${name}`, limits[name], 1, max, DEFAULT_LIMITS[name]);
   return {
-    maxResultBytes: cap('maxResultBytes', 1024 * MIB),
+    maxResultBytes: cap('maxResultBytes', MAX_RPC_PAYLOAD_BYTES),
     maxToolArgsBytes: cap('maxToolArgsBytes', MAX_RPC_PAYLOAD_BYTES),
     maxToolResultBytes: cap('maxToolResultBytes', MAX_RPC_PAYLOAD_BYTES),
     maxLogLines: cap('maxLogLines', 10_000_000),

@@ -121,9 +121,13 @@ class Bridge extends RpcTarget {
     });
   }
 
-  /** @param {SupervisorMessage} message A run's `done` or `cancelled`. */
-  report(message) {
-    send(message);
+  /**
+   * A run's `done` or `cancelled`, already JSON: it crosses from the run's context as one string
+   * (cheaper than the value's tree, and bounded by workerd's RPC limit) and goes out as it is.
+   * @param {string} text
+   */
+  report(text) {
+    if (socket !== null) socket.send(text);
   }
 }
 
@@ -159,6 +163,15 @@ async function readCapped(request, settings) {
     offset += chunk.byteLength;
   }
   return body;
+}
+
+/**
+ * Sends a run's outcome to the host through its bridge.
+ * @param {RunBridge} bridge
+ * @param {SupervisorMessage} message
+ */
+function report(bridge, message) {
+  return bridge.report(JSON.stringify(message));
 }
 
 /**
@@ -328,7 +341,7 @@ export class Runner extends WorkerEntrypoint {
           globalOutbound: message.outbound ? this.ctx.exports.Outbound({ props: { route: message.run } }) : null,
         });
       } catch (error) {
-        await bridge.report({
+        await report(bridge, {
           t: 'done',
           run: message.run,
           outcome: 'fault',
@@ -350,7 +363,7 @@ export class Runner extends WorkerEntrypoint {
         entrypoint.evaluate(bridge.dup(), options),
       );
       if (!message.retain || reply.t !== 'done' || reply.outcome !== 'value') {
-        await bridge.report(reply);
+        await report(bridge, reply);
         return;
       }
       await this.#keep(message.run, loaded, bridge, reply);
@@ -371,7 +384,7 @@ export class Runner extends WorkerEntrypoint {
   async #keep(exec, worker, bridge, reply) {
     try {
       let next = this.#nextRequest(exec);
-      await bridge.report(reply);
+      await report(bridge, reply);
       for (;;) {
         const request = await next;
         if (request === null) return;
@@ -383,7 +396,7 @@ export class Runner extends WorkerEntrypoint {
           const options = { run: request.run, bound: request.bound, limits: this.env.SETTINGS.sandboxLimits };
           return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
         });
-        await bridge.report(invocation);
+        await report(bridge, invocation);
       }
     } finally {
       keepers.delete(exec);

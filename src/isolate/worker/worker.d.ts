@@ -60,7 +60,8 @@ interface ExecutionContext<Props = unknown> {
 
 /** A run's way to the host (supervisor.js `Bridge`): its tool calls, and the report of its outcome. */
 interface RunBridgeTarget extends SandboxBridge {
-  report(message: import('../channel.js').SupervisorMessage): void | Promise<void>;
+  /** A run's `done` or `cancelled`, as its JSON text. */
+  report(text: string): void | Promise<void>;
   rename(run: string): void;
 }
 
@@ -69,7 +70,7 @@ interface RunBridgeTarget extends SandboxBridge {
  * disposed when that call returns (so each call gets a `dup()`).
  */
 interface RunBridge extends SandboxBridge {
-  report(message: import('../channel.js').SupervisorMessage): Promise<void>;
+  report(text: string): Promise<void>;
   dup(): RunBridge;
 }
 
