@@ -1,8 +1,8 @@
 /**
- * A watchdog over one running pool member's CPU time, as the kernel counts it for the process
- * (/proc/<pid>/stat, Linux). It never pauses, so it holds where the run clock does not: a spin
- * is stopped at its bound even while a host wait has the clock stopped. The budget is the
- * caller's: the run's bound today; a separate CPU bound can use the same accounting.
+ * A watchdog over one pool member's CPU time, as the kernel counts it for the process
+ * (/proc/<pid>/stat, Linux): it calls back once the process has used a budget of CPU time. The
+ * run clock uses it while a host wait stops the clock (run-clock.ts); a separate CPU bound can
+ * use the same accounting.
  */
 
 /** What the watchdog reads of a process; `undefined` where the platform cannot tell. */

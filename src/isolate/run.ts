@@ -11,7 +11,6 @@ import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } f
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
-import { CpuWatch } from './cpu-watch.js';
 import { guardMemory } from './memory-guard.js';
 import type { IsolateLimits } from './options.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
@@ -132,7 +131,6 @@ export class Run {
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   readonly #clock: RunClock;
-  readonly #cpuWatch: CpuWatch;
   #releaseMemoryGuard: (() => void) | undefined;
   #state: RunState = 'running';
   #started = false;
@@ -145,10 +143,8 @@ export class Run {
   constructor(process: SandboxProcess, spec: RunSpec) {
     this.#spec = spec;
     this.#process = process;
-    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, () => this.#expire());
-    // The process's own CPU time bounds the run too, so a spin is stopped at its bound even while
-    // a host wait has the clock stopped.
-    this.#cpuWatch = new CpuWatch(process, spec.timeout, () => this.#expire());
+    // While a host wait stops it, the clock counts the process's own CPU time instead.
+    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, process, () => this.#expire());
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -167,7 +163,6 @@ export class Run {
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.send(this.#spec.start);
     this.#clock.start();
-    this.#cpuWatch.start();
     this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
@@ -367,7 +362,6 @@ export class Run {
   #settle(): void {
     this.#state = 'finished';
     this.#clock.stop();
-    this.#cpuWatch.stop();
     this.#releaseMemoryGuard?.();
     clearTimeout(this.#grace);
   }
