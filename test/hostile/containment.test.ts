@@ -10,6 +10,7 @@ import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { HANDLE_KEY } from '../../src/protocol/types.js';
 import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT, InertFunction } from '../../src/protocol/value-codec.js';
 import { isAlive, waitFor } from '../isolate/processes.js';
 
@@ -162,6 +163,29 @@ describe('row 3: work kept alive past the result', () => {
       result: 'unrelated',
       logs: [],
     });
+  });
+
+  it("ends it in a retained execution too, whose worker stays loaded, even through waitUntil's prototype", async () => {
+    const outcome = await executor.execute({
+      code: `async () => {
+        const spin = () => new Promise((r) => setTimeout(() => { while (true) {} }, 50));
+        this.ctx.waitUntil(spin());
+        let bypass = 'refused';
+        try { Object.getPrototypeOf(this.ctx).waitUntil.call(this.ctx, spin()); bypass = 'accepted' } catch {}
+        return { bypass, later: () => 'called' };
+      }`,
+      retainHandles: true,
+    });
+    const value = outcome.result as { bypass: string; later: Record<string, string> };
+    expect(value.bypass).toBe('refused');
+    const pid = executor.stats().members.find((member) => member.retained === 1)!.pid;
+    const before = cpuMsOf(pid);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(cpuMsOf(pid) - before).toBeLessThan(200);
+    const handle = value.later[HANDLE_KEY]!;
+    expect((await executor.invokeHandle({ executionId: outcome.executionId!, handle })).result).toBe('called');
+    await executor.closeHandles(outcome.executionId!);
+    await assertNextRunSucceeds();
   });
 
   it('does not let held work pile up across runs', async () => {

@@ -30,6 +30,7 @@ const $setTimeout = setTimeout;
 const $clearTimeout = clearTimeout;
 const $now = Date.now;
 const $get = Reflect.get;
+const $bind = Function.prototype.bind;
 const $Object = Object;
 
 const SETTINGS = __HARNESS_SETTINGS__;
@@ -353,8 +354,38 @@ export function evaluate(self, args, body) {
   return settle(options.run, options.bound, () => $apply(body, self, []), options.retain === true);
 }
 
+/** What `waitUntil` does in a run: nothing. A run's work ends with its result. */
+function ignoreWaitUntil() {}
+
+/**
+ * The run's `this.ctx`: the real context behind a Proxy whose `waitUntil` does nothing, so no
+ * work outlives the result (a retained execution's worker stays loaded, and would otherwise keep
+ * `waitUntil` work running between its calls). Its other methods are bound to the real context,
+ * which user code never holds, so the native `waitUntil` cannot be called on it either.
+ * @param {ExecutionContext} ctx
+ * @returns {ExecutionContext}
+ */
+function withoutWaitUntil(ctx) {
+  return new $Proxy(ctx, {
+    get(target, key) {
+      if (key === 'waitUntil') return ignoreWaitUntil;
+      const value = $get(target, key);
+      return typeof value === 'function' ? $apply($bind, value, [target]) : value;
+    },
+  });
+}
+
 /** The generated entry's base class: what the supervisor calls besides `evaluate`. */
 export class Entrypoint extends WorkerEntrypoint {
+  /**
+   * @param {ExecutionContext} ctx
+   * @param {Cloudflare.Env} env
+   */
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.ctx = withoutWaitUntil(ctx);
+  }
+
   /** The lines captured so far, and whether the last run settled in time (a fault's report). */
   snapshot() {
     return { logs, inTime: race === null || race.won !== false };
