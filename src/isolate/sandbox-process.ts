@@ -77,8 +77,17 @@ export class SandboxProcess {
       const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
       // A frame outside the grammar comes from a supervisor that is broken or no longer ours:
       // nothing it says can be trusted, so the process ends and its run reports that.
-      if (message === null) this.kill();
-      else this.onMessage(message);
+      if (message === null) {
+        this.kill();
+        return;
+      }
+      try {
+        this.onMessage(message);
+      } catch {
+        // A throw out of a socket handler would be the host's to die of; the member ends instead,
+        // and its run reports the process's end.
+        this.kill();
+      }
     });
     // A closed socket means a dead or dying process: give it a moment to exit with its own
     // status (an OOM abort explains itself on stderr), then make sure.
