@@ -36,6 +36,8 @@ export interface IsolatePoolOptions {
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
 export interface IsolateLimitOptions {
+  /** What a request sends into the sandbox: its code and modules, or invokeHandle's arguments. Default 16 MiB. */
+  maxRequestBytes?: number | undefined;
   /** The settled value, in its encoded form. Default 16 MiB. */
   maxResultBytes?: number | undefined;
   /** One tool call's arguments, as JSON. Default 16 MiB. */
@@ -89,6 +91,7 @@ const STARTUP_TIMEOUT_MS = 20_000;
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
+  maxRequestBytes: 16 * MIB,
   maxResultBytes: 16 * MIB,
   maxToolArgsBytes: 16 * MIB,
   maxToolResultBytes: 16 * MIB,
@@ -168,6 +171,7 @@ function resolveLimits(value: unknown): IsolateLimits {
   const cap = (name: keyof IsolateLimits, max = Number.MAX_SAFE_INTEGER) =>
     bounded(`limits.${name}`, limits[name], 1, max, DEFAULT_LIMITS[name]);
   return {
+    maxRequestBytes: cap('maxRequestBytes', MAX_RPC_PAYLOAD_BYTES),
     maxResultBytes: cap('maxResultBytes', MAX_RPC_PAYLOAD_BYTES),
     maxToolArgsBytes: cap('maxToolArgsBytes', MAX_RPC_PAYLOAD_BYTES),
     maxToolResultBytes: cap('maxToolResultBytes', MAX_RPC_PAYLOAD_BYTES),

@@ -160,8 +160,16 @@ export class Run {
     };
     this.#process.watchEnd((end) => this.#processEnded(end));
     this.#process.watchHeap(() => this.#heapFull());
+    // Measured before it is sent: workerd closes a socket whose message passes its own limit.
+    const text = JSON.stringify(this.#spec.start);
+    const size = Buffer.byteLength(text, 'utf8');
+    const cap = this.#spec.limits.maxRequestBytes;
+    if (size > cap) {
+      this.#finish({ result: undefined, error: isolateText.requestTooLarge(size, cap), logs: [] }, 'keep');
+      return;
+    }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
-    this.#process.send(this.#spec.start);
+    this.#process.sendText(text);
     this.#clock.start();
     this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }

@@ -153,7 +153,12 @@ export class SandboxProcess {
   }
 
   send(message: HostMessage): void {
-    if (this.#alive) this.#socket.send(JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** A message already encoded (by the caller, who measured it). */
+  sendText(text: string): void {
+    if (this.#alive) this.#socket.send(text);
   }
 
   /** Ends the process at once (SIGKILL to its group). */

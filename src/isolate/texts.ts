@@ -16,6 +16,9 @@ export const isolateText = {
     `The execution's result is ${size} bytes once encoded, above the cap of ${cap} bytes (limits.maxResultBytes). Return less: a summary, or the part that matters.`,
   /** The host could not rebuild the encoded value (too deeply nested for its stack, or malformed). */
   resultUndecodable: (detail: string) => `The execution's result could not be rebuilt on the host: ${detail}`,
+  /** A request whose start message (code and modules, or invokeHandle arguments) is over `limits.maxRequestBytes`. */
+  requestTooLarge: (size: number, cap: number) =>
+    `This request is ${size} bytes as sent to the sandbox (its code and modules, or its invokeHandle arguments), above the cap of ${cap} bytes (limits.maxRequestBytes). Send a smaller program, or pass large data through a tool.`,
   /** The marker line after which captured lines were dropped. */
   logsCut: (maxLines: number, maxBytes: number) =>
     `[The logs were cut here: an execution keeps at most ${maxLines} lines and ${maxBytes} bytes of console output (limits.maxLogLines, limits.maxLogBytes). Later lines were dropped.]`,

@@ -18,6 +18,7 @@ const MIB = 2 ** 20;
 const MEMORY_LIMIT_MB = 256;
 const HEAP_LIMIT_MB = 64;
 const LIMITS = {
+  maxRequestBytes: MIB,
   maxResultBytes: MIB,
   maxToolArgsBytes: MIB,
   maxToolResultBytes: MIB,
@@ -317,6 +318,14 @@ describe('row 8: sizes over a cap are reported as such, never as a dead sandbox'
     });
     expect(outcome.result).toBe(isolateText.toolArgsTooLarge(2 * MIB + 4, LIMITS.maxToolArgsBytes));
     expect(called).toBe(0);
+    await assertNextRunSucceeds();
+  });
+
+  it('refuses a program over the request cap before sending it, with a result naming the cap', async () => {
+    const code = `async () => "${'z'.repeat(2 * MIB)}".length`;
+    const outcome = await executor.execute({ code });
+    expect(outcome.result).toBeUndefined();
+    expect(outcome.error).toMatch(/above the cap of 1048576 bytes \(limits\.maxRequestBytes\)/);
     await assertNextRunSucceeds();
   });
 
