@@ -100,7 +100,7 @@ async function readCapped(response: ResponseLike, cap: number): Promise<Uint8Arr
     if (whole.byteLength > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
     return whole;
   }
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
