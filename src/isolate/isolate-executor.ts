@@ -19,6 +19,7 @@ import { type Confinement, type ConfinementOption, resolveConfinement } from './
 import { confinementText } from './confinement/texts.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
+import { checkDelegatedCgroup } from './member-cgroup.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats } from './pool.js';
@@ -61,6 +62,7 @@ export class IsolateExecutor implements Executor {
   readonly #hold = new LoopHold();
   #relay: Promise<OutboundServer> | undefined;
   #disposing: Promise<void> | undefined;
+  #cgroupChecked = false;
 
   constructor(options?: IsolateExecutorOptions) {
     this.#settings = resolveSettings(options);
@@ -98,7 +100,7 @@ export class IsolateExecutor implements Executor {
         outbound: checked.outbound,
         retain: checked.retainHandles,
         ...(checked.retainHandles ? { executionId: id } : {}),
-        heapLimitMb: this.#settings.heapLimitMb,
+        ...this.#bounds(),
       });
     });
   }
@@ -143,7 +145,7 @@ export class IsolateExecutor implements Executor {
         outbound: retained.outbound,
         retain: false,
         executionId: checked.executionId,
-        heapLimitMb: this.#settings.heapLimitMb,
+        ...this.#bounds(),
       });
     });
   }
@@ -182,6 +184,12 @@ export class IsolateExecutor implements Executor {
       retained: this.#retained.size,
       confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
     };
+  }
+
+  /** What every run is bounded by besides its timeout. */
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits'> {
+    const { heapLimitMb, memoryLimitMb, limits } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits };
   }
 
   #assertOpen(): void {
@@ -253,17 +261,24 @@ export class IsolateExecutor implements Executor {
   async #launch(): Promise<SandboxProcess> {
     try {
       // A failed start is forgotten, so the next launch tries again.
-      this.#relay ??= OutboundServer.start().catch((error: unknown) => {
+      this.#relay ??= OutboundServer.start(this.#settings.limits.maxRequestBodyBytes).catch((error: unknown) => {
         this.#relay = undefined;
         throw error;
       });
       const relay = await this.#relay;
+      const { cgroup, memoryLimitMb } = this.#settings;
+      if (cgroup !== null && !this.#cgroupChecked) {
+        checkDelegatedCgroup(cgroup);
+        this.#cgroupChecked = true;
+      }
       return await SandboxProcess.start({
         binary: resolveWorkerdBinary(),
         relay,
         heapLimitMb: this.#settings.heapLimitMb,
+        limits: this.#settings.limits,
         startupTimeoutMs: this.#settings.startupTimeoutMs,
         confinement: this.#confinement.confined ? this.#confinement.plan : undefined,
+        cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
       });
     } catch (error) {
       if (error instanceof ExecutorError) throw error;

@@ -22,6 +22,37 @@ export interface IsolatePoolOptions {
   maxRssMb?: number | undefined;
   /** V8 heap cap of every sandbox isolate (`--max-old-space-size`), in MB. Default 256. */
   heapLimitMb?: number | undefined;
+  /**
+   * Memory cap of one execution, in MB: everything its process holds (heap, ArrayBuffers,
+   * WebAssembly memory), enforced during the run. Default 512.
+   */
+  memoryLimitMb?: number | undefined;
+  /**
+   * A cgroup v2 directory delegated to this executor (for example a systemd unit's, with
+   * `Delegate=yes`). When set, every member runs in a child cgroup of it whose `memory.max` is
+   * `memoryLimitMb`, so the kernel enforces the cap. Default: none (a watchdog enforces it).
+   */
+  cgroup?: string | undefined;
+}
+
+/** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
+export interface IsolateLimitOptions {
+  /** What a request sends into the sandbox: its code and modules, or invokeHandle's arguments. Default 16 MiB. */
+  maxRequestBytes?: number | undefined;
+  /** The settled value, in its encoded form. Default 16 MiB. */
+  maxResultBytes?: number | undefined;
+  /** One tool call's arguments, as JSON. Default 16 MiB. */
+  maxToolArgsBytes?: number | undefined;
+  /** One tool call's result envelope, as JSON. Default 16 MiB. */
+  maxToolResultBytes?: number | undefined;
+  /** Captured console lines; past this a marker line says the logs were cut. Default 10000. */
+  maxLogLines?: number | undefined;
+  /** Captured console text; past this a marker line says the logs were cut. Default 4 MiB. */
+  maxLogBytes?: number | undefined;
+  /** The body of one outbound request a sandbox `fetch` sends. Default 32 MiB. */
+  maxRequestBodyBytes?: number | undefined;
+  /** The body of one outbound response a sandbox `fetch` receives. Default 32 MiB. */
+  maxResponseBodyBytes?: number | undefined;
 }
 
 export interface IsolateExecutorOptions {
@@ -38,7 +69,11 @@ export interface IsolateExecutorOptions {
    * host allows it; 'required' refuses to construct where it does not; 'off' never confines.
    */
   confinement?: ConfinementOption | undefined;
+  limits?: IsolateLimitOptions | undefined;
 }
+
+/** The resolved size caps. */
+export type IsolateLimits = Required<{ [K in keyof IsolateLimitOptions]: number }>;
 
 export interface IsolateSettings {
   timeout: number;
@@ -50,6 +85,9 @@ export interface IsolateSettings {
   recycleAfterRuns: number;
   maxRssMb: number;
   heapLimitMb: number;
+  memoryLimitMb: number;
+  cgroup: string | null;
+  limits: IsolateLimits;
   startupTimeoutMs: number;
   confinement: ConfinementOption;
 }
@@ -59,8 +97,35 @@ export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 const STARTUP_TIMEOUT_MS = 20_000;
 
-const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool', 'confinement'] as const;
-const POOL_LEVEL = ['maxWorkers', 'spare', 'maxQueue', 'recycleAfterRuns', 'maxRssMb', 'heapLimitMb'] as const;
+const MIB = 2 ** 20;
+export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
+  maxRequestBytes: 16 * MIB,
+  maxResultBytes: 16 * MIB,
+  maxToolArgsBytes: 16 * MIB,
+  maxToolResultBytes: 16 * MIB,
+  maxLogLines: 10_000,
+  maxLogBytes: 4 * MIB,
+  maxRequestBodyBytes: 32 * MIB,
+  maxResponseBodyBytes: 32 * MIB,
+});
+/**
+ * The largest result, tool argument, tool result and log text: each crosses workerd's RPC inside
+ * the pool member, which refuses a value over 32 MiB; this leaves room for its framing.
+ */
+const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
+
+const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
+const POOL_LEVEL = [
+  'maxWorkers',
+  'spare',
+  'maxQueue',
+  'recycleAfterRuns',
+  'maxRssMb',
+  'heapLimitMb',
+  'memoryLimitMb',
+  'cgroup',
+] as const;
+const LIMITS_LEVEL = Object.keys(DEFAULT_LIMITS) as (keyof IsolateLimits)[];
 
 function invalid(message: string): ExecutorError {
   return new ExecutorError('INVALID_REQUEST', message);
@@ -80,6 +145,49 @@ function integer(option: string, value: unknown, min: number, fallback: number):
     throw invalid(isolateText.optionInvalid(option, `an integer >= ${min}`, describeValue(value)));
   }
   return value;
+}
+
+function bounded(option: string, value: unknown, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw invalid(isolateText.optionInvalid(option, `an integer from ${min} to ${max}`, describeValue(value)));
+  }
+  return value;
+}
+
+function groupOf(option: string, value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(isolateText.optionInvalid(option, 'an object', describeValue(value)));
+  }
+  return { ...value };
+}
+
+function cgroupPath(value: unknown): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !value.startsWith('/') || value.includes('\0')) {
+    throw invalid(
+      isolateText.optionInvalid('pool.cgroup', 'an absolute path of a cgroup v2 directory', describeValue(value)),
+    );
+  }
+  return value;
+}
+
+function resolveLimits(value: unknown): IsolateLimits {
+  const limits = groupOf('limits', value);
+  rejectUnknown(limits, LIMITS_LEVEL, 'limits.');
+  const cap = (name: keyof IsolateLimits, max = Number.MAX_SAFE_INTEGER) =>
+    bounded(`limits.${name}`, limits[name], 1, max, DEFAULT_LIMITS[name]);
+  return {
+    maxRequestBytes: cap('maxRequestBytes', MAX_RPC_PAYLOAD_BYTES),
+    maxResultBytes: cap('maxResultBytes', MAX_RPC_PAYLOAD_BYTES),
+    maxToolArgsBytes: cap('maxToolArgsBytes', MAX_RPC_PAYLOAD_BYTES),
+    maxToolResultBytes: cap('maxToolResultBytes', MAX_RPC_PAYLOAD_BYTES),
+    maxLogLines: cap('maxLogLines', 10_000_000),
+    maxLogBytes: cap('maxLogBytes', MAX_RPC_PAYLOAD_BYTES),
+    maxRequestBodyBytes: cap('maxRequestBodyBytes', 1024 * MIB),
+    maxResponseBodyBytes: cap('maxResponseBodyBytes', 1024 * MIB),
+  };
 }
 
 function positive(option: string, value: unknown, fallback: number): number {
@@ -110,10 +218,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
       ),
     );
   }
-  const pool = top.pool ?? {};
-  if (typeof pool !== 'object' || pool === null || Array.isArray(pool)) {
-    throw invalid(isolateText.optionInvalid('pool', 'an object', describeValue(pool)));
-  }
+  const pool: IsolatePoolOptions = groupOf('pool', top.pool);
   rejectUnknown(pool, POOL_LEVEL, 'pool.');
   const confinement = top.confinement ?? 'auto';
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
@@ -130,6 +235,9 @@ export function resolveSettings(options: unknown): IsolateSettings {
     recycleAfterRuns: integer('pool.recycleAfterRuns', pool.recycleAfterRuns, 1, 200),
     maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, 512),
     heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, 256),
+    memoryLimitMb: integer('pool.memoryLimitMb', pool.memoryLimitMb, 64, 512),
+    cgroup: cgroupPath(pool.cgroup),
+    limits: resolveLimits(top.limits),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,
     confinement,
   };

@@ -13,7 +13,7 @@ import { selfContainedSource } from '../protocol/function-source.js';
 type HeaderPairs = [string, string][];
 
 /** A sandbox request: method, URL, header pairs, and whether it had no body at all. */
-interface RelayRequestHead {
+export interface RelayRequestHead {
   url: string;
   method: string;
   headers: HeaderPairs;

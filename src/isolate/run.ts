@@ -11,6 +11,8 @@ import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } f
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
+import { guardMemory } from './memory-guard.js';
+import type { IsolateLimits } from './options.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
 import { RunClock } from './run-clock.js';
 import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
@@ -41,6 +43,8 @@ export interface RunSpec {
   /** The execution id a successful result reports (the retained execution's id), if any. */
   executionId?: string;
   heapLimitMb: number;
+  memoryLimitMb: number;
+  limits: IsolateLimits;
 }
 
 /**
@@ -64,8 +68,9 @@ function formatFault(fault: string): string {
   return uncaught ? uncaught[1]!.trim() : fault;
 }
 
-function deathText(end: ProcessEnd, heapLimitMb: number): string {
-  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(heapLimitMb);
+function deathText(end: ProcessEnd, spec: RunSpec): string {
+  if (end.exit.oomKilled) return isolateText.memoryLimit(spec.memoryLimitMb);
+  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(spec.heapLimitMb);
   return isolateText.processEnded(describeExit(end.exit));
 }
 
@@ -83,6 +88,34 @@ interface ResponseLike {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
+/**
+ * A response's body, read only up to `cap` bytes while it streams, so an outbound function that
+ * answers with gigabytes never has them buffered here.
+ */
+async function readCapped(response: ResponseLike, cap: number): Promise<Uint8Array> {
+  const declared = Number(new Headers([...response.headers]).get('content-length'));
+  if (declared > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
+  if (!(response.body instanceof ReadableStream)) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    if (whole.byteLength > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
+    return whole;
+  }
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw new RangeError(isolateText.responseBodyTooLarge(cap));
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
 function isResponseLike(value: unknown): value is ResponseLike {
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Partial<ResponseLike>;
@@ -98,6 +131,7 @@ export class Run {
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   readonly #clock: RunClock;
+  #releaseMemoryGuard: (() => void) | undefined;
   #state: RunState = 'running';
   #started = false;
   /** Its caller aborted it: whatever the run still produces is given up. */
@@ -109,7 +143,8 @@ export class Run {
   constructor(process: SandboxProcess, spec: RunSpec) {
     this.#spec = spec;
     this.#process = process;
-    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, () => this.#expire());
+    // While a host wait stops it, the clock counts the process's own CPU time instead.
+    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, process, () => this.#expire());
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -124,9 +159,19 @@ export class Run {
       else answerStale(this.#process, message);
     };
     this.#process.watchEnd((end) => this.#processEnded(end));
+    this.#process.watchHeap(() => this.#heapFull());
+    // Measured before it is sent: workerd closes a socket whose message passes its own limit.
+    const text = JSON.stringify(this.#spec.start);
+    const size = Buffer.byteLength(text, 'utf8');
+    const cap = this.#spec.limits.maxRequestBytes;
+    if (size > cap) {
+      this.#finish({ result: undefined, error: isolateText.requestTooLarge(size, cap), logs: [] }, 'keep');
+      return;
+    }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
-    this.#process.send(this.#spec.start);
+    this.#process.sendText(text);
     this.#clock.start();
+    this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
   /**
@@ -184,6 +229,10 @@ export class Run {
     } finally {
       this.#clock.endHostWait();
     }
+    // Checked before anything is sent: the sandbox never receives a result over the cap.
+    const size = Buffer.byteLength(envelope, 'utf8');
+    const cap = this.#spec.limits.maxToolResultBytes;
+    if (size > cap) envelope = encodeErrorEnvelope(isolateText.toolResultTooLarge(tool, size, cap));
     this.#process.send({ t: 'answer', ask: message.ask, envelope });
   }
 
@@ -197,7 +246,7 @@ export class Run {
       const response: unknown = await outbound(request);
       if (!isResponseLike(response)) throw new TypeError(isolateText.outboundNotResponse(describeValue(response)));
       const nullBody = response.body === null;
-      const body = nullBody ? new Uint8Array() : new Uint8Array(await response.arrayBuffer());
+      const body = nullBody ? new Uint8Array() : await readCapped(response, this.#spec.limits.maxResponseBodyBytes);
       return {
         head: {
           ok: true,
@@ -235,7 +284,16 @@ export class Run {
         return;
       }
       case 'value': {
-        const result: ExecuteResult = { result: decodeValue(message.value), logs };
+        let value: unknown;
+        try {
+          value = decodeValue(message.value);
+        } catch (error) {
+          // Runs inside the socket's message handler: a throw here would be the host's to die of.
+          const text = isolateText.resultUndecodable(messageOf(error));
+          this.#finish({ result: undefined, error: text, logs }, 'keep');
+          return;
+        }
+        const result: ExecuteResult = { result: value, logs };
         if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
         this.#finish(result, 'keep', this.#spec.retain);
         return;
@@ -251,6 +309,22 @@ export class Run {
 
   #expire(): void {
     if (this.#state === 'running') this.#giveUp(true);
+  }
+
+  /** A heap still full after a full collection: out of memory now, not after V8's last attempts. */
+  #heapFull(): void {
+    if (this.#state === 'finished') return;
+    this.#process.kill();
+    const error = isolateText.outOfMemory(this.#spec.heapLimitMb);
+    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+  }
+
+  /** Past `pool.memoryLimitMb`: the guard has ended the process; the run reports the cap. */
+  #memoryExceeded(): void {
+    if (this.#state === 'finished') return;
+    this.#process.kill();
+    const error = isolateText.memoryLimit(this.#spec.memoryLimitMb);
+    this.#finish({ result: undefined, error, logs: [] }, 'dead');
   }
 
   /**
@@ -285,7 +359,7 @@ export class Run {
     const result: ExecuteResult =
       this.#state === 'cancelling'
         ? this.#timedOut([])
-        : { result: undefined, error: deathText(end, this.#spec.heapLimitMb), logs: [] };
+        : { result: undefined, error: deathText(end, this.#spec), logs: [] };
     this.#finish(result, 'dead');
   }
 
@@ -296,6 +370,7 @@ export class Run {
   #settle(): void {
     this.#state = 'finished';
     this.#clock.stop();
+    this.#releaseMemoryGuard?.();
     clearTimeout(this.#grace);
   }
 

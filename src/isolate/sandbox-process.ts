@@ -12,6 +12,9 @@ import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
 import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
 import { createMemberDirectory } from './confinement/member-directory.js';
+import { reportsFullHeap } from './heap-trace.js';
+import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
+import type { IsolateLimits } from './options.js';
 import type { OutboundServer } from './outbound-server.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
@@ -47,9 +50,12 @@ export interface SandboxProcessOptions {
   /** The executor's outbound relay; it listens on a socket in the member's private directory. */
   relay: Pick<OutboundServer, 'token' | 'listen'>;
   heapLimitMb: number;
+  limits: IsolateLimits;
   startupTimeoutMs: number;
   /** How members are confined (detection's plan), or undefined to run workerd as it is. */
   confinement: ConfinementPlan | undefined;
+  /** A delegated cgroup v2 directory (`pool.cgroup`), checked already, and the cap for its children. */
+  cgroup: { root: string; memoryLimitMb: number } | null;
 }
 
 export class SandboxProcess {
@@ -58,6 +64,7 @@ export class SandboxProcess {
   onMessage: (message: SupervisorMessage) => void = () => {};
   readonly ended: Promise<ProcessEnd>;
   #endWatcher: ((end: ProcessEnd) => void) | undefined;
+  #heapWatcher: (() => void) | undefined;
   #end: ProcessEnd | undefined;
 
   readonly #workerd: SpawnedWorkerd;
@@ -65,16 +72,28 @@ export class SandboxProcess {
   #intended = false;
   #alive = true;
 
-  private constructor(workerd: SpawnedWorkerd, socket: WebSocket) {
+  private constructor(workerd: SpawnedWorkerd, socket: WebSocket, heapLimitMb: number) {
     this.pid = workerd.pid;
     this.#workerd = workerd;
     this.#socket = socket;
+    workerd.onOutputLine((line) => {
+      if (reportsFullHeap(line, heapLimitMb)) this.#heapWatcher?.();
+    });
     socket.on('message', (data, isBinary) => {
       const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
       // A frame outside the grammar comes from a supervisor that is broken or no longer ours:
       // nothing it says can be trusted, so the process ends and its run reports that.
-      if (message === null) this.kill();
-      else this.onMessage(message);
+      if (message === null) {
+        this.kill();
+        return;
+      }
+      try {
+        this.onMessage(message);
+      } catch {
+        // A throw out of a socket handler would be the host's to die of; the member ends instead,
+        // and its run reports the process's end.
+        this.kill();
+      }
     });
     // A closed socket means a dead or dying process: give it a moment to exit with its own
     // status (an OOM abort explains itself on stderr), then make sure.
@@ -99,17 +118,22 @@ export class SandboxProcess {
     // workerd reaches it only once a run fetches.
     const directory = createMemberDirectory(options.confinement?.owner);
     let spawning: Promise<SpawnedWorkerd>;
+    let cgroup: MemberCgroup | undefined;
     try {
       const config = buildSupervisorConfig({
         sources: sandboxSources(),
         token,
         heapLimitMb: options.heapLimitMb,
+        limits: options.limits,
         relay: { socket: directory.relaySocket, token: options.relay.token },
         controlSocket: directory.controlSocket,
       });
+      cgroup =
+        options.cgroup === null ? undefined : createMemberCgroup(options.cgroup.root, options.cgroup.memoryLimitMb);
       const command = memberCommand(options.confinement, options.binary, directory.path, directory.configPath);
-      spawning = spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs });
+      spawning = spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs, cgroup });
     } catch (error) {
+      cgroup?.remove();
       directory.remove();
       throw error;
     }
@@ -129,8 +153,11 @@ export class SandboxProcess {
     const workerd = spawned.value;
     void workerd.exited.then(cleanUp);
     try {
-      const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs);
-      const member = new SandboxProcess(workerd, socket);
+      // The supervisor checks every cap before it sends; this bounds what a broken one can make us read.
+      const { maxResultBytes, maxLogBytes } = options.limits;
+      const maxPayload = maxResultBytes + 6 * maxLogBytes + 2 ** 21;
+      const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
+      const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
       trackUntilEnd(member);
       return member;
     } catch (error) {
@@ -146,12 +173,22 @@ export class SandboxProcess {
     if (end !== undefined) queueMicrotask(() => watcher(end));
   }
 
+  /** The one callback told when an isolate's heap is full (heap-trace.ts); replaces the previous one. */
+  watchHeap(watcher: () => void): void {
+    this.#heapWatcher = watcher;
+  }
+
   get alive(): boolean {
     return this.#alive;
   }
 
   send(message: HostMessage): void {
-    if (this.#alive) this.#socket.send(JSON.stringify(message));
+    this.sendText(JSON.stringify(message));
+  }
+
+  /** A message already encoded (by the caller, who measured it). */
+  sendText(text: string): void {
+    if (this.#alive) this.#socket.send(text);
   }
 
   /** Ends the process at once (SIGKILL to its group). */
@@ -192,12 +229,13 @@ export class SandboxProcess {
   }
 }
 
-function connect(controlSocket: string, token: string, timeoutMs: number): Promise<WebSocket> {
+function connect(controlSocket: string, token: string, timeoutMs: number, maxPayload: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
       headers: { [CHANNEL_TOKEN_HEADER]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
+      maxPayload,
     });
     socket.once('open', () => {
       // An idle pool must not keep the host's event loop alive (see loop-hold.ts).

@@ -15,6 +15,7 @@ import type { MemberCommand } from './confinement/command-line.js';
 import type { MemberDirectory } from './confinement/member-directory.js';
 import { confinementText } from './confinement/texts.js';
 import { parseControlEvent } from './control-events.js';
+import type { MemberCgroup } from './member-cgroup.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
 import { isolateText } from './texts.js';
 
@@ -28,11 +29,14 @@ import { isolateText } from './texts.js';
  * bwrap's when confined). SIGPIPE is ignored from then on, so a host that dies before reading
  * that line cannot kill the wrapper mid-way. The watcher removes the directory before the kill
  * (nothing runs after it), and again if a starting workerd bound its socket in the meantime.
+ * $2, when not empty, is the member's cgroup (member-cgroup.ts): the wrapper moves itself into it
+ * before the command starts, so workerd is born there (the watcher stays outside).
  */
-const WRAPPER = `dir=$1; shift
+const WRAPPER = `dir=$1; cg=$2; shift 2
 exec 4<&0
 { while read -r _; do :; done; rm -rf "$dir" || rm -rf "$dir"; kill -9 0; } <&4 3>&- >/dev/null 2>&1 &
 exec 4<&-
+if [ -n "$cg" ]; then echo $$ > "$cg/cgroup.procs" || exit 125; fi
 "$@" </dev/null >&2 &
 w=$!
 exec 3>&-
@@ -52,6 +56,8 @@ export interface ExitInfo {
   signal: NodeJS.Signals | null;
   /** The end of workerd's stderr. */
   stderr: string;
+  /** The kernel ended it for passing its cgroup's `memory.max`. */
+  oomKilled: boolean;
 }
 
 export interface SpawnedWorkerd {
@@ -61,6 +67,8 @@ export interface SpawnedWorkerd {
   exited: Promise<ExitInfo>;
   /** SIGKILLs the whole group. Idempotent. */
   kill(): void;
+  /** Calls `listener` with every later line of workerd's output (its stdout and stderr). */
+  onOutputLine(listener: (line: string) => void): void;
 }
 
 export interface SpawnOptions {
@@ -69,7 +77,12 @@ export interface SpawnOptions {
   config: string;
   command: MemberCommand;
   startupTimeoutMs: number;
+  /** The member's cgroup, when the executor has one delegated. */
+  cgroup?: MemberCgroup | undefined;
 }
+
+/** A line longer than this is dropped: a sandbox can print to workerd's output (`console.info`). */
+const MAX_LINE_CHARS = 65_536;
 
 function lines(stream: Readable, onLine: (line: string) => void): void {
   let buffered = '';
@@ -81,6 +94,7 @@ function lines(stream: Readable, onLine: (line: string) => void): void {
       onLine(buffered.slice(0, newline));
       buffered = buffered.slice(newline + 1);
     }
+    if (buffered.length > MAX_LINE_CHARS) buffered = '';
   });
 }
 
@@ -90,20 +104,27 @@ function describeExit(info: ExitInfo): string {
   return `exit code ${String(info.code)}`;
 }
 
-export function spawnWorkerd({ directory, config, command, startupTimeoutMs }: SpawnOptions): Promise<SpawnedWorkerd> {
+export function spawnWorkerd({
+  directory,
+  config,
+  command,
+  startupTimeoutMs,
+  cgroup,
+}: SpawnOptions): Promise<SpawnedWorkerd> {
   directory.writeConfig(config);
   const removeConfig = () => rmSync(directory.configPath, { force: true });
 
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', directory.path, ...command.argv], {
+    child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', directory.path, cgroup?.path ?? '', ...command.argv], {
       stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...command.extraFds],
       detached: true,
       // workerd needs nothing from the host's environment, and gets none of its secrets.
-      env: {},
+      env: command.env,
     });
   } catch (error) {
     removeConfig();
+    cgroup?.remove();
     return Promise.reject(
       new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error }),
     );
@@ -112,7 +133,8 @@ export function spawnWorkerd({ directory, config, command, startupTimeoutMs }: S
   }
 
   let stderr = '';
-  child.stderr!.setEncoding('utf8');
+  let outputListener: ((line: string) => void) | undefined;
+  lines(child.stderr!, (line) => outputListener?.(line));
   child.stderr!.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
   });
@@ -138,7 +160,9 @@ export function spawnWorkerd({ directory, config, command, startupTimeoutMs }: S
       removeConfig();
       // The watcher may still hold the group; end it with the rest.
       kill();
-      resolve({ code, signal, stderr: stderr.trim() });
+      const oomKilled = cgroup?.oomKilled() ?? false;
+      cgroup?.remove();
+      resolve({ code, signal, stderr: stderr.trim(), oomKilled });
     });
   });
   child.once('error', () => kill());
@@ -186,7 +210,7 @@ export function spawnWorkerd({ directory, config, command, startupTimeoutMs }: S
       for (const stream of [child.stdin, child.stdout, child.stderr, child.stdio[3]]) {
         (stream as unknown as { unref?: () => void } | null)?.unref?.();
       }
-      resolve({ pid, exited, kill });
+      resolve({ pid, exited, kill, onOutputLine: (listener) => (outputListener = listener) });
     };
     lines(child.stdout!, (line) => {
       if (commandPid === undefined && /^\d+$/.test(line.trim())) {

@@ -3,6 +3,8 @@
  * config is one file that can be deleted as soon as workerd is listening.
  */
 import { CHANNEL_TOKEN_HEADER } from './channel.js';
+import { HEAP_TRACE_FLAGS } from './heap-trace.js';
+import type { IsolateLimits } from './options.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
@@ -37,6 +39,7 @@ export interface SupervisorConfigInput {
   /** Proves to the supervisor that a connection comes from the host that spawned it. */
   token: string;
   heapLimitMb: number;
+  limits: IsolateLimits;
   /** The executor's outbound relay (outbound-server.ts): the Unix socket it listens on, and its token. */
   relay: { socket: string; token: string };
   /** The Unix socket the supervisor listens on for the host (the member's private directory). */
@@ -47,6 +50,7 @@ export function buildSupervisorConfig({
   sources,
   token,
   heapLimitMb,
+  limits,
   relay,
   controlSocket,
 }: SupervisorConfigInput): string {
@@ -63,6 +67,17 @@ export function buildSupervisorConfig({
     hostGone: isolateText.hostGone,
     supervisorFailure: isolateText.supervisorFailure,
     messageMalformed: isolateText.messageMalformed,
+    sandboxLimits: {
+      maxLogLines: limits.maxLogLines,
+      maxLogBytes: limits.maxLogBytes,
+      maxToolArgsBytes: limits.maxToolArgsBytes,
+      logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
+      toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
+    },
+    maxResultBytes: limits.maxResultBytes,
+    resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
+    maxRequestBodyBytes: limits.maxRequestBodyBytes,
+    requestBodyTooLarge: isolateText.requestBodyTooLarge(limits.maxRequestBodyBytes),
   };
   return `using Workerd = import "/workerd/workerd.capnp";
 
@@ -74,8 +89,9 @@ const config :Workerd.Config = (
   sockets = [
     (name = ${capnpString(CONTROL_SOCKET)}, address = ${capnpString(`unix:${controlSocket}`)}, http = (), service = "supervisor"),
   ],
-  # Per isolate: a memory bomb aborts the process fast instead of growing for seconds.
-  v8Flags = [ ${capnpString(`--max-old-space-size=${heapLimitMb}`)} ],
+  # Per isolate: a memory bomb aborts the process fast instead of growing for seconds. The GC
+  # trace tells the host when a heap is full (heap-trace.ts).
+  v8Flags = [ ${[`--max-old-space-size=${heapLimitMb}`, ...HEAP_TRACE_FLAGS].map(capnpString).join(', ')} ],
 );
 
 const supervisor :Workerd.Worker = (

@@ -8,6 +8,34 @@ export const isolateText = {
   /** The sandbox process ran out of heap; V8 aborts the whole process. */
   outOfMemory: (heapLimitMb: number) =>
     `The execution ran out of memory: the sandbox heap is capped at ${heapLimitMb} MB. Work on smaller pieces of data and return less.`,
+  /** The execution's process passed `pool.memoryLimitMb` (the watchdog or the cgroup ended it). */
+  memoryLimit: (memoryLimitMb: number) =>
+    `The execution ran out of memory: it is capped at ${memoryLimitMb} MB (pool.memoryLimitMb), heap, buffers and WebAssembly memory together. Work on smaller pieces of data and return less.`,
+  /** The settled value, encoded, is over `limits.maxResultBytes` (the supervisor checks it before sending). */
+  resultTooLarge: (size: number | string, cap: number) =>
+    `The execution's result is ${size} bytes once encoded, above the cap of ${cap} bytes (limits.maxResultBytes). Return less: a summary, or the part that matters.`,
+  /** The host could not rebuild the encoded value (too deeply nested for its stack, or malformed). */
+  resultUndecodable: (detail: string) => `The execution's result could not be rebuilt on the host: ${detail}`,
+  /** A request whose start message (code and modules, or invokeHandle arguments) is over `limits.maxRequestBytes`. */
+  requestTooLarge: (size: number, cap: number) =>
+    `This request is ${size} bytes as sent to the sandbox (its code and modules, or its invokeHandle arguments), above the cap of ${cap} bytes (limits.maxRequestBytes). Send a smaller program, or pass large data through a tool.`,
+  /** The marker line after which captured lines were dropped. */
+  logsCut: (maxLines: number, maxBytes: number) =>
+    `[The logs were cut here: an execution keeps at most ${maxLines} lines and ${maxBytes} bytes of console output (limits.maxLogLines, limits.maxLogBytes). Later lines were dropped.]`,
+  /** Thrown in the sandbox by a tool call whose arguments are over `limits.maxToolArgsBytes`. */
+  toolArgsTooLarge: (size: number | string, cap: number) =>
+    `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolArgsBytes). Send less per call.`,
+  /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
+  toolResultTooLarge: (tool: string, size: number, cap: number) =>
+    `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
+  /** A sandbox fetch whose request body is over `limits.maxRequestBodyBytes`. */
+  requestBodyTooLarge: (cap: number) =>
+    `This fetch's request body is over the cap of ${cap} bytes (limits.maxRequestBodyBytes); nothing was sent.`,
+  /** A sandbox fetch whose response body is over `limits.maxResponseBodyBytes`. */
+  responseBodyTooLarge: (cap: number) =>
+    `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
+  /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
+  relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** The sandbox process ended during the run for a reason we did not cause. */
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
@@ -36,6 +64,10 @@ export const isolateText = {
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
   sandboxUnavailable: (detail: string) => `The workerd sandbox could not be started: ${detail}`,
+  cgroupUnusable: (root: string, detail: string) =>
+    `The cgroup given as pool.cgroup (${root}) cannot hold the sandbox processes: ${detail}`,
+  cgroupNotV2: 'it is not a cgroup v2 directory (it has no cgroup.controllers).',
+  cgroupNoMemory: 'its memory controller is not available (memory is not in its cgroup.controllers).',
   binaryMissing: (platformPackage: string, detail: string) =>
     `No workerd binary for this platform: the package ${platformPackage} could not be resolved (${detail}). Install the workerd package with its optional dependencies.`,
   platformUnsupported: (platform: string) =>

@@ -20,6 +20,25 @@ export interface SupervisorSettings {
   hostGone: string;
   supervisorFailure: string;
   messageMalformed: string;
+  /** The caps the harness enforces, handed to every run. */
+  sandboxLimits: SandboxLimits;
+  /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
+  maxResultBytes: number;
+  resultTooLarge: string;
+  /** `limits.maxRequestBodyBytes`, and its text. */
+  maxRequestBodyBytes: number;
+  requestBodyTooLarge: string;
+}
+
+/** The caps the harness enforces in the sandbox, and their texts. */
+interface SandboxLimits {
+  maxLogLines: number;
+  maxLogBytes: number;
+  maxToolArgsBytes: number;
+  /** The marker line after which captured lines were dropped. */
+  logsCut: string;
+  /** The text a tool call over `maxToolArgsBytes` throws; `{size}` stands for its size. */
+  toolArgsTooLarge: string;
 }
 
 /** What the harness module of every execution is built with (sandbox-sources.ts). */

@@ -54,6 +54,8 @@ export {
   decodeValue,
   encodeValue,
   FUNCTION_NOT_RETAINED_MESSAGE,
+  INERT_FUNCTION_TEXT,
+  InertFunction,
   VALUE_CODEC_SOURCE,
 } from './value-codec.js';
 export { assertProtocolCompatible, formatProtocolMismatch, PROTOCOL_VERSION } from './version.js';

@@ -2,7 +2,8 @@
  * The value codec: a tagged JSON form for a settled value that a JSON channel carries without losing
  * what structured clone keeps: undefined, NaN, ±Infinity, -0, BigInt, Date, RegExp, Map, Set,
  * ArrayBuffer, typed arrays and DataView, Error, boxed primitives, holes, shared and cyclic
- * references. Functions (and RPC stubs) become `makeFunction()` on the decoding side.
+ * references. Functions (and RPC stubs) become `makeFunction(key)` on the decoding side, `key`
+ * being the object key they were found under (undefined elsewhere).
  *
  * Two channels use it: IsolateExecutor's host ↔ supervisor WebSocket (a run's value reaches the
  * supervisor through workerd's own RPC serialization, as upstream's `evaluate` return does, and
@@ -23,7 +24,7 @@ export interface ValueCodec {
   decode(tree: unknown): unknown;
 }
 
-export function createValueCodec(makeFunction: () => unknown): ValueCodec {
+export function createValueCodec(makeFunction: (key: string | undefined) => unknown): ValueCodec {
   const chunk = 32768;
   const errorConstructors: Record<string, ErrorConstructor> = {
     Error,
@@ -72,6 +73,8 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
           throw new TypeError(`${String(value)} could not be cloned.`);
       }
       if (value === null) return null;
+      // A function that a decode turned into an inert marker (InertFunction) is a function again.
+      if (Object.getOwnPropertyDescriptor(value, Symbol.for('codemode.inertFunction'))?.value === true) return ['f'];
       const object = value as object;
       const ref = seen.get(object);
       if (ref !== undefined) return ['x', ref];
@@ -121,7 +124,7 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
 
   function decode(tree: unknown): unknown {
     const refs: unknown[] = [];
-    const dec = (node: unknown): unknown => {
+    const dec = (node: unknown, key?: string): unknown => {
       if (node === null || typeof node !== 'object') return node;
       const item = node as unknown[];
       switch (item[0]) {
@@ -132,7 +135,7 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
         case 'b':
           return BigInt(item[1] as string);
         case 'f':
-          return makeFunction();
+          return makeFunction(key);
         case 'x':
           return refs[item[1] as number];
         case 'a': {
@@ -208,7 +211,7 @@ export function createValueCodec(makeFunction: () => unknown): ValueCodec {
           for (let i = 1; i < item.length; i += 2) {
             // defineProperty, so a "__proto__" key stays a key and never swaps the prototype.
             Object.defineProperty(out, item[i] as string, {
-              value: dec(item[i + 1]),
+              value: dec(item[i + 1], item[i] as string),
               writable: true,
               enumerable: true,
               configurable: true,
@@ -233,9 +236,45 @@ export const VALUE_CODEC_SOURCE = selfContainedSource(createValueCodec);
 export const FUNCTION_NOT_RETAINED_MESSAGE =
   'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.';
 
-/** The host's codec: a function in a result decodes to one that rejects with `HANDLE_NOT_FOUND`. */
-const hostCodec = createValueCodec(
-  () => () => Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', FUNCTION_NOT_RETAINED_MESSAGE)),
+const INERT_FUNCTION_BRAND = Symbol.for('codemode.inertFunction');
+
+/** How an inert function marker prints. */
+export const INERT_FUNCTION_TEXT = '[a function of the sandbox, not retained]';
+
+/**
+ * The keys a host's runtime calls by itself: `JSON.stringify` calls `toJSON`, printing calls
+ * `toString` and `valueOf`, `await` calls `then`. A function from the sandbox under one of them
+ * must not be callable, or serializing, printing or awaiting a result would run it.
+ */
+const IMPLICITLY_CALLED_KEYS: ReadonlySet<string> = new Set(['toJSON', 'toString', 'valueOf', 'then']);
+
+/**
+ * What a function in a result becomes under one of those keys: an inert marker that
+ * `JSON.stringify` drops (as it drops a function) and that prints as `INERT_FUNCTION_TEXT`.
+ */
+export class InertFunction {
+  /** Its brand: the value codec encodes a marker as the function it stands for. */
+  readonly [INERT_FUNCTION_BRAND] = true;
+
+  toJSON(): undefined {
+    return undefined;
+  }
+
+  toString(): string {
+    return INERT_FUNCTION_TEXT;
+  }
+}
+
+function notRetained(): Promise<never> {
+  return Promise.reject(new ExecutorError('HANDLE_NOT_FOUND', FUNCTION_NOT_RETAINED_MESSAGE));
+}
+
+/**
+ * The host's codec: a function in a result decodes to one that rejects with `HANDLE_NOT_FOUND`
+ * when called, or, under a key the host's runtime calls by itself, to an `InertFunction`.
+ */
+const hostCodec = createValueCodec((key) =>
+  key !== undefined && IMPLICITLY_CALLED_KEYS.has(key) ? Object.freeze(new InertFunction()) : () => notRetained(),
 );
 
 export function encodeValue(value: unknown): unknown {

@@ -11,6 +11,7 @@ import {
   type SupervisorMessage,
 } from '../../src/isolate/channel.js';
 import { parseControlEvent } from '../../src/isolate/control-events.js';
+import { reportsFullHeap } from '../../src/isolate/heap-trace.js';
 import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/relay-frame.js';
 
 const hostMessages: HostMessage[] = [
@@ -164,5 +165,23 @@ describe('the control-fd events', () => {
     ]) {
       expect(parseControlEvent(line)).toBeNull();
     }
+  });
+});
+
+describe("V8's GC trace", () => {
+  const line = (after: string) =>
+    `[28156:0x13743fa2a000]     2597 ms: Mark-Compact 265.0 (269.2) -> ${after} (278.4) MB, pooled: 7.5 MB, 679.52 / 0.00 ms (average mu = 0.525, current mu = 0.009) allocation failure; scavenge might not succeed`;
+
+  it('reads a heap still at its cap after a full collection as full', () => {
+    expect(reportsFullHeap(line('258.6'), 256)).toBe(true);
+    expect(reportsFullHeap(line('243.3').replace('Mark-Compact', 'Mark-Compact (reduce)'), 256)).toBe(true);
+  });
+
+  it('reads a heap with room left, a scavenge and any other line as not full', () => {
+    expect(reportsFullHeap(line('120.0'), 256)).toBe(false);
+    expect(reportsFullHeap('[1:0x1]  12 ms: Scavenge 250.0 (260.0) -> 249.0 (260.0) MB, 1.0 / 0.0 ms', 256)).toBe(
+      false,
+    );
+    expect(reportsFullHeap('workerd/server/server.c++:5492: error: Uncaught exception', 256)).toBe(false);
   });
 });

@@ -21,10 +21,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINE_BUFFERING_IN_VIEW } from '../../src/isolate/confinement/command-line.js';
 import { resolveConfinement } from '../../src/isolate/confinement/detect.js';
 import { buildSeccompProgram } from '../../src/isolate/confinement/seccomp-filter.js';
 import { confinementText } from '../../src/isolate/confinement/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
+import { findLineBuffering } from '../../src/isolate/line-buffering.js';
+import { DEFAULT_LIMITS } from '../../src/isolate/options.js';
 import { OutboundServer } from '../../src/isolate/outbound-server.js';
 import { SandboxProcess } from '../../src/isolate/sandbox-process.js';
 import { isolateText } from '../../src/isolate/texts.js';
@@ -171,6 +174,8 @@ describe('a confined member', () => {
     const view = walk(`/proc/${pid}/root`);
     const directory = directoryOf(pid);
     const files = ['/workerd', ...lddFiles(resolveWorkerdBinary()), '/dev/urandom'];
+    // And the library that line-buffers its stdout for the heap trace, where coreutils has one.
+    if (findLineBuffering() !== undefined) files.push(LINE_BUFFERING_IN_VIEW);
     // The config is deleted once workerd listens: only the two sockets remain in the directory.
     const inDirectory = [join(directory, 'control.sock'), join(directory, 'relay.sock')];
     const expected = new Set([...files, ...inDirectory].flatMap(withParents));
@@ -446,14 +451,16 @@ describe('the seccomp filter, loaded by the kernel', () => {
 
 describe("a member's private directory", () => {
   it('goes as soon as the member is killed, before its exit is seen', async () => {
-    const relay = await OutboundServer.start();
+    const relay = await OutboundServer.start(DEFAULT_LIMITS.maxRequestBodyBytes);
     const confinement = resolveConfinement('required', resolveWorkerdBinary);
     const member = await SandboxProcess.start({
       binary: resolveWorkerdBinary(),
       relay,
       heapLimitMb: 64,
+      limits: DEFAULT_LIMITS,
       startupTimeoutMs: 20_000,
       confinement: confinement.confined ? confinement.plan : undefined,
+      cgroup: null,
     });
     const directory = directoryOf(member.pid);
     expect(readdirSync(directory).sort()).toEqual(['control.sock', 'relay.sock']);

@@ -256,37 +256,6 @@ describe('providers', () => {
     expect(outcome.result).toEqual([['object', 'second'], 'prelude-hello', { tool: 'hello', args: [] }]);
   });
 
-  it('keeps the harness working when a provider shadows JSON, and leaks no harness name into user scope', async () => {
-    const dispatch = dispatchFor({
-      JSON: (tool, args) => `${tool}:${JSON.stringify(args)}`,
-      api: (tool, args) => ({ tool, args }),
-    });
-    const outcome = await run({
-      code: `async () => {
-        const names = ['__logs', '__dispatchers', 'codec', 'bridge', 'dispatch', 'namespace', 'evaluate', 'Entrypoint', 'settle', 'logs'];
-        return {
-          viaJson: await JSON.stringify({ a: 1 }),
-          viaApi: await api.echo(new Uint8Array([5])),
-          onGlobal: names.filter((name) => name in globalThis).concat(Object.getOwnPropertyNames(globalThis).filter((name) => name.includes('codemode'))),
-          inScope: [typeof __logs, typeof __dispatchers, typeof codec, typeof bridge, typeof dispatch, typeof namespace, typeof evaluate, typeof Entrypoint, typeof settle, typeof logs].filter((type) => type !== 'undefined'),
-          harness: typeof __codemode,
-        };
-      }`,
-      providers: [
-        { name: 'JSON', tools: ['stringify'] },
-        { name: 'api', tools: ['echo'] },
-      ],
-      dispatch,
-    });
-    expect(outcome.result).toEqual({
-      viaJson: 'stringify:[{"a":1}]',
-      viaApi: { tool: 'echo', args: [new Uint8Array([5])] },
-      onGlobal: [],
-      inScope: [],
-      harness: 'object',
-    });
-  });
-
   it('refuses a reserved provider name with the protocol text, without a sandbox', async () => {
     const before = executor.stats().members.reduce((sum, member) => sum + member.runs, 0);
     const outcome = await run({

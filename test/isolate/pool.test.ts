@@ -158,14 +158,14 @@ describe('construction options', () => {
     [
       'an unknown option',
       { timeOut: 5 },
-      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, outbound, pool, confinement'),
+      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, outbound, pool, limits, confinement'),
     ],
     [
       'an unknown pool option',
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.spare, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb',
+        'pool.maxWorkers, pool.spare, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup',
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
@@ -184,6 +184,29 @@ describe('construction options', () => {
       'a zero maxRssMb',
       { pool: { maxRssMb: 0 } },
       isolateText.optionInvalid('pool.maxRssMb', 'a positive finite number', '0'),
+    ],
+    [
+      'an unknown limit',
+      { limits: { maxResult: 1 } },
+      isolateText.optionUnknown(
+        'limits.maxResult',
+        'limits.maxRequestBytes, limits.maxResultBytes, limits.maxToolArgsBytes, limits.maxToolResultBytes, limits.maxLogLines, limits.maxLogBytes, limits.maxRequestBodyBytes, limits.maxResponseBodyBytes',
+      ),
+    ],
+    [
+      'a tool result cap above what workerd can carry',
+      { limits: { maxToolResultBytes: 64 * 2 ** 20 } },
+      isolateText.optionInvalid('limits.maxToolResultBytes', 'an integer from 1 to 31457280', '67108864'),
+    ],
+    [
+      'a memory cap below the floor',
+      { pool: { memoryLimitMb: 8 } },
+      isolateText.optionInvalid('pool.memoryLimitMb', 'an integer >= 64', '8'),
+    ],
+    [
+      'a relative cgroup path',
+      { pool: { cgroup: 'codemode.slice' } },
+      isolateText.optionInvalid('pool.cgroup', 'an absolute path of a cgroup v2 directory', '"codemode.slice"'),
     ],
     ['a string timeout', { timeout: '60s' }, isolateText.optionInvalid('timeout', 'a positive finite number', '"60s"')],
     [

@@ -11,6 +11,7 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { findLineBuffering, type LineBuffering } from '../line-buffering.js';
 import type { MemberOwner } from './member-directory.js';
 import { buildSeccompProgram } from './seccomp-filter.js';
 import type { SeccompArch } from './syscalls.js';
@@ -28,6 +29,9 @@ export const UNPRIVILEGED_ID = 65534;
 
 /** Where the binary appears in the view: the project tree it lives in stays out. */
 const BINARY_IN_VIEW = '/workerd';
+
+/** Where a confined member sees the library that line-buffers its stdout (line-buffering.ts). */
+export const LINE_BUFFERING_IN_VIEW = '/libstdbuf.so';
 
 /** The device workerd opens (Cap'n Proto seeds its config parser from it). */
 const URANDOM = '/dev/urandom';
@@ -58,9 +62,15 @@ function workerdServeArgs(configPath: string): string[] {
 
 /**
  * The confined chain around `command` (workerd's arguments, binary excluded). `directory`, when
- * given, is bound read-write at its own path: the member's config and sockets.
+ * given, is bound read-write at its own path: the member's config and sockets. `lineBuffering`,
+ * when given, is bound into the view and set in workerd's environment.
  */
-export function confinedArgv(plan: ConfinementPlan, command: string[], directory: string | undefined): string[] {
+export function confinedArgv(
+  plan: ConfinementPlan,
+  command: string[],
+  directory: string | undefined,
+  lineBuffering?: LineBuffering,
+): string[] {
   const { nofile, core, fsize } = MEMBER_RLIMITS;
   const argv = [plan.prlimit, `--nofile=${nofile}:${nofile}`, `--core=${core}:${core}`, `--fsize=${fsize}:${fsize}`];
   if (plan.setpriv !== undefined && plan.owner !== undefined) {
@@ -75,6 +85,12 @@ export function confinedArgv(plan: ConfinementPlan, command: string[], directory
   for (const file of plan.linkedFiles) argv.push('--ro-bind', realpathSync(file), file);
   argv.push('--dev-bind', URANDOM, URANDOM);
   if (directory !== undefined) argv.push('--bind', directory, directory);
+  if (lineBuffering !== undefined) {
+    argv.push('--ro-bind', realpathSync(lineBuffering.library), LINE_BUFFERING_IN_VIEW);
+    for (const [name, value] of Object.entries(lineBuffering.environment(LINE_BUFFERING_IN_VIEW))) {
+      argv.push('--setenv', name, value);
+    }
+  }
   argv.push('--chdir', '/', '--seccomp', String(SECCOMP_FD), '--', BINARY_IN_VIEW, ...command);
   return argv;
 }
@@ -132,6 +148,8 @@ function onlyChildOf(parent: number): number | undefined {
 export interface MemberCommand {
   /** The command the wrapper runs: workerd itself, or the chain that confines it. */
   argv: string[];
+  /** The wrapper's environment, which the command inherits: nothing of the host's. */
+  env: Record<string, string>;
   /** The child's descriptors from 4 on (the seccomp program at SECCOMP_FD). */
   extraFds: ('ignore' | number)[];
   /** workerd's own pid, given the pid of the command the wrapper started. */
@@ -146,16 +164,24 @@ export function memberCommand(
   binary: string,
   directory: string,
   configPath: string,
+  lineBuffering: LineBuffering | undefined = findLineBuffering(),
 ): MemberCommand {
   if (plan === undefined) {
-    return { argv: [binary, ...workerdServeArgs(configPath)], extraFds: [], workerdPid: (pid) => pid, release() {} };
+    return {
+      argv: [binary, ...workerdServeArgs(configPath)],
+      env: lineBuffering?.environment(lineBuffering.library) ?? {},
+      extraFds: [],
+      workerdPid: (pid) => pid,
+      release() {},
+    };
   }
   const program = openSeccompProgram(plan, directory);
   const extraFds: ('ignore' | number)[] = [];
   for (let fd = 4; fd < SECCOMP_FD; fd += 1) extraFds.push('ignore');
   extraFds.push(program.fd);
   return {
-    argv: confinedArgv(plan, workerdServeArgs(configPath), directory),
+    argv: confinedArgv(plan, workerdServeArgs(configPath), directory, lineBuffering),
+    env: {},
     extraFds,
     workerdPid: onlyChildOf,
     release: () => program.close(),

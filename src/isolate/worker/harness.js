@@ -30,6 +30,7 @@ const $setTimeout = setTimeout;
 const $clearTimeout = clearTimeout;
 const $now = Date.now;
 const $get = Reflect.get;
+const $bind = Function.prototype.bind;
 const $Object = Object;
 
 const SETTINGS = __HARNESS_SETTINGS__;
@@ -50,8 +51,60 @@ const codec = codecOver(
 );
 
 // ---- console capture: log, warn and error, the methods the reference captures ----------------
+// The lines are capped (count and UTF-8 bytes, the executor's `limits.maxLogLines` and
+// `limits.maxLogBytes`): past a cap one marker line says so, and later lines are dropped, so the
+// result always has room to leave.
 /** @type {LogEntry[]} */
 let logs = [];
+let logBytes = 0;
+let logsCut = false;
+/** The caps of the run in flight (set by every `evaluate` and `invoke`). @type {SandboxLimits} */
+let limits = {
+  maxLogLines: 0x7fffffff,
+  maxLogBytes: 0x7fffffff,
+  maxToolArgsBytes: 0x7fffffff,
+  logsCut: '',
+  toolArgsTooLarge: '',
+};
+
+const $encoder = new TextEncoder();
+const $encode = TextEncoder.prototype.encode;
+/** @param {string} text */
+function utf8Bytes(text) {
+  return $apply($encode, $encoder, [text]).byteLength;
+}
+
+/** @param {LogEntry} entry */
+function keep(entry) {
+  if (logsCut) return;
+  const bytes = utf8Bytes(entry.message);
+  if (logs.length >= limits.maxLogLines || logBytes + bytes > limits.maxLogBytes) {
+    logsCut = true;
+    logs[logs.length] = { level: 'warn', message: limits.logsCut };
+    return;
+  }
+  logBytes += bytes;
+  logs[logs.length] = entry;
+}
+
+function resetLogs() {
+  logs = [];
+  logBytes = 0;
+  logsCut = false;
+}
+
+/**
+ * Applies a run's caps to the lines captured before it had them (a statically imported module's
+ * top level runs before `evaluate`).
+ */
+function recapLogs() {
+  const early = logs;
+  resetLogs();
+  for (let i = 0; i < early.length; i++) {
+    const entry = early[i];
+    if (entry !== undefined) keep(entry);
+  }
+}
 
 // Arrows, as upstream writes them: no `prototype`, not constructible, so the surface matches.
 /** @param {LogLevel} level */
@@ -60,7 +113,7 @@ function capture(level) {
     let message = '';
     // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
     for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
-    logs[logs.length] = { level, message };
+    keep({ level, message });
   };
 }
 console.log = capture('log');
@@ -78,6 +131,9 @@ let bridge;
  */
 async function dispatch(provider, tool, args) {
   const argsJson = codec.stringify(args);
+  const size = utf8Bytes(argsJson);
+  // Checked before anything is sent: the host never receives an argument over the cap.
+  if (size > limits.maxToolArgsBytes) throw new $Error(limits.toolArgsTooLarge.replace('{size}', $String(size)));
   const envelope = codec.parse(await bridge.call(provider, tool, argsJson));
   if (envelope !== null && typeof envelope === 'object') {
     if ('error' in envelope && envelope.error) throw new $Error($String(envelope.error));
@@ -174,20 +230,25 @@ function retainFunctions(value, seen) {
 // ---- the race: upstream's timeout, as a proof that a run won ----------------------------------
 // Upstream races the user call against a setTimeout(bound) armed after the call's synchronous
 // prefix, the user call first. The host's clock (which may pause for host waits) decides a loss;
-// this race only proves a win: a run that settled before its timer fired is in time even when the
-// host's clock, started earlier at hand-off, has already expired. So a run that settles on
-// microtasks alone wins even a bound of 0, as it does upstream. One run at a time per worker.
+// this race only proves a win: a run that settled in time by the sandbox's clock is in time even
+// when the host's clock, started earlier at hand-off, has already expired. So a run that settles
+// on microtasks alone wins even a bound of 0, as it does upstream. One run at a time per worker.
+//
+// The clock decides, not the timer: user code can clear any timer by guessing its id, so a run
+// wins only if it settled before the timer fired and no later than its deadline by `Date.now()`
+// (which advances in real time here), give or take CLOCK_SLACK_MS for the clock's granularity.
 
 /**
  * @typedef {object} Race
  * @property {string} run
  * @property {boolean | undefined} won Undecided while undefined.
- * @property {ReturnType<typeof setTimeout> | undefined} timer
- * @property {number | undefined} deadline When the timer is due (`Date.now()`), once armed.
+ * @property {boolean} timerFired
+ * @property {number} deadline When the run's bound is up (`Date.now()`); Infinity until armed.
  */
 
 /** @type {Race | null} */
 let race = null;
+const CLOCK_SLACK_MS = 10;
 /** How long a cancel() that arrived before its run started waits for it, polling (ms). */
 const EARLY_CANCEL_POLL_MS = 1;
 const EARLY_CANCEL_WAIT_MS = 1000;
@@ -203,7 +264,7 @@ function verdictOf(current) {
 /** @param {string} run */
 function beginRace(run) {
   /** @type {Race} */
-  const current = { run, won: undefined, timer: undefined, deadline: undefined };
+  const current = { run, won: undefined, timerFired: false, deadline: Infinity };
   race = current;
   return current;
 }
@@ -213,25 +274,29 @@ function beginRace(run) {
  * @param {boolean} won
  */
 function decide(current, won) {
-  if (current.won !== undefined) return;
-  current.won = won;
-  if (current.timer !== undefined) $clearTimeout(current.timer);
+  if (current.won === undefined) current.won = won;
+}
+
+/** @param {Race} current */
+function decideSettled(current) {
+  decide(current, !current.timerFired && $now() <= current.deadline + CLOCK_SLACK_MS);
 }
 
 /**
- * Resolves with the verdict once the race is decided. workerd cancels the continuations of a
- * promise resolved from another request's context (the run's), so only this call's own timers
- * resolve it: one at the race's deadline, then short re-checks until the run's timer has fired.
+ * Resolves with the verdict once the race is decided: when the run settles, or once the clock is
+ * past its deadline. workerd cancels the continuations of a promise resolved from another
+ * request's context (the run's), so only this call's own timers resolve it.
  * @param {Race} current
  * @param {(verdict: RaceVerdict) => void} resolve
  */
 function awaitVerdict(current, resolve) {
+  const late = current.deadline + CLOCK_SLACK_MS - $now();
+  if (current.won === undefined && late < 0) decide(current, false);
   if (current.won !== undefined) {
     resolve(verdictOf(current));
     return;
   }
-  const wait = current.deadline === undefined ? 1 : current.deadline - $now();
-  $setTimeout(() => awaitVerdict(current, resolve), wait > 1 ? wait : 1);
+  $setTimeout(() => awaitVerdict(current, resolve), late > 1 && late !== Infinity ? late + 1 : 1);
 }
 
 /**
@@ -247,13 +312,18 @@ async function settle(run, bound, start, retain) {
   // bound end it.
   const keepAlive = $setTimeout(() => {}, 0x7fffffff);
   const current = beginRace(run);
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   try {
     // The synchronous prefix runs inside start(); the race timer is armed after it, as upstream's.
     const pending = start();
     current.deadline = $now() + bound;
-    current.timer = $setTimeout(() => decide(current, false), bound);
+    timer = $setTimeout(() => {
+      current.timerFired = true;
+      decide(current, false);
+    }, bound);
     const value = await pending;
-    decide(current, true);
+    decideSettled(current);
     return {
       ok: true,
       value: retain ? retainFunctions(value, new $Map()) : value,
@@ -261,9 +331,10 @@ async function settle(run, bound, start, retain) {
       inTime: current.won === true,
     };
   } catch (error) {
-    decide(current, true);
+    decideSettled(current);
     return { ok: false, error: describeThrown(error), logs, inTime: current.won === true };
   } finally {
+    if (timer !== undefined) $clearTimeout(timer);
     $clearTimeout(keepAlive);
   }
 }
@@ -276,13 +347,45 @@ async function settle(run, bound, start, retain) {
  */
 export function evaluate(self, args, body) {
   bridge = args[0];
-  /** @type {{run: string, bound: number, retain?: boolean}} */
+  /** @type {{run: string, bound: number, retain?: boolean, limits: SandboxLimits}} */
   const options = args[1];
+  limits = options.limits;
+  recapLogs();
   return settle(options.run, options.bound, () => $apply(body, self, []), options.retain === true);
+}
+
+/** What `waitUntil` does in a run: nothing. A run's work ends with its result. */
+function ignoreWaitUntil() {}
+
+/**
+ * The run's `this.ctx`: the real context behind a Proxy whose `waitUntil` does nothing, so no
+ * work outlives the result (a retained execution's worker stays loaded, and would otherwise keep
+ * `waitUntil` work running between its calls). Its other methods are bound to the real context,
+ * which user code never holds, so the native `waitUntil` cannot be called on it either.
+ * @param {ExecutionContext} ctx
+ * @returns {ExecutionContext}
+ */
+function withoutWaitUntil(ctx) {
+  return new $Proxy(ctx, {
+    get(target, key) {
+      if (key === 'waitUntil') return ignoreWaitUntil;
+      const value = $get(target, key);
+      return typeof value === 'function' ? $apply($bind, value, [target]) : value;
+    },
+  });
 }
 
 /** The generated entry's base class: what the supervisor calls besides `evaluate`. */
 export class Entrypoint extends WorkerEntrypoint {
+  /**
+   * @param {ExecutionContext} ctx
+   * @param {Cloudflare.Env} env
+   */
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.ctx = withoutWaitUntil(ctx);
+  }
+
   /** The lines captured so far, and whether the last run settled in time (a fault's report). */
   snapshot() {
     return { logs, inTime: race === null || race.won !== false };
@@ -322,14 +425,15 @@ export class Entrypoint extends WorkerEntrypoint {
    * @param {string} handle
    * @param {unknown[]} args
    * @param {SandboxBridge} nextBridge
-   * @param {{run: string, bound: number}} options
+   * @param {{run: string, bound: number, limits: SandboxLimits}} options
    * @returns {{missing: true} | Promise<SettledRun>}
    */
   invoke(handle, args, nextBridge, options) {
     const fn = retainedFunctions.get(handle);
     if (fn === undefined) return { missing: true };
     bridge = nextBridge;
-    logs = [];
+    limits = options.limits;
+    resetLogs();
     return settle(options.run, options.bound, () => $apply(fn, undefined, args), true);
   }
 }

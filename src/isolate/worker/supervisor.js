@@ -1,8 +1,17 @@
 // @ts-check
 // The supervisor worker of one workerd pool member. It accepts exactly one WebSocket, from the
-// host that spawned it (the token binding proves that), loads every run as a fresh dynamic
-// worker through the Worker Loader binding, and relays the run's tool calls and outbound fetches
-// to the host over that socket. The message grammar is channel.ts, evaluated here as a module.
+// host that spawned it (the token binding proves that), and relays every run's tool calls,
+// outbound fetches and outcome between the host and the run's dynamic worker. The message grammar
+// is channel.ts, evaluated here as a module.
+//
+// Request contexts. The socket belongs to the request that upgraded it, which lives as long as
+// the host is connected. Runs do not execute in it: each run is a call of the `Runner`
+// entrypoint through `ctx.exports`, so it gets a request context of its own, and everything the
+// run created (its worker, every stub, every timer, `waitUntil` work) ends with that context.
+// workerd ties I/O objects to the context that made them, so a run reaches the socket only
+// through its `Bridge`, an RPC target that lives in the socket's context. Plain module state
+// (the maps below) is shared by every context, which is how the socket's context hands a
+// `cancel`, an `invoke` or a `release` to the run it is for.
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
 import createChannelGrammar from 'channel-grammar.js';
 import createRelayCodec from 'relay-codec.js';
@@ -11,8 +20,21 @@ import createValueCodec from 'value-codec.js';
 /** @typedef {import('../channel.js').HostMessage} HostMessage */
 /** @typedef {import('../channel.js').SupervisorMessage} SupervisorMessage */
 /** @typedef {import('../channel.js').DoneMessage} DoneMessage */
-/** @typedef {import('../channel.js').AnswerMessage} AnswerMessage */
+/** @typedef {import('../channel.js').RunMessage} RunMessage */
+/** @typedef {import('../channel.js').InvokeMessage} InvokeMessage */
 /** @typedef {import('../worker-settings.js').SupervisorSettings} SupervisorSettings */
+
+/**
+ * What the socket's context tells a run: a `cancel` (with its `race` flag) once one arrived.
+ * @typedef {object} RunControl
+ * @property {boolean | null} cancel
+ * @property {() => void} wake Set by the run while it waits; called after `cancel` is set.
+ */
+
+/**
+ * A retained execution's Runner, waiting for its next request (`null` releases it).
+ * @typedef {(request: InvokeMessage | null) => void} Keeper
+ */
 
 const codec = createValueCodec(() => undefined);
 const grammar = createChannelGrammar();
@@ -21,36 +43,20 @@ const relay = createRelayCodec();
 /** The host's socket, once it connected. @type {WebSocket | null} */
 let socket = null;
 let nextAsk = 1;
-/** ask id → the resolver of a question put to the host (a tool call). @type {Map<number, {resolve: (answer: AnswerMessage) => void, reject: (error: Error) => void}>} */
+/** ask id → the resolver of a tool call put to the host. @type {Map<number, {resolve: (envelope: string) => void, reject: (error: Error) => void}>} */
 const asks = new Map();
-/** run id → the worker a run in flight is executing in (for `cancel`). @type {Map<string, SandboxWorker>} */
-const live = new Map();
-/** execution id → the worker of a retained execution. @type {Map<string, SandboxWorker>} */
-const retained = new Map();
+/** run id → what the socket's context tells the run in flight. @type {Map<string, RunControl>} */
+const controls = new Map();
+/** execution id → the Runner keeping it. @type {Map<string, Keeper>} */
+const keepers = new Map();
+/** execution id → its bridge, while its Runner runs (the socket's side). @type {Map<string, Bridge>} */
+const bridges = new Map();
 /** outbound route (the id of the run that loaded the worker) → the run currently answering for it. @type {Map<string, string>} */
 const routes = new Map();
 
 /** @param {SupervisorMessage} message */
 function send(message) {
   if (socket !== null) socket.send(JSON.stringify(message));
-}
-
-/**
- * Puts a tool call to the host; resolves with its answer.
- * @param {{run: string, provider: string, tool: string, args: string}} call
- * @param {SupervisorSettings} current
- * @returns {Promise<AnswerMessage>}
- */
-function ask(call, current) {
-  return new Promise((resolve, reject) => {
-    if (socket === null) {
-      reject(new Error(current.hostGone));
-      return;
-    }
-    const id = nextAsk++;
-    asks.set(id, { resolve, reject });
-    send({ t: 'call', ask: id, ...call });
-  });
 }
 
 /** @param {unknown} value */
@@ -70,7 +76,11 @@ function messageOf(error) {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The sandbox's way back to the host: one per run, so the host can attribute every call. */
+/**
+ * A run's way to the host, living in the socket's context: its tool calls and its outcome. One
+ * per execution; an invocation of a retained execution reuses its execution's bridge, renamed
+ * to the invocation's run so the host can attribute every call.
+ */
 class Bridge extends RpcTarget {
   #run;
   #settings;
@@ -85,15 +95,83 @@ class Bridge extends RpcTarget {
     this.#settings = settings;
   }
 
+  /** @param {string} run */
+  rename(run) {
+    this.#run = run;
+  }
+
   /**
+   * Puts a tool call to the host; resolves with the envelope it answers.
    * @param {string} provider
    * @param {string} tool
    * @param {string} args
+   * @returns {Promise<string>}
    */
-  async call(provider, tool, args) {
-    const answer = await ask({ run: this.#run, provider, tool, args }, this.#settings);
-    return answer.envelope;
+  call(provider, tool, args) {
+    const run = this.#run;
+    const hostGone = this.#settings.hostGone;
+    return new Promise((resolve, reject) => {
+      if (socket === null) {
+        reject(new Error(hostGone));
+        return;
+      }
+      const ask = nextAsk++;
+      asks.set(ask, { resolve, reject });
+      send({ t: 'call', run, ask, provider, tool, args });
+    });
   }
+
+  /**
+   * A run's `done` or `cancelled`, already JSON: it crosses from the run's context as one string
+   * (cheaper than the value's tree, and bounded by workerd's RPC limit) and goes out as it is.
+   * @param {string} text
+   */
+  report(text) {
+    if (socket !== null) socket.send(text);
+  }
+}
+
+/**
+ * A request's body, read only up to `limits.maxRequestBodyBytes`: one over it fails the fetch
+ * before anything is sent.
+ * @param {Request} request
+ * @param {SupervisorSettings} settings
+ * @returns {Promise<Uint8Array>}
+ */
+async function readCapped(request, settings) {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > settings.maxRequestBodyBytes) throw new Error(settings.requestBodyTooLarge);
+  const reader = request.body?.getReader();
+  if (reader === undefined) return new Uint8Array();
+  /** @type {Uint8Array[]} */
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > settings.maxRequestBodyBytes) {
+      await reader.cancel();
+      throw new Error(settings.requestBodyTooLarge);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
+ * Sends a run's outcome to the host through its bridge.
+ * @param {RunBridge} bridge
+ * @param {SupervisorMessage} message
+ */
+function report(bridge, message) {
+  return bridge.report(JSON.stringify(message));
 }
 
 /**
@@ -111,7 +189,7 @@ export class Outbound extends WorkerEntrypoint {
     const run = routes.get(this.ctx.props.route);
     if (run === undefined) throw new Error(settings.outboundAfterRun);
     const nullBody = request.body === null;
-    const body = nullBody ? new Uint8Array() : new Uint8Array(await request.arrayBuffer());
+    const body = nullBody ? new Uint8Array() : await readCapped(request, settings);
     const head = { url: request.url, method: request.method, headers: [...request.headers], nullBody };
     const relayed = await this.env.HOST.fetch('http://host/outbound', {
       method: 'POST',
@@ -127,26 +205,47 @@ export class Outbound extends WorkerEntrypoint {
 }
 
 /**
- * The lines a worker captured, and whether its run settled in time. One that never started had no clock running.
+ * The lines a worker captured, and whether its run settled in time. One that never started had
+ * no clock running.
  * @param {SandboxWorker} worker
  * @returns {Promise<{logs: LogEntry[], inTime: boolean}>}
  */
 async function snapshotOf(worker) {
+  const entrypoint = worker.getEntrypoint();
   try {
-    return await worker.getEntrypoint().snapshot();
+    return await entrypoint.snapshot();
   } catch {
     return { logs: [], inTime: true };
+  } finally {
+    disposeQuietly(entrypoint);
   }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The encoded value, or the text saying it is over `limits.maxResultBytes`: checked here, before
+ * anything is sent, so the host never receives a value over its cap.
+ * @param {unknown} value
+ * @param {SupervisorSettings} settings
+ * @returns {{value: unknown} | {fault: string}}
+ */
+function encodeCapped(value, settings) {
+  const encoded = codec.encode(value);
+  const size = encoder.encode(JSON.stringify(encoded)).byteLength;
+  if (size > settings.maxResultBytes) return { fault: settings.resultTooLarge.replace('{size}', String(size)) };
+  return { value: encoded };
 }
 
 /**
  * Turns one sandbox call's outcome into the `done` message. Never throws.
  * @param {string} run
  * @param {SandboxWorker} worker
+ * @param {SupervisorSettings} settings
  * @param {() => Promise<SettledRun | {missing: true}>} call
  * @returns {Promise<DoneMessage>}
  */
-async function settle(run, worker, call) {
+async function settle(run, worker, settings, call) {
   /** @type {SettledRun | {missing: true}} */
   let out;
   try {
@@ -162,143 +261,241 @@ async function settle(run, worker, call) {
     const { logs, inTime } = out;
     if (!out.ok) return { t: 'done', run, outcome: 'threw', error: out.error, logs, inTime };
     try {
-      return { t: 'done', run, outcome: 'value', value: codec.encode(out.value), logs, inTime };
+      const encoded = encodeCapped(out.value, settings);
+      if ('fault' in encoded) return { t: 'done', run, outcome: 'fault', fault: encoded.fault, logs, inTime };
+      return { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
     } catch (error) {
       return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
     }
   } finally {
-    // Stubs inside an RPC result live until disposed; this connection's context never ends.
+    // An RPC result holds the stubs inside it until disposed.
     disposeQuietly(out);
   }
 }
 
 /**
- * @param {import('../channel.js').RunMessage} message
- * @param {SupervisorEnv} env
- * @param {ExecutionContext} ctx
- * @param {SupervisorSettings} current
+ * Runs one call in a worker until it settles, or until the host gives it up: then the sandbox's
+ * race says whether it still won (its `done` follows) or lost (`cancelled`, with its lines).
+ * @param {string} run
+ * @param {SandboxWorker} worker
+ * @param {SupervisorSettings} settings
+ * @param {(entrypoint: Fetcher<SandboxEntrypoint>) => Promise<SettledRun | {missing: true}>} call
+ * @returns {Promise<SupervisorMessage>}
  */
-async function runExecution(message, env, ctx, current) {
-  /** @type {SandboxWorker} */
-  let worker;
+async function supervise(run, worker, settings, call) {
+  const control = controls.get(run) ?? { cancel: null, wake: () => {} };
+  const entrypoint = worker.getEntrypoint();
   try {
-    worker = env.LOADER.load({
-      compatibilityDate: current.compatibilityDate,
-      compatibilityFlags: current.compatibilityFlags,
-      mainModule: current.entryModule,
-      modules: { ...message.modules, [current.entryModule]: message.entry, [current.harnessModule]: env.HARNESS },
-      globalOutbound: message.outbound ? ctx.exports.Outbound({ props: { route: message.run } }) : null,
+    const settled = settle(run, worker, settings, () => call(entrypoint));
+    /** @type {Promise<boolean>} */
+    const cancelled = new Promise((resolve) => {
+      const race = control.cancel;
+      if (race !== null) resolve(race);
+      else control.wake = () => resolve(control.cancel === true);
     });
-  } catch (error) {
-    send({ t: 'done', run: message.run, outcome: 'fault', fault: messageOf(error), logs: [], inTime: true });
-    return;
+    const first = await Promise.race([settled, cancelled]);
+    if (typeof first !== 'boolean') return first;
+    /** @type {RaceVerdict} */
+    let verdict;
+    try {
+      verdict = await entrypoint.cancel(run, first);
+    } catch {
+      // The worker cannot answer (it failed to start, or broke): the run's own `done` says why.
+      return await settled;
+    }
+    return verdict.won ? await settled : { t: 'cancelled', run, logs: verdict.logs };
+  } finally {
+    controls.delete(run);
+    disposeQuietly(entrypoint);
   }
-  live.set(message.run, worker);
-  routes.set(message.run, message.run);
-  const reply = await settle(message.run, worker, () => {
-    return worker.getEntrypoint().evaluate(new Bridge(message.run, current), {
-      run: message.run,
-      bound: message.bound,
-      retain: message.retain,
-    });
-  });
-  live.delete(message.run);
-  if (message.retain && reply.outcome === 'value') {
-    retained.set(message.run, worker);
-  } else {
-    routes.delete(message.run);
-    disposeQuietly(worker);
-  }
-  send(reply);
 }
 
 /**
- * @param {import('../channel.js').InvokeMessage} message
- * @param {SupervisorSettings} current
+ * Where every run executes: a call of this entrypoint has a request context of its own. An
+ * execution's call returns once it is reported; a retained one's stays, holding its worker, and
+ * runs each invocation of it, until it is released.
+ * @extends {WorkerEntrypoint<SupervisorEnv>}
  */
-async function runInvocation(message, current) {
-  const worker = retained.get(message.exec);
-  if (worker === undefined) {
+export class Runner extends WorkerEntrypoint {
+  /**
+   * @param {RunMessage} message
+   * @param {RunBridge} bridge
+   */
+  async execute(message, bridge) {
+    const settings = this.env.SETTINGS;
+    // A pending timer: workerd cancels, as hung, a request that waits only on other contexts.
+    const keepAlive = setInterval(() => {}, 0x7fffffff);
+    /** @type {SandboxWorker | undefined} */
+    let worker;
+    try {
+      try {
+        worker = this.env.LOADER.load({
+          compatibilityDate: settings.compatibilityDate,
+          compatibilityFlags: settings.compatibilityFlags,
+          mainModule: settings.entryModule,
+          modules: {
+            ...message.modules,
+            [settings.entryModule]: message.entry,
+            [settings.harnessModule]: this.env.HARNESS,
+          },
+          globalOutbound: message.outbound ? this.ctx.exports.Outbound({ props: { route: message.run } }) : null,
+        });
+      } catch (error) {
+        await report(bridge, {
+          t: 'done',
+          run: message.run,
+          outcome: 'fault',
+          fault: messageOf(error),
+          logs: [],
+          inTime: true,
+        });
+        return;
+      }
+      const loaded = worker;
+      routes.set(message.run, message.run);
+      const options = {
+        run: message.run,
+        bound: message.bound,
+        retain: message.retain,
+        limits: settings.sandboxLimits,
+      };
+      const reply = await supervise(message.run, loaded, settings, (entrypoint) =>
+        entrypoint.evaluate(bridge.dup(), options),
+      );
+      if (!message.retain || reply.t !== 'done' || reply.outcome !== 'value') {
+        await report(bridge, reply);
+        return;
+      }
+      await this.#keep(message.run, loaded, bridge, reply);
+    } finally {
+      routes.delete(message.run);
+      clearInterval(keepAlive);
+      disposeQuietly(worker);
+    }
+  }
+
+  /**
+   * Serves a retained execution's invocations, one at a time, until it is released.
+   * @param {string} exec
+   * @param {SandboxWorker} worker
+   * @param {RunBridge} bridge
+   * @param {SupervisorMessage} reply The execution's own `done`, reported once this keeper waits.
+   */
+  async #keep(exec, worker, bridge, reply) {
+    try {
+      let next = this.#nextRequest(exec);
+      await report(bridge, reply);
+      for (;;) {
+        const request = await next;
+        if (request === null) return;
+        next = this.#nextRequest(exec);
+        routes.set(exec, request.run);
+        const invocation = await supervise(request.run, worker, this.env.SETTINGS, async (entrypoint) => {
+          // Inside the call, so an argument the codec refuses is a fault of this run.
+          const args = codec.decode(request.args);
+          const options = { run: request.run, bound: request.bound, limits: this.env.SETTINGS.sandboxLimits };
+          return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
+        });
+        await report(bridge, invocation);
+      }
+    } finally {
+      keepers.delete(exec);
+    }
+  }
+
+  /**
+   * @param {string} exec
+   * @returns {Promise<InvokeMessage | null>}
+   */
+  #nextRequest(exec) {
+    return new Promise((next) => keepers.set(exec, next));
+  }
+}
+
+/**
+ * The host gave up on a run: at its bound (`race`), or because its caller went away.
+ * @param {import('../channel.js').CancelMessage} message
+ */
+function cancel(message) {
+  // No control: the run is over (its reply is on its way). One that has not reached its worker
+  // yet finds the request in its control.
+  const control = controls.get(message.run);
+  if (control === undefined) return;
+  control.cancel = message.race;
+  control.wake();
+}
+
+/** @param {InvokeMessage} message */
+function invoke(message) {
+  const keeper = keepers.get(message.exec);
+  if (keeper === undefined) {
     send({ t: 'done', run: message.run, outcome: 'missing', logs: [], inTime: true });
     return;
   }
-  live.set(message.run, worker);
-  routes.set(message.exec, message.run);
-  const reply = await settle(message.run, worker, async () => {
-    // Inside the call, so an argument the codec refuses is a fault of this run.
-    const args = codec.decode(message.args);
-    const bridge = new Bridge(message.run, current);
-    const options = { run: message.run, bound: message.bound };
-    return worker.getEntrypoint().invoke(message.handle, Array.isArray(args) ? args : [], bridge, options);
-  });
-  live.delete(message.run);
-  send(reply);
-}
-
-/**
- * The host gave up on a run: at its bound (`race`: the sandbox's race decides whether it still won)
- * or because its caller went away. A run that won sends its own `done`; one that lost is answered
- * with `cancelled` and the lines it logged.
- * @param {import('../channel.js').CancelMessage} message
- */
-async function cancel(message) {
-  const worker = live.get(message.run);
-  // Settled already: its `done` went first.
-  if (worker === undefined) return;
-  /** @type {RaceVerdict} */
-  let verdict;
-  try {
-    verdict = await worker.getEntrypoint().cancel(message.run, message.race);
-  } catch {
-    // The worker cannot answer (it failed to start, or broke): the run's own `done` says why.
-    return;
-  }
-  if (!verdict.won) send({ t: 'cancelled', run: message.run, logs: verdict.logs });
+  keepers.delete(message.exec);
+  bridges.get(message.exec)?.rename(message.run);
+  controls.set(message.run, { cancel: null, wake: () => {} });
+  keeper(message);
 }
 
 /** @param {import('../channel.js').ReleaseMessage} message */
 function release(message) {
-  const worker = retained.get(message.exec);
-  retained.delete(message.exec);
-  routes.delete(message.exec);
-  disposeQuietly(worker);
+  const keeper = keepers.get(message.exec);
+  keepers.delete(message.exec);
+  keeper?.(null);
 }
 
-/** @param {AnswerMessage} message */
+/** @param {import('../channel.js').AnswerMessage} message */
 function answer(message) {
   const pending = asks.get(message.ask);
   if (pending === undefined) return;
   asks.delete(message.ask);
-  pending.resolve(message);
+  pending.resolve(message.envelope);
 }
 
 /**
  * @param {HostMessage} message
  * @param {SupervisorEnv} env
  * @param {ExecutionContext} ctx
- * @param {SupervisorSettings} current
- * @returns {Promise<void> | void}
  */
-function receive(message, env, ctx, current) {
+function receive(message, env, ctx) {
+  const settings = env.SETTINGS;
   switch (message.t) {
-    case 'run':
-      return runExecution(message, env, ctx, current);
+    case 'run': {
+      const run = message.run;
+      // Made here, so a `cancel` that overtakes the Runner's start is not lost.
+      controls.set(run, { cancel: null, wake: () => {} });
+      const bridge = new Bridge(run, settings);
+      bridges.set(run, bridge);
+      ctx.exports.Runner.execute(message, bridge)
+        .catch((error) => {
+          controls.delete(run);
+          // The Runner itself failed (workerd refused the call): the run still gets its `done`.
+          send({ t: 'done', run, outcome: 'fault', fault: messageOf(error), logs: [], inTime: true });
+        })
+        .finally(() => bridges.delete(run));
+      return;
+    }
     case 'invoke':
-      return runInvocation(message, current);
+      invoke(message);
+      return;
     case 'cancel':
-      return cancel(message);
+      cancel(message);
+      return;
     case 'release':
-      return release(message);
+      release(message);
+      return;
     case 'answer':
-      return answer(message);
+      answer(message);
+      return;
   }
 }
 
 /** @type {ExportedHandler<SupervisorEnv>} */
 export default {
   fetch(request, env, ctx) {
-    const current = env.SETTINGS;
-    const authorized = request.headers.get(current.tokenHeader) === current.token;
+    const settings = env.SETTINGS;
+    const authorized = request.headers.get(settings.tokenHeader) === settings.token;
     if (socket !== null || !authorized || request.headers.get('upgrade') !== 'websocket') {
       return new Response(null, { status: 403 });
     }
@@ -309,16 +506,18 @@ export default {
     server.addEventListener('message', (event) => {
       const message = typeof event.data === 'string' ? grammar.parseHostMessage(event.data) : null;
       if (message === null) {
-        console.error(current.supervisorFailure + current.messageMalformed);
+        console.error(settings.supervisorFailure + settings.messageMalformed);
         return;
       }
-      Promise.resolve()
-        .then(() => receive(message, env, ctx, current))
-        .catch((error) => console.error(current.supervisorFailure + messageOf(error)));
+      try {
+        receive(message, env, ctx);
+      } catch (error) {
+        console.error(settings.supervisorFailure + messageOf(error));
+      }
     });
     server.addEventListener('close', () => {
       socket = null;
-      for (const pending of asks.values()) pending.reject(new Error(current.hostGone));
+      for (const pending of asks.values()) pending.reject(new Error(settings.hostGone));
       asks.clear();
     });
     return new Response(null, { status: 101, webSocket: pair[0] });

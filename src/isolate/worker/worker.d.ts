@@ -21,6 +21,7 @@ declare module 'relay-codec.js' {
 }
 
 type LogEntry = import('../../protocol/types.js').LogEntry;
+type SandboxLimits = import('../worker-settings.js').SupervisorSettings['sandboxLimits'];
 
 /** harness.js: replaced by the harness settings when the sources are built (sandbox-sources.ts). */
 declare const __HARNESS_SETTINGS__: import('../worker-settings.js').HarnessSettings;
@@ -53,7 +54,24 @@ interface SupervisorEnv {
 interface ExecutionContext<Props = unknown> {
   readonly exports: {
     Outbound(options: { props: OutboundProps }): Fetcher;
+    Runner: { execute(message: import('../channel.js').RunMessage, bridge: RunBridgeTarget): Promise<void> };
   };
+}
+
+/** A run's way to the host (supervisor.js `Bridge`): its tool calls, and the report of its outcome. */
+interface RunBridgeTarget extends SandboxBridge {
+  /** A run's `done` or `cancelled`, as its JSON text. */
+  report(text: string): void | Promise<void>;
+  rename(run: string): void;
+}
+
+/**
+ * The bridge as a Runner holds it: a stub, whose copies passed on in a call's parameters are
+ * disposed when that call returns (so each call gets a `dup()`).
+ */
+interface RunBridge extends SandboxBridge {
+  report(text: string): Promise<void>;
+  dup(): RunBridge;
 }
 
 /** What an `Outbound` binding is made with: the run whose worker it serves. */
@@ -80,13 +98,16 @@ type RaceVerdict = { won: true } | { won: false; logs: LogEntry[] };
  * `Entrypoint` and the `evaluate` the generated entry module adds (entry-module.ts).
  */
 interface SandboxEntrypoint extends Rpc.WorkerEntrypointBranded {
-  evaluate(bridge: SandboxBridge, options: { run: string; bound: number; retain: boolean }): Promise<SettledRun>;
+  evaluate(
+    bridge: SandboxBridge,
+    options: { run: string; bound: number; retain: boolean; limits: SandboxLimits },
+  ): Promise<SettledRun>;
   snapshot(): { logs: LogEntry[]; inTime: boolean };
   cancel(run: string, awaitRace: boolean): RaceVerdict | Promise<RaceVerdict>;
   invoke(
     handle: string,
     args: unknown[],
     bridge: SandboxBridge,
-    options: { run: string; bound: number },
+    options: { run: string; bound: number; limits: SandboxLimits },
   ): { missing: true } | Promise<SettledRun>;
 }

@@ -9,7 +9,7 @@ import { cancellationText } from '../../src/protocol/cancellation.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor, waitForSpin } from './processes.js';
+import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
 
 const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;

@@ -1,0 +1,87 @@
+/**
+ * Escape probes on the real workerd: what sandboxed code can reach of the harness, the host and
+ * the network. Each probe is what an attacker would try first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IsolateExecutor } from '../../src/isolate/index.js';
+import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
+import type { Dispatch } from '../../src/protocol/types.js';
+
+let executor: IsolateExecutor;
+
+beforeAll(() => {
+  executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
+});
+
+afterAll(async () => {
+  await executor.dispose();
+});
+
+function dispatchFor(handlers: Record<string, ProviderHandler>): Dispatch {
+  return createEnvelopeDispatch(handlers, { active: true });
+}
+
+const run = (request: Parameters<IsolateExecutor['execute']>[0]) => executor.execute(request);
+
+describe('the harness', () => {
+  it('keeps the harness working when a provider shadows JSON, and leaks no harness name into user scope', async () => {
+    const dispatch = dispatchFor({
+      JSON: (tool, args) => `${tool}:${JSON.stringify(args)}`,
+      api: (tool, args) => ({ tool, args }),
+    });
+    const outcome = await run({
+      code: `async () => {
+        const names = ['__logs', '__dispatchers', 'codec', 'bridge', 'dispatch', 'namespace', 'evaluate', 'Entrypoint', 'settle', 'logs'];
+        return {
+          viaJson: await JSON.stringify({ a: 1 }),
+          viaApi: await api.echo(new Uint8Array([5])),
+          onGlobal: names.filter((name) => name in globalThis).concat(Object.getOwnPropertyNames(globalThis).filter((name) => name.includes('codemode'))),
+          inScope: [typeof __logs, typeof __dispatchers, typeof codec, typeof bridge, typeof dispatch, typeof namespace, typeof evaluate, typeof Entrypoint, typeof settle, typeof logs].filter((type) => type !== 'undefined'),
+          harness: typeof __codemode,
+        };
+      }`,
+      providers: [
+        { name: 'JSON', tools: ['stringify'] },
+        { name: 'api', tools: ['echo'] },
+      ],
+      dispatch,
+    });
+    expect(outcome.result).toEqual({
+      viaJson: 'stringify:[{"a":1}]',
+      viaApi: { tool: 'echo', args: [new Uint8Array([5])] },
+      onGlobal: [],
+      inScope: [],
+      harness: 'object',
+    });
+  });
+});
+
+describe('the host and the network', () => {
+  it('refuses code generation from strings, the classic way out of a realm', async () => {
+    const outcome = await run({
+      code: 'async () => { try { return console.log.constructor("return process")() } catch (e) { return e.message } }',
+    });
+    expect(outcome.result).toBe('Code generation from strings disallowed for this context');
+  });
+
+  it("sees none of the host's environment, and no bindings of the supervisor", async () => {
+    const outcome = await run({
+      code: 'async () => [Object.keys(process.env), Object.keys(this.env ?? {})]',
+    });
+    expect(outcome.result).toEqual([[], []]);
+  });
+
+  it('cannot open a socket or fetch when outbound is blocked', async () => {
+    const outcome = await run({
+      code: `import { connect } from 'cloudflare:sockets';
+async () => {
+  const out = [];
+  try { const socket = connect('127.0.0.1:22'); await socket.opened; out.push('connected') } catch (e) { out.push('socket refused') }
+  try { await fetch('http://127.0.0.1:1/'); out.push('fetched') } catch (e) { out.push('fetch refused') }
+  return out;
+}`,
+      outbound: null,
+    });
+    expect(outcome.result).toEqual(['socket refused', 'fetch refused']);
+  });
+});
