@@ -12,6 +12,7 @@ import type {
   ExecutorCallOptions,
   InvokeHandleRequest,
 } from '../protocol/types.js';
+import { resultFromWire } from '../wire/results.js';
 import {
   type ConnectOptions,
   type ResolvedConnectOptions,
@@ -22,7 +23,6 @@ import { delay } from './delay.js';
 import { executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
 import { Session, type SessionOptions } from './session.js';
 import { BROKEN_DURING_CALL, BROKEN_DURING_EXECUTION, EXECUTOR_CLOSED } from './texts.js';
-import { resultFromWire } from './wire.js';
 
 function closedError(cause?: unknown): ExecutorError {
   return new ExecutorError('CONNECTION_BROKEN', EXECUTOR_CLOSED, cause === undefined ? {} : { cause });

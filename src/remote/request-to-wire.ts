@@ -5,11 +5,11 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import { encodeValue } from '../protocol/value-codec.js';
+import { requestFromWire, responseToWire } from '../wire/fetch-shape.js';
+import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
 import type { ResolvedConnectOptions } from './connect-options.js';
-import { requestFromWire, responseToWire } from './fetch-shape.js';
 import { formatInvalidOutbound } from './texts.js';
-import { encodeValue } from './value-codec.js';
-import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from './wire.js';
 
 type Defaults = ResolvedConnectOptions['defaults'];
 

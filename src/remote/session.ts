@@ -5,6 +5,7 @@
 import { newWebSocketRpcSession, RpcSession } from 'capnweb';
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { assertProtocolCompatible } from '../protocol/version.js';
+import type { ExecutorEndpoint } from '../wire/types.js';
 import { Heartbeat } from './heartbeat.js';
 import { SocketTransport } from './socket-transport.js';
 import {
@@ -15,7 +16,6 @@ import {
   HEADERS_NEED_WEBSOCKET,
 } from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
-import type { ExecutorEndpoint } from './wire.js';
 
 export interface SessionOptions {
   websocket?: WebSocketConstructor | undefined;

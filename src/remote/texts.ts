@@ -1,6 +1,6 @@
 /**
  * Every text the remote client composes. The break texts and the closed text are contract
- * (docs/remote.md, the design's "How a break is reported").
+ * (docs/remote.md, "How a break is reported").
  */
 
 /** A call of `execute` failed because its session broke. */
@@ -44,10 +44,6 @@ export function formatInvalidOutbound(value: unknown): string {
   return `outbound must be a function, null or undefined, got ${describeValue(value)}`;
 }
 
-export function formatOutboundStatus(status: number): string {
-  return `The outbound function returned a Response with status ${status}, which cannot cross the executor connection`;
-}
-
 function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'function') return 'a function';
@@ -56,13 +52,5 @@ function describeValue(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
-/** The transport's own texts, worded as capnweb's WebSocket transport words them so both paths read alike. */
-export function formatPeerClosed(code: number, reason: string): string {
-  return `Peer closed WebSocket: ${code} ${reason}`;
-}
-
-export function formatSocketFailed(detail: string | undefined): string {
-  return detail ? `WebSocket connection failed: ${detail}` : 'WebSocket connection failed.';
-}
-
+/** Worded as capnweb's WebSocket transport words it, so both client paths read alike. */
 export const UNEXPECTED_MESSAGE_TYPE = 'Received unexpected message type from WebSocket.';

@@ -5,7 +5,8 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
-import { resultToWire, type WireExecuteResult } from '../remote/wire.js';
+import { resultToWire } from '../wire/results.js';
+import type { WireExecuteResult } from '../wire/types.js';
 import type { RetainedOutbounds } from './retained-outbounds.js';
 import {
   type ExecutionKind,

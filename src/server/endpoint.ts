@@ -8,7 +8,7 @@ import type {
   WireExecuteRequest,
   WireExecuteResult,
   WireInvokeHandleRequest,
-} from '../remote/wire.js';
+} from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { oversizedMessageError } from './oversize.js';
 import { type CallScope, executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';

@@ -7,9 +7,9 @@
 import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { Dispatch, ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
-import { requestToWire, responseFromWire } from '../remote/fetch-shape.js';
-import { decodeValue } from '../remote/value-codec.js';
-import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../remote/wire.js';
+import { decodeValue } from '../protocol/value-codec.js';
+import { requestToWire, responseFromWire } from '../wire/fetch-shape.js';
+import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
 import { formatInvalidOutboundMode, OUTBOUND_STUB_MISSING } from './texts.js';
 
 const OUTBOUND_MODES: readonly OutboundMode[] = ['default', 'blocked', 'stub'];

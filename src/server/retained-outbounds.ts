@@ -3,7 +3,7 @@
  * retained execution's functions may fetch again through `invokeHandle`, so the daemon keeps a
  * duplicate (`dup()`) under the execution id until `closeHandles` or the owning connection ends.
  */
-import type { WireFetch } from '../remote/wire.js';
+import type { WireFetch } from '../wire/types.js';
 import type { CallScope } from './request-from-wire.js';
 
 /** A capnweb stub: callable, duplicable, disposable. */

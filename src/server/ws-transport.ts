@@ -5,8 +5,8 @@
  */
 import type { RpcTransport } from 'capnweb';
 import type { RawData, WebSocket } from 'ws';
-import { InboundQueue, truncateCloseReason } from '../remote/inbound-queue.js';
-import { formatPeerClosed, formatSocketFailed } from '../remote/texts.js';
+import { InboundQueue, truncateCloseReason } from '../wire/inbound-queue.js';
+import { formatPeerClosed, formatSocketFailed } from '../wire/texts.js';
 import { substituteOversizedMessage } from './oversize.js';
 import { BINARY_MESSAGE, formatMessageTooLarge } from './texts.js';
 

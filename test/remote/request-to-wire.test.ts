@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
+import { decodeValue } from '../../src/protocol/value-codec.js';
 import { resolveConnectOptions } from '../../src/remote/connect-options.js';
 import { executeRequestToWire, invokeRequestToWire } from '../../src/remote/request-to-wire.js';
-import { decodeValue } from '../../src/remote/value-codec.js';
 
 const none = resolveConnectOptions({}).defaults;
 
