@@ -2,6 +2,7 @@
  * Every text the remote client composes. The break texts and the closed text are contract
  * (docs/remote.md, "How a break is reported").
  */
+import { describeValue } from '../protocol/describe-value.js';
 
 /** A call of `execute` failed because its session broke. */
 export const BROKEN_DURING_EXECUTION = 'Executor connection broke during execution';
@@ -42,14 +43,6 @@ export function formatInvalidUrl(url: unknown): string {
 
 export function formatInvalidOutbound(value: unknown): string {
   return `outbound must be a function, null or undefined, got ${describeValue(value)}`;
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
 /** Worded as capnweb's WebSocket transport words it, so both client paths read alike. */
