@@ -3,6 +3,7 @@
  * state lives in private fields, which capnweb never exposes.
  */
 import { RpcTarget } from 'capnweb';
+import type { CompletionGuard } from '../protocol/dispatch.js';
 import type {
   ExecutorEndpoint as EndpointContract,
   WireExecuteRequest,
@@ -11,7 +12,7 @@ import type {
 } from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { oversizedMessageError } from './oversize.js';
-import { type CallScope, executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
+import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-outbounds.js';
 import { formatRefusedMessage } from './texts.js';
 
@@ -34,22 +35,22 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   execute(wire: WireExecuteRequest): Promise<WireExecuteResult> {
     const { server, id } = this.#connection;
     return this.#connection.run('execute', wire?.cancelToken, async (signal) => {
-      const scope: CallScope = { active: true };
+      const guard: CompletionGuard = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
       const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
-      const keptScope: CallScope = { active: true };
+      const keptGuard: CompletionGuard = { active: true };
       try {
-        const request = executeRequestFromWire(wire, scope, kept ? { stub: kept, scope: keptScope } : undefined);
+        const request = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
         const result = await server.executor.execute(request, { signal });
-        if (kept && result.executionId !== undefined) server.retained.keep(result.executionId, id, kept, keptScope);
+        if (kept && result.executionId !== undefined) server.retained.keep(result.executionId, id, kept, keptGuard);
         else kept?.[Symbol.dispose]();
         return result;
       } catch (error) {
         kept?.[Symbol.dispose]();
         throw error;
       } finally {
-        scope.active = false;
+        guard.active = false;
       }
     });
   }
@@ -57,11 +58,11 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   invokeHandle(wire: WireInvokeHandleRequest): Promise<WireExecuteResult> {
     const { executor } = this.#connection.server;
     return this.#connection.run('invokeHandle', wire?.cancelToken, async (signal) => {
-      const scope: CallScope = { active: true };
+      const guard: CompletionGuard = { active: true };
       try {
-        return await executor.invokeHandle(invokeRequestFromWire(wire, scope), { signal });
+        return await executor.invokeHandle(invokeRequestFromWire(wire, guard), { signal });
       } finally {
-        scope.active = false;
+        guard.active = false;
       }
     });
   }
