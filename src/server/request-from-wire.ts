@@ -1,18 +1,13 @@
 /**
- * The daemon's half of the wire mapping: a checked wire request becomes the native request the
+ * The daemon's half of the wire mapping: a checked wire request (wire-checks.ts) becomes the native request the
  * executor runs. Only fields present on the wire are set, the outbound mode becomes the native
  * tri-state, and the caller's stubs are held to the call's completion guard, so that a call after
  * the execution settled gets the completion text instead of capnweb's disposed-stub error.
  */
 import { COMPLETED_MESSAGE, type CompletionGuard, guardDispatch } from '../protocol/dispatch.js';
-import { ExecutorError } from '../protocol/errors.js';
 import type { Dispatch, ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
-import { decodeValue } from '../protocol/value-codec.js';
 import { requestToWire, responseFromWire } from '../wire/fetch-shape.js';
-import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
-import { formatInvalidOutboundMode, OUTBOUND_STUB_MISSING } from './texts.js';
-
-const OUTBOUND_MODES: readonly OutboundMode[] = ['default', 'blocked', 'stub'];
+import type { WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
 
 function guarded(dispatch: Dispatch | null, guard: CompletionGuard): Dispatch | null {
   return typeof dispatch === 'function' ? guardDispatch(dispatch, guard) : dispatch;
@@ -35,12 +30,6 @@ export function executeRequestFromWire(
   guard: CompletionGuard,
   outbound: { stub: WireFetch | undefined; guard: CompletionGuard } = { stub: wire.outbound, guard },
 ): ExecuteRequest {
-  if (!OUTBOUND_MODES.includes(wire.outboundMode)) {
-    throw new ExecutorError('INVALID_REQUEST', formatInvalidOutboundMode(wire.outboundMode));
-  }
-  if (wire.outboundMode === 'stub' && typeof outbound.stub !== 'function') {
-    throw new ExecutorError('INVALID_REQUEST', OUTBOUND_STUB_MISSING);
-  }
   const request: ExecuteRequest = { code: wire.code, dispatch: guarded(wire.dispatch, guard) };
   if (wire.providers !== undefined) request.providers = wire.providers;
   if (wire.modules !== undefined) request.modules = wire.modules;
@@ -52,13 +41,18 @@ export function executeRequestFromWire(
   return request;
 }
 
-export function invokeRequestFromWire(wire: WireInvokeHandleRequest, guard: CompletionGuard): InvokeHandleRequest {
+/** `args` is the decoded argument array (the wire carries it encoded). */
+export function invokeRequestFromWire(
+  wire: WireInvokeHandleRequest,
+  args: unknown[] | undefined,
+  guard: CompletionGuard,
+): InvokeHandleRequest {
   const request: InvokeHandleRequest = {
     executionId: wire.executionId,
     handle: wire.handle,
     dispatch: guarded(wire.dispatch, guard),
   };
-  if (wire.args !== undefined) request.args = decodeValue(wire.args) as unknown[];
+  if (args !== undefined) request.args = args;
   if (wire.timeout !== undefined) request.timeout = wire.timeout;
   if (wire.countHostWaits !== undefined) request.countHostWaits = wire.countHostWaits;
   return request;

@@ -42,6 +42,12 @@ export interface WireExecuteRequest {
   retainHandles?: boolean;
   /** Present when the caller passed a signal: `cancel(cancelToken)` aborts this call. */
   cancelToken?: string;
+  /**
+   * Milliseconds: the client counts the session broken when the daemon has not heard from it this
+   * long while calls run (its heartbeat interval plus timeout). The daemon then cancels the
+   * connection's calls itself, so nothing runs on after the client was told the connection broke.
+   */
+  heartbeatLease?: number;
 }
 
 export interface WireInvokeHandleRequest {
@@ -54,6 +60,8 @@ export interface WireInvokeHandleRequest {
   countHostWaits?: boolean;
   /** As on `WireExecuteRequest`. */
   cancelToken?: string;
+  /** As on `WireExecuteRequest`. */
+  heartbeatLease?: number;
 }
 
 /** `ExecuteResult` with `result` encoded by the value codec. */
