@@ -37,6 +37,22 @@ export function formatInvalidOption(name: string, expected: string, value: unkno
   return `connect(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
 }
 
+export function formatUnknownOption(name: string, known: readonly string[]): string {
+  return `connect() has no option ${name}; the options are ${known.join(', ')}`;
+}
+
+export function formatTokenMissing(url: string): string {
+  return `Executor at ${url} requires a bearer token, and this connection sent none: pass options.token (the daemon's --token or CODEMODE_EXECUTOR_TOKEN), or an authorization header`;
+}
+
+export function formatTokenWrong(url: string): string {
+  return `Executor at ${url} refused the bearer token: it is not the token the daemon was started with (--token or CODEMODE_EXECUTOR_TOKEN)`;
+}
+
+export function formatNotTakingSessions(url: string): string {
+  return `Executor at ${url} is not taking new sessions (HTTP 503): it is shutting down or at its --max-connections limit; another daemon behind the same address may take the session`;
+}
+
 export function formatInvalidUrl(url: unknown): string {
   return `connect(): url must be a ws:// or wss:// URL, got ${describeValue(url)}`;
 }
