@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvelopeDispatch } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
+import { formatNotTakingSessions, formatTokenMissing, formatTokenWrong } from '../../src/remote/texts.js';
+import { TOKEN_MISSING, TOKEN_WRONG } from '../../src/server/texts.js';
+import { DRAINING_REFUSAL } from '../../src/wire/refusals.js';
 import { NodeWebSocket, rejection, toolGate } from './support/client.js';
 import { spawnDaemon, startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
@@ -26,18 +29,25 @@ describe('the bearer token', () => {
     await expect(admitted.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     await admitted.dispose();
 
-    for (const options of [{ token: 'wrong' }, { headers: { authorization: 'Basic from-the-env' } }, {}]) {
+    const refusals = [
+      { options: { token: 'wrong' }, client: formatTokenWrong(daemon.url), logged: TOKEN_WRONG },
+      {
+        options: { headers: { authorization: 'Basic from-the-env' } },
+        client: formatTokenMissing(daemon.url),
+        logged: TOKEN_MISSING,
+      },
+      { options: {}, client: formatTokenMissing(daemon.url), logged: TOKEN_MISSING },
+    ];
+    for (const { options, client } of refusals) {
       const error = await rejection(connect(daemon.url, { websocket: NodeWebSocket, ...options }));
-      expect(error.code).toBe('CONNECTION_REJECTED');
-      expect(error.message).toBe(
-        `Executor at ${daemon.url} refused the connection: WebSocket connection failed: Unexpected server response: 401`,
-      );
+      expect([error.code, error.message, error.retryable]).toEqual(['CONNECTION_REJECTED', client, false]);
     }
-    const refusedLines = () =>
-      daemon.lines.filter((line) =>
-        /^connection refused from 127\.0\.0\.1:\d+: missing or wrong bearer token$/.test(line),
+    // The daemon's log says which of the two it was, one line per refusal.
+    const refused = (text: string) =>
+      daemon.lines.filter(
+        (line) => line.startsWith('connection refused from 127.0.0.1:') && line.endsWith(`: ${text}`),
       );
-    await waitUntil(() => refusedLines().length === 3);
+    await waitUntil(() => refused(TOKEN_WRONG).length === 1 && refused(TOKEN_MISSING).length === 2);
     expect(daemon.lines.filter((line) => / opened from /.test(line))).toHaveLength(1);
   });
 
@@ -67,7 +77,9 @@ describe('the command line', () => {
   it('refuses an unknown flag, naming it, with status 2', async () => {
     const daemon = spawnDaemon(['--frobnicate']);
     expect((await daemon.exited).code).toBe(2);
-    expect(daemon.stderr.join('')).toContain("codemode-executor: Unknown option '--frobnicate'");
+    expect(daemon.stderr.join('')).toContain(
+      'codemode-executor: unknown flag --frobnicate; codemode-executor --help lists the flags',
+    );
   });
 
   it('refuses a malformed number, naming the flag', async () => {
@@ -217,13 +229,21 @@ describe('SIGTERM', () => {
     daemon.kill('SIGTERM');
     await daemon.waitForLine(/^shutting down: draining 1 running execution$/);
 
+    // A new execution is refused before it runs; the client leaves the session and tries to open
+    // another, which a lone draining daemon refuses too (behind a load balancer, another takes it).
     const refused = await rejection(executor.execute(TRIVIAL));
     expect([refused.code, refused.message, refused.retryable]).toEqual([
-      'EXECUTOR_DISPOSED',
-      'The executor daemon is shutting down and accepts no new executions',
+      'CONNECTION_REJECTED',
+      formatNotTakingSessions(daemon.url),
       true,
     ]);
-    expect((await rejection(connect(daemon.url, { websocket: NodeWebSocket }))).code).toBe('CONNECTION_REJECTED');
+    await daemon.waitForLine(new RegExp(`^connection 1 refused execute: ${DRAINING_REFUSAL}$`));
+    await daemon.waitForLine(
+      /^connection refused from 127\.0\.0\.1:\d+: the daemon is shutting down and opens no new sessions/,
+    );
+    expect((await rejection(connect(daemon.url, { websocket: NodeWebSocket }))).message).toBe(
+      formatNotTakingSessions(daemon.url),
+    );
 
     gate.open();
     await expect(running).resolves.toMatchObject({ result: 'released' });

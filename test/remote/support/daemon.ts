@@ -18,8 +18,10 @@ export interface Daemon {
   readonly url: string;
   readonly port: number;
   readonly child: ChildProcessWithoutNullStreams;
-  /** Every stdout line so far. */
+  /** The message of every stdout line so far: the line without its timestamp and level. */
   readonly lines: string[];
+  /** Every stdout line as printed. */
+  readonly raw: string[];
   readonly stderr: string[];
   /** Resolves with the exit code (or the signal) when the process ends. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -46,6 +48,7 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
   });
   running.add(child);
   const lines: string[] = [];
+  const raw: string[] = [];
   const stderr: string[] = [];
   const waiters: { pattern: RegExp; resolve(line: string): void }[] = [];
   const exited = once(child, 'exit').then(([code, signal]) => {
@@ -57,8 +60,10 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
     buffer += chunk;
     let newline: number;
     while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline);
+      const printed = buffer.slice(0, newline);
       buffer = buffer.slice(newline + 1);
+      raw.push(printed);
+      const line = messageOf(printed);
       lines.push(line);
       for (const waiter of [...waiters]) {
         if (!waiter.pattern.test(line)) continue;
@@ -71,6 +76,7 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
   return {
     child,
     lines,
+    raw,
     stderr,
     exited,
     waitForLine(pattern) {
@@ -87,6 +93,21 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
       child.kill(signal);
     },
   };
+}
+
+/** A text log line is `<ISO time> <info|warn> <message>`; anything else is kept whole, for a test to catch. */
+const TEXT_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:info|warn) (.*)$/;
+
+function messageOf(line: string): string {
+  const text = TEXT_LINE.exec(line);
+  if (text) return text[1]!;
+  try {
+    const json = JSON.parse(line) as { msg?: unknown };
+    if (typeof json.msg === 'string') return json.msg;
+  } catch {
+    // Not JSON either.
+  }
+  return line;
 }
 
 /** Spawns the daemon and waits for `listening on <url>`. */
