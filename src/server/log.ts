@@ -3,6 +3,7 @@
  * what a client sent (a refused message's reason, an error code), so control characters are
  * escaped here, where every line passes: no client can start a line of its own.
  */
+import { formatListening } from './texts.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -39,6 +40,28 @@ export function formatLogLine(format: LogFormat, time: Date, level: LogLevel, me
     );
   }
   return `${time.toISOString()} ${level} ${escapeControlCharacters(message)}`;
+}
+
+/** A text line is `<ISO time> <level> <message>`. */
+const TEXT_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:info|warn) (.*)$/;
+
+/** The message of one log line in either format, or undefined for a line that is neither. */
+export function messageOfLogLine(line: string): string | undefined {
+  const text = TEXT_LINE.exec(line);
+  if (text) return text[1];
+  try {
+    const json = JSON.parse(line) as { msg?: unknown } | null;
+    return typeof json?.msg === 'string' ? json.msg : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The address a `listening on <url>` line announces, for a supervisor that started the daemon with `--port 0`. */
+export function listeningUrlOf(line: string): string | undefined {
+  const message = messageOfLogLine(line);
+  const prefix = formatListening('');
+  return message?.startsWith(prefix) ? message.slice(prefix.length) : undefined;
 }
 
 /** A sink writing formatted lines to `write` (stdout in the daemon). */

@@ -5,6 +5,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { messageOfLogLine } from '../../../src/server/log.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** The daemon's CLI run under tsx, so the tests do not depend on a fresh build. */
@@ -95,19 +96,9 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
   };
 }
 
-/** A text log line is `<ISO time> <info|warn> <message>`; anything else is kept whole, for a test to catch. */
-const TEXT_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:info|warn) (.*)$/;
-
+/** A line in neither log format is kept whole, for a test to catch. */
 function messageOf(line: string): string {
-  const text = TEXT_LINE.exec(line);
-  if (text) return text[1]!;
-  try {
-    const json = JSON.parse(line) as { msg?: unknown };
-    if (typeof json.msg === 'string') return json.msg;
-  } catch {
-    // Not JSON either.
-  }
-  return line;
+  return messageOfLogLine(line) ?? line;
 }
 
 /** Spawns the daemon and waits for `listening on <url>`. */
