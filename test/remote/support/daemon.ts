@@ -106,6 +106,33 @@ export async function startDaemon(args: string[] = [], options: SpawnOptions = {
   return listening(spawnDaemon(['--port', '0', ...args], options));
 }
 
+/** A daemon with its admin listener on a free port. */
+export interface AdminDaemon extends Daemon {
+  /** `http://127.0.0.1:<port>` */
+  readonly adminUrl: string;
+  readonly adminPort: number;
+}
+
+export async function startAdminDaemon(args: string[] = [], options: SpawnOptions = {}): Promise<AdminDaemon> {
+  const daemon = await startDaemon(['--admin-port', '0', ...args], options);
+  const line = await daemon.waitForLine(/^admin listening on /);
+  const adminUrl = /^admin listening on (\S+)/.exec(line)![1]!;
+  return { ...daemon, adminUrl, adminPort: Number(new URL(adminUrl).port) };
+}
+
+/** GET on the admin listener: the status and the body. */
+export async function adminGet(daemon: AdminDaemon, path: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`${daemon.adminUrl}${path}`);
+  return { status: response.status, body: await response.text() };
+}
+
+/** The value of one sample of the daemon's /metrics (0 when absent), e.g. `codemode_executor_sessions`. */
+export async function metricValue(daemon: AdminDaemon, sample: string): Promise<number> {
+  const { body } = await adminGet(daemon, '/metrics');
+  const line = body.split('\n').find((candidate) => candidate.startsWith(`${sample} `));
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1));
+}
+
 /** The real daemon, announcing protocol version 2, on `port` (0: a free one). */
 export async function startMismatchDaemon(port = 0): Promise<Daemon> {
   return listening(spawnNode([...MISMATCH, String(port)], {}));
