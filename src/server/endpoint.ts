@@ -13,7 +13,12 @@ import { oversizedMessageError } from './oversize.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-outbounds.js';
 import { formatRefusedMessage } from './texts.js';
-import { checkExecuteRequest, checkExecutionId, checkInvokeHandleRequest } from './wire-checks.js';
+import {
+  checkExecuteRequest,
+  checkExecutionId,
+  checkInvokeHandleRequest,
+  checkOversizeArguments,
+} from './wire-checks.js';
 
 export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   readonly #connection: Connection;
@@ -77,9 +82,7 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
 
   async closeHandles(wireId: unknown): Promise<void> {
     const { server } = this.#connection;
-    const executionId = this.#checked('closeHandles', () =>
-      fromWireExecutionId(checkExecutionId(wireId), server.daemonId),
-    );
+    const executionId = this.#checked('other', () => fromWireExecutionId(checkExecutionId(wireId), server.daemonId));
     await server.executor.closeHandles(executionId);
     server.retained.release(executionId);
   }
@@ -89,9 +92,13 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     this.#connection.cancel(cancelToken);
   }
 
-  /** Called in place of a call whose message passed the size bound (oversize.ts). */
-  rejectOversizedMessage(size: number, limit: number): never {
-    const error = oversizedMessageError(size, limit);
+  /**
+   * Called in place of a call whose message passed the size bound (oversize.ts). A client may call
+   * it too, so its arguments are checked like any other.
+   */
+  rejectOversizedMessage(size: unknown, limit: unknown): never {
+    const [checkedSize, checkedLimit] = this.#checked('other', () => checkOversizeArguments(size, limit));
+    const error = oversizedMessageError(checkedSize, checkedLimit);
     this.#connection.server.log(formatRefusedMessage(this.#connection.id, error.message), 'warn');
     throw error;
   }
@@ -102,11 +109,11 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   }
 
   /** Runs a check; its failure is a refusal, logged and counted, before anything runs. */
-  #checked<T>(kind: 'execute' | 'invokeHandle' | 'closeHandles', check: () => T): T {
+  #checked<T>(kind: 'execute' | 'invokeHandle' | 'other', check: () => T): T {
     try {
       return check();
     } catch (error) {
-      if (kind === 'closeHandles') {
+      if (kind === 'other') {
         this.#connection.server.log(formatRefusedMessage(this.#connection.id, (error as Error).message), 'warn');
         throw error;
       }

@@ -14,13 +14,14 @@ type LogLevel = 'info' | 'warn';
 /** What the server calls for each event; the sink decides the format. */
 export type LogSink = (message: string, level?: LogLevel) => void;
 
-// C0 and C1 controls, DEL, and the two Unicode line separators.
+// C0 and C1 controls, DEL, the two Unicode line separators, and the backslash, so an escape in the
+// log always means an escaped character, never one a client typed.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\\]/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\' };
 
-/** Control characters as escapes (`\n`, `\x1b`, `\u2028`), so one event is one line. */
+/** Control characters as escapes (`\n`, `\x1b`, `\u2028`, and `\\` for a backslash), so one event is one line. */
 export function escapeControlCharacters(text: string): string {
   return text.replace(CONTROL, (char) => {
     const named = NAMED[char];

@@ -18,7 +18,7 @@ import {
   OUTBOUND_STUB_MISSING,
 } from './texts.js';
 
-type WireMethod = 'execute' | 'invokeHandle' | 'closeHandles';
+type WireMethod = 'execute' | 'invokeHandle' | 'closeHandles' | 'rejectOversizedMessage';
 
 const OUTBOUND_MODES: readonly OutboundMode[] = ['default', 'blocked', 'stub'];
 
@@ -139,4 +139,17 @@ export function checkExecutionId(value: unknown): string {
   if (typeof value !== 'string')
     throw invalid(formatArgumentInvalid('closeHandles', 'executionId', 'a string', describeValue(value)));
   return value;
+}
+
+/** The arguments of `rejectOversizedMessage`, which the transport fills with two byte counts. */
+export function checkOversizeArguments(size: unknown, limit: unknown): [number, number] {
+  for (const [name, value] of [
+    ['size', size],
+    ['limit', limit],
+  ] as const) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw invalid(formatArgumentInvalid('rejectOversizedMessage', name, 'a byte count', describeValue(value)));
+    }
+  }
+  return [size as number, limit as number];
 }
