@@ -82,6 +82,52 @@ describe('the command line', () => {
     );
   });
 
+  it('refuses a flag without its value, and crossed timeouts, naming the flags', async () => {
+    const cases: [string[], string][] = [
+      [['--port'], 'codemode-executor: --port needs a value'],
+      [
+        ['--timeout', '10', '--max-timeout', '5'],
+        'codemode-executor: --timeout (10 ms) is above --max-timeout (5 ms): a request',
+      ],
+      [['--max-timeout', '5'], 'codemode-executor: the default --timeout (60000 ms) is above --max-timeout (5 ms)'],
+      [['--log-format', 'xml'], 'codemode-executor: --log-format must be text or json, got "xml"'],
+      [['--admin-port', '70000'], 'codemode-executor: --admin-port must be at most 65535, got 70000'],
+    ];
+    for (const [args, text] of cases) {
+      const daemon = spawnDaemon(args);
+      expect((await daemon.exited).code).toBe(2);
+      expect(daemon.stderr.join('')).toContain(text);
+    }
+  });
+
+  it('--help shows every default, and no path an installed user cannot open', async () => {
+    const daemon = spawnDaemon(['--help']);
+    expect((await daemon.exited).code).toBe(0);
+    const help = daemon.lines.join('\n');
+    // Each flag's entry (its line and the ones continuing it) states its default.
+    const entries = help.split(/\n(?= {2}-)/).filter((entry) => entry.startsWith('  --'));
+    expect(entries.length).toBeGreaterThan(20);
+    for (const entry of entries) expect(entry).toMatch(/\(default/);
+    expect(help).not.toMatch(/docs\/|\.md\b/);
+  });
+
+  it('logs as JSON with --log-format json: one object per line, with time and level', async () => {
+    const daemon = await startDaemon(['--log-format', 'json']);
+    const executor = await connect(daemon.url, { websocket: NodeWebSocket });
+    await executor.execute(TRIVIAL);
+    await executor.dispose();
+    await daemon.waitForLine(/^connection 1 closed after 1 execution$/);
+    for (const line of daemon.raw) {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      expect(Object.keys(parsed)).toEqual(['time', 'level', 'msg']);
+      expect(Number.isNaN(Date.parse(parsed.time as string))).toBe(false);
+    }
+    expect(JSON.parse(daemon.raw[0]!)).toMatchObject({
+      level: 'info',
+      msg: daemon.url && `listening on ${daemon.url}`,
+    });
+  });
+
   it('refuses a malformed number, naming the flag', async () => {
     const daemon = spawnDaemon(['--max-workers', 'many']);
     expect((await daemon.exited).code).toBe(2);

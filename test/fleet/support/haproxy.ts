@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const SHIPPED = fileURLToPath(new URL('../../../deploy/haproxy.cfg', import.meta.url));
 
 /** A free loopback port (there is a small window before HAProxy binds it). */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -27,7 +27,7 @@ export interface Backend {
   adminPort: number;
 }
 
-export interface Ports {
+interface Ports {
   frontend: number;
   stats: number;
   backends: Backend[];
@@ -38,7 +38,7 @@ export interface Ports {
  * test's loopback ports. Every other line is kept as it is; a shipped file whose shape changed
  * (another number of servers, a moved bind) fails here rather than testing something else.
  */
-export function configFor(shipped: string, ports: Ports): string {
+function configFor(shipped: string, ports: Ports): string {
   const lines = shipped.split('\n');
   let binds = 0;
   let servers = 0;

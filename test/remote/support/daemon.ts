@@ -35,6 +35,8 @@ const running = new Set<ChildProcessWithoutNullStreams>();
 
 export interface SpawnOptions {
   env?: Record<string, string>;
+  /** Runs the daemon under `ulimit -n <fdLimit>` (through sh, which then execs node: the pid stays the daemon's). */
+  fdLimit?: number;
 }
 
 /** Spawns `codemode-executor serve` with the lean defaults first (later flags win), without waiting for it to listen. */
@@ -43,7 +45,11 @@ export function spawnDaemon(args: string[], options: SpawnOptions = {}): Omit<Da
 }
 
 function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 'port'> {
-  const child = spawn(process.execPath, args, {
+  const [command, argv] =
+    options.fdLimit === undefined
+      ? [process.execPath, args]
+      : ['sh', ['-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, CODEMODE_EXECUTOR_TOKEN: '', ...options.env },
   });
