@@ -70,7 +70,8 @@ export class Connection {
   readonly #drop: (reason: string) => void;
   /** The client's heartbeat interval plus timeout, once a call has told it. */
   #lease: number | undefined;
-  #lastHeard = Date.now();
+  /** `performance.now()` of the client's last message while calls ran: monotonic, so a clock step changes nothing. */
+  #lastHeard = performance.now();
   #leaseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(id: number, server: ServerContext, drop: (reason: string) => void) {
@@ -83,9 +84,21 @@ export class Connection {
     return this.#running.size;
   }
 
-  /** Any message from the client: it is alive. */
+  /**
+   * Any message from the client: it is alive, unless it arrives after a silence past the lease.
+   * Then the client has counted the session broken (this daemon was frozen, say, and reads what
+   * waited in its socket only now), and the calls are given up before anything else is done.
+   * Checked here as well as on a timer, since a daemon that wakes reads its sockets before it runs
+   * its timers.
+   */
   heard(): void {
-    this.#lastHeard = Date.now();
+    const now = performance.now();
+    const lease = this.#lease;
+    if (lease !== undefined && this.#running.size > 0 && now - this.#lastHeard >= lease) {
+      this.dropClient('heartbeat_lease', formatLeaseExpired(lease));
+      return;
+    }
+    this.#lastHeard = now;
   }
 
   /** Logs and counts a call refused before it ran, and returns the error to throw. */
@@ -118,6 +131,8 @@ export class Connection {
       throw this.refuse(kind, new ExecutorError('LIMIT_EXCEEDED', formatTooManyExecutions(limit)));
     }
     if (heartbeatLease !== undefined) this.#lease = heartbeatLease;
+    // Silence while no call ran is no sign of anything: the lease counts from the first call.
+    if (this.#running.size === 0) this.#lastHeard = performance.now();
     this.#executions += 1;
     const running: Running = {
       execution: this.#executions,
@@ -127,7 +142,6 @@ export class Connection {
     };
     this.#running.add(running);
     if (cancelToken !== undefined) this.#byCancelToken.set(cancelToken, running);
-    this.heard();
     this.#watchLease();
     const settle = this.server.track();
     const started = performance.now();
@@ -202,7 +216,7 @@ export class Connection {
         this.#unwatchLease();
         return;
       }
-      const silent = Date.now() - this.#lastHeard;
+      const silent = performance.now() - this.#lastHeard;
       if (silent < lease) {
         this.#leaseTimer = setTimeout(check, lease - silent);
         this.#leaseTimer.unref?.();
