@@ -8,6 +8,7 @@ import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
 import { SERVER_DEFAULTS } from './server-options.js';
 import {
+  ADMIN_HOST_WITHOUT_PORT,
   formatFlagNeedsValue,
   formatFlagNotInteger,
   formatFlagOutOfRange,
@@ -190,6 +191,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   if (daemonId !== undefined) daemon.daemonId = daemonId;
   const adminPort = integer('admin-port', text('admin-port'), 0, 65535);
   const adminHost = text('admin-host');
+  if (adminHost !== undefined && adminPort === undefined) throw new UsageError(ADMIN_HOST_WITHOUT_PORT);
   if (adminPort !== undefined)
     daemon.admin = { port: adminPort, ...(adminHost === undefined ? {} : { host: adminHost }) };
   const logFormat = text('log-format');

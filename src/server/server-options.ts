@@ -142,7 +142,9 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     const adminHost = admin.host ?? SERVER_DEFAULTS.adminHost;
     if (typeof adminHost !== 'string' || adminHost === '')
       throw new TypeError(formatInvalidServerOption('admin.host', 'an address', adminHost));
-    resolvedAdmin = { host: adminHost, port: port('admin.port', admin.port ?? Number.NaN, 0) };
+    if (admin.port === undefined)
+      throw new TypeError(formatInvalidServerOption('admin.port', 'a port number (0 to 65535)', admin.port));
+    resolvedAdmin = { host: adminHost, port: port('admin.port', admin.port, 0) };
   }
   return {
     executor,

@@ -92,6 +92,7 @@ describe('the command line', () => {
       [['--max-timeout', '5'], 'codemode-executor: the default --timeout (60000 ms) is above --max-timeout (5 ms)'],
       [['--log-format', 'xml'], 'codemode-executor: --log-format must be text or json, got "xml"'],
       [['--admin-port', '70000'], 'codemode-executor: --admin-port must be at most 65535, got 70000'],
+      [['--admin-host', '0.0.0.0'], 'codemode-executor: --admin-host needs --admin-port'],
     ];
     for (const [args, text] of cases) {
       const daemon = spawnDaemon(args);
