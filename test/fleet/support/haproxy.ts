@@ -111,7 +111,10 @@ export async function startHaproxy(backends: Backend[]): Promise<RunningHaproxy>
   };
   // The stats page answers once HAProxy has bound its sockets.
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited: ${stderr.join('')}`);
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`haproxy exited: ${stderr.join('')}`);
+    }
     try {
       await statuses();
       break;
