@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { TOKEN_ENV } from '../src/server/cli-args.js';
+import { listeningUrlOf } from '../src/server/log.js';
 import { formatListening } from '../src/server/texts.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -90,7 +91,8 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         keep(line);
-        if (line.startsWith(LISTENING_PREFIX)) resolve(line.slice(LISTENING_PREFIX.length));
+        const url = listeningUrlOf(line);
+        if (url !== undefined) resolve(url);
       }
     });
   });

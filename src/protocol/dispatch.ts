@@ -64,6 +64,15 @@ export function createEnvelopeDispatch(
 }
 
 /**
+ * A dispatch held to a guard: once the guard is off, a call gets the completion envelope without
+ * reaching `dispatch`. For a dispatch built elsewhere (a daemon holds its client's stub).
+ */
+export function guardDispatch(dispatch: Dispatch, guard: CompletionGuard): Dispatch {
+  return (provider, tool, argsJson) =>
+    guard.active ? dispatch(provider, tool, argsJson) : Promise.resolve(encodeErrorEnvelope(COMPLETED_MESSAGE));
+}
+
+/**
  * `messageOf`, kept from rejecting: a thrown value with no text form (`Object.create(null)`, a
  * throwing `message` getter) reports the failure its conversion raised, so the envelope promise
  * still settles.

@@ -4,7 +4,7 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
-import { formatInvalidOption, formatInvalidOutbound, formatInvalidUrl } from './texts.js';
+import { formatInvalidOption, formatInvalidOutbound, formatInvalidUrl, formatUnknownOption } from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
 
 export interface ConnectOptions {
@@ -39,7 +39,31 @@ export interface ConnectOptions {
   countHostWaits?: boolean | undefined;
   /** Connection-time default for `ExecuteRequest.outbound`. */
   outbound?: OutboundFetch | null | undefined;
+  /**
+   * Sent as the `x-codemode-executor-affinity` header of every session this executor opens (with
+   * an injected `websocket`), so a load balancer can keep it on one daemon across reconnects and
+   * rotations: a retained execution lives on the daemon that ran it. Default: a random id per executor.
+   */
+  affinity?: string | undefined;
 }
+
+/** Every option `connect()` takes, for the refusal of one it does not. */
+const CONNECT_OPTIONS = [
+  'websocket',
+  'headers',
+  'token',
+  'rotateAfterExecutions',
+  'reconnect',
+  'maxReconnectAttempts',
+  'backoff',
+  'handshakeTimeout',
+  'heartbeatInterval',
+  'heartbeatTimeout',
+  'timeout',
+  'countHostWaits',
+  'outbound',
+  'affinity',
+] as const satisfies readonly (keyof ConnectOptions)[];
 
 export interface ResolvedConnectOptions {
   websocket: WebSocketConstructor | undefined;
@@ -51,6 +75,7 @@ export interface ResolvedConnectOptions {
   handshakeTimeout: number;
   heartbeatInterval: number;
   heartbeatTimeout: number;
+  affinity: string;
   defaults: Pick<ConnectOptions, 'timeout' | 'countHostWaits' | 'outbound'>;
 }
 
@@ -62,6 +87,11 @@ const CONNECT_DEFAULTS = {
   heartbeatInterval: 5_000,
   heartbeatTimeout: 5_000,
 } as const;
+
+/** Runtime-neutral: `crypto.randomUUID` is global in Node 20, workerd and browsers. */
+function randomAffinity(): string {
+  return crypto.randomUUID();
+}
 
 function reject(message: string): never {
   throw new ExecutorError('CONNECTION_REJECTED', message);
@@ -81,7 +111,19 @@ export function validateUrl(url: unknown): string {
 
 export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedConnectOptions {
   if (typeof options !== 'object' || options === null) reject(formatInvalidOption('', 'an object', options));
-  const { websocket, token, rotateAfterExecutions, reconnect, outbound, timeout, countHostWaits } = options;
+  for (const name of Object.keys(options)) {
+    if (!(CONNECT_OPTIONS as readonly string[]).includes(name)) reject(formatUnknownOption(name, CONNECT_OPTIONS));
+  }
+  const {
+    affinity = randomAffinity(),
+    websocket,
+    token,
+    rotateAfterExecutions,
+    reconnect,
+    outbound,
+    timeout,
+    countHostWaits,
+  } = options;
   if (websocket !== undefined && typeof websocket !== 'function')
     reject(formatInvalidOption('websocket', 'a WebSocket constructor', websocket));
   if (token !== undefined && (typeof token !== 'string' || token === ''))
@@ -102,6 +144,9 @@ export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedCon
   if (countHostWaits !== undefined && typeof countHostWaits !== 'boolean') {
     reject(formatInvalidOption('countHostWaits', 'a boolean', countHostWaits));
   }
+  if (typeof affinity !== 'string' || affinity === '' || !/^[\x21-\x7e]{1,128}$/.test(affinity)) {
+    reject(formatInvalidOption('affinity', 'a header value of 1 to 128 printable ASCII characters', affinity));
+  }
   const maxReconnectAttempts = positive(
     'maxReconnectAttempts',
     options.maxReconnectAttempts,
@@ -120,6 +165,7 @@ export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedCon
     handshakeTimeout: positive('handshakeTimeout', options.handshakeTimeout, CONNECT_DEFAULTS.handshakeTimeout),
     heartbeatInterval: positive('heartbeatInterval', options.heartbeatInterval, CONNECT_DEFAULTS.heartbeatInterval),
     heartbeatTimeout: positive('heartbeatTimeout', options.heartbeatTimeout, CONNECT_DEFAULTS.heartbeatTimeout),
+    affinity,
     defaults: { timeout, countHostWaits, outbound },
   };
 }

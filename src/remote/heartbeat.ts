@@ -1,9 +1,13 @@
 /**
  * The app-level liveness probe. capnweb has no heartbeat, and a frozen daemon (SIGSTOP) keeps its
  * socket open, so calls in flight would wait forever. While a session has calls running, this
- * sends `heartbeat()` every `interval` ms and declares the session dead when one goes unanswered
- * for `timeout` ms. A freeze is therefore detected within `interval + timeout` ms (plus
- * `VERDICT_GRACE_MS`).
+ * sends `heartbeat()` every `interval` ms, on a fixed cadence, and declares the session dead when
+ * one goes unanswered for `timeout` ms. A freeze is therefore detected within `interval + timeout`
+ * ms (plus `VERDICT_GRACE_MS`).
+ *
+ * The daemon holds the client to the same bound from its side (the call's `heartbeatLease`): when
+ * it has heard nothing for `interval + timeout` ms it gives the calls up, since by then this side
+ * has declared the session dead, or is about to.
  * Timers only: it works wherever `setTimeout` does (Node, workerd, browsers).
  */
 import { formatHeartbeatTimeout } from './texts.js';
@@ -22,8 +26,10 @@ export interface HeartbeatOptions {
 
 export class Heartbeat {
   readonly #options: HeartbeatOptions;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  /** Bumped by `stop`, so a probe that settles afterwards schedules nothing. */
+  #cadence: ReturnType<typeof setTimeout> | undefined;
+  /** The verdict timers of probes still unanswered. */
+  readonly #verdicts = new Set<ReturnType<typeof setTimeout>>();
+  /** Bumped by `stop`, so a probe that settles afterwards changes nothing. */
   #generation = 0;
   #dead = false;
 
@@ -32,46 +38,48 @@ export class Heartbeat {
   }
 
   start(): void {
-    if (this.#dead || this.#timer !== undefined) return;
+    if (this.#dead || this.#cadence !== undefined) return;
     this.#schedule(this.#generation);
   }
 
   stop(): void {
     this.#generation += 1;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    if (this.#cadence !== undefined) clearTimeout(this.#cadence);
+    this.#cadence = undefined;
+    for (const timer of this.#verdicts) clearTimeout(timer);
+    this.#verdicts.clear();
   }
 
   #schedule(generation: number): void {
-    this.#timer = setTimeout(() => this.#probe(generation), this.#options.interval);
+    this.#cadence = setTimeout(() => this.#probe(generation), this.#options.interval);
   }
 
   #probe(generation: number): void {
     const { ping, timeout, onDead } = this.#options;
+    // The next probe goes out on the cadence whether or not this one is answered, so the daemon
+    // hears from a live client at least every `interval` ms.
+    this.#schedule(generation);
     let answered = false;
-    this.#timer = setTimeout(() => {
+    let verdict = setTimeout(() => {
+      this.#verdicts.delete(verdict);
       // One more turn of the event loop before the verdict: if this process was blocked (a
       // synchronous tool, say), the answer may be waiting in the socket, and timers run first.
-      this.#timer = setTimeout(() => {
+      verdict = setTimeout(() => {
+        this.#verdicts.delete(verdict);
         if (answered || generation !== this.#generation || this.#dead) return;
         this.#dead = true;
-        this.#timer = undefined;
+        this.stop();
         onDead(new Error(formatHeartbeatTimeout(timeout)));
       }, VERDICT_GRACE_MS);
+      this.#verdicts.add(verdict);
     }, timeout);
-    ping().then(
-      () => {
-        answered = true;
-        if (generation !== this.#generation || this.#dead) return;
-        clearTimeout(this.#timer);
-        this.#schedule(generation);
-      },
-      () => {
-        // A rejected probe means the session broke; onRpcBroken reports that, not the heartbeat.
-        if (generation !== this.#generation) return;
-        clearTimeout(this.#timer);
-        this.#timer = undefined;
-      },
-    );
+    this.#verdicts.add(verdict);
+    const settle = () => {
+      answered = true;
+      clearTimeout(verdict);
+      this.#verdicts.delete(verdict);
+    };
+    // A rejected probe means the session broke; onRpcBroken reports that, not the heartbeat.
+    ping().then(settle, settle);
   }
 }

@@ -12,6 +12,8 @@ import type {
   ExecutorCallOptions,
   InvokeHandleRequest,
 } from '../protocol/types.js';
+import { AFFINITY_HEADER, DRAINING_REFUSAL } from '../wire/refusals.js';
+import { resultFromWire } from '../wire/results.js';
 import {
   type ConnectOptions,
   type ResolvedConnectOptions,
@@ -19,13 +21,16 @@ import {
   validateUrl,
 } from './connect-options.js';
 import { delay } from './delay.js';
-import { executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
-import { Session, type SessionOptions } from './session.js';
+import { type CallTerms, executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
+import { isNotTakingSessions, Session, type SessionOptions } from './session.js';
 import { BROKEN_DURING_CALL, BROKEN_DURING_EXECUTION, EXECUTOR_CLOSED } from './texts.js';
-import { resultFromWire } from './wire.js';
 
 function closedError(cause?: unknown): ExecutorError {
   return new ExecutorError('CONNECTION_BROKEN', EXECUTOR_CLOSED, cause === undefined ? {} : { cause });
+}
+
+function isDrainingRefusal(error: unknown): boolean {
+  return error instanceof ExecutorError && error.code === 'EXECUTOR_DISPOSED' && error.message === DRAINING_REFUSAL;
 }
 
 /** A call the caller may abort: its signal, and the token that names it to the daemon. */
@@ -57,10 +62,11 @@ export class RemoteExecutor implements Executor {
   constructor(url: string, options: ConnectOptions = {}) {
     this.url = validateUrl(url);
     this.#options = resolveConnectOptions(options);
-    const { websocket, headers, handshakeTimeout, heartbeatInterval, heartbeatTimeout } = this.#options;
+    const { websocket, headers, handshakeTimeout, heartbeatInterval, heartbeatTimeout, affinity } = this.#options;
     this.#sessionOptions = {
       websocket,
-      headers,
+      // Only an injected constructor can send headers; the affinity header goes wherever it can.
+      headers: websocket === undefined ? headers : { ...headers, [AFFINITY_HEADER]: affinity },
       handshakeTimeout,
       heartbeatInterval,
       heartbeatTimeout,
@@ -81,7 +87,7 @@ export class RemoteExecutor implements Executor {
     try {
       if (this.#closed) throw closedError();
       const cancel = this.#cancelFor('execute', options);
-      const wire = executeRequestToWire(request, this.#options.defaults, cancel?.token);
+      const wire = executeRequestToWire(request, this.#options.defaults, this.#terms(cancel));
       return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) =>
         resultFromWire(await session.remote.execute(wire)),
       );
@@ -94,7 +100,7 @@ export class RemoteExecutor implements Executor {
   async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     if (this.#closed) throw closedError();
     const cancel = this.#cancelFor('invokeHandle', options);
-    const wire = invokeRequestToWire(request, this.#options.defaults, cancel?.token);
+    const wire = invokeRequestToWire(request, this.#options.defaults, this.#terms(cancel));
     return this.#callHandleSurface(cancel, async (session) => resultFromWire(await session.remote.invokeHandle(wire)));
   }
 
@@ -117,6 +123,15 @@ export class RemoteExecutor implements Executor {
     return this.#call(BROKEN_DURING_CALL, cancel, send);
   }
 
+  /**
+   * The daemon gives a call up when it has not heard from this client for as long as this client
+   * waits before it counts the session broken, so nothing runs on past that verdict.
+   */
+  #terms(cancel: CallCancel | undefined): CallTerms {
+    const { heartbeatInterval, heartbeatTimeout } = this.#options;
+    return { cancelToken: cancel?.token, heartbeatLease: heartbeatInterval + heartbeatTimeout };
+  }
+
   /** Validates the call's options (`INVALID_REQUEST`); a signal gets a fresh token. */
   #cancelFor(method: CancellableMethod, options: unknown): CallCancel | undefined {
     const signal = readSignal(method, options);
@@ -135,21 +150,41 @@ export class RemoteExecutor implements Executor {
     cancel: CallCancel | undefined,
     send: (session: Session) => Promise<T>,
   ): Promise<T> {
-    if (cancel === undefined) {
-      const session = await this.#ensureSession();
-      return this.#onSession(session, brokenText, () => send(session));
-    }
+    if (cancel === undefined) return this.#sendElsewhereWhileDraining(brokenText, send);
     const { method, signal, token } = cancel;
     // Already aborted: nothing crosses.
     if (signal.aborted) throw cancellationError(method, signal);
     let sentOn: Session | undefined;
-    const work = this.#ensureSession().then((session) => {
+    const work = this.#sendElsewhereWhileDraining(brokenText, (session) => {
       // Aborted while the session opened: the call has rejected already, and nothing crosses.
       if (signal.aborted) throw cancellationError(method, signal);
       sentOn = session;
-      return this.#onSession(session, brokenText, () => send(session));
+      return send(session);
     });
     return untilAborted(method, signal, work, () => sentOn?.cancel(token));
+  }
+
+  /**
+   * A daemon that drains refuses a call before running it. That session is left (its running
+   * calls finish on it) and the call goes out again on a fresh one, which a load balancer gives to
+   * another daemon: not a replay, since nothing ran.
+   */
+  async #sendElsewhereWhileDraining<T>(brokenText: string, send: (session: Session) => Promise<T>): Promise<T> {
+    for (let resent = 0; ; resent += 1) {
+      const session = await this.#ensureSession();
+      try {
+        return await this.#onSession(session, brokenText, () => send(session));
+      } catch (error) {
+        if (!isDrainingRefusal(error) || this.#closed || resent >= this.#options.maxReconnectAttempts) throw error;
+        this.#leave(session);
+      }
+    }
+  }
+
+  /** Stops sending new calls on a session; it closes when its running calls settle. */
+  #leave(session: Session): void {
+    if (this.#session === session) this.#session = undefined;
+    session.retire();
   }
 
   async #onSession<T>(session: Session, brokenText: string, call: () => Promise<T>): Promise<T> {
@@ -191,7 +226,9 @@ export class RemoteExecutor implements Executor {
     const previous = this.#session;
     this.#session = undefined;
     previous?.dispose();
-    for (let attempt = 0; ; attempt += 1) {
+    // A daemon that is not taking sessions (draining, full) sends the attempt elsewhere: those
+    // attempts have a budget of their own, so connect()'s single attempt survives a draining daemon.
+    for (let failed = 0, elsewhere = 0; ; ) {
       let session: Session;
       try {
         session = await Session.open(this.url, this.#sessionOptions, this.#lifetime.signal);
@@ -199,8 +236,15 @@ export class RemoteExecutor implements Executor {
         if (this.#closed) throw closedError(error);
         // A version mismatch never heals by retrying.
         const mismatch = error instanceof ExecutorError && error.code === 'PROTOCOL_MISMATCH';
-        if (mismatch || attempt + 1 >= attempts) throw error;
-        await delay(this.#options.backoff * (attempt + 1), this.#lifetime.signal);
+        if (mismatch) throw error;
+        if (isNotTakingSessions(error) && elsewhere < this.#options.maxReconnectAttempts) {
+          elsewhere += 1;
+          await delay(this.#options.backoff * elsewhere, this.#lifetime.signal);
+          continue;
+        }
+        failed += 1;
+        if (failed >= attempts) throw error;
+        await delay(this.#options.backoff * failed, this.#lifetime.signal);
         continue;
       }
       this.#live.add(session);

@@ -5,11 +5,11 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
+import { encodeValue } from '../protocol/value-codec.js';
+import { requestFromWire, responseToWire } from '../wire/fetch-shape.js';
+import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
 import type { ResolvedConnectOptions } from './connect-options.js';
-import { requestFromWire, responseToWire } from './fetch-shape.js';
 import { formatInvalidOutbound } from './texts.js';
-import { encodeValue } from './value-codec.js';
-import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from './wire.js';
 
 type Defaults = ResolvedConnectOptions['defaults'];
 
@@ -17,11 +17,22 @@ function pick<T>(requested: T | undefined, fallback: T | undefined): T | undefin
   return requested !== undefined ? requested : fallback;
 }
 
-/** `cancelToken` is set when the caller passed a signal; it goes on the wire only then. */
+/** What a call carries beside its request: a cancel token when the caller passed a signal, and the client's heartbeat lease. */
+export interface CallTerms {
+  cancelToken?: string | undefined;
+  heartbeatLease?: number | undefined;
+}
+
+function addTerms(wire: { cancelToken?: string; heartbeatLease?: number }, terms: CallTerms): void {
+  if (terms.cancelToken !== undefined) wire.cancelToken = terms.cancelToken;
+  if (terms.heartbeatLease !== undefined) wire.heartbeatLease = terms.heartbeatLease;
+}
+
+/** Each term goes on the wire only when set. */
 export function executeRequestToWire(
   request: ExecuteRequest,
   defaults: Defaults,
-  cancelToken?: string,
+  terms: CallTerms = {},
 ): WireExecuteRequest {
   const wire: WireExecuteRequest = {
     code: request.code,
@@ -36,14 +47,14 @@ export function executeRequestToWire(
   if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
   // retainHandles rides the request alone: retention is a per-run decision.
   if (request.retainHandles !== undefined) wire.retainHandles = request.retainHandles;
-  if (cancelToken !== undefined) wire.cancelToken = cancelToken;
+  addTerms(wire, terms);
   return wire;
 }
 
 export function invokeRequestToWire(
   request: InvokeHandleRequest,
   defaults: Defaults,
-  cancelToken?: string,
+  terms: CallTerms = {},
 ): WireInvokeHandleRequest {
   const wire: WireInvokeHandleRequest = {
     executionId: request.executionId,
@@ -55,7 +66,7 @@ export function invokeRequestToWire(
   if (request.args !== undefined) wire.args = encodeValue(request.args);
   if (timeout !== undefined) wire.timeout = timeout;
   if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
-  if (cancelToken !== undefined) wire.cancelToken = cancelToken;
+  addTerms(wire, terms);
   return wire;
 }
 

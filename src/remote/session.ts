@@ -5,17 +5,21 @@
 import { newWebSocketRpcSession, RpcSession } from 'capnweb';
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { assertProtocolCompatible } from '../protocol/version.js';
+import { UPGRADE_REFUSAL_STATUS } from '../wire/refusals.js';
+import type { ExecutorEndpoint } from '../wire/types.js';
 import { Heartbeat } from './heartbeat.js';
 import { SocketTransport } from './socket-transport.js';
 import {
   EXECUTOR_CLOSED,
   formatHandshakeFailed,
   formatHandshakeTimeout,
+  formatNotTakingSessions,
   formatOpenFailed,
+  formatTokenMissing,
+  formatTokenWrong,
   HEADERS_NEED_WEBSOCKET,
 } from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
-import type { ExecutorEndpoint } from './wire.js';
 
 export interface SessionOptions {
   websocket?: WebSocketConstructor | undefined;
@@ -85,7 +89,7 @@ export class Session {
     } catch (error) {
       session.dispose();
       if (error instanceof ExecutorError) throw error;
-      throw new ExecutorError('CONNECTION_REJECTED', formatHandshakeFailed(url, messageOf(error)), { cause: error });
+      throw refusalError(url, error);
     }
   }
 
@@ -178,6 +182,29 @@ export class Session {
       );
     });
   }
+}
+
+/** ws words a refused upgrade `Unexpected server response: <status>`; other runtimes say less. */
+const REFUSED_STATUS = /Unexpected server response: (\d{3})/;
+
+/** A failed open as the text that says what to do: the daemon's refusal statuses get texts of their own. */
+function refusalError(url: string, error: unknown): ExecutorError {
+  const reason = messageOf(error);
+  const status = Number(REFUSED_STATUS.exec(reason)?.[1]);
+  const options = { cause: error };
+  if (status === UPGRADE_REFUSAL_STATUS.tokenMissing)
+    return new ExecutorError('CONNECTION_REJECTED', formatTokenMissing(url), options);
+  if (status === UPGRADE_REFUSAL_STATUS.tokenWrong)
+    return new ExecutorError('CONNECTION_REJECTED', formatTokenWrong(url), options);
+  if (status === UPGRADE_REFUSAL_STATUS.notTakingSessions) {
+    return new ExecutorError('CONNECTION_REJECTED', formatNotTakingSessions(url), { ...options, retryable: true });
+  }
+  return new ExecutorError('CONNECTION_REJECTED', formatHandshakeFailed(url, reason), options);
+}
+
+/** A refusal another daemon behind the same address may not give. */
+export function isNotTakingSessions(error: unknown): boolean {
+  return error instanceof ExecutorError && error.code === 'CONNECTION_REJECTED' && error.retryable;
 }
 
 function createStub(url: string, options: SessionOptions): RemoteEndpoint {

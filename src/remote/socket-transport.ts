@@ -5,8 +5,9 @@
  * only the standard WebSocket surface: `readyState`, `send`, `close`, `addEventListener`.
  */
 import type { RpcTransport } from 'capnweb';
-import { InboundQueue, truncateCloseReason } from './inbound-queue.js';
-import { formatPeerClosed, formatSocketFailed, UNEXPECTED_MESSAGE_TYPE } from './texts.js';
+import { InboundQueue, truncateCloseReason } from '../wire/inbound-queue.js';
+import { formatPeerClosed, formatSocketFailed } from '../wire/texts.js';
+import { UNEXPECTED_MESSAGE_TYPE } from './texts.js';
 import type { WebSocketLike } from './websocket-types.js';
 
 const CONNECTING = 0;

@@ -1,7 +1,8 @@
 /**
  * Every text the remote client composes. The break texts and the closed text are contract
- * (docs/remote.md, the design's "How a break is reported").
+ * (docs/remote.md, "How a break is reported").
  */
+import { describeValue } from '../protocol/describe-value.js';
 
 /** A call of `execute` failed because its session broke. */
 export const BROKEN_DURING_EXECUTION = 'Executor connection broke during execution';
@@ -36,6 +37,22 @@ export function formatInvalidOption(name: string, expected: string, value: unkno
   return `connect(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
 }
 
+export function formatUnknownOption(name: string, known: readonly string[]): string {
+  return `connect() has no option ${name}; the options are ${known.join(', ')}`;
+}
+
+export function formatTokenMissing(url: string): string {
+  return `Executor at ${url} requires a bearer token, and this connection sent none: pass options.token (the daemon's --token or CODEMODE_EXECUTOR_TOKEN), or an authorization header`;
+}
+
+export function formatTokenWrong(url: string): string {
+  return `Executor at ${url} refused the bearer token: it is not the token the daemon was started with (--token or CODEMODE_EXECUTOR_TOKEN)`;
+}
+
+export function formatNotTakingSessions(url: string): string {
+  return `Executor at ${url} is not taking new sessions (HTTP 503): it is shutting down or at its --max-connections limit; another daemon behind the same address may take the session`;
+}
+
 export function formatInvalidUrl(url: unknown): string {
   return `connect(): url must be a ws:// or wss:// URL, got ${describeValue(url)}`;
 }
@@ -44,25 +61,5 @@ export function formatInvalidOutbound(value: unknown): string {
   return `outbound must be a function, null or undefined, got ${describeValue(value)}`;
 }
 
-export function formatOutboundStatus(status: number): string {
-  return `The outbound function returned a Response with status ${status}, which cannot cross the executor connection`;
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
-}
-
-/** The transport's own texts, worded as capnweb's WebSocket transport words them so both paths read alike. */
-export function formatPeerClosed(code: number, reason: string): string {
-  return `Peer closed WebSocket: ${code} ${reason}`;
-}
-
-export function formatSocketFailed(detail: string | undefined): string {
-  return detail ? `WebSocket connection failed: ${detail}` : 'WebSocket connection failed.';
-}
-
+/** Worded as capnweb's WebSocket transport words it, so both client paths read alike. */
 export const UNEXPECTED_MESSAGE_TYPE = 'Received unexpected message type from WebSocket.';

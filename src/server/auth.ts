@@ -6,13 +6,15 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
+/** What an upgrade's `Authorization` header proves: `missing` when it carries no bearer token at all. */
+export type BearerCheck = 'admitted' | 'missing' | 'wrong';
+
 /** Whether an `Authorization` header carries exactly `Bearer <token>`. Compared in constant time. */
-export function isAuthorized(header: string | undefined, token: string | undefined): boolean {
-  if (token === undefined) return true;
-  if (header === undefined) return false;
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!match) return false;
-  return timingSafeEqual(digest(match[1]!), digest(token));
+export function checkBearer(header: string | undefined, token: string | undefined): BearerCheck {
+  if (token === undefined) return 'admitted';
+  const match = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match) return 'missing';
+  return timingSafeEqual(digest(match[1]!), digest(token)) ? 'admitted' : 'wrong';
 }
 
 /** `localhost`, 127.0.0.0/8, `::1` and the IPv4-mapped loopback. */

@@ -1,37 +1,79 @@
 /**
  * The command line of `codemode-executor`: `serve` and its flags, parsed strictly, so an unknown
- * flag or a malformed number is refused with a message naming it.
+ * flag or a malformed value is refused with our text naming the flag.
  */
 import { parseArgs } from 'node:util';
-import type { IsolatePoolOptions } from '../isolate/index.js';
-import type { ExecutorServerOptions } from './executor-server.js';
-import { SERVER_DEFAULTS } from './executor-server.js';
+import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type IsolatePoolOptions } from '../isolate/index.js';
+import { LOG_FORMATS, type LogFormat } from './log.js';
+import type { DaemonOptions } from './run-daemon.js';
+import { SERVER_DEFAULTS } from './server-options.js';
+import {
+  ADMIN_HOST_WITHOUT_PORT,
+  formatFlagNeedsValue,
+  formatFlagNotInteger,
+  formatFlagOutOfRange,
+  formatLogFormatInvalid,
+  formatMissingCommand,
+  formatTimeoutAboveMaxTimeout,
+  formatUnknownCommand,
+  formatUnknownFlag,
+  TOKEN_EMPTY,
+} from './texts.js';
 
 export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
 
+/**
+ * IsolateExecutor's pool defaults, as the help states them. They are IsolateExecutor's to define
+ * (docs/isolate.md); only the timeouts are exported by it, so the rest is restated here.
+ */
+const POOL_DEFAULTS_TEXT = {
+  'max-workers': 'the CPU count, at most 4',
+  spare: '1',
+  'max-queue': '100',
+  'recycle-after-runs': '200',
+  'max-rss-mb': '512',
+  'heap-limit-mb': '256',
+} as const;
+
 export const USAGE = `Usage: codemode-executor serve [options]
 
-Serves an IsolateExecutor over a capnweb WebSocket (see docs/remote.md).
+Serves an IsolateExecutor over a capnweb WebSocket, for connect() from @supolka/cloudflare-codemode-executor.
 
-Options:
-  --host <address>                      address to bind (default ${SERVER_DEFAULTS.host}); a non-loopback
-                                        address needs a token
-  --port <n>                            port (default ${SERVER_DEFAULTS.port}; 0 picks a free one)
-  --token <token>                       bearer token clients must send (or $${TOKEN_ENV})
-  --max-message-size <bytes>            largest incoming message (default ${SERVER_DEFAULTS.maxMessageSize})
-  --max-executions-per-connection <n>   concurrent executions per connection (default ${SERVER_DEFAULTS.maxExecutionsPerConnection})
-  --client-ping-interval <ms>           WebSocket ping period; a client missing a pong is dropped
-                                        (default ${SERVER_DEFAULTS.clientPingInterval})
-IsolateExecutor options (defaults: see docs/isolate.md):
-  --timeout <ms>                        bound of a request that sets no timeout
-  --max-timeout <ms>                    bound a null timeout asks for, and the largest allowed
-  --max-workers <n>                     workerd processes running executions at once
-  --spare <n>                           warm processes kept ready beyond the busy ones
-  --max-queue <n>                       executions waiting for a process before QUEUE_FULL
-  --recycle-after-runs <n>              replace a process after this many runs
-  --max-rss-mb <n>                      replace a process past this resident set size
-  --heap-limit-mb <n>                   V8 heap cap of every sandbox isolate
-  -h, --help                            this text
+Server:
+  --host <address>                       address to bind (default ${SERVER_DEFAULTS.host}); a non-loopback
+                                         address needs a token
+  --port <n>                             port (default ${SERVER_DEFAULTS.port}; 0 picks a free one)
+  --token <token>                        bearer token clients must send (default: $${TOKEN_ENV}, else none)
+  --max-message-size <bytes>             largest incoming message (default ${SERVER_DEFAULTS.maxMessageSize})
+  --max-executions-per-connection <n>    concurrent executions per connection (default ${SERVER_DEFAULTS.maxExecutionsPerConnection})
+  --client-ping-interval <ms>            WebSocket ping period; a client missing a pong is dropped
+                                         (default ${SERVER_DEFAULTS.clientPingInterval})
+  --max-connections <n>                  open sessions at once (default ${SERVER_DEFAULTS.maxConnections})
+  --max-send-buffer <bytes>              bytes waiting for a client that stopped reading before it is
+                                         dropped (default ${SERVER_DEFAULTS.maxSendBuffer})
+  --handshake-timeout <ms>               time from connecting to an authenticated upgrade (default ${SERVER_DEFAULTS.handshakeTimeout})
+  --max-unauthenticated-per-peer <n>     sockets one address may hold before authenticating (default ${SERVER_DEFAULTS.maxUnauthenticatedPerPeer})
+  --drain-timeout <ms>                   on SIGTERM, how long running executions may take to finish
+                                         before they are cancelled (default ${SERVER_DEFAULTS.drainTimeout})
+  --daemon-id <name>                     names this daemon in retained execution ids
+                                         (default <hostname>:<port>)
+  --admin-port <n>                       serve /healthz, /readyz and /metrics on this port (default: off)
+  --admin-host <address>                 address of the admin listener (default ${SERVER_DEFAULTS.adminHost})
+  --log-format <text|json>               log lines as timestamped text or JSON (default text)
+  --detached                             keep serving when the parent process exits (default: stop)
+
+Sandbox (IsolateExecutor):
+  --timeout <ms>                         bound of a request that sets no timeout (default ${DEFAULT_TIMEOUT_MS})
+  --max-timeout <ms>                     bound a null timeout asks for, and the largest allowed
+                                         (default the larger of ${DEFAULT_MAX_TIMEOUT_MS} and --timeout)
+  --max-workers <n>                      workerd processes running executions at once (default ${POOL_DEFAULTS_TEXT['max-workers']})
+  --spare <n>                            warm processes kept ready beyond the busy ones (default ${POOL_DEFAULTS_TEXT.spare})
+  --max-queue <n>                        executions waiting for a process before QUEUE_FULL (default ${POOL_DEFAULTS_TEXT['max-queue']})
+  --recycle-after-runs <n>               replace a process after this many runs (default ${POOL_DEFAULTS_TEXT['recycle-after-runs']})
+  --max-rss-mb <n>                       replace a process past this resident set size (default ${POOL_DEFAULTS_TEXT['max-rss-mb']})
+  --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${POOL_DEFAULTS_TEXT['heap-limit-mb']})
+
+  -h, --help                             this text
 `;
 
 export class UsageError extends Error {
@@ -55,74 +97,125 @@ const POOL_FLAGS = [
   ['heap-limit-mb', 'heapLimitMb', 16],
 ] as const;
 
-export type CliCommand =
-  | { command: 'help' }
-  | { command: 'serve'; server: Omit<ExecutorServerOptions, 'executor' | 'log'>; executor: ExecutorFlags };
+/** Flag name → server option, with the smallest value each takes. */
+const SERVER_FLAGS = [
+  ['max-message-size', 'maxMessageSize', 1],
+  ['max-executions-per-connection', 'maxExecutionsPerConnection', 1],
+  ['client-ping-interval', 'clientPingInterval', 1],
+  ['max-connections', 'maxConnections', 1],
+  ['max-send-buffer', 'maxSendBuffer', 1],
+  ['handshake-timeout', 'handshakeTimeout', 1],
+  ['max-unauthenticated-per-peer', 'maxUnauthenticatedPerPeer', 1],
+  ['drain-timeout', 'drainTimeout', 0],
+] as const;
 
-function integer(flag: string, text: string | undefined, min: number): number | undefined {
+const STRING_FLAGS = [
+  'host',
+  'port',
+  'token',
+  'daemon-id',
+  'admin-port',
+  'admin-host',
+  'log-format',
+  'timeout',
+  'max-timeout',
+];
+
+export type CliCommand = { command: 'help' } | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
+
+function integer(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) {
-    throw new UsageError(`--${flag} must be an integer >= ${min}, got ${JSON.stringify(text)}`);
+    throw new UsageError(formatFlagNotInteger(flag, min, text));
   }
+  if (value > max) throw new UsageError(formatFlagOutOfRange(flag, max, value));
   return value;
 }
 
-export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): CliCommand {
-  let parsed;
+/** Node's parseArgs texts name the flag but read oddly (and quote unevenly); ours replace them. */
+function parseFailure(error: unknown): UsageError {
+  const { code, message } = error as { code?: string; message?: string };
+  const flag = /'(--?[^' ]+)/.exec(message ?? '')?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(formatUnknownFlag(flag));
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(formatFlagNeedsValue(flag));
+  return new UsageError(message ?? String(error));
+}
+
+const OPTIONS = {
+  ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(SERVER_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
+  detached: { type: 'boolean' as const },
+  help: { type: 'boolean' as const, short: 'h' },
+};
+
+function parse(argv: string[]) {
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        token: { type: 'string' },
-        'max-message-size': { type: 'string' },
-        'max-executions-per-connection': { type: 'string' },
-        'client-ping-interval': { type: 'string' },
-        ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
-        timeout: { type: 'string' },
-        'max-timeout': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw parseFailure(error);
   }
-  const { values, positionals } = parsed;
+}
+
+export function parseCommandLine(argv: string[], env: Record<string, string | undefined>): CliCommand {
+  const parsed = parse(argv);
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const text = (flag: string) => values[flag] as string | undefined;
   if (values.help) return { command: 'help' };
+  const { positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'serve') {
     throw new UsageError(
-      positionals.length === 0 ? 'Missing command: serve' : `Unknown command: ${positionals.join(' ')}`,
+      positionals.length === 0 ? formatMissingCommand() : formatUnknownCommand(positionals.join(' ')),
     );
   }
   // An empty variable counts as unset, so `CODEMODE_EXECUTOR_TOKEN=` does not mean "the empty token".
-  const token = values.token ?? (env[TOKEN_ENV] || undefined);
-  if (token === '') throw new UsageError('--token must not be empty');
-  const server: Omit<ExecutorServerOptions, 'executor' | 'log'> = {};
-  if (values.host !== undefined) server.host = values.host;
-  if (token !== undefined) server.token = token;
-  const port = integer('port', values.port, 0);
-  if (port !== undefined) {
-    if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
-    server.port = port;
+  const token = text('token') ?? (env[TOKEN_ENV] || undefined);
+  if (token === '') throw new UsageError(TOKEN_EMPTY);
+  const daemon: DaemonOptions = {};
+  const host = text('host');
+  if (host !== undefined) daemon.host = host;
+  if (token !== undefined) daemon.token = token;
+  const port = integer('port', text('port'), 0, 65535);
+  if (port !== undefined) daemon.port = port;
+  for (const [flag, option, min] of SERVER_FLAGS) {
+    const value = integer(flag, text(flag), min);
+    if (value !== undefined) daemon[option] = value;
   }
-  const maxMessageSize = integer('max-message-size', values['max-message-size'], 1);
-  if (maxMessageSize !== undefined) server.maxMessageSize = maxMessageSize;
-  const perConnection = integer('max-executions-per-connection', values['max-executions-per-connection'], 1);
-  if (perConnection !== undefined) server.maxExecutionsPerConnection = perConnection;
-  const ping = integer('client-ping-interval', values['client-ping-interval'], 1);
-  if (ping !== undefined) server.clientPingInterval = ping;
+  const daemonId = text('daemon-id');
+  if (daemonId !== undefined) daemon.daemonId = daemonId;
+  const adminPort = integer('admin-port', text('admin-port'), 0, 65535);
+  const adminHost = text('admin-host');
+  if (adminHost !== undefined && adminPort === undefined) throw new UsageError(ADMIN_HOST_WITHOUT_PORT);
+  if (adminPort !== undefined)
+    daemon.admin = { port: adminPort, ...(adminHost === undefined ? {} : { host: adminHost }) };
+  const logFormat = text('log-format');
+  if (logFormat !== undefined) {
+    if (!(LOG_FORMATS as readonly string[]).includes(logFormat))
+      throw new UsageError(formatLogFormatInvalid(logFormat));
+    daemon.logFormat = logFormat as LogFormat;
+  }
+  if (values.detached === true) daemon.detached = true;
+
   const executor: ExecutorFlags = { pool: {} };
   for (const [flag, option, min] of POOL_FLAGS) {
-    const value = integer(flag, (values as Record<string, string | undefined>)[flag], min);
+    const value = integer(flag, text(flag), min);
     if (value !== undefined) executor.pool[option] = value;
   }
-  const timeout = integer('timeout', values.timeout, 1);
+  const timeout = integer('timeout', text('timeout'), 1);
   if (timeout !== undefined) executor.timeout = timeout;
-  const maxTimeout = integer('max-timeout', values['max-timeout'], 1);
+  const maxTimeout = integer('max-timeout', text('max-timeout'), 1);
   if (maxTimeout !== undefined) executor.maxTimeout = maxTimeout;
-  return { command: 'serve', server, executor };
+  // Checked here, so the text names the flags rather than IsolateExecutor's options.
+  const effectiveMax = maxTimeout ?? Math.max(DEFAULT_MAX_TIMEOUT_MS, timeout ?? DEFAULT_TIMEOUT_MS);
+  const effectiveTimeout = timeout ?? DEFAULT_TIMEOUT_MS;
+  if (effectiveTimeout > effectiveMax) {
+    throw new UsageError(formatTimeoutAboveMaxTimeout(effectiveTimeout, effectiveMax, timeout !== undefined));
+  }
+  return { command: 'serve', daemon, executor };
 }

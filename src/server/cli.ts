@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `codemode-executor serve`: the executor daemon. Serves an IsolateExecutor over capnweb on a ws
- * server until SIGTERM or SIGINT. docs/remote.md documents the flags.
+ * server until SIGTERM, SIGINT or the loss of its parent. docs/remote.md documents the flags.
  */
 import { IsolateExecutor } from '../isolate/index.js';
 import { messageOf } from '../protocol/errors.js';
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   }
   const executor = new IsolateExecutor(parsed.executor);
   try {
-    await runDaemon(executor, parsed.server);
+    await runDaemon(executor, parsed.daemon);
   } catch (error) {
     await executor.dispose();
     throw error;

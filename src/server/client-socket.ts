@@ -6,11 +6,14 @@ import { SOCKET_CLOSED_ON_STOP } from './texts.js';
 const CLOSE_GRACE_MS = 1000;
 
 /** Drops a client that misses a pong: a frozen or vanished peer never closes its socket. */
-export function watchLiveness(ws: WebSocket, interval: number): void {
+export function watchLiveness(ws: WebSocket, interval: number, onMissed: () => void): void {
   let alive = true;
   ws.on('pong', () => (alive = true));
   const timer = setInterval(() => {
-    if (!alive) return ws.terminate();
+    if (!alive) {
+      onMissed();
+      return ws.terminate();
+    }
     alive = false;
     ws.ping();
   }, interval);

@@ -1,21 +1,29 @@
 /**
- * One client connection: its bound on concurrent executions, the log line of each execution, and
- * the cancellation of a running call, by the client (through its cancel token) or because the
- * client went away.
+ * One client connection: its bound on concurrent executions, the log line and the metrics of each
+ * execution, every refusal, and the cancellation of a running call: by the client (its cancel
+ * token), because the client went away, or because the client stopped being heard for longer
+ * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
-import { resultToWire, type WireExecuteResult } from '../remote/wire.js';
+import { DRAINING_REFUSAL } from '../wire/refusals.js';
+import { resultToWire } from '../wire/results.js';
+import type { WireExecuteResult } from '../wire/types.js';
+import type { LogSink } from './log.js';
+import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
+import type { Readiness } from './readiness.js';
 import type { RetainedOutbounds } from './retained-outbounds.js';
 import {
+  CLIENT_GONE,
   type ExecutionKind,
+  formatClientDropped,
   formatConnectionClosed,
   formatDuplicateCancelToken,
   formatExecutionCancelled,
+  formatExecutionRefused,
   formatExecutionSettled,
-  formatInvalidCancelToken,
+  formatLeaseExpired,
   formatTooManyExecutions,
-  SHUTTING_DOWN,
 } from './texts.js';
 
 /** What every connection shares with the server. */
@@ -25,7 +33,12 @@ export interface ServerContext {
   readonly maxExecutionsPerConnection: number;
   readonly retained: RetainedOutbounds;
   readonly draining: boolean;
-  log(line: string): void;
+  /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
+  readonly daemonId: string;
+  readonly metrics: DaemonMetrics;
+  /** Learns from each execution whether the executor can still start a sandbox. */
+  readonly readiness: Readiness;
+  log: LogSink;
   /** Counts an execution in flight for the drain; the returned function settles it. */
   track(): () => void;
 }
@@ -33,10 +46,16 @@ export interface ServerContext {
 interface Running {
   execution: number;
   kind: ExecutionKind;
-  /** Aborted by the client's `cancel(token)`, or when the client goes away. */
+  /** Aborted by the client's `cancel(token)`, when the client goes away, or at the end of the drain. */
   controller: AbortController;
-  /** The client went away: the cancellation line stands in for the settled one. */
-  gone: boolean;
+  /** Why the daemon gave the call up itself: the cancellation line stands in for the settled one. */
+  givenUp: string | undefined;
+}
+
+/** What a call carries that the connection reads before running it. */
+interface CallTerms {
+  cancelToken?: string | undefined;
+  heartbeatLease?: number | undefined;
 }
 
 export class Connection {
@@ -47,53 +66,109 @@ export class Connection {
   /** Running calls the client may cancel, by the token it chose; tokens are per connection. */
   readonly #byCancelToken = new Map<string, Running>();
   #ended = false;
+  /** Drops the client (closes its socket) with a reason; the socket's close then ends the connection. */
+  readonly #drop: (reason: string) => void;
+  /** The client's heartbeat interval plus timeout, once a call has told it. */
+  #lease: number | undefined;
+  /** `performance.now()` of the client's last message while calls ran: monotonic, so a clock step changes nothing. */
+  #lastHeard = performance.now();
+  #leaseTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(id: number, server: ServerContext) {
+  constructor(id: number, server: ServerContext, drop: (reason: string) => void) {
     this.id = id;
     this.server = server;
+    this.#drop = drop;
+  }
+
+  get running(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * Any message from the client: it is alive, unless it arrives after a silence past the lease.
+   * Then the client has counted the session broken (this daemon was frozen, say, and reads what
+   * waited in its socket only now), and the calls are given up before anything else is done.
+   * Checked here as well as on a timer, since a daemon that wakes reads its sockets before it runs
+   * its timers.
+   */
+  heard(): void {
+    const now = performance.now();
+    const lease = this.#lease;
+    if (lease !== undefined && this.#running.size > 0 && now - this.#lastHeard >= lease) {
+      this.dropClient('heartbeat_lease', formatLeaseExpired(lease));
+      return;
+    }
+    this.#lastHeard = now;
+  }
+
+  /** Logs and counts a call refused before it ran, and returns the error to throw. */
+  refuse(kind: ExecutionKind, error: ExecutorError): ExecutorError {
+    this.server.log(formatExecutionRefused(this.id, kind, error.message), 'warn');
+    this.server.metrics.executionSettled(kind, 'refused');
+    return error;
   }
 
   /**
    * Runs one execution under the connection's bounds. `signal` aborts when the client cancels the
-   * call through `cancelToken` or goes away; an executor that takes it as
-   * `execute(request, { signal })` can release the sandbox at once. Registration is synchronous, so
-   * a `cancel` that follows the call on the socket finds it.
+   * call through its cancel token, goes away or outlives its lease; an executor that takes it as
+   * `execute(request, { signal })` can release the sandbox at once. Registration is synchronous,
+   * so a `cancel` that follows the call on the socket finds it.
    */
   async run(
     kind: ExecutionKind,
-    cancelToken: unknown,
+    terms: CallTerms,
     body: (signal: AbortSignal) => Promise<ExecuteResult>,
   ): Promise<WireExecuteResult> {
-    if (cancelToken !== undefined && (typeof cancelToken !== 'string' || cancelToken === '')) {
-      throw new ExecutorError('INVALID_REQUEST', formatInvalidCancelToken(cancelToken));
-    }
+    const { cancelToken, heartbeatLease } = terms;
     if (cancelToken !== undefined && this.#byCancelToken.has(cancelToken)) {
-      throw new ExecutorError('INVALID_REQUEST', formatDuplicateCancelToken(cancelToken));
+      throw this.refuse(kind, new ExecutorError('INVALID_REQUEST', formatDuplicateCancelToken(cancelToken)));
     }
-    if (this.server.draining) throw new ExecutorError('EXECUTOR_DISPOSED', SHUTTING_DOWN, { retryable: true });
+    if (this.server.draining) {
+      throw this.refuse(kind, new ExecutorError('EXECUTOR_DISPOSED', DRAINING_REFUSAL, { retryable: true }));
+    }
     const limit = this.server.maxExecutionsPerConnection;
-    if (this.#running.size >= limit) throw new ExecutorError('LIMIT_EXCEEDED', formatTooManyExecutions(limit));
+    if (this.#running.size >= limit) {
+      throw this.refuse(kind, new ExecutorError('LIMIT_EXCEEDED', formatTooManyExecutions(limit)));
+    }
+    if (heartbeatLease !== undefined) this.#lease = heartbeatLease;
+    // Silence while no call ran is no sign of anything: the lease counts from the first call.
+    if (this.#running.size === 0) this.#lastHeard = performance.now();
     this.#executions += 1;
-    const running: Running = { execution: this.#executions, kind, controller: new AbortController(), gone: false };
+    const running: Running = {
+      execution: this.#executions,
+      kind,
+      controller: new AbortController(),
+      givenUp: undefined,
+    };
     this.#running.add(running);
     if (cancelToken !== undefined) this.#byCancelToken.set(cancelToken, running);
+    this.#watchLease();
     const settle = this.server.track();
-    const started = Date.now();
-    let outcome = 'threw';
+    const started = performance.now();
+    let outcome: ExecutionOutcome = 'failed';
+    let detail = 'threw';
     try {
       const result = await body(running.controller.signal);
-      outcome = result.error === undefined ? 'ok' : 'returned an error';
+      this.server.readiness.observe(undefined);
+      outcome = result.error === undefined ? 'ok' : 'error';
+      detail = result.error === undefined ? 'ok' : 'returned an error';
       return resultToWire(result);
     } catch (error) {
+      this.server.readiness.observe(error);
       const code = (error as { code?: unknown } | null)?.code;
-      outcome = typeof code === 'string' ? `threw ${code}` : 'threw';
+      if (code === 'EXECUTION_CANCELLED') outcome = 'cancelled';
+      detail = typeof code === 'string' ? `threw ${code}` : 'threw';
       throw error;
     } finally {
       this.#running.delete(running);
       if (cancelToken !== undefined) this.#byCancelToken.delete(cancelToken);
+      if (this.#running.size === 0) this.#unwatchLease();
       settle();
-      if (!running.gone) {
-        this.server.log(formatExecutionSettled(this.id, running.execution, kind, outcome, Date.now() - started));
+      const seconds = (performance.now() - started) / 1000;
+      if (running.givenUp !== undefined) outcome = 'cancelled';
+      this.server.metrics.executionSettled(kind, outcome, seconds);
+      if (running.givenUp === undefined) {
+        this.server.log(formatExecutionSettled(this.id, running.execution, kind, detail, Math.round(seconds * 1000)));
       }
     }
   }
@@ -104,16 +179,58 @@ export class Connection {
     this.#byCancelToken.get(cancelToken)?.controller.abort();
   }
 
+  /** Gives up every running call, logging why: the daemon's own decision, not the client's. */
+  giveUp(why: string): void {
+    for (const running of this.#running) {
+      if (running.givenUp !== undefined) continue;
+      running.givenUp = why;
+      this.server.log(formatExecutionCancelled(this.id, running.execution, running.kind, why), 'warn');
+      running.controller.abort(new Error(why));
+    }
+  }
+
   /** The client is gone: cancel what still runs, release what it kept. Idempotent. */
-  end(): void {
+  end(why: string = CLIENT_GONE): void {
     if (this.#ended) return;
     this.#ended = true;
-    for (const running of this.#running) {
-      running.gone = true;
-      this.server.log(formatExecutionCancelled(this.id, running.execution, running.kind));
-      running.controller.abort();
-    }
+    this.#unwatchLease();
+    this.giveUp(why);
     this.server.retained.releaseConnection(this.id);
     this.server.log(formatConnectionClosed(this.id, this.#executions));
+  }
+
+  /** Drops the client for a reason of the daemon's: its calls are given up first, then its socket closed. */
+  dropClient(cause: DropCause, reason: string): void {
+    if (this.#ended) return;
+    this.server.log(formatClientDropped(this.id, reason), 'warn');
+    this.server.metrics.clientDropped(cause);
+    this.giveUp(reason);
+    this.#drop(reason);
+  }
+
+  #watchLease(): void {
+    if (this.#lease === undefined || this.#leaseTimer !== undefined) return;
+    const check = (): void => {
+      const lease = this.#lease;
+      if (lease === undefined || this.#running.size === 0) {
+        this.#unwatchLease();
+        return;
+      }
+      const silent = performance.now() - this.#lastHeard;
+      if (silent < lease) {
+        this.#leaseTimer = setTimeout(check, lease - silent);
+        this.#leaseTimer.unref?.();
+        return;
+      }
+      this.#leaseTimer = undefined;
+      this.dropClient('heartbeat_lease', formatLeaseExpired(lease));
+    };
+    this.#leaseTimer = setTimeout(check, this.#lease);
+    this.#leaseTimer.unref?.();
+  }
+
+  #unwatchLease(): void {
+    if (this.#leaseTimer !== undefined) clearTimeout(this.#leaseTimer);
+    this.#leaseTimer = undefined;
   }
 }

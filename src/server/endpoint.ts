@@ -1,19 +1,24 @@
 /**
  * The daemon's main RPC target, one per connection. Prototype methods are what a client may call;
- * state lives in private fields, which capnweb never exposes.
+ * state lives in private fields, which capnweb never exposes. Every argument is checked against
+ * the wire grammar (wire-checks.ts) before use.
  */
 import { RpcTarget } from 'capnweb';
-import type {
-  ExecutorEndpoint as EndpointContract,
-  WireExecuteRequest,
-  WireExecuteResult,
-  WireInvokeHandleRequest,
-} from '../remote/wire.js';
+import type { CompletionGuard } from '../protocol/dispatch.js';
+import type { ExecutorError } from '../protocol/errors.js';
+import type { ExecutorEndpoint as EndpointContract, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
+import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
 import { oversizedMessageError } from './oversize.js';
-import { type CallScope, executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
+import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-outbounds.js';
 import { formatRefusedMessage } from './texts.js';
+import {
+  checkExecuteRequest,
+  checkExecutionId,
+  checkInvokeHandleRequest,
+  checkOversizeArguments,
+} from './wire-checks.js';
 
 export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   readonly #connection: Connection;
@@ -31,61 +36,88 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     return true;
   }
 
-  execute(wire: WireExecuteRequest): Promise<WireExecuteResult> {
-    const { server, id } = this.#connection;
-    return this.#connection.run('execute', wire?.cancelToken, async (signal) => {
-      const scope: CallScope = { active: true };
+  async execute(request: unknown): Promise<WireExecuteResult> {
+    const connection = this.#connection;
+    const { server, id } = connection;
+    const wire = this.#checked('execute', () => checkExecuteRequest(request));
+    const result = await connection.run('execute', wire, async (signal) => {
+      const guard: CompletionGuard = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
       const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
-      const keptScope: CallScope = { active: true };
+      const keptGuard: CompletionGuard = { active: true };
       try {
-        const request = executeRequestFromWire(wire, scope, kept ? { stub: kept, scope: keptScope } : undefined);
-        const result = await server.executor.execute(request, { signal });
-        if (kept && result.executionId !== undefined) server.retained.keep(result.executionId, id, kept, keptScope);
+        const native = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
+        const outcome = await server.executor.execute(native, { signal });
+        if (kept && outcome.executionId !== undefined) server.retained.keep(outcome.executionId, id, kept, keptGuard);
         else kept?.[Symbol.dispose]();
-        return result;
+        return outcome;
       } catch (error) {
         kept?.[Symbol.dispose]();
         throw error;
       } finally {
-        scope.active = false;
+        guard.active = false;
       }
     });
+    if (result.executionId !== undefined) result.executionId = toWireExecutionId(result.executionId, server.daemonId);
+    return result;
   }
 
-  invokeHandle(wire: WireInvokeHandleRequest): Promise<WireExecuteResult> {
-    const { executor } = this.#connection.server;
-    return this.#connection.run('invokeHandle', wire?.cancelToken, async (signal) => {
-      const scope: CallScope = { active: true };
+  async invokeHandle(request: unknown): Promise<WireExecuteResult> {
+    const connection = this.#connection;
+    const { executor, daemonId } = connection.server;
+    const { wire, args } = this.#checked('invokeHandle', () => checkInvokeHandleRequest(request));
+    const executionId = this.#checked('invokeHandle', () => fromWireExecutionId(wire.executionId, daemonId));
+    const result = await connection.run('invokeHandle', wire, async (signal) => {
+      const guard: CompletionGuard = { active: true };
       try {
-        return await executor.invokeHandle(invokeRequestFromWire(wire, scope), { signal });
+        return await executor.invokeHandle(invokeRequestFromWire({ ...wire, executionId }, args, guard), { signal });
       } finally {
-        scope.active = false;
+        guard.active = false;
       }
     });
+    if (result.executionId !== undefined) result.executionId = toWireExecutionId(result.executionId, daemonId);
+    return result;
   }
 
-  async closeHandles(executionId: string): Promise<void> {
+  async closeHandles(wireId: unknown): Promise<void> {
     const { server } = this.#connection;
+    const executionId = this.#checked('other', () => fromWireExecutionId(checkExecutionId(wireId), server.daemonId));
     await server.executor.closeHandles(executionId);
     server.retained.release(executionId);
   }
 
   /** The client aborted the signal of a call it sent with this token: fire-and-forget, so nothing to answer. */
-  cancel(cancelToken: string): void {
+  cancel(cancelToken: unknown): void {
     this.#connection.cancel(cancelToken);
   }
 
-  /** Called in place of a call whose message passed the size bound (oversize.ts). */
-  rejectOversizedMessage(size: number, limit: number): never {
-    const error = oversizedMessageError(size, limit);
-    this.#connection.server.log(formatRefusedMessage(this.#connection.id, error.message));
+  /**
+   * Called in place of a call whose message passed the size bound (oversize.ts). A client may call
+   * it too, so its arguments are checked like any other.
+   */
+  rejectOversizedMessage(size: unknown, limit: unknown): never {
+    const [checkedSize, checkedLimit] = this.#checked('other', () => checkOversizeArguments(size, limit));
+    const error = oversizedMessageError(checkedSize, checkedLimit);
+    this.#connection.server.log(formatRefusedMessage(this.#connection.id, error.message), 'warn');
     throw error;
   }
 
   /** capnweb calls this when the session ends, whoever ended it. */
   [Symbol.dispose](): void {
     this.#connection.end();
+  }
+
+  /** Runs a check; its failure is a refusal, logged and counted, before anything runs. */
+  #checked<T>(kind: 'execute' | 'invokeHandle' | 'other', check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (kind === 'other') {
+        this.#connection.server.log(formatRefusedMessage(this.#connection.id, (error as Error).message), 'warn');
+        throw error;
+      }
+      throw this.#connection.refuse(kind, error as ExecutorError);
+    }
   }
 }

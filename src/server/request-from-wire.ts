@@ -1,71 +1,58 @@
 /**
- * The daemon's half of the wire mapping: a wire request becomes the native request the executor
- * runs. Only fields present on the wire are set, the outbound mode becomes the native tri-state,
- * and the caller's stubs are wrapped so that a call after the execution settled gets the
- * completion text instead of capnweb's disposed-stub error.
+ * The daemon's half of the wire mapping: a checked wire request (wire-checks.ts) becomes the native request the
+ * executor runs. Only fields present on the wire are set, the outbound mode becomes the native
+ * tri-state, and the caller's stubs are held to the call's completion guard, so that a call after
+ * the execution settled gets the completion text instead of capnweb's disposed-stub error.
  */
-import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js';
-import { ExecutorError } from '../protocol/errors.js';
+import { COMPLETED_MESSAGE, type CompletionGuard, guardDispatch } from '../protocol/dispatch.js';
 import type { Dispatch, ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
-import { requestToWire, responseFromWire } from '../remote/fetch-shape.js';
-import { decodeValue } from '../remote/value-codec.js';
-import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../remote/wire.js';
-import { formatInvalidOutboundMode, OUTBOUND_STUB_MISSING } from './texts.js';
+import { requestToWire, responseFromWire } from '../wire/fetch-shape.js';
+import type { WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
 
-const OUTBOUND_MODES: readonly OutboundMode[] = ['default', 'blocked', 'stub'];
-
-/** Flipped to false when the RPC call that carried the stubs returns; capnweb disposes them then. */
-export interface CallScope {
-  active: boolean;
-}
-
-function scopedDispatch(dispatch: Dispatch | null, scope: CallScope): Dispatch | null {
-  if (typeof dispatch !== 'function') return dispatch;
-  return (provider, tool, argsJson) =>
-    scope.active ? dispatch(provider, tool, argsJson) : Promise.resolve(encodeErrorEnvelope(COMPLETED_MESSAGE));
+function guarded(dispatch: Dispatch | null, guard: CompletionGuard): Dispatch | null {
+  return typeof dispatch === 'function' ? guardDispatch(dispatch, guard) : dispatch;
 }
 
 /** Wraps the caller's outbound stub into a native `OutboundFetch` over plain-data requests and responses. */
-function outboundFromStub(stub: WireFetch, scope: CallScope): OutboundFetch {
+function outboundFromStub(stub: WireFetch, guard: CompletionGuard): OutboundFetch {
   return async (request) => {
-    if (!scope.active) throw new Error(COMPLETED_MESSAGE);
+    if (!guard.active) throw new Error(COMPLETED_MESSAGE);
     return responseFromWire(await stub(await requestToWire(request)));
   };
 }
 
 /**
- * `outbound` overrides the stub and scope of the caller's outbound function: a retained execution
+ * `outbound` overrides the stub and guard of the caller's outbound function: a retained execution
  * keeps a duplicate of the stub alive past the call.
  */
 export function executeRequestFromWire(
   wire: WireExecuteRequest,
-  scope: CallScope,
-  outbound: { stub: WireFetch | undefined; scope: CallScope } = { stub: wire.outbound, scope },
+  guard: CompletionGuard,
+  outbound: { stub: WireFetch | undefined; guard: CompletionGuard } = { stub: wire.outbound, guard },
 ): ExecuteRequest {
-  if (!OUTBOUND_MODES.includes(wire.outboundMode)) {
-    throw new ExecutorError('INVALID_REQUEST', formatInvalidOutboundMode(wire.outboundMode));
-  }
-  if (wire.outboundMode === 'stub' && typeof outbound.stub !== 'function') {
-    throw new ExecutorError('INVALID_REQUEST', OUTBOUND_STUB_MISSING);
-  }
-  const request: ExecuteRequest = { code: wire.code, dispatch: scopedDispatch(wire.dispatch, scope) };
+  const request: ExecuteRequest = { code: wire.code, dispatch: guarded(wire.dispatch, guard) };
   if (wire.providers !== undefined) request.providers = wire.providers;
   if (wire.modules !== undefined) request.modules = wire.modules;
   if (wire.timeout !== undefined) request.timeout = wire.timeout;
   if (wire.countHostWaits !== undefined) request.countHostWaits = wire.countHostWaits;
   if (wire.retainHandles !== undefined) request.retainHandles = wire.retainHandles;
   if (wire.outboundMode === 'blocked') request.outbound = null;
-  if (wire.outboundMode === 'stub' && outbound.stub) request.outbound = outboundFromStub(outbound.stub, outbound.scope);
+  if (wire.outboundMode === 'stub' && outbound.stub) request.outbound = outboundFromStub(outbound.stub, outbound.guard);
   return request;
 }
 
-export function invokeRequestFromWire(wire: WireInvokeHandleRequest, scope: CallScope): InvokeHandleRequest {
+/** `args` is the decoded argument array (the wire carries it encoded). */
+export function invokeRequestFromWire(
+  wire: WireInvokeHandleRequest,
+  args: unknown[] | undefined,
+  guard: CompletionGuard,
+): InvokeHandleRequest {
   const request: InvokeHandleRequest = {
     executionId: wire.executionId,
     handle: wire.handle,
-    dispatch: scopedDispatch(wire.dispatch, scope),
+    dispatch: guarded(wire.dispatch, guard),
   };
-  if (wire.args !== undefined) request.args = decodeValue(wire.args) as unknown[];
+  if (args !== undefined) request.args = args;
   if (wire.timeout !== undefined) request.timeout = wire.timeout;
   if (wire.countHostWaits !== undefined) request.countHostWaits = wire.countHostWaits;
   return request;

@@ -3,24 +3,25 @@
  * retained execution's functions may fetch again through `invokeHandle`, so the daemon keeps a
  * duplicate (`dup()`) under the execution id until `closeHandles` or the owning connection ends.
  */
-import type { WireFetch } from '../remote/wire.js';
-import type { CallScope } from './request-from-wire.js';
+
+import type { CompletionGuard } from '../protocol/dispatch.js';
+import type { WireFetch } from '../wire/types.js';
 
 /** A capnweb stub: callable, duplicable, disposable. */
 export type FetchStub = WireFetch & { dup(): FetchStub; [Symbol.dispose](): void };
 
 interface Retained {
   stub: FetchStub;
-  scope: CallScope;
+  guard: CompletionGuard;
   connection: number;
 }
 
 export class RetainedOutbounds {
   readonly #byExecution = new Map<string, Retained>();
 
-  keep(executionId: string, connection: number, stub: FetchStub, scope: CallScope): void {
+  keep(executionId: string, connection: number, stub: FetchStub, guard: CompletionGuard): void {
     this.release(executionId);
-    this.#byExecution.set(executionId, { stub, scope, connection });
+    this.#byExecution.set(executionId, { stub, guard, connection });
   }
 
   release(executionId: string): void {
@@ -40,7 +41,7 @@ export class RetainedOutbounds {
 }
 
 function dispose(retained: Retained): void {
-  retained.scope.active = false;
+  retained.guard.active = false;
   try {
     retained.stub[Symbol.dispose]();
   } catch {

@@ -1,29 +1,44 @@
 /**
- * Runs the daemon process around a server: prints the listening line, logs, and on SIGTERM or
- * SIGINT drains running executions, refuses new ones, disposes the executor and exits. A second
- * signal during the drain exits at once.
+ * Runs the daemon process around a server: prints its log (timestamped text or JSON), and on
+ * SIGTERM, SIGINT, or the loss of its parent process drains (`/readyz` 503 at once, new sessions
+ * and executions refused, running ones finish within the drain timeout), disposes the executor and
+ * exits 0. A second signal during the drain exits at once, with status 1.
  */
 import type { Executor } from '../protocol/types.js';
-import { createExecutorServer, type ExecutorServer, type ExecutorServerOptions } from './executor-server.js';
-import { formatDraining, formatListening, STOPPED } from './texts.js';
+import { createExecutorServer, type ExecutorServer } from './executor-server.js';
+import { type LogFormat, type LogSink, lineSink } from './log.js';
+import type { ExecutorServerOptions } from './server-options.js';
+import { formatAdminListening, formatDraining, formatListening, formatParentGone, STOPPED } from './texts.js';
 
 export interface DaemonIo {
   /** One line, newline added. */
   print(line: string): void;
 }
 
+export interface DaemonOptions extends Omit<ExecutorServerOptions, 'executor' | 'log'> {
+  /** `text` (default): `<ISO time> <level> <message>`; `json`: one object per line. */
+  logFormat?: LogFormat | undefined;
+  /** Keep serving when the parent process goes away (nohup and the like). Default false: stop as on SIGTERM. */
+  detached?: boolean | undefined;
+}
+
 const stdoutIo: DaemonIo = { print: (line) => void process.stdout.write(`${line}\n`) };
 
 /** How long the process may take to exit on its own after a clean stop before it is made to. */
 const EXIT_GRACE_MS = 2000;
+/** How often the parent is looked for; a wrapper that died is noticed within this. */
+const PARENT_POLL_MS = 500;
 
 export async function runDaemon(
   executor: Executor,
-  options: Omit<ExecutorServerOptions, 'executor' | 'log'>,
+  options: DaemonOptions = {},
   io: DaemonIo = stdoutIo,
 ): Promise<ExecutorServer> {
-  const server = await createExecutorServer({ ...options, executor, log: io.print });
-  io.print(formatListening(server.url));
+  const { logFormat = 'text', detached = false, ...serverOptions } = options;
+  const log: LogSink = lineSink(logFormat, io.print);
+  const server = await createExecutorServer({ ...serverOptions, executor, log });
+  log(formatListening(server.url));
+  if (server.adminUrl !== undefined) log(formatAdminListening(server.adminUrl));
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) process.exit(1);
@@ -31,15 +46,34 @@ export async function runDaemon(
     // The executor may wait on unref'd child processes; without a ref'd handle Node would exit
     // with the stop half done (and without the `stopped` line).
     const keepAlive = setInterval(() => {}, 1000);
-    io.print(formatDraining(server.running));
+    log(formatDraining(server.running));
     await server.close();
     await executor.dispose();
-    io.print(STOPPED);
+    log(STOPPED);
     clearInterval(keepAlive);
     // Everything is released; this only guards against a handle someone else left open.
     setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  if (!detached) watchParent(log, () => void stop());
   return server;
+}
+
+/**
+ * A wrapper (npx, a shell, a supervisor that signals only its direct child) may exit and leave the
+ * daemon to init. Linux offers no parent-death signal to Node, so the parent pid is polled: once
+ * it changes, the daemon was orphaned.
+ */
+function watchParent(log: LogSink, stop: () => void): void {
+  const parent = process.ppid;
+  // Started by init (pid 1, a container's entry point) or with no parent: nothing to watch.
+  if (parent <= 1) return;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    log(formatParentGone(parent), 'warn');
+    stop();
+  }, PARENT_POLL_MS);
+  timer.unref();
 }

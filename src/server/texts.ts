@@ -17,8 +17,28 @@ export function formatConnectionRefused(peer: string, reason: string): string {
   return `connection refused from ${peer}: ${reason}`;
 }
 
-export const TOKEN_REFUSED = 'missing or wrong bearer token';
-export const DRAINING_REFUSED = 'the daemon is shutting down';
+export const TOKEN_MISSING =
+  'no bearer token: the daemon requires one (--token or CODEMODE_EXECUTOR_TOKEN), and the upgrade carried no "Authorization: Bearer" header';
+export const TOKEN_WRONG =
+  "wrong bearer token: the upgrade's Authorization header carried a token that is not the daemon's";
+export const SESSION_REFUSED_DRAINING =
+  'the daemon is shutting down and opens no new sessions: connect to another daemon';
+
+export function formatTooManySessions(limit: number): string {
+  return `the daemon already has ${limit} open session${limit === 1 ? '' : 's'}, its limit (--max-connections): connect to another daemon`;
+}
+
+export function formatTooManyUnauthenticated(address: string, pending: number): string {
+  return `${address} already holds ${pending} socket${pending === 1 ? '' : 's'} not yet upgraded to an authenticated session, the per-address limit (--max-unauthenticated-per-peer)`;
+}
+
+export function formatHandshakeTimedOut(timeout: number): string {
+  return `no authenticated WebSocket upgrade within ${timeout} ms of connecting (--handshake-timeout)`;
+}
+
+export function formatRefusalsSuppressed(count: number, reason: string, windowMs: number): string {
+  return `${count} more connection${count === 1 ? '' : 's'} refused (${reason}) in the last ${windowMs / 1000} s; not logged one by one`;
+}
 
 export type ExecutionKind = 'execute' | 'invokeHandle';
 
@@ -32,8 +52,32 @@ export function formatExecutionSettled(
   return `connection ${connection} ${kind} ${execution} ${outcome} in ${milliseconds} ms`;
 }
 
-export function formatExecutionCancelled(connection: number, execution: number, kind: ExecutionKind): string {
-  return `connection ${connection} ${kind} ${execution} cancelled: the client is gone`;
+/** Why a connection's running calls were given up when its client went away. */
+export const CLIENT_GONE = 'the client is gone';
+
+export function formatExecutionCancelled(
+  connection: number,
+  execution: number,
+  kind: ExecutionKind,
+  why: string,
+): string {
+  return `connection ${connection} ${kind} ${execution} cancelled: ${why}`;
+}
+
+export function formatExecutionRefused(connection: number, kind: ExecutionKind, reason: string): string {
+  return `connection ${connection} refused ${kind}: ${reason}`;
+}
+
+export function formatClientDropped(connection: number, reason: string): string {
+  return `connection ${connection} dropped: ${reason}`;
+}
+
+export function formatLeaseExpired(lease: number): string {
+  return `the client was not heard from for its heartbeat lease of ${lease} ms, so it counts the connection broken`;
+}
+
+export function formatSendBufferExceeded(buffered: number, limit: number): string {
+  return `the client stopped reading: ${buffered} bytes wait to be sent, past the limit of ${limit} bytes (--max-send-buffer)`;
 }
 
 export function formatInvalidCancelToken(token: unknown): string {
@@ -52,8 +96,6 @@ export function formatTooManyExecutions(limit: number): string {
   return `This connection already runs ${limit} execution${limit === 1 ? '' : 's'}, the executor daemon's per-connection limit (--max-executions-per-connection)`;
 }
 
-export const SHUTTING_DOWN = 'The executor daemon is shutting down and accepts no new executions';
-
 export function formatUnsafeBind(host: string): string {
   return `Refusing to bind ${host} without a token: a non-loopback address needs --token or the CODEMODE_EXECUTOR_TOKEN environment variable`;
 }
@@ -65,7 +107,11 @@ export function formatDraining(running: number): string {
 export const STOPPED = 'stopped';
 
 export function formatInvalidServerOption(name: string, expected: string, value: unknown): string {
-  return `createExecutorServer(): options.${name} must be ${expected}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+  return `createExecutorServer(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
+}
+
+export function formatUnknownServerOption(name: string, known: readonly string[]): string {
+  return `createExecutorServer() has no option ${name}; the options are ${known.join(', ')}`;
 }
 
 export const UPGRADE_REQUIRED = 'This is a codemode executor daemon: connect with a WebSocket (see docs/remote.md)';
@@ -76,6 +122,22 @@ export function formatInvalidOutboundMode(mode: unknown): string {
   return `outboundMode must be "default", "blocked" or "stub", got ${JSON.stringify(mode) ?? String(mode)}`;
 }
 
+export function formatRequestNotObject(method: string, got: string): string {
+  return `${method}: the request must be an object, got ${got}`;
+}
+
+export function formatFieldInvalid(method: string, field: string, expected: string, got: string): string {
+  return `${method}: request.${field} must be ${expected}, got ${got}`;
+}
+
+export function formatFieldUnknown(method: string, field: string, known: readonly string[]): string {
+  return `${method}: request.${field} is not a field of the wire request; its fields are ${known.join(', ')}`;
+}
+
+export function formatArgumentInvalid(method: string, argument: string, expected: string, got: string): string {
+  return `${method}: ${argument} must be ${expected}, got ${got}`;
+}
+
 export const OUTBOUND_STUB_MISSING = 'outboundMode "stub" needs an outbound function on the request';
 
 export function formatRefusedMessage(connection: number, reason: string): string {
@@ -84,3 +146,67 @@ export function formatRefusedMessage(connection: number, reason: string): string
 
 /** The close reason every client socket gets when the daemon stops. */
 export const SOCKET_CLOSED_ON_STOP = 'executor daemon stopped';
+
+export function formatHandleElsewhere(executionId: string, owner: string, self: string): string {
+  return `Execution ${JSON.stringify(executionId)} is retained by the executor daemon ${JSON.stringify(owner)}, not by this one (${JSON.stringify(self)}): send its invokeHandle and closeHandles to the daemon that ran it, for instance by routing on the affinity header connect() sends`;
+}
+
+export const ALIVE = 'alive';
+export const READY = 'ready: taking new sessions';
+export const NOT_READY_DRAINING = 'not ready: draining, no new sessions';
+export const NOT_READY_STARTING = 'not ready: the first sandbox has not started yet';
+
+export function formatSandboxUnavailable(detail: string): string {
+  return `not ready: the executor cannot start a sandbox: ${detail}`;
+}
+
+export const ADMIN_NOT_FOUND = 'The admin listener serves GET /healthz, /readyz and /metrics';
+
+export function formatAdminListening(url: string): string {
+  return `admin listening on ${url} (/healthz, /readyz, /metrics)`;
+}
+
+export function formatDrainTimedOut(running: number, timeout: number): string {
+  return `the drain timeout of ${timeout} ms passed (--drain-timeout) with ${running} execution${running === 1 ? '' : 's'} still running: cancelling ${running === 1 ? 'it' : 'them'}`;
+}
+
+export function formatParentGone(parent: number): string {
+  return `the parent process (pid ${parent}) is gone: shutting down as on SIGTERM (--detached keeps serving)`;
+}
+
+export function formatUnknownFlag(flag: string): string {
+  return `unknown flag ${flag}; codemode-executor --help lists the flags`;
+}
+
+export function formatFlagNeedsValue(flag: string): string {
+  return `${flag} needs a value`;
+}
+
+export function formatFlagNotInteger(flag: string, min: number, got: string): string {
+  return `--${flag} must be an integer >= ${min}, got ${JSON.stringify(got)}`;
+}
+
+export function formatFlagOutOfRange(flag: string, max: number, got: number): string {
+  return `--${flag} must be at most ${max}, got ${got}`;
+}
+
+export function formatLogFormatInvalid(got: string): string {
+  return `--log-format must be text or json, got ${JSON.stringify(got)}`;
+}
+
+export function formatMissingCommand(): string {
+  return 'missing command: serve';
+}
+
+export function formatUnknownCommand(command: string): string {
+  return `unknown command: ${command}; the command is serve`;
+}
+
+export const TOKEN_EMPTY = '--token must not be empty';
+
+export const ADMIN_HOST_WITHOUT_PORT = '--admin-host needs --admin-port: the admin listener is off without a port';
+
+export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number, timeoutGiven: boolean): string {
+  const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
+  return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;
+}

@@ -1,12 +1,13 @@
 /**
  * A capnweb `RpcTransport` over a `ws` socket. capnweb's `WebSocketTransport` reads the global
  * `WebSocket`, which Node 20 lacks, so the daemon sets nothing global and uses this instead.
- * Incoming messages over `maxMessageSize` bytes are replaced by ones that fail alone (oversize.ts).
+ * Incoming messages over `maxMessageSize` bytes are replaced by ones that fail alone (oversize.ts);
+ * a client whose unsent bytes pass `maxSendBuffer` (it stopped reading) is reported to `hooks`.
  */
 import type { RpcTransport } from 'capnweb';
 import type { RawData, WebSocket } from 'ws';
-import { InboundQueue, truncateCloseReason } from '../remote/inbound-queue.js';
-import { formatPeerClosed, formatSocketFailed } from '../remote/texts.js';
+import { InboundQueue, truncateCloseReason } from '../wire/inbound-queue.js';
+import { formatPeerClosed, formatSocketFailed } from '../wire/texts.js';
 import { substituteOversizedMessage } from './oversize.js';
 import { BINARY_MESSAGE, formatMessageTooLarge } from './texts.js';
 
@@ -18,14 +19,33 @@ function toText(data: RawData): { text: string; size: number } {
   return { text: buffer.toString('utf8'), size: buffer.byteLength };
 }
 
+/** What the transport tells its connection. */
+export interface TransportHooks {
+  /** Every incoming message, with its size: the client is alive. */
+  received(bytes: number): void;
+  sent(bytes: number): void;
+  /** The socket's unsent bytes passed `maxSendBuffer`. Called once. */
+  overflowed(buffered: number): void;
+}
+
+export interface TransportLimits {
+  maxMessageSize: number;
+  maxSendBuffer: number;
+}
+
 export class WsTransport implements RpcTransport {
   readonly #socket: WebSocket;
   readonly #maxMessageSize: number;
+  readonly #maxSendBuffer: number;
+  readonly #hooks: TransportHooks;
   readonly #inbound = new InboundQueue();
+  #overflowed = false;
 
-  constructor(socket: WebSocket, maxMessageSize: number) {
+  constructor(socket: WebSocket, limits: TransportLimits, hooks: TransportHooks) {
     this.#socket = socket;
-    this.#maxMessageSize = maxMessageSize;
+    this.#maxMessageSize = limits.maxMessageSize;
+    this.#maxSendBuffer = limits.maxSendBuffer;
+    this.#hooks = hooks;
     socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
     socket.on('close', (code, reason) =>
       this.#inbound.fail(new Error(formatPeerClosed(code, reason.toString('utf8')))),
@@ -34,7 +54,15 @@ export class WsTransport implements RpcTransport {
   }
 
   send(message: string): void {
-    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.send(message);
+    if (this.#overflowed || this.#socket.readyState !== this.#socket.OPEN) return;
+    this.#socket.send(message);
+    this.#hooks.sent(Buffer.byteLength(message));
+    // Unsent bytes pile up in this process when the client stops reading; past the bound it goes.
+    const buffered = this.#socket.bufferedAmount;
+    if (buffered > this.#maxSendBuffer) {
+      this.#overflowed = true;
+      this.#hooks.overflowed(buffered);
+    }
   }
 
   receive(): Promise<string> {
@@ -49,6 +77,7 @@ export class WsTransport implements RpcTransport {
   #receive(data: RawData, isBinary: boolean): void {
     if (this.#inbound.error !== undefined) return;
     const { text, size } = toText(data);
+    this.#hooks.received(size);
     if (isBinary) {
       this.#inbound.fail(new TypeError(BINARY_MESSAGE));
       return;

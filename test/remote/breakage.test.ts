@@ -76,11 +76,11 @@ describe('a frozen daemon (SIGSTOP, socket left open)', () => {
   });
 });
 
-describe('a client blocked past the heartbeat timeout', () => {
+describe('a client blocked past the heartbeat timeout, within its lease', () => {
   it('keeps its session: an answer waiting in the socket counts', async () => {
     const daemon = await startDaemon();
     let blocked = false;
-    // Right after a heartbeat leaves, this process's event loop is held for several timeout
+    // Right after a heartbeat leaves, this process's event loop is held for twice the timeout
     // periods (as synchronous host code would), in the check phase: when it lets go, the expired
     // timeout timer runs before the poll phase reads the answer that has been waiting in the socket.
     class BlockingAfterHeartbeat extends WebSocket {
@@ -88,6 +88,7 @@ describe('a client blocked past the heartbeat timeout', () => {
         (super.send as (data: string, ...rest: never[]) => void)(data, ...rest);
         if (blocked || !data.includes('"heartbeat"')) return;
         blocked = true;
+        // Past the timeout (300 ms), within the lease the daemon holds it to (1000 + 300 ms).
         setImmediate(() => {
           const until = Date.now() + 600;
           while (Date.now() < until);
@@ -96,15 +97,15 @@ describe('a client blocked past the heartbeat timeout', () => {
     }
     const executor = await connect(daemon.url, {
       websocket: BlockingAfterHeartbeat as unknown as WebSocketConstructor,
-      heartbeatInterval: 50,
-      heartbeatTimeout: 100,
+      heartbeatInterval: 1000,
+      heartbeatTimeout: 300,
     });
     const gate = toolGate();
     const running = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
     await gate.reached;
     await waitUntil(() => blocked);
-    // A few more heartbeats go by unblocked before the gate opens.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // More heartbeats go by unblocked before the gate opens.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     gate.open();
     await expect(running).resolves.toMatchObject({ result: 'released' });
     await executor.dispose();

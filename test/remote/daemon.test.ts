@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEnvelopeDispatch } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
+import { formatNotTakingSessions, formatTokenMissing, formatTokenWrong } from '../../src/remote/texts.js';
+import { TOKEN_MISSING, TOKEN_WRONG } from '../../src/server/texts.js';
+import { DRAINING_REFUSAL } from '../../src/wire/refusals.js';
 import { NodeWebSocket, rejection, toolGate } from './support/client.js';
 import { spawnDaemon, startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
@@ -26,18 +29,25 @@ describe('the bearer token', () => {
     await expect(admitted.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     await admitted.dispose();
 
-    for (const options of [{ token: 'wrong' }, { headers: { authorization: 'Basic from-the-env' } }, {}]) {
+    const refusals = [
+      { options: { token: 'wrong' }, client: formatTokenWrong(daemon.url), logged: TOKEN_WRONG },
+      {
+        options: { headers: { authorization: 'Basic from-the-env' } },
+        client: formatTokenMissing(daemon.url),
+        logged: TOKEN_MISSING,
+      },
+      { options: {}, client: formatTokenMissing(daemon.url), logged: TOKEN_MISSING },
+    ];
+    for (const { options, client } of refusals) {
       const error = await rejection(connect(daemon.url, { websocket: NodeWebSocket, ...options }));
-      expect(error.code).toBe('CONNECTION_REJECTED');
-      expect(error.message).toBe(
-        `Executor at ${daemon.url} refused the connection: WebSocket connection failed: Unexpected server response: 401`,
-      );
+      expect([error.code, error.message, error.retryable]).toEqual(['CONNECTION_REJECTED', client, false]);
     }
-    const refusedLines = () =>
-      daemon.lines.filter((line) =>
-        /^connection refused from 127\.0\.0\.1:\d+: missing or wrong bearer token$/.test(line),
+    // The daemon's log says which of the two it was, one line per refusal.
+    const refused = (text: string) =>
+      daemon.lines.filter(
+        (line) => line.startsWith('connection refused from 127.0.0.1:') && line.endsWith(`: ${text}`),
       );
-    await waitUntil(() => refusedLines().length === 3);
+    await waitUntil(() => refused(TOKEN_WRONG).length === 1 && refused(TOKEN_MISSING).length === 2);
     expect(daemon.lines.filter((line) => / opened from /.test(line))).toHaveLength(1);
   });
 
@@ -67,7 +77,56 @@ describe('the command line', () => {
   it('refuses an unknown flag, naming it, with status 2', async () => {
     const daemon = spawnDaemon(['--frobnicate']);
     expect((await daemon.exited).code).toBe(2);
-    expect(daemon.stderr.join('')).toContain("codemode-executor: Unknown option '--frobnicate'");
+    expect(daemon.stderr.join('')).toContain(
+      'codemode-executor: unknown flag --frobnicate; codemode-executor --help lists the flags',
+    );
+  });
+
+  it('refuses a flag without its value, and crossed timeouts, naming the flags', async () => {
+    const cases: [string[], string][] = [
+      [['--port'], 'codemode-executor: --port needs a value'],
+      [
+        ['--timeout', '10', '--max-timeout', '5'],
+        'codemode-executor: --timeout (10 ms) is above --max-timeout (5 ms): a request',
+      ],
+      [['--max-timeout', '5'], 'codemode-executor: the default --timeout (60000 ms) is above --max-timeout (5 ms)'],
+      [['--log-format', 'xml'], 'codemode-executor: --log-format must be text or json, got "xml"'],
+      [['--admin-port', '70000'], 'codemode-executor: --admin-port must be at most 65535, got 70000'],
+      [['--admin-host', '0.0.0.0'], 'codemode-executor: --admin-host needs --admin-port'],
+    ];
+    for (const [args, text] of cases) {
+      const daemon = spawnDaemon(args);
+      expect((await daemon.exited).code).toBe(2);
+      expect(daemon.stderr.join('')).toContain(text);
+    }
+  });
+
+  it('--help shows every default, and no path an installed user cannot open', async () => {
+    const daemon = spawnDaemon(['--help']);
+    expect((await daemon.exited).code).toBe(0);
+    const help = daemon.lines.join('\n');
+    // Each flag's entry (its line and the ones continuing it) states its default.
+    const entries = help.split(/\n(?= {2}-)/).filter((entry) => entry.startsWith('  --'));
+    expect(entries.length).toBeGreaterThan(20);
+    for (const entry of entries) expect(entry).toMatch(/\(default/);
+    expect(help).not.toMatch(/docs\/|\.md\b/);
+  });
+
+  it('logs as JSON with --log-format json: one object per line, with time and level', async () => {
+    const daemon = await startDaemon(['--log-format', 'json']);
+    const executor = await connect(daemon.url, { websocket: NodeWebSocket });
+    await executor.execute(TRIVIAL);
+    await executor.dispose();
+    await daemon.waitForLine(/^connection 1 closed after 1 execution$/);
+    for (const line of daemon.raw) {
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      expect(Object.keys(parsed)).toEqual(['time', 'level', 'msg']);
+      expect(Number.isNaN(Date.parse(parsed.time as string))).toBe(false);
+    }
+    expect(JSON.parse(daemon.raw[0]!)).toMatchObject({
+      level: 'info',
+      msg: daemon.url && `listening on ${daemon.url}`,
+    });
   });
 
   it('refuses a malformed number, naming the flag', async () => {
@@ -217,13 +276,21 @@ describe('SIGTERM', () => {
     daemon.kill('SIGTERM');
     await daemon.waitForLine(/^shutting down: draining 1 running execution$/);
 
+    // A new execution is refused before it runs; the client leaves the session and tries to open
+    // another, which a lone draining daemon refuses too (behind a load balancer, another takes it).
     const refused = await rejection(executor.execute(TRIVIAL));
     expect([refused.code, refused.message, refused.retryable]).toEqual([
-      'EXECUTOR_DISPOSED',
-      'The executor daemon is shutting down and accepts no new executions',
+      'CONNECTION_REJECTED',
+      formatNotTakingSessions(daemon.url),
       true,
     ]);
-    expect((await rejection(connect(daemon.url, { websocket: NodeWebSocket }))).code).toBe('CONNECTION_REJECTED');
+    await daemon.waitForLine(new RegExp(`^connection 1 refused execute: ${DRAINING_REFUSAL}$`));
+    await daemon.waitForLine(
+      /^connection refused from 127\.0\.0\.1:\d+: the daemon is shutting down and opens no new sessions/,
+    );
+    expect((await rejection(connect(daemon.url, { websocket: NodeWebSocket }))).message).toBe(
+      formatNotTakingSessions(daemon.url),
+    );
 
     gate.open();
     await expect(running).resolves.toMatchObject({ result: 'released' });

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
+import { decodeValue } from '../../src/protocol/value-codec.js';
 import { resolveConnectOptions } from '../../src/remote/connect-options.js';
 import { executeRequestToWire, invokeRequestToWire } from '../../src/remote/request-to-wire.js';
-import { decodeValue } from '../../src/remote/value-codec.js';
 
 const none = resolveConnectOptions({}).defaults;
 
@@ -70,18 +70,21 @@ describe('invokeRequestToWire', () => {
 
 describe('the cancel token', () => {
   it('goes on the wire only for a call that has a signal', () => {
-    expect(executeRequestToWire({ code: 'c' }, none, '7')).toEqual({
+    expect(executeRequestToWire({ code: 'c' }, none, { cancelToken: '7' })).toEqual({
       code: 'c',
       dispatch: null,
       outboundMode: 'default',
       cancelToken: '7',
     });
-    expect(Object.keys(executeRequestToWire({ code: 'c' }, none, undefined))).not.toContain('cancelToken');
-    expect(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none, '8')).toEqual({
+    expect(Object.keys(executeRequestToWire({ code: 'c' }, none, {}))).not.toContain('cancelToken');
+    expect(
+      invokeRequestToWire({ executionId: 'e', handle: 'h' }, none, { cancelToken: '8', heartbeatLease: 900 }),
+    ).toEqual({
       executionId: 'e',
       handle: 'h',
       dispatch: null,
       cancelToken: '8',
+      heartbeatLease: 900,
     });
     expect(Object.keys(invokeRequestToWire({ executionId: 'e', handle: 'h' }, none))).not.toContain('cancelToken');
   });

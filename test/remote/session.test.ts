@@ -2,7 +2,9 @@
  * One daemon, many calls: opening a session, what crosses (tool calls, logs, results the value
  * codec carries, outbound fetch), the options on the wire, and error rehydration.
  */
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { createEnvelopeDispatch, HANDLE_KEY } from '../../src/protocol/index.js';
 import { connect, RemoteExecutor, type RemoteExecutor as RemoteExecutorType } from '../../src/remote/index.js';
 import { NodeWebSocket, rejection } from './support/client.js';
@@ -64,6 +66,55 @@ describe('opening a session', () => {
     expect(error.message).toMatch(
       /^Executor at ws:\/\/127\.0\.0\.1:1 refused the connection: WebSocket connection failed: .*ECONNREFUSED/,
     );
+  });
+
+  it('refuses an option it does not have, naming it and listing the ones it has', () => {
+    for (const misspelled of [{ tokn: 'x' }, { heartbeatIntervl: 10 }]) {
+      const name = Object.keys(misspelled)[0]!;
+      let thrown: unknown;
+      try {
+        new RemoteExecutor('ws://127.0.0.1:1', misspelled as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({
+        code: 'CONNECTION_REJECTED',
+        message: `connect() has no option ${name}; the options are websocket, headers, token, rotateAfterExecutions, reconnect, maxReconnectAttempts, backoff, handshakeTimeout, heartbeatInterval, heartbeatTimeout, timeout, countHostWaits, outbound, affinity`,
+      });
+    }
+  });
+
+  it('sends one affinity header for the life of an executor, a fresh one per executor', async () => {
+    const seen: (string | undefined)[] = [];
+    const listener = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    // Records the header, then refuses the session: only the handshake matters here.
+    listener.on('connection', (socket, request) => {
+      seen.push(request.headers['x-codemode-executor-affinity'] as string | undefined);
+      socket.close(1011, 'not a daemon');
+    });
+    await once(listener, 'listening');
+    const url = `ws://127.0.0.1:${(listener.address() as { port: number }).port}`;
+    try {
+      const chosen = new RemoteExecutor(url, { websocket: NodeWebSocket, affinity: 'tenant-7', reconnect: false });
+      await chosen.execute({ code: 'async () => 1' }).catch(() => {});
+      await chosen.execute({ code: 'async () => 1' }).catch(() => {});
+      const [first, second] = [
+        new RemoteExecutor(url, { websocket: NodeWebSocket, reconnect: false }),
+        new RemoteExecutor(url, { websocket: NodeWebSocket, reconnect: false }),
+      ];
+      await first.execute({ code: 'async () => 1' }).catch(() => {});
+      await second.execute({ code: 'async () => 1' }).catch(() => {});
+      await Promise.all([chosen.dispose(), first.dispose(), second.dispose()]);
+      expect(seen.slice(0, 2)).toEqual(['tenant-7', 'tenant-7']);
+      expect(seen[2]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(seen[3]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(seen[2]).not.toBe(seen[3]);
+      expect(() => new RemoteExecutor(url, { affinity: 'two words' })).toThrow(
+        'connect(): options.affinity must be a header value of 1 to 128 printable ASCII characters, got "two words"',
+      );
+    } finally {
+      listener.close();
+    }
   });
 
   it('refuses a url that is not ws:// or wss://', () => {

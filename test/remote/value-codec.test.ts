@@ -2,7 +2,7 @@
 import { deserialize, serialize } from 'capnweb';
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
-import { decodeValue, encodeValue } from '../../src/remote/value-codec.js';
+import { decodeValue, encodeValue } from '../../src/protocol/value-codec.js';
 
 /** Through the real capnweb serializer, as on the wire. */
 function roundTrip(value: unknown): unknown {

@@ -5,6 +5,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { messageOfLogLine } from '../../../src/server/log.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** The daemon's CLI run under tsx, so the tests do not depend on a fresh build. */
@@ -18,8 +19,10 @@ export interface Daemon {
   readonly url: string;
   readonly port: number;
   readonly child: ChildProcessWithoutNullStreams;
-  /** Every stdout line so far. */
+  /** The message of every stdout line so far: the line without its timestamp and level. */
   readonly lines: string[];
+  /** Every stdout line as printed. */
+  readonly raw: string[];
   readonly stderr: string[];
   /** Resolves with the exit code (or the signal) when the process ends. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -32,6 +35,8 @@ const running = new Set<ChildProcessWithoutNullStreams>();
 
 export interface SpawnOptions {
   env?: Record<string, string>;
+  /** Runs the daemon under `ulimit -n <fdLimit>` (through sh, which then execs node: the pid stays the daemon's). */
+  fdLimit?: number;
 }
 
 /** Spawns `codemode-executor serve` with the lean defaults first (later flags win), without waiting for it to listen. */
@@ -40,12 +45,17 @@ export function spawnDaemon(args: string[], options: SpawnOptions = {}): Omit<Da
 }
 
 function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 'port'> {
-  const child = spawn(process.execPath, args, {
+  const [command, argv] =
+    options.fdLimit === undefined
+      ? [process.execPath, args]
+      : ['sh', ['-c', `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, argv, {
     cwd: ROOT,
     env: { ...process.env, CODEMODE_EXECUTOR_TOKEN: '', ...options.env },
   });
   running.add(child);
   const lines: string[] = [];
+  const raw: string[] = [];
   const stderr: string[] = [];
   const waiters: { pattern: RegExp; resolve(line: string): void }[] = [];
   const exited = once(child, 'exit').then(([code, signal]) => {
@@ -57,8 +67,10 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
     buffer += chunk;
     let newline: number;
     while ((newline = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, newline);
+      const printed = buffer.slice(0, newline);
       buffer = buffer.slice(newline + 1);
+      raw.push(printed);
+      const line = messageOf(printed);
       lines.push(line);
       for (const waiter of [...waiters]) {
         if (!waiter.pattern.test(line)) continue;
@@ -71,6 +83,7 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
   return {
     child,
     lines,
+    raw,
     stderr,
     exited,
     waitForLine(pattern) {
@@ -89,9 +102,41 @@ function spawnNode(args: string[], options: SpawnOptions): Omit<Daemon, 'url' | 
   };
 }
 
+/** A line in neither log format is kept whole, for a test to catch. */
+function messageOf(line: string): string {
+  return messageOfLogLine(line) ?? line;
+}
+
 /** Spawns the daemon and waits for `listening on <url>`. */
 export async function startDaemon(args: string[] = [], options: SpawnOptions = {}): Promise<Daemon> {
   return listening(spawnDaemon(['--port', '0', ...args], options));
+}
+
+/** A daemon with its admin listener on a free port. */
+export interface AdminDaemon extends Daemon {
+  /** `http://127.0.0.1:<port>` */
+  readonly adminUrl: string;
+  readonly adminPort: number;
+}
+
+export async function startAdminDaemon(args: string[] = [], options: SpawnOptions = {}): Promise<AdminDaemon> {
+  const daemon = await startDaemon(['--admin-port', '0', ...args], options);
+  const line = await daemon.waitForLine(/^admin listening on /);
+  const adminUrl = /^admin listening on (\S+)/.exec(line)![1]!;
+  return { ...daemon, adminUrl, adminPort: Number(new URL(adminUrl).port) };
+}
+
+/** GET on the admin listener: the status and the body. */
+export async function adminGet(daemon: AdminDaemon, path: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`${daemon.adminUrl}${path}`);
+  return { status: response.status, body: await response.text() };
+}
+
+/** The value of one sample of the daemon's /metrics (0 when absent), e.g. `codemode_executor_sessions`. */
+export async function metricValue(daemon: AdminDaemon, sample: string): Promise<number> {
+  const { body } = await adminGet(daemon, '/metrics');
+  const line = body.split('\n').find((candidate) => candidate.startsWith(`${sample} `));
+  return line === undefined ? 0 : Number(line.slice(sample.length + 1));
 }
 
 /** The real daemon, announcing protocol version 2, on `port` (0: a free one). */

@@ -1,12 +1,11 @@
 /**
- * What crosses the capnweb session between `RemoteExecutor` and the daemon. Shared by both ends.
+ * The grammar of the capnweb session between `RemoteExecutor` and the daemon. Shared by both ends.
  *
  * capnweb keeps a property set to `undefined` as a present key, so a wire object carries only the
  * fields the caller set; `null` is a value of its own (a `null` timeout asks for the maximum bound).
  * Functions (dispatch, outbound) cross as live stubs that call back over the same socket.
  */
-import type { Dispatch, ExecuteResult, LogEntry, ModuleSource, ProviderDescriptor } from '../protocol/types.js';
-import { decodeValue, encodeValue } from './value-codec.js';
+import type { Dispatch, LogEntry, ModuleSource, ProviderDescriptor } from '../protocol/types.js';
 
 /** The outbound tri-state of `ExecuteRequest.outbound`, spelled out, since the wire cannot tell an absent function from an undefined one. */
 export type OutboundMode = 'default' | 'blocked' | 'stub';
@@ -43,6 +42,12 @@ export interface WireExecuteRequest {
   retainHandles?: boolean;
   /** Present when the caller passed a signal: `cancel(cancelToken)` aborts this call. */
   cancelToken?: string;
+  /**
+   * Milliseconds: the client counts the session broken when the daemon has not heard from it this
+   * long while calls run (its heartbeat interval plus timeout). The daemon then cancels the
+   * connection's calls itself, so nothing runs on after the client was told the connection broke.
+   */
+  heartbeatLease?: number;
 }
 
 export interface WireInvokeHandleRequest {
@@ -55,6 +60,8 @@ export interface WireInvokeHandleRequest {
   countHostWaits?: boolean;
   /** As on `WireExecuteRequest`. */
   cancelToken?: string;
+  /** As on `WireExecuteRequest`. */
+  heartbeatLease?: number;
 }
 
 /** `ExecuteResult` with `result` encoded by the value codec. */
@@ -79,20 +86,4 @@ export interface ExecutorEndpoint {
    * cannot cross the wire). An unknown token, or one whose call has settled, is a no-op.
    */
   cancel(cancelToken: string): void;
-}
-
-export function resultFromWire(wire: WireExecuteResult): ExecuteResult {
-  const result: ExecuteResult = { logs: wire.logs };
-  if (wire.result !== undefined) result.result = decodeValue(wire.result);
-  if (wire.error !== undefined) result.error = wire.error;
-  if (wire.executionId !== undefined) result.executionId = wire.executionId;
-  return result;
-}
-
-export function resultToWire(result: ExecuteResult): WireExecuteResult {
-  const wire: WireExecuteResult = { logs: result.logs };
-  if (result.result !== undefined) wire.result = encodeValue(result.result);
-  if (result.error !== undefined) wire.error = result.error;
-  if (result.executionId !== undefined) wire.executionId = result.executionId;
-  return wire;
 }

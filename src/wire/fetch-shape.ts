@@ -4,7 +4,7 @@
  * `Response`; the client does the opposite around the caller's outbound function.
  */
 import { formatOutboundStatus } from './texts.js';
-import type { WireFetchRequest, WireFetchResponse } from './wire.js';
+import type { WireFetchRequest, WireFetchResponse } from './types.js';
 
 /** Statuses whose Response cannot carry a body. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);

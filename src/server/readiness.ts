@@ -1,0 +1,81 @@
+/**
+ * Whether the daemon should get new sessions, as `/readyz` says it: not while it drains, and not
+ * while its executor cannot start a sandbox. That is learned from a trivial probe execution at
+ * start, from every execution's outcome, and, while the sandbox is unavailable, from a new probe
+ * at most every `REPROBE_MS` when `/readyz` is asked.
+ */
+import { messageOf } from '../protocol/errors.js';
+import type { Executor } from '../protocol/types.js';
+import { formatSandboxUnavailable, NOT_READY_DRAINING, NOT_READY_STARTING, READY } from './texts.js';
+
+const PROBE = { code: 'async () => true' } as const;
+const REPROBE_MS = 5_000;
+
+/** The codes that say the executor cannot run anything now. */
+const UNAVAILABLE_CODES = new Set(['SANDBOX_UNAVAILABLE', 'EXECUTOR_DISPOSED']);
+
+export interface ReadinessState {
+  ready: boolean;
+  text: string;
+}
+
+export class Readiness {
+  readonly #executor: Executor;
+  #sandbox: 'starting' | 'available' | 'unavailable' = 'starting';
+  #detail = '';
+  #probing: Promise<void> | undefined;
+  #lastProbe = 0;
+
+  constructor(executor: Executor) {
+    this.#executor = executor;
+  }
+
+  /** Starts the first probe; `/readyz` answers 503 until it has run. */
+  start(): void {
+    this.#probe();
+  }
+
+  /** An execution's failure, or success, tells what the sandbox can do now. */
+  observe(error: unknown): void {
+    const code = (error as { code?: unknown } | null | undefined)?.code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) {
+      this.#sandbox = 'unavailable';
+      this.#detail = messageOf(error);
+    } else if (error === undefined) {
+      this.#sandbox = 'available';
+    }
+  }
+
+  state(draining: boolean): ReadinessState {
+    if (draining) return { ready: false, text: NOT_READY_DRAINING };
+    if (this.#sandbox === 'starting') return { ready: false, text: NOT_READY_STARTING };
+    if (this.#sandbox === 'unavailable') {
+      if (Date.now() - this.#lastProbe >= REPROBE_MS) this.#probe();
+      return { ready: false, text: formatSandboxUnavailable(this.#detail) };
+    }
+    return { ready: true, text: READY };
+  }
+
+  /** Waits for a probe in progress (for an orderly stop). */
+  async settled(): Promise<void> {
+    await this.#probing;
+  }
+
+  #probe(): void {
+    if (this.#probing !== undefined) return;
+    this.#lastProbe = Date.now();
+    this.#probing = this.#executor
+      .execute(PROBE)
+      .then(
+        (result) => this.observe(result.error === undefined ? undefined : result),
+        (error: unknown) => {
+          // Only an unavailable sandbox makes the daemon unready; any other answer shows it runs.
+          if (UNAVAILABLE_CODES.has(String((error as { code?: unknown } | null)?.code))) this.observe(error);
+          else this.#sandbox = 'available';
+        },
+      )
+      .finally(() => {
+        this.#probing = undefined;
+      });
+  }
+}

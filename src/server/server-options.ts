@@ -1,0 +1,175 @@
+/**
+ * The options of `createExecutorServer`: their defaults, and the checks that name the option a
+ * value broke. The CLI maps each flag onto one of these (cli-args.ts).
+ */
+import type { Executor } from '../protocol/types.js';
+import { isLoopbackHost } from './auth.js';
+import { isValidDaemonId } from './handle-ids.js';
+import type { LogSink } from './log.js';
+import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from './texts.js';
+
+export interface ExecutorServerOptions {
+  /** The native executor every connection shares. The server does not dispose it. */
+  executor: Executor;
+  /** Default `127.0.0.1`. A non-loopback address needs a `token`. */
+  host?: string | undefined;
+  /** Default 8787; 0 picks a free one. */
+  port?: number | undefined;
+  /** The bearer token clients must send as `Authorization: Bearer <token>`. */
+  token?: string | undefined;
+  /** Bytes; a larger incoming message fails alone with `LIMIT_EXCEEDED`. Default 16 MiB. */
+  maxMessageSize?: number | undefined;
+  /** Concurrent executions (and handle calls) per connection; more fail with `LIMIT_EXCEEDED`. Default 16. */
+  maxExecutionsPerConnection?: number | undefined;
+  /** Milliseconds between WebSocket pings to each client; a client that misses one is dropped. Default 15000. */
+  clientPingInterval?: number | undefined;
+  /** Open sessions at once; one more is refused (HTTP 503). Default 512. */
+  maxConnections?: number | undefined;
+  /** Bytes waiting to be sent to one client (it stopped reading) before it is dropped. Default 64 MiB. */
+  maxSendBuffer?: number | undefined;
+  /** Milliseconds from a TCP connection to its authenticated WebSocket upgrade. Default 5000. */
+  handshakeTimeout?: number | undefined;
+  /** Sockets one address may hold open before their upgrade is authenticated. Default 32. */
+  maxUnauthenticatedPerPeer?: number | undefined;
+  /** Milliseconds `close()` waits for running executions before it cancels them. Default 30000. */
+  drainTimeout?: number | undefined;
+  /** Names this daemon in the execution ids it gives out. Default `<hostname>:<port>`. */
+  daemonId?: string | undefined;
+  /** The health and metrics listener (`/healthz`, `/readyz`, `/metrics`). Default: none. */
+  admin?: { host?: string | undefined; port: number } | undefined;
+  /** The version `protocolVersion()` announces. For tests of the mismatch path only. */
+  protocolVersion?: number | undefined;
+  /** Told one message per event (connections, executions, refusals). Default: nothing. */
+  log?: LogSink | undefined;
+}
+
+export const SERVER_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8787,
+  maxMessageSize: 16 * 1024 * 1024,
+  maxExecutionsPerConnection: 16,
+  clientPingInterval: 15_000,
+  maxConnections: 512,
+  maxSendBuffer: 64 * 1024 * 1024,
+  handshakeTimeout: 5_000,
+  maxUnauthenticatedPerPeer: 32,
+  drainTimeout: 30_000,
+  adminHost: '127.0.0.1',
+} as const;
+
+export interface ServerSettings {
+  executor: Executor;
+  host: string;
+  port: number;
+  token: string | undefined;
+  maxMessageSize: number;
+  maxExecutionsPerConnection: number;
+  clientPingInterval: number;
+  maxConnections: number;
+  maxSendBuffer: number;
+  handshakeTimeout: number;
+  maxUnauthenticatedPerPeer: number;
+  drainTimeout: number;
+  daemonId: string | undefined;
+  admin: { host: string; port: number } | undefined;
+  protocolVersion: number | undefined;
+  log: LogSink;
+}
+
+const KNOWN = [
+  'executor',
+  'host',
+  'port',
+  'token',
+  'maxMessageSize',
+  'maxExecutionsPerConnection',
+  'clientPingInterval',
+  'maxConnections',
+  'maxSendBuffer',
+  'handshakeTimeout',
+  'maxUnauthenticatedPerPeer',
+  'drainTimeout',
+  'daemonId',
+  'admin',
+  'protocolVersion',
+  'log',
+] as const;
+
+function integer(name: string, value: unknown, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(formatInvalidServerOption(name, `an integer >= ${min}`, value));
+  }
+  return value;
+}
+
+function port(name: string, value: unknown, fallback: number): number {
+  const resolved = integer(name, value, fallback, 0);
+  if (resolved > 65535) throw new TypeError(formatInvalidServerOption(name, 'a port number (0 to 65535)', value));
+  return resolved;
+}
+
+export function resolveServerOptions(options: ExecutorServerOptions): ServerSettings {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(formatInvalidServerOption('', 'an object', options));
+  }
+  for (const key of Object.keys(options)) {
+    if (!(KNOWN as readonly string[]).includes(key)) {
+      throw new TypeError(formatUnknownServerOption(key, KNOWN));
+    }
+  }
+  const { executor, token, daemonId, admin, log } = options;
+  const host = options.host ?? SERVER_DEFAULTS.host;
+  if (typeof executor !== 'object' || executor === null)
+    throw new TypeError(formatInvalidServerOption('executor', 'an Executor', executor));
+  if (typeof host !== 'string' || host === '')
+    throw new TypeError(formatInvalidServerOption('host', 'an address', host));
+  if (token !== undefined && (typeof token !== 'string' || token === '')) {
+    throw new TypeError(formatInvalidServerOption('token', 'a non-empty string', token));
+  }
+  if (token === undefined && !isLoopbackHost(host)) throw new Error(formatUnsafeBind(host));
+  if (daemonId !== undefined && (typeof daemonId !== 'string' || !isValidDaemonId(daemonId))) {
+    throw new TypeError(
+      formatInvalidServerOption('daemonId', 'a non-empty name without "@", spaces or controls', daemonId),
+    );
+  }
+  if (log !== undefined && typeof log !== 'function')
+    throw new TypeError(formatInvalidServerOption('log', 'a function', log));
+  let resolvedAdmin: ServerSettings['admin'];
+  if (admin !== undefined) {
+    if (typeof admin !== 'object' || admin === null)
+      throw new TypeError(formatInvalidServerOption('admin', 'an object { host?, port }', admin));
+    const adminHost = admin.host ?? SERVER_DEFAULTS.adminHost;
+    if (typeof adminHost !== 'string' || adminHost === '')
+      throw new TypeError(formatInvalidServerOption('admin.host', 'an address', adminHost));
+    if (admin.port === undefined)
+      throw new TypeError(formatInvalidServerOption('admin.port', 'a port number (0 to 65535)', admin.port));
+    resolvedAdmin = { host: adminHost, port: port('admin.port', admin.port, 0) };
+  }
+  return {
+    executor,
+    host,
+    port: port('port', options.port, SERVER_DEFAULTS.port),
+    token,
+    maxMessageSize: integer('maxMessageSize', options.maxMessageSize, SERVER_DEFAULTS.maxMessageSize),
+    maxExecutionsPerConnection: integer(
+      'maxExecutionsPerConnection',
+      options.maxExecutionsPerConnection,
+      SERVER_DEFAULTS.maxExecutionsPerConnection,
+    ),
+    clientPingInterval: integer('clientPingInterval', options.clientPingInterval, SERVER_DEFAULTS.clientPingInterval),
+    maxConnections: integer('maxConnections', options.maxConnections, SERVER_DEFAULTS.maxConnections),
+    maxSendBuffer: integer('maxSendBuffer', options.maxSendBuffer, SERVER_DEFAULTS.maxSendBuffer),
+    handshakeTimeout: integer('handshakeTimeout', options.handshakeTimeout, SERVER_DEFAULTS.handshakeTimeout),
+    maxUnauthenticatedPerPeer: integer(
+      'maxUnauthenticatedPerPeer',
+      options.maxUnauthenticatedPerPeer,
+      SERVER_DEFAULTS.maxUnauthenticatedPerPeer,
+    ),
+    drainTimeout: integer('drainTimeout', options.drainTimeout, SERVER_DEFAULTS.drainTimeout, 0),
+    daemonId,
+    admin: resolvedAdmin,
+    protocolVersion: options.protocolVersion,
+    log: log ?? (() => {}),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * What stands between a TCP connection and a session: the bounds that hold before a client is
+ * authenticated (a short handshake timeout, a cap on unauthenticated sockets per address), and the
+ * decision on the upgrade itself (draining, the token, `--max-connections`). Every refusal is
+ * logged, counted, and answered with a status the client maps onto a text of its own (401: no
+ * token, 403: a wrong one, 503: go to another daemon).
+ */
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { UPGRADE_REFUSAL_STATUS } from '../wire/refusals.js';
+import { checkBearer } from './auth.js';
+import type { LogSink } from './log.js';
+import type { DaemonMetrics, SessionRefusal } from './metrics.js';
+import {
+  formatConnectionRefused,
+  formatHandshakeTimedOut,
+  formatRefusalsSuppressed,
+  formatTooManySessions,
+  formatTooManyUnauthenticated,
+  SESSION_REFUSED_DRAINING,
+  TOKEN_MISSING,
+  TOKEN_WRONG,
+} from './texts.js';
+
+export interface GateSettings {
+  token: string | undefined;
+  maxConnections: number;
+  handshakeTimeout: number;
+  maxUnauthenticatedPerPeer: number;
+}
+
+/** A refused upgrade: the status line the client sees, and why. */
+interface Refusal {
+  status: (typeof UPGRADE_REFUSAL_STATUS)[keyof typeof UPGRADE_REFUSAL_STATUS];
+  reason: SessionRefusal;
+  text: string;
+}
+
+/** Lines per refusal reason per window; past it they are counted and summed up in one line. */
+const REFUSAL_LINES_PER_WINDOW = 10;
+const REFUSAL_WINDOW_MS = 10_000;
+
+export function peerOf(socket: Socket): string {
+  const { remoteAddress, remotePort } = socket;
+  return remoteAddress?.includes(':') ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
+}
+
+export class SessionGate {
+  readonly #settings: GateSettings;
+  readonly #log: LogSink;
+  readonly #metrics: DaemonMetrics;
+  /** Sockets not yet upgraded, by remote address. */
+  readonly #pending = new Map<string, Set<Socket>>();
+  readonly #timers = new Map<Socket, ReturnType<typeof setTimeout>>();
+  readonly #window = new Map<SessionRefusal, { logged: number; suppressed: number }>();
+  #windowTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(settings: GateSettings, log: LogSink, metrics: DaemonMetrics) {
+    this.#settings = settings;
+    this.#log = log;
+    this.#metrics = metrics;
+  }
+
+  /** A TCP connection was accepted: it has `handshakeTimeout` ms to become an authenticated session. */
+  admit(socket: Socket): void {
+    const address = socket.remoteAddress ?? '';
+    const pending = this.#pending.get(address) ?? new Set<Socket>();
+    const peer = peerOf(socket);
+    if (pending.size >= this.#settings.maxUnauthenticatedPerPeer) {
+      this.#refused(peer, 'unauthenticated_per_peer', formatTooManyUnauthenticated(address, pending.size));
+      socket.destroy();
+      return;
+    }
+    pending.add(socket);
+    this.#pending.set(address, pending);
+    const timer = setTimeout(() => {
+      this.#refused(peer, 'handshake_timeout', formatHandshakeTimedOut(this.#settings.handshakeTimeout));
+      socket.destroy();
+    }, this.#settings.handshakeTimeout);
+    timer.unref();
+    this.#timers.set(socket, timer);
+    socket.once('close', () => this.settled(socket));
+  }
+
+  /** The socket became a session, or closed: it no longer counts as unauthenticated. */
+  settled(socket: Socket): void {
+    const timer = this.#timers.get(socket);
+    if (timer !== undefined) clearTimeout(timer);
+    this.#timers.delete(socket);
+    const address = socket.remoteAddress ?? '';
+    const pending = this.#pending.get(address);
+    if (pending === undefined) return;
+    pending.delete(socket);
+    if (pending.size === 0) this.#pending.delete(address);
+  }
+
+  /**
+   * Decides an upgrade; a refusal is logged, counted and answered on the socket. `true` when the
+   * upgrade may go on.
+   */
+  decide(request: IncomingMessage, socket: Duplex, state: { draining: boolean; open: number }): boolean {
+    const refusal = this.#refusalOf(request, state);
+    if (refusal === undefined) return true;
+    this.#refused(peerOf(request.socket), refusal.reason, refusal.text);
+    answer(socket, refusal);
+    return false;
+  }
+
+  #refusalOf(request: IncomingMessage, state: { draining: boolean; open: number }): Refusal | undefined {
+    if (state.draining)
+      return { status: UPGRADE_REFUSAL_STATUS.notTakingSessions, reason: 'draining', text: SESSION_REFUSED_DRAINING };
+    const bearer = checkBearer(request.headers.authorization, this.#settings.token);
+    if (bearer === 'missing')
+      return { status: UPGRADE_REFUSAL_STATUS.tokenMissing, reason: 'token_missing', text: TOKEN_MISSING };
+    if (bearer === 'wrong')
+      return { status: UPGRADE_REFUSAL_STATUS.tokenWrong, reason: 'token_wrong', text: TOKEN_WRONG };
+    const limit = this.#settings.maxConnections;
+    if (state.open >= limit) {
+      return {
+        status: UPGRADE_REFUSAL_STATUS.notTakingSessions,
+        reason: 'max_connections',
+        text: formatTooManySessions(limit),
+      };
+    }
+    return undefined;
+  }
+
+  #refused(peer: string, reason: SessionRefusal, text: string): void {
+    this.#metrics.sessionRefused(reason);
+    const window = this.#window.get(reason) ?? { logged: 0, suppressed: 0 };
+    this.#window.set(reason, window);
+    if (window.logged < REFUSAL_LINES_PER_WINDOW) {
+      window.logged += 1;
+      this.#log(formatConnectionRefused(peer, text), 'warn');
+    } else {
+      window.suppressed += 1;
+    }
+    this.#windowTimer ??= setTimeout(() => this.#closeWindow(), REFUSAL_WINDOW_MS);
+    this.#windowTimer.unref();
+  }
+
+  /** A flood of refusals is logged as its first lines and one line with the count of the rest. */
+  #closeWindow(): void {
+    this.#windowTimer = undefined;
+    for (const [reason, window] of this.#window) {
+      if (window.suppressed > 0) {
+        this.#log(formatRefusalsSuppressed(window.suppressed, reason, REFUSAL_WINDOW_MS), 'warn');
+      }
+    }
+    this.#window.clear();
+  }
+
+  /** Logs what the current window held back, at once (the server is closing). */
+  flush(): void {
+    if (this.#windowTimer !== undefined) clearTimeout(this.#windowTimer);
+    this.#closeWindow();
+  }
+}
+
+function answer(socket: Duplex, refusal: Refusal): void {
+  // A client that resets mid-answer must not crash the daemon with an unhandled 'error'.
+  socket.on('error', () => {});
+  const body = `${refusal.text}\n`;
+  const challenge = refusal.status === UPGRADE_REFUSAL_STATUS.tokenMissing ? 'WWW-Authenticate: Bearer\r\n' : '';
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nConnection: close\r\n${challenge}Content-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

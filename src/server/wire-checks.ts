@@ -1,0 +1,155 @@
+/**
+ * Every value a client sends is checked against the wire grammar (src/wire/types.ts) before the
+ * daemon uses it: a malformed one is `INVALID_REQUEST` naming the method and the field, never a
+ * raw `TypeError` from deep inside. Checks are of shape alone; what a field means (a provider's
+ * names, a timeout's bound) is the executor's to check.
+ */
+import { describeValue } from '../protocol/describe-value.js';
+import { ExecutorError } from '../protocol/errors.js';
+import { decodeValue } from '../protocol/value-codec.js';
+import type { OutboundMode, WireExecuteRequest, WireInvokeHandleRequest } from '../wire/types.js';
+import {
+  formatArgumentInvalid,
+  formatFieldInvalid,
+  formatFieldUnknown,
+  formatInvalidCancelToken,
+  formatInvalidOutboundMode,
+  formatRequestNotObject,
+  OUTBOUND_STUB_MISSING,
+} from './texts.js';
+
+type WireMethod = 'execute' | 'invokeHandle' | 'closeHandles' | 'rejectOversizedMessage';
+
+const OUTBOUND_MODES: readonly OutboundMode[] = ['default', 'blocked', 'stub'];
+
+const EXECUTE_FIELDS: readonly (keyof WireExecuteRequest)[] = [
+  'code',
+  'dispatch',
+  'outboundMode',
+  'outbound',
+  'providers',
+  'modules',
+  'timeout',
+  'countHostWaits',
+  'retainHandles',
+  'cancelToken',
+  'heartbeatLease',
+];
+
+const INVOKE_FIELDS: readonly (keyof WireInvokeHandleRequest)[] = [
+  'executionId',
+  'handle',
+  'args',
+  'dispatch',
+  'timeout',
+  'countHostWaits',
+  'cancelToken',
+  'heartbeatLease',
+];
+
+function invalid(message: string): ExecutorError {
+  return new ExecutorError('INVALID_REQUEST', message);
+}
+
+type Fields = Record<string, unknown>;
+
+function record(method: WireMethod, value: unknown, known: readonly string[]): Fields {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(formatRequestNotObject(method, describeValue(value)));
+  }
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) throw invalid(formatFieldUnknown(method, key, known));
+  }
+  return value as Fields;
+}
+
+function field(method: WireMethod, fields: Fields, name: string, expected: string, ok: (value: unknown) => boolean) {
+  const value = fields[name];
+  if (!ok(value)) throw invalid(formatFieldInvalid(method, name, expected, describeValue(value)));
+}
+
+const optional = (check: (value: unknown) => boolean) => (value: unknown) => value === undefined || check(value);
+const isString = (value: unknown) => typeof value === 'string';
+const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
+const isTimeout = (value: unknown) => value === null || typeof value === 'number';
+const isBoolean = (value: unknown) => typeof value === 'boolean';
+const isLease = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
+const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function checkCancelToken(fields: Fields): void {
+  const token = fields.cancelToken;
+  if (token !== undefined && (typeof token !== 'string' || token === '')) {
+    throw invalid(formatInvalidCancelToken(token));
+  }
+}
+
+/** The fields both call kinds share. */
+function checkCallFields(method: WireMethod, fields: Fields): void {
+  field(method, fields, 'dispatch', 'a function or null', isFunctionOrNull);
+  field(method, fields, 'timeout', 'a number, null or absent', optional(isTimeout));
+  field(method, fields, 'countHostWaits', 'a boolean or absent', optional(isBoolean));
+  field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
+  checkCancelToken(fields);
+}
+
+export function checkExecuteRequest(value: unknown): WireExecuteRequest {
+  const fields = record('execute', value, EXECUTE_FIELDS);
+  field('execute', fields, 'code', 'a string', isString);
+  checkCallFields('execute', fields);
+  field('execute', fields, 'providers', 'an array or absent', optional(Array.isArray));
+  field('execute', fields, 'modules', 'a record of module sources or absent', optional(isRecord));
+  field('execute', fields, 'retainHandles', 'a boolean or absent', optional(isBoolean));
+  const mode = fields.outboundMode;
+  if (!OUTBOUND_MODES.includes(mode as OutboundMode)) throw invalid(formatInvalidOutboundMode(mode));
+  if (mode === 'stub' && typeof fields.outbound !== 'function') throw invalid(OUTBOUND_STUB_MISSING);
+  if (mode !== 'stub')
+    field('execute', fields, 'outbound', `absent when outboundMode is "${mode}"`, (v) => v === undefined);
+  return fields as unknown as WireExecuteRequest;
+}
+
+/** The request, with `args` decoded (a malformed encoding is `INVALID_REQUEST` too). */
+export function checkInvokeHandleRequest(value: unknown): {
+  wire: WireInvokeHandleRequest;
+  args: unknown[] | undefined;
+} {
+  const fields = record('invokeHandle', value, INVOKE_FIELDS);
+  field('invokeHandle', fields, 'executionId', 'a string', isString);
+  field('invokeHandle', fields, 'handle', 'a string', isString);
+  checkCallFields('invokeHandle', fields);
+  let args: unknown[] | undefined;
+  if (fields.args !== undefined) {
+    let decoded: unknown;
+    try {
+      decoded = decodeValue(fields.args);
+    } catch {
+      decoded = undefined;
+    }
+    if (!Array.isArray(decoded)) {
+      throw invalid(
+        formatFieldInvalid('invokeHandle', 'args', 'an encoded array or absent', describeValue(fields.args)),
+      );
+    }
+    args = decoded;
+  }
+  return { wire: fields as unknown as WireInvokeHandleRequest, args };
+}
+
+/** The one argument of `closeHandles`. */
+export function checkExecutionId(value: unknown): string {
+  if (typeof value !== 'string')
+    throw invalid(formatArgumentInvalid('closeHandles', 'executionId', 'a string', describeValue(value)));
+  return value;
+}
+
+/** The arguments of `rejectOversizedMessage`, which the transport fills with two byte counts. */
+export function checkOversizeArguments(size: unknown, limit: unknown): [number, number] {
+  for (const [name, value] of [
+    ['size', size],
+    ['limit', limit],
+  ] as const) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw invalid(formatArgumentInvalid('rejectOversizedMessage', name, 'a byte count', describeValue(value)));
+    }
+  }
+  return [size as number, limit as number];
+}

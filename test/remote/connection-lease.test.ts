@@ -1,0 +1,76 @@
+/**
+ * The heartbeat lease on the daemon's side, on one Connection: the first message after a silence
+ * past the lease gives the calls up at once, before anything else runs (a daemon waking from a
+ * freeze reads its sockets before its timers), while silence with no call running counts for nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Executor } from '../../src/protocol/index.js';
+import { Connection, type ServerContext } from '../../src/server/connection.js';
+import { DaemonMetrics } from '../../src/server/metrics.js';
+import { Readiness } from '../../src/server/readiness.js';
+import { RetainedOutbounds } from '../../src/server/retained-outbounds.js';
+import { formatLeaseExpired } from '../../src/server/texts.js';
+
+const idle: Executor = {
+  execute: async () => ({ logs: [] }),
+  invokeHandle: async () => ({ logs: [] }),
+  closeHandles: async () => {},
+  dispose: async () => {},
+};
+
+function context(lines: string[]): ServerContext {
+  return {
+    executor: idle,
+    protocolVersion: 1,
+    maxExecutionsPerConnection: 4,
+    retained: new RetainedOutbounds(),
+    draining: false,
+    daemonId: 'test',
+    metrics: new DaemonMetrics(idle),
+    readiness: new Readiness(idle),
+    log: (message) => lines.push(message),
+    track: () => () => {},
+  };
+}
+
+/** Holds this thread, as a frozen process would: no timer can run meanwhile. */
+function block(milliseconds: number): void {
+  const until = performance.now() + milliseconds;
+  while (performance.now() < until);
+}
+
+describe('the heartbeat lease', () => {
+  it('is checked on the first message after a silence past it, before any timer could run', async () => {
+    const lines: string[] = [];
+    const drops: string[] = [];
+    const connection = new Connection(1, context(lines), (reason) => drops.push(reason));
+    let signal: AbortSignal | undefined;
+    const call = connection.run('execute', { heartbeatLease: 50 }, (given) => {
+      signal = given;
+      return new Promise((_, reject) => given.addEventListener('abort', () => reject(given.reason)));
+    });
+    block(120);
+    connection.heard();
+    expect(drops).toEqual([formatLeaseExpired(50)]);
+    expect(signal?.aborted).toBe(true);
+    expect(lines).toContain(`connection 1 execute 1 cancelled: ${formatLeaseExpired(50)}`);
+    await call.catch(() => {});
+  });
+
+  it('counts no silence while no call runs: the lease starts with the first call', async () => {
+    const drops: string[] = [];
+    const connection = new Connection(1, context([]), (reason) => drops.push(reason));
+    // Idle well past the lease, then a call: the lease starts with it.
+    block(400);
+    let release!: () => void;
+    const call = connection.run(
+      'execute',
+      { heartbeatLease: 200 },
+      () => new Promise((resolve) => (release = () => resolve({ logs: [] }))),
+    );
+    connection.heard();
+    release();
+    await call;
+    expect(drops).toEqual([]);
+  });
+});
