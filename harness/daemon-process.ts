@@ -9,8 +9,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { TOKEN_ENV } from '../src/server/cli-args.js';
-import { formatListening } from '../src/server/texts.js';
+import { TOKEN_ENV } from '../src/server/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = 'src/server/cli.ts';
@@ -28,7 +27,11 @@ const LISTEN_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 /** The daemon logs a line per execution; only the end is kept for error messages. */
 const OUTPUT_TAIL_LINES = 40;
-const LISTENING_PREFIX = formatListening('');
+/**
+ * The daemon's start-up line, `listening on <url>`. Found anywhere in a line, so a timestamp or
+ * a structured log format around it does not hide it.
+ */
+const LISTENING = /listening on (wss?:\/\/[^\s"]+)/;
 
 export interface DaemonProcessOptions {
   /** Who started it, for error messages: "The <label> daemon (...) exited". */
@@ -90,7 +93,8 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         keep(line);
-        if (line.startsWith(LISTENING_PREFIX)) resolve(line.slice(LISTENING_PREFIX.length));
+        const listening = LISTENING.exec(line);
+        if (listening) resolve(listening[1]!);
       }
     });
   });
@@ -113,7 +117,7 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(trouble(`did not print "${LISTENING_PREFIX}<url>" within ${LISTEN_TIMEOUT_MS} ms`))),
+      () => reject(new Error(trouble(`did not print "listening on <url>" within ${LISTEN_TIMEOUT_MS} ms`))),
       LISTEN_TIMEOUT_MS,
     );
     void exited.then(() => reject(new Error(trouble(`exited (${status}) before listening`))));

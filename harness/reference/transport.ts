@@ -1,6 +1,6 @@
 /** One POST to a running reference worker. Infrastructure failures throw; the case's outcome never does. */
 
-import { messageOf } from '../../src/protocol/errors.js';
+import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { columnRequestFailed, columnRequestTimedOut, columnUnreachable } from './messages.js';
 import type { ReferenceRequest } from './wire.js';

@@ -1,13 +1,10 @@
 /**
  * Reference columns as running services: `startReferenceColumn` bundles `worker.ts` against one
- * release under `wrangler dev`, and `startReferenceColumns` starts several with bounded
- * parallelism. Used by the catalogue, the matrix runner, the surface inventory and the benchmark.
+ * release under `wrangler dev`. Used by the engine's sides, the surface inventory and the benchmark.
  */
 
-import { messageOf } from '../../src/protocol/errors.js';
 import type { Outcome } from '../case-model.js';
 import {
-  COLUMN_NAMES,
   type ColumnName,
   type ColumnVersions,
   columnByName,
@@ -15,7 +12,7 @@ import {
   readColumnVersions,
   WRANGLER_BIN,
 } from './columns.js';
-import { columnStopped, columnsFailedToStart } from './messages.js';
+import { columnStopped } from './messages.js';
 import { postReferenceRequest } from './transport.js';
 import type { ReferenceRequest } from './wire.js';
 import { startWranglerDev } from './wrangler-dev.js';
@@ -40,13 +37,7 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
-export interface StartManyOptions extends StartOptions {
-  /** How many columns start at once. Default 2, the number of cores. */
-  parallelism?: number;
-}
-
 const DEFAULT_READY_TIMEOUT_MS = 120_000;
-const DEFAULT_PARALLELISM = 2;
 
 export async function startReferenceColumn(
   name: ColumnName | string,
@@ -76,44 +67,4 @@ export async function startReferenceColumn(
       return dev.stop();
     },
   };
-}
-
-/** Stops every column given, in parallel; the first failure is rethrown after all have been tried. */
-export async function stopReferenceColumns(columns: readonly StartedReferenceColumn[]): Promise<void> {
-  const results = await Promise.allSettled(columns.map((column) => column.stop()));
-  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failed) throw failed.reason;
-}
-
-/**
- * Starts the named columns (default: all), at most `parallelism` at a time, in the order given.
- * If any fails to start, the ones that did are stopped and one error names every failure.
- */
-export async function startReferenceColumns(
-  names: readonly (ColumnName | string)[] = COLUMN_NAMES,
-  options: StartManyOptions = {},
-): Promise<StartedReferenceColumn[]> {
-  const parallelism = Math.max(1, options.parallelism ?? DEFAULT_PARALLELISM);
-  const started: (StartedReferenceColumn | undefined)[] = new Array(names.length);
-  const failures: string[] = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < names.length && failures.length === 0) {
-      const index = next;
-      next += 1;
-      const name = names[index] as string;
-      try {
-        started[index] = await startReferenceColumn(name, options);
-      } catch (error) {
-        failures.push(`${name}: ${messageOf(error)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, names.length) }, lane));
-  const running = started.filter((column): column is StartedReferenceColumn => column !== undefined);
-  if (failures.length > 0) {
-    await stopReferenceColumns(running);
-    throw new Error(columnsFailedToStart(failures));
-  }
-  return running;
 }

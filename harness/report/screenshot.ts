@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { messageOf } from '../../src/protocol/errors.js';
+import { messageOf } from '../../src/protocol/index.js';
 import { launchChromium } from './browser.js';
 
 export interface ScreenshotOptions {

@@ -14,7 +14,7 @@ export function matrixSchema(): Record<string, unknown> {
 
 /** Every problem, one per line (`/cells/3: must have required property 'reason'`); empty when valid. */
 export function matrixProblems(value: unknown): string[] {
-  compiled ??= new Ajv2020({ allErrors: true, strict: true }).compile(matrixSchema());
+  compiled ??= new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(matrixSchema());
   if (compiled(value)) return [];
   return (compiled.errors ?? []).map(
     (error) =>

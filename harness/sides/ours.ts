@@ -7,10 +7,13 @@
  * request field, sharing the same pool. Everything else about the run is the shipped composition.
  */
 
-import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
-import type { ConnectorBinding, ExtendedExecuteOptions } from '../../src/codemode/execution-plan.js';
+import {
+  CodemodeExecutor,
+  type ConnectorBinding,
+  type Executor,
+  type ExtendedExecuteOptions,
+} from '../../src/index.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import type { Executor } from '../../src/protocol/types.js';
 import type { Case, Outcome } from '../case-model.js';
 import { normalizeResult, normalizeThrow } from '../normalize-result.js';
 import { materializeConnectors, materializeOutbound, materializeProviders } from '../tools.js';

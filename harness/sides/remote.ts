@@ -4,8 +4,7 @@
  * `describeOurCall`, the same `countHostWaits: false` wrapper); only the native executor differs.
  */
 import { WebSocket } from 'ws';
-import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
-import { connect, type RemoteExecutor, type WebSocketConstructor } from '../../src/remote/index.js';
+import { CodemodeExecutor, connect, type RemoteExecutor, type WebSocketConstructor } from '../../src/index.js';
 import { startDaemonProcess } from '../daemon-process.js';
 import { runDialectCase, withHostWaitsUncounted } from './ours.js';
 import type { Side } from './side.js';

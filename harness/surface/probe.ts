@@ -32,6 +32,7 @@ export const PROBE_CASE: Case = {
   description: 'Reads the global surface, the members of every capability and their brands',
   features: [],
   code: PROBE_SOURCE,
+  expect: { result: { any: true }, logs: { any: true } },
 };
 
 /** The probe's record, or an error showing what came back instead. */

@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { messageOf } from '../../src/protocol/errors.js';
+import { messageOf } from '../../src/protocol/index.js';
 import type { ColumnVersions } from '../reference/columns.js';
 import type { SurfaceSide } from './measure.js';
 import { tableLacksSide, tableMissing } from './messages.js';

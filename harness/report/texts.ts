@@ -1,0 +1,93 @@
+/**
+ * The report's own texts (matrix.md and the page), in one place. The statuses' labels, symbols
+ * and meanings are the harness's (../texts.ts), since the commands print them too.
+ */
+import type { CellChange } from './history.js';
+import type { ColumnVersions, MatrixRun } from './model.js';
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `codemode 0.5.6 · workerd 1.20260426.1 · wrangler 4.86.0 · compat 2025-06-01 · flags nodejs_compat`. */
+export function versionsLine(versions: ColumnVersions): string {
+  const parts: string[] = [];
+  if (versions.executor) parts.push(`executor ${versions.executor}`);
+  if (versions.codemode) parts.push(`codemode ${versions.codemode}`);
+  if (versions.workerd) parts.push(`workerd ${versions.workerd}`);
+  if (versions.wrangler) parts.push(`wrangler ${versions.wrangler}`);
+  if (versions.compatibilityDate) parts.push(`compat ${versions.compatibilityDate}`);
+  if (versions.compatibilityFlags.length) parts.push(`flags ${versions.compatibilityFlags.join(', ')}`);
+  return parts.join(' · ');
+}
+
+export const reportTexts = {
+  verdict(run: MatrixRun): string {
+    if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
+    const fail = run.summary.columns.reduce((sum, column) => sum + column.counts.fail, 0);
+    const infra = run.summary.columns.reduce((sum, column) => sum + column.counts['infra-error'], 0);
+    const parts = [fail ? plural(fail, 'failure') : '', infra ? `${plural(infra, 'infra-error')} (not results)` : ''];
+    return `Not green: ${parts.filter(Boolean).join(', ') || 'a column did not run'}.`;
+  },
+  runLine(run: MatrixRun): string {
+    const commit = run.run.commit ? `commit ${run.run.commit.slice(0, 12)}` : 'commit unknown';
+    return [
+      `Run ${run.run.date}`,
+      `${commit}${run.run.dirty ? ' (with uncommitted changes)' : ''}`,
+      `${Math.round(run.run.durationMs / 1000)} s`,
+      plural(run.cases.length, 'case'),
+      plural(run.columns.length, 'column'),
+      `judged by docs/interpreting.md version ${run.run.interpreting}`,
+    ].join(' · ');
+  },
+  limited: (leftOut: readonly string[]) =>
+    `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
+  sinceTitle: 'Since the previous run',
+  noPreviousRun: 'No earlier run is recorded in this directory, so there is nothing to compare with.',
+  comparedWith: (date: string, commit: string | null) =>
+    `Compared with the run of ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}.`,
+  nothingChanged: 'No cell changed status.',
+  change: (change: CellChange) =>
+    `${change.from} → ${change.to}${change.releases ? ` (${change.releases.from ?? '?'} → ${change.releases.to ?? '?'})` : ''}`,
+  newCases: (n: number) => `New ${n === 1 ? 'case' : 'cases'} (${n}):`,
+  removedCases: (n: number) => `Removed ${n === 1 ? 'case' : 'cases'} (${n}):`,
+  failuresHeading: 'Failures',
+  failuresTitle: (n: number) => `Failures (${n})`,
+  infraTitle: (n: number) => `Infra-errors (${n}), not results`,
+  none: 'None.',
+  more: (n: number) => `… and ${n} more (see index.html or matrix.json)`,
+  columnDidNotRun: (label: string, why: string) => `column **${label}** did not run: ${why}`,
+  earlierTitle: 'Earlier changes',
+  noEarlier: 'No earlier run in this directory changed a cell.',
+  earlierRun: (date: string, commit: string | null, previous: string) =>
+    `Run ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}, against the run of ${previous}`,
+  earlierLine: (caseId: string, column: string, change: string) => `${caseId} on ${column}: ${change}`,
+  noMatch: 'No case matches these filters.',
+  shown: 'showing {shown} of {total} cases',
+  newMark: 'new',
+  upstreamNote: 'differs from upstream on purpose:',
+  failsAsSaid: '— fails as the skip says',
+  boundariesTitle: 'Release boundaries',
+  skipNote: 'skipped on {columns}:',
+  unsupportedNote: 'not run on {columns}:',
+  judgedBy: {
+    upstream: 'upstream.expect: the case differs from upstream on purpose',
+    skip: 'the expect of its skip entry: this column fails the way the skip says',
+  },
+  legendExtra: [
+    {
+      mark: '✓ ≠',
+      className: 's-pass',
+      meaning: 'Passed upstream.expect: the case differs from upstream on purpose, and the reason is under the case.',
+    },
+    {
+      mark: '– skip ✓',
+      className: 's-skip',
+      meaning: 'Skipped by a boundary, and failed exactly the way the skip entry says it does.',
+    },
+    {
+      mark: '✗ stale skip',
+      className: 's-fail stale',
+      meaning: 'A skipped cell passed: the skip no longer holds. Remove it, or move the boundary.',
+    },
+    { mark: 'new', className: 'new-mark', meaning: 'A case the previous run did not have.' },
+  ],
+} as const;
