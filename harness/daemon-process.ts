@@ -42,6 +42,8 @@ export interface DaemonProcessOptions {
 
 export interface DaemonProcess {
   url: string;
+  /** The end of what the daemon printed. */
+  output(): string;
   /** Why the daemon is no longer running (with its output), or undefined while it runs. */
   gone(): string | undefined;
   /** Stops the daemon gracefully, killing it if it does not exit in time. Idempotent. */
@@ -125,7 +127,7 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
   });
   try {
     const gone = () => (status === undefined || stopping ? undefined : trouble(`exited (${status}) during the run`));
-    return { url: await Promise.race([address, failed]), gone, stop };
+    return { url: await Promise.race([address, failed]), output: () => output.join('\n'), gone, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -13,7 +13,7 @@ import { type ColumnId, plannedColumn } from './columns.js';
 import { brief, checkExpectation } from './expect.js';
 import { type Observation, type Plan, planCell, settleCell } from './judge.js';
 import type { MatrixCell } from './report/model.js';
-import { type Side, startSide } from './sides/index.js';
+import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
 
 /** Beyond a case's own bound (upstream's longest default is 60 s): loading, the round trip, a busy machine. */

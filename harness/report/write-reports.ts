@@ -1,9 +1,11 @@
 /**
  * Writes one run into a reports directory: its history record first, so what changed since the
- * previous run is known, then matrix.json, matrix.md and index.html, which all say it.
+ * previous run is known, then matrix.json, matrix.md and index.html, which all say it. The run is
+ * checked against `schema/matrix.schema.json` (JSON Schema 2020-12, ajv) first.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { changesByRun, type HistoryRecord, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
 import type { MatrixRun } from './model.js';
 import { renderIndexHtml } from './write-html.js';
@@ -47,4 +49,25 @@ export function writeReports(run: MatrixRun, reportsDir: string): MatrixRun {
   writeFileSync(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(written, fromHere(REPO_ROOT)));
   writeFileSync(join(reportsDir, 'index.html'), renderIndexHtml(written, earlier, fromHere(REPO_ROOT)));
   return written;
+}
+
+let compiled: ValidateFunction | undefined;
+
+export function matrixSchema(): Record<string, unknown> {
+  return JSON.parse(readFileSync(MATRIX_SCHEMA, 'utf8')) as Record<string, unknown>;
+}
+
+/** Every problem, one per line (`/cells/3: must have required property 'reason'`); empty when valid. */
+export function matrixProblems(value: unknown): string[] {
+  compiled ??= new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(matrixSchema());
+  if (compiled(value)) return [];
+  return (compiled.errors ?? []).map(
+    (error) =>
+      `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}${error.params && 'allowedValues' in error.params ? ` (${JSON.stringify(error.params.allowedValues)})` : ''}`,
+  );
+}
+
+export function assertValidMatrix(value: unknown): void {
+  const problems = matrixProblems(value);
+  if (problems.length) throw new Error(`matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`);
 }
