@@ -71,7 +71,7 @@ export async function startReferenceColumn(
   };
 }
 
-/** The longest default timeout of any release (upstream-releases.md §8). */
+/** The longest default timeout of any release (docs/upstream.md, "The default timeout"). */
 const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
 /** Room for loading the dynamic worker and the round trip, beyond the in-sandbox timeout. */
 const ANSWER_GRACE_MS = 30_000;
