@@ -276,7 +276,14 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
     (parsedBoundaries.data as Boundary[]).forEach((boundary, index) => {
       const at = (key: string, message: string) =>
         problems.push(parsedBoundaries.positions.complaint([String(index), key], message));
-      if (boundaries.has(boundary.id)) at('id', texts.loader.duplicateId(displayName(boundariesFile)));
+      if (boundaries.has(boundary.id))
+        problems.push(
+          parsedBoundaries.positions.complaint(
+            [String(index)],
+            texts.loader.duplicateId(displayName(boundariesFile)),
+            'id',
+          ),
+        );
       if (boundary.basis !== undefined && !headings.has(boundary.basis))
         at('basis', texts.loader.unknownBasis(boundary.basis));
       boundaries.set(boundary.id, boundary);
@@ -298,7 +305,7 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
       const here = `${displayName(file)}:${line}`;
       const first = seen.get(item.id);
       if (first !== undefined)
-        problems.push(parsed.positions.complaint([String(index), 'id'], texts.loader.duplicateId(first)));
+        problems.push(parsed.positions.complaint([String(index)], texts.loader.duplicateId(first), 'id'));
       else seen.set(item.id, here);
       cases.push({ ...item, file: displayName(file), line });
     });

@@ -49,7 +49,7 @@ describe('npm run case', () => {
     catalogue.write('b.yaml', `\n${caseText('twice', '1', '{ result: 1 }')}`);
     const { status, output } = runCli('twice', '--cases', catalogue.dir);
     expect(status).toBe(2);
-    expect(output).toMatch(/b\.yaml:3 \(case "twice"\): \/id duplicate id, first declared at .*a\.yaml:2/);
+    expect(output).toMatch(/b\.yaml:3 \(case "twice"\): duplicate id, first declared at .*a\.yaml:2/);
   });
 
   it('refuses a malformed file with its file, line and case id', () => {

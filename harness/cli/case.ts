@@ -78,7 +78,7 @@ runCommand(async () => {
       for (const column of columns) {
         if (engine.isAborted) return new Promise<number>(() => {}); // The signal handler exits.
         const { cell, outcome } = await engine.cell(item, column);
-        const status = `${texts.statusSymbol[cell.status]} ${cell.status}${cell.label ? ` (${cell.label})` : ''}`;
+        const status = `${texts.statusSymbol[cell.status]} ${cell.status}${cell.label ? `: ${cell.label}` : ''}`;
         console.log(`  ${column.padEnd(width)}  ${status}${outcome ? `  ${brief(outcome)}` : ''}`);
         if (cell.status !== 'pass' && cell.reason) console.log(`  ${' '.repeat(width)}  ${cell.reason}`);
         if (cell.diff) console.log(cell.diff.replace(/^/gm, `  ${' '.repeat(width)}  `));
