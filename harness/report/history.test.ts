@@ -132,7 +132,7 @@ describe('the history directory', () => {
     });
     const markdown = readFileSync(join(dir, 'matrix.md'), 'utf8');
     expect(markdown).toContain('Compared with the run of 2026-11-28T03:00:00.000Z (commit 3822a5fae1dd).');
-    expect(markdown).toMatch(/- \[`result-number`\]\([^)]*cases\/result\.yaml#L3\) on \*\*0\.3\.8\*\*: fail → pass/);
+    expect(markdown).toMatch(/- \[`result-number`\]\([^)]*cases\/result\.yaml#L3\): 0\.3\.8: fail → pass/);
     expect(JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')).since.changes).toHaveLength(1);
   });
 

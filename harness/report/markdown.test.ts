@@ -23,7 +23,7 @@ describe('matrix.md', () => {
     expect(verdict).toBeLessThan(since);
     expect(since).toBeLessThan(columns);
     expect(markdown).toContain('Compared with the run of 2026-11-28T03:15:00.000Z (commit abcdef123456).');
-    expect(markdown).toContain('- [`result-number`](../cases/result.yaml#L3) on **0.3.8**: pass → fail');
+    expect(markdown).toContain('- [`result-number`](../cases/result.yaml#L3): 0.3.8: pass → fail');
     expect(markdown).toContain('New case (1): [`error-thrown-string`](../cases/errors.yaml#L3)');
     expect(markdown).toContain('Removed case (1): `gone-case`');
   });
@@ -106,5 +106,36 @@ describe('matrix.md', () => {
       columns: run.columns.map((column) => (column.id === 'ours' ? { ...column, label: 'a | b' } : column)),
     };
     expect(renderMatrixMarkdown(tricky)).toContain('| ✓ **a \\| b** |');
+  });
+});
+
+describe('changes since the previous run', () => {
+  it('are listed once per case, its columns grouped by the change they share', () => {
+    const run: MatrixRun = {
+      ...fixtureRun(),
+      since: {
+        previous: { date: '2026-11-28T03:15:00.000Z', commit: null },
+        changes: [
+          { case: 'binary-arg', column: '0.2.2', from: 'unsupported', to: 'skip' },
+          { case: 'binary-arg', column: '0.3.8', from: 'unsupported', to: 'pass' },
+          {
+            case: 'binary-arg',
+            column: 'latest',
+            from: 'unsupported',
+            to: 'pass',
+            releases: { from: '0.5.5', to: '0.5.6' },
+          },
+          { case: 'result-number', column: '0.3.8', from: 'pass', to: 'fail' },
+        ],
+        newCases: [],
+        removedCases: [],
+      },
+    };
+    expect(renderMatrixMarkdown(run)).toContain(
+      [
+        '- [`binary-arg`](../cases/binary.yaml#L3): 0.2.2: unsupported → skip; 0.3.8: unsupported → pass; latest (0.5.6): unsupported → pass (0.5.5 → 0.5.6)',
+        '- [`result-number`](../cases/result.yaml#L3): 0.3.8: pass → fail',
+      ].join('\n'),
+    );
   });
 });

@@ -90,7 +90,7 @@ describe('index.html in Chromium', () => {
   it('says what changed since the previous run, naming it, and flags the new case in its row', async () => {
     const since = await page.textContent('#since');
     expect(since).toContain('Compared with the run of 2026-11-28T03:00:00.000Z (commit 3822a5fae1dd).');
-    expect(since).toContain('result-number on latest (0.5.6): pass → fail');
+    expect(since).toContain('result-number: latest (0.5.6): pass → fail');
     expect(since).toContain('New case (1): error-thrown-string');
     expect(await page.textContent('#case-error-thrown-string .new-mark')).toBe('new');
     expect(await page.locator('#case-result-number .new-mark').count()).toBe(0);

@@ -19,6 +19,29 @@ export function versionsLine(versions: ColumnVersions): string {
   return parts.join(' · ');
 }
 
+/**
+ * A run's changes, one entry per case: its columns grouped by the change they share, e.g.
+ * `0.2.2, 0.3.8: unsupported → skip; latest (0.5.6): pass → fail`. The first changed column
+ * comes first, in report order.
+ */
+export function changesByCase(
+  changes: readonly CellChange[],
+  label: (column: string) => string,
+): { case: string; column: string; text: string }[] {
+  const byCase = new Map<string, Map<string, string[]>>();
+  for (const change of changes) {
+    const groups = byCase.get(change.case) ?? new Map<string, string[]>();
+    byCase.set(change.case, groups);
+    const what = reportTexts.change(change);
+    groups.set(what, [...(groups.get(what) ?? []), change.column]);
+  }
+  return [...byCase].map(([caseId, groups]) => ({
+    case: caseId,
+    column: [...groups.values()][0]?.[0] ?? '',
+    text: [...groups].map(([what, columns]) => `${columns.map(label).join(', ')}: ${what}`).join('; '),
+  }));
+}
+
 export const reportTexts = {
   verdict(run: MatrixRun): string {
     if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
@@ -59,7 +82,7 @@ export const reportTexts = {
   noEarlier: 'No earlier run in this directory changed a cell.',
   earlierRun: (date: string, commit: string | null, previous: string) =>
     `Run ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}, against the run of ${previous}`,
-  earlierLine: (caseId: string, column: string, change: string) => `${caseId} on ${column}: ${change}`,
+  earlierLine: (caseId: string, changes: string) => `${caseId}: ${changes}`,
   noMatch: 'No case matches these filters.',
   shown: 'showing {shown} of {total} cases',
   newMark: 'new',

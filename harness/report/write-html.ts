@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { texts } from '../texts.js';
 import type { HistoryEntry } from './history.js';
 import { CELL_STATUSES, type MatrixRun } from './model.js';
-import { reportTexts as t, versionsLine } from './texts.js';
+import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
 
@@ -51,7 +51,7 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     noPreviousRun: t.noPreviousRun,
     comparedWith: since?.previous ? t.comparedWith(since.previous.date, since.previous.commit) : '',
     nothingChanged: t.nothingChanged,
-    changeTexts: (since?.changes ?? []).map(t.change),
+    changes: changesByCase(since?.changes ?? [], label),
     newCases: t.newCases(since?.newCases.length ?? 0),
     removedCases: t.removedCases(since?.removedCases.length ?? 0),
     legend: [
@@ -81,7 +81,7 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     run: { ...run, columns: run.columns.map((column) => ({ ...column, versionsLine: versionsLine(column.versions) })) },
     earlier: earlier.map((entry) => ({
       title: t.earlierRun(entry.date, entry.commit, entry.changes.previous?.date ?? '?'),
-      lines: entry.changes.changes.map((change) => t.earlierLine(change.case, label(change.column), t.change(change))),
+      lines: changesByCase(entry.changes.changes, label).map((change) => t.earlierLine(change.case, change.text)),
     })),
     ui,
   };

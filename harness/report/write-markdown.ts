@@ -4,7 +4,7 @@
  * the infra-errors apart (they are not results).
  */
 import type { MatrixCase, MatrixCell, MatrixRun } from './model.js';
-import { reportTexts as t, versionsLine } from './texts.js';
+import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
 
 /** Long lists are cut here; the page and matrix.json hold everything. */
 export const MARKDOWN_LIST_LIMIT = 50;
@@ -64,9 +64,11 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
   else {
     lines.push(t.comparedWith(since.previous.date, since.previous.commit), '');
     if (since.changes.length === 0) lines.push(t.nothingChanged, '');
-    for (const change of since.changes.slice(0, MARKDOWN_LIST_LIMIT))
-      lines.push(`- ${link(change.case)} on **${cellText(label(change.column))}**: ${t.change(change)}`);
-    if (since.changes.length) lines.push('');
+    const byCase = changesByCase(since.changes, label);
+    for (const entry of byCase.slice(0, MARKDOWN_LIST_LIMIT))
+      lines.push(`- ${link(entry.case)}: ${cellText(entry.text)}`);
+    if (byCase.length > MARKDOWN_LIST_LIMIT) lines.push(`- ${t.more(byCase.length - MARKDOWN_LIST_LIMIT)}`);
+    if (byCase.length) lines.push('');
     if (since.newCases.length)
       lines.push(`${t.newCases(since.newCases.length)} ${since.newCases.map(link).join(', ')}`, '');
     if (since.removedCases.length)

@@ -84,14 +84,8 @@
     if (!since.changes.length) sinceBox.appendChild(el('p', { className: 'empty-note', text: ui.nothingChanged }));
     else {
       var changes = el('ul', { className: 'changes' });
-      since.changes.forEach((change, i) => {
-        changes.appendChild(
-          el('li', {}, [
-            cellLink(change.case, change.column, change.case),
-            ` on ${label(change.column)}: `,
-            el('span', { className: `s-${change.to}`, text: ui.changeTexts[i] }),
-          ]),
-        );
+      ui.changes.forEach((change) => {
+        changes.appendChild(el('li', {}, [cellLink(change.case, change.column, change.case), `: ${change.text}`]));
       });
       sinceBox.appendChild(changes);
     }
