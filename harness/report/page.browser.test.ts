@@ -3,7 +3,7 @@
  * directory and opened from the file system in headless Chromium, as a nightly reader opens it,
  * at a desktop width and at 800 px.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './browser.js';
 import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun } from './fixture.js';
 import type { MatrixRun } from './model.js';
+import { renderIndexHtml } from './write-html.js';
 import { writeReports } from './write-reports.js';
 
 /** A reason that would end the data script early if the writer did not escape it. */
@@ -96,6 +97,37 @@ describe('index.html in Chromium', () => {
     expect(await page.locator('#case-result-number .new-mark').count()).toBe(0);
   });
 
+  it('folds a long list of changes after its first entries', async () => {
+    const many: MatrixRun = {
+      ...fixtureRun(),
+      since: {
+        previous: { date: '2026-11-28T03:00:00.000Z', commit: null },
+        changes: Array.from({ length: 12 }, (_, i) => ({
+          case: `c${i}`,
+          column: 'ours',
+          from: 'pass' as const,
+          to: 'fail' as const,
+        })),
+        newCases: [],
+        removedCases: [],
+      },
+    };
+    const folded = mkdtempSync(join(tmpdir(), 'matrix-page-folded-'));
+    try {
+      writeFileSync(join(folded, 'index.html'), renderIndexHtml(many));
+      const other = await browser.newPage();
+      await other.goto(pathToFileURL(join(folded, 'index.html')).href);
+      expect(await other.locator('#since > ul.changes > li').count()).toBe(8);
+      expect(await other.textContent('#since details.more summary')).toBe('4 more cases changed');
+      expect(await other.locator('#since details.more li').first().isVisible()).toBe(false);
+      await other.click('#since details.more summary');
+      expect(await other.locator('#since details.more li').first().isVisible()).toBe(true);
+      await other.close();
+    } finally {
+      rmSync(folded, { recursive: true, force: true });
+    }
+  });
+
   it('shows why a cell is skipped, unsupported or judged by upstream in the row itself, without hovering', async () => {
     expect(await page.textContent('#case-binary-arg .notes')).toBe(
       '– skipped on 0.2.2: before codec (0.3.7) — fails as the skip says',
@@ -142,7 +174,7 @@ describe('index.html in Chromium', () => {
     await cell('result-number', '0.3.8').click();
     await page.locator('#details').waitFor({ state: 'visible' });
     expect(await page.textContent('#details-title')).toBe('result-number');
-    expect(await page.textContent('#details pre.diff')).toBe(FIXTURE_DIFF.replace('on 0.3.8', 'on 0.3.8'));
+    expect(await page.textContent('#details pre.diff')).toBe(FIXTURE_DIFF);
     expect(await page.getAttribute('#details a[href*="cases/"]', 'href')).toMatch(/cases\/result\.yaml#L3$/);
     expect(new URL(page.url()).hash).toBe('#cell=result-number/0.3.8');
   });

@@ -68,6 +68,7 @@ export const reportTexts = {
   comparedWith: (date: string, commit: string | null) =>
     `Compared with the run of ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}.`,
   nothingChanged: 'No cell changed status.',
+  moreChanges: '{n} more cases changed',
   change: (change: CellChange) =>
     `${change.from} → ${change.to}${change.releases ? ` (${change.releases.from ?? '?'} → ${change.releases.to ?? '?'})` : ''}`,
   newCases: (n: number) => `New ${n === 1 ? 'case' : 'cases'} (${n}):`,

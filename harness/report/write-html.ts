@@ -11,6 +11,8 @@ import { CELL_STATUSES, type MatrixRun } from './model.js';
 import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
+/** Cases with changes listed at the top before the rest fold away. */
+const CHANGES_SHOWN = 8;
 
 /** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`. */
 function scriptSafeJson(value: unknown): string {
@@ -52,6 +54,8 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     comparedWith: since?.previous ? t.comparedWith(since.previous.date, since.previous.commit) : '',
     nothingChanged: t.nothingChanged,
     changes: changesByCase(since?.changes ?? [], label),
+    changesShown: CHANGES_SHOWN,
+    moreChanges: t.moreChanges,
     newCases: t.newCases(since?.newCases.length ?? 0),
     removedCases: t.removedCases(since?.removedCases.length ?? 0),
     legend: [

@@ -83,11 +83,22 @@
     sinceBox.appendChild(el('p', { text: ui.comparedWith }));
     if (!since.changes.length) sinceBox.appendChild(el('p', { className: 'empty-note', text: ui.nothingChanged }));
     else {
-      var changes = el('ul', { className: 'changes' });
-      ui.changes.forEach((change) => {
-        changes.appendChild(el('li', {}, [cellLink(change.case, change.column, change.case), `: ${change.text}`]));
+      // A long list shows its first entries; the rest are one click away.
+      var lists = [ui.changes.slice(0, ui.changesShown), ui.changes.slice(ui.changesShown)].map((part) => {
+        var list = el('ul', { className: 'changes' });
+        part.forEach((change) => {
+          list.appendChild(el('li', {}, [cellLink(change.case, change.column, change.case), `: ${change.text}`]));
+        });
+        return list;
       });
-      sinceBox.appendChild(changes);
+      sinceBox.appendChild(lists[0]);
+      if (lists[1].children.length)
+        sinceBox.appendChild(
+          el('details', { className: 'more' }, [
+            el('summary', { text: ui.moreChanges.replace('{n}', lists[1].children.length) }),
+            lists[1],
+          ]),
+        );
     }
     [
       [since.newCases, ui.newCases],
