@@ -9,7 +9,7 @@
  */
 import { messageOf } from '../src/protocol/index.js';
 import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
-import { type ColumnId, plannedColumn } from './columns.js';
+import { type ColumnId, type PlannedColumn, plannedColumn } from './columns.js';
 import { brief, checkExpectation } from './expect.js';
 import { type Observation, type Plan, planCell, settleCell } from './judge.js';
 import type { MatrixCell } from './report/model.js';
@@ -89,6 +89,8 @@ export function printEachWarningOnce(target: { warn(...args: unknown[]): void } 
 export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
   private readonly plans = new Map<string, Plan>();
+  /** Each column's release, read once from what is installed. */
+  private readonly planned = new Map<ColumnId, PlannedColumn>();
   private aborted = false;
 
   constructor(
@@ -106,7 +108,11 @@ export class Engine {
   plan(item: Case, column: ColumnId): Plan {
     const key = `${item.id}\u0000${column}`;
     let plan = this.plans.get(key);
-    if (!plan) this.plans.set(key, (plan = planCell(item, plannedColumn(column), this.boundaries)));
+    if (!plan) {
+      let planned = this.planned.get(column);
+      if (!planned) this.planned.set(column, (planned = plannedColumn(column)));
+      this.plans.set(key, (plan = planCell(item, planned, this.boundaries)));
+    }
     return plan;
   }
 
@@ -129,12 +135,6 @@ export class Engine {
     }
     await state.opening;
     return state.failure;
-  }
-
-  /** Why the column is not usable (did not open, or broke), or undefined while it is healthy. */
-  trouble(name: ColumnId): string | undefined {
-    const state = this.columns.get(name);
-    return state?.failure ?? state?.broken;
   }
 
   /** Runs the case on the column (opening it if needed) and settles the cell. Never rejects. */
