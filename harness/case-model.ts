@@ -1,37 +1,23 @@
 /**
  * The shape of one compatibility case, as written in `cases/*.yaml` and validated by
- * `schema/case.schema.json`. Every side (ours, ours over a daemon, each reference column) reads
- * the same record; `tools.ts` turns the declared behaviours into functions, identically everywhere.
- * This module is runtime-neutral: the reference worker bundles it.
+ * `schema/case.schema.json` (which documents every field), and of a release boundary, as written
+ * in `cases/boundaries.yaml`. Runtime-neutral: the reference worker bundles this module.
  */
 
-/** A tool's declared behaviour. Exactly one key. */
+/** A tool's declared behaviour. Exactly one key (`delay` may add `then`, `bytes` may add `as`). */
 export type ToolBehaviour =
-  /** Returns the argument array it received, e.g. `echo(1, 2)` → `[1, 2]`. */
   | { echo: true }
-  /** Returns this JSON value. */
   | { returns: unknown }
-  /** Returns the sum of its arguments (`+` from 0). */
   | { add: true }
-  /** Throws `new Error(message)`. */
   | { throws: string }
-  /** Throws this value as it is (a string, an object, null...). */
   | { throwsValue: unknown }
-  /** Waits `ms`, then behaves as `then` (default: echo). */
   | { delay: number; then?: ToolBehaviour }
-  /** Returns a `Uint8Array` of these bytes (or an `ArrayBuffer` with `as: ArrayBuffer`). */
   | { bytes: number[]; as?: 'Uint8Array' | 'ArrayBuffer' }
-  /** Returns how many times this tool has been called in this execution, this call included. */
   | { count: true }
-  /** Returns, for every argument, `{type, tag, value}`: `typeof`, `Object.prototype.toString`, and a JSON-safe view. */
   | { inspect: true }
-  /** Connectors only: returns the pause control marker. */
   | { pause: true }
-  /** Connectors only: returns the error control marker with this message. */
   | { controlError: string }
-  /** Returns one of the values YAML cannot write (see `SpecialValue`). */
   | { returnsSpecial: SpecialValue }
-  /** Returns its arguments with every binary value, at any depth, replaced by `{binary: brand, bytes}`. */
   | { inspectDeep: true };
 
 /** Values a tool can return that a YAML literal cannot express. */
@@ -46,11 +32,10 @@ export type SpecialValue =
   | 'dataview'
   | 'nested-binary';
 
-/** A provider, described declaratively. */
 export interface CaseProvider {
   /** Default `codemode`. */
   name?: string;
-  /** Raw tool name → behaviour. Raw names may need sanitizing (`list-issues`). */
+  /** Raw tool name → behaviour. */
   tools: Record<string, ToolBehaviour>;
   positionalArgs?: boolean;
   proxySource?: string;
@@ -62,19 +47,12 @@ export interface CaseConnector {
   tools: Record<string, ToolBehaviour>;
 }
 
-/** How the sandbox's `fetch` is configured for the case. */
 export type CaseOutbound =
-  /** Leave the option undefined (construction default). */
   | 'default'
-  /** `null`: blocked. */
   | 'blocked'
-  /** A host function answering every fetch with this response, echoing the request in headers. */
   | { respond: { status?: number; body?: string; headers?: Record<string, string> } };
 
-/**
- * A module of the `modules` map. Upstream takes ES module source text only; the object kinds are
- * the native contract's (`ModuleSource`), so a case using them cannot run on the reference.
- */
+/** Source text (an ES module), or one of the native contract's module kinds. */
 type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
 
 export interface CaseOptions {
@@ -83,20 +61,12 @@ export interface CaseOptions {
   timeout?: number;
   outbound?: CaseOutbound;
   countHostWaits?: boolean;
-  /** Pass the first provider's tools as a bare record instead of a providers array (the deprecated form). */
   bareRecord?: boolean;
 }
 
-/** A matcher where exactness would be dishonest. */
-export type Matcher =
-  /** A regular expression (JavaScript syntax, no slashes) the string must match. */
-  | { match: string }
-  /** Any value, including absence. */
-  | { any: true }
-  /** The field is absent from the normalized outcome (e.g. `result` of a run that returned `undefined`). */
-  | { absent: true };
+export type Matcher = { match: string } | { any: true } | { absent: true };
 
-/** The normalized outcome of one side: a JSON round trip of what `execute` produced. */
+/** The normalized outcome of one side: a JSON round trip of what `execute` produced, or `threw`. */
 export interface Outcome {
   result?: unknown;
   error?: string;
@@ -105,52 +75,54 @@ export interface Outcome {
   threw?: string;
 }
 
-/**
- * `expect` holds a value or a matcher per field; matchers may also stand anywhere inside a value.
- * `result` and `logs` left out are not compared; `error` and `threw` left out must be absent, so an
- * unexpected failure never passes (write `error: {any: true}` to allow any).
- */
-export type Expectation = {
+/** A value or a matcher per field; docs/interpreting.md states how it is applied. */
+export interface Expectation {
   result?: unknown;
   error?: string | Matcher;
   logs?: Array<string | Matcher> | Matcher;
   threw?: string | Matcher;
-};
-
-/** The sides a case can run on: ours in-process, ours over a daemon, and one per reference column. */
-export const SIDE_NAMES = ['ours', 'ours-remote', '0.2.2', '0.3.8', '0.4.4', 'latest'] as const;
-export type SideName = (typeof SIDE_NAMES)[number];
-
-/** The reference columns, oldest first. */
-export const REFERENCE_COLUMNS = ['0.2.2', '0.3.8', '0.4.4', 'latest'] as const satisfies readonly SideName[];
-
-export interface SkipOn {
-  /** Column names, e.g. `["0.2.2"]`, or `ours`. */
-  versions: SideName[];
-  reason: string;
-  /**
-   * `false`: the case must not run on these columns at all, not even as the matrix's stale-skip
-   * probe (a spin would wedge `wrangler dev`). Default: probed, so a stale reason fails the run.
-   */
-  probe?: false;
 }
+
+/** Where upstream differs on purpose: what the reference columns give instead, and why we differ. */
+interface UpstreamExpectation {
+  expect: Expectation;
+  reason: string;
+}
+
+/**
+ * Skips the reference columns on one side of a release boundary. They still run the case: with
+ * `expect`, they must fail that way (and meet it); without, they must merely not pass.
+ */
+type SkipEntry = ({ before: string } | { from: string }) & { note?: string; expect?: Expectation };
 
 export interface Case {
   id: string;
   description: string;
   features: string[];
+  /** A heading of docs/upstream.md: the observed fact the expectation rests on. */
+  basis?: string;
   code: string;
   providers?: CaseProvider[];
   options?: CaseOptions;
-  expect?: Expectation;
-  /** `false`: the reference cannot run this case; `reason` says why. */
-  reference?: boolean;
-  reason?: string;
-  skipOn?: SkipOn[];
+  expect: Expectation;
+  upstream?: UpstreamExpectation;
+  skipOn?: SkipEntry[];
+  /** Why running this program on a reference column is unsafe (a spin wedges `wrangler dev`). */
+  unsafeOnReference?: string;
 }
 
-/** A case with where it came from, for error messages and test names. */
+/** A case with where it came from, for messages and test names. */
 export interface LoadedCase extends Case {
   file: string;
   line: number;
+}
+
+/** A release where upstream's behaviour changed, from `cases/boundaries.yaml`. */
+export interface Boundary {
+  id: string;
+  /** The first release with the new behaviour. */
+  release: string;
+  /** What changed, written once; every skip on this boundary shows it. */
+  reason: string;
+  basis?: string;
 }

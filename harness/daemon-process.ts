@@ -9,9 +9,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { TOKEN_ENV } from '../src/server/cli-args.js';
-import { listeningUrlOf } from '../src/server/log.js';
-import { formatListening } from '../src/server/texts.js';
+import { TOKEN_ENV } from '../src/server/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = 'src/server/cli.ts';
@@ -29,7 +27,11 @@ const LISTEN_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
 /** The daemon logs a line per execution; only the end is kept for error messages. */
 const OUTPUT_TAIL_LINES = 40;
-const LISTENING_PREFIX = formatListening('');
+/**
+ * The daemon's start-up line, `listening on <url>`. Found anywhere in a line, so a timestamp or
+ * a structured log format around it does not hide it.
+ */
+const LISTENING = /listening on (wss?:\/\/[^\s"]+)/;
 
 export interface DaemonProcessOptions {
   /** Who started it, for error messages: "The <label> daemon (...) exited". */
@@ -40,6 +42,8 @@ export interface DaemonProcessOptions {
 
 export interface DaemonProcess {
   url: string;
+  /** The end of what the daemon printed. */
+  output(): string;
   /** Why the daemon is no longer running (with its output), or undefined while it runs. */
   gone(): string | undefined;
   /** Stops the daemon gracefully, killing it if it does not exit in time. Idempotent. */
@@ -91,8 +95,8 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         keep(line);
-        const url = listeningUrlOf(line);
-        if (url !== undefined) resolve(url);
+        const listening = LISTENING.exec(line);
+        if (listening) resolve(listening[1]!);
       }
     });
   });
@@ -115,7 +119,7 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(trouble(`did not print "${LISTENING_PREFIX}<url>" within ${LISTEN_TIMEOUT_MS} ms`))),
+      () => reject(new Error(trouble(`did not print "listening on <url>" within ${LISTEN_TIMEOUT_MS} ms`))),
       LISTEN_TIMEOUT_MS,
     );
     void exited.then(() => reject(new Error(trouble(`exited (${status}) before listening`))));
@@ -123,7 +127,7 @@ export async function startDaemonProcess({ label, args }: DaemonProcessOptions):
   });
   try {
     const gone = () => (status === undefined || stopping ? undefined : trouble(`exited (${status}) during the run`));
-    return { url: await Promise.race([address, failed]), gone, stop };
+    return { url: await Promise.race([address, failed]), output: () => output.join('\n'), gone, stop };
   } catch (error) {
     await stop();
     throw error;

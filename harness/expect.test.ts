@@ -1,6 +1,6 @@
 /** `expect` semantics and the diff: exact values, matchers at any depth, implicit absence of failures. */
 import { describe, expect, it } from 'vitest';
-import { checkExpectation, compareOutcomes, formatMismatches, isMatcher, judge } from './expect.js';
+import { brief, checkExpectation, formatMismatches, isMatcher } from './expect.js';
 
 describe('checkExpectation', () => {
   it('passes an exact match and reports each differing path', () => {
@@ -67,35 +67,9 @@ describe('isMatcher', () => {
   });
 });
 
-describe('compareOutcomes and judge', () => {
-  it('compares two sides whole and labels the diff by side', () => {
-    const mismatches = compareOutcomes(
-      { result: [1, { a: 2 }], logs: [] },
-      { result: [1, { a: 3 }], logs: [], error: 'x' },
-    );
-    expect(formatMismatches(mismatches, { expected: 'latest', actual: 'ours' })).toBe(
-      ['  result[1].a: latest 2, ours 3', '  error: latest (absent), ours "x"'].join('\n'),
-    );
-    expect(compareOutcomes({ result: { a: 1, b: 2 } }, { result: { b: 2, a: 1 } })).toEqual([]);
-  });
-
-  it('judges against expect, or against another side, or refuses to judge alone', () => {
-    const item = {
-      id: 'c',
-      description: 'd',
-      features: ['result'],
-      code: 'async () => 1',
-      file: 'cases/x.yaml',
-      line: 7,
-    };
-    expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 1, logs: [] })).toBeNull();
-    expect(judge({ ...item, expect: { result: 1 } }, 'ours', { result: 2, logs: [] })).toMatch(
-      /^cases\/x\.yaml:7 \(case "c"\) on ours does not meet expect\n/,
-    );
-    expect(judge(item, 'ours', { result: 1 })).toMatch(/has no expect, and no other side ran/);
-    expect(judge(item, 'ours', { result: 1 }, { side: 'latest', outcome: { result: 1 } })).toBeNull();
-    expect(judge(item, 'ours', { result: 2 }, { side: 'latest', outcome: { result: 1 } })).toMatch(
-      /result: latest 1, ours 2/,
-    );
+describe('brief', () => {
+  it('shortens long strings so a large result stays readable in a diff', () => {
+    expect(brief({ s: 'x'.repeat(200) })).toBe(`{"s":"${'x'.repeat(160)}… (200 characters)"}`);
+    expect(brief([1, 'short'])).toBe('[1,"short"]');
   });
 });

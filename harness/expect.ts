@@ -1,9 +1,9 @@
 /**
- * Judging outcomes: `checkExpectation` applies a case's `expect` to one side's normalized outcome,
- * `compareOutcomes` compares two sides' outcomes whole. Both return mismatches with a path, and
- * `formatMismatches` turns them into a readable diff. Runtime-neutral.
+ * Applying an expectation to a normalized outcome, by the rules of docs/interpreting.md:
+ * `checkExpectation` returns mismatches with a path, `formatMismatches` turns them into a
+ * readable diff. Runtime-neutral.
  */
-import type { Case, Expectation, Matcher, Outcome } from './case-model.js';
+import type { Expectation, Matcher, Outcome } from './case-model.js';
 
 export interface Mismatch {
   /** Where, e.g. `result.items[2]` or `logs`. */
@@ -129,83 +129,12 @@ export function checkExpectation(expect: Expectation, outcome: Outcome): Mismatc
   return out;
 }
 
-/** Compares two normalized outcomes whole: every field, at any depth. Timing never takes part. */
-export function compareOutcomes(left: Outcome, right: Outcome): Mismatch[] {
-  const out: Mismatch[] = [];
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-  for (const key of keys) {
-    exactValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key], key, out);
-  }
-  return out;
-}
-
-/** Like `matchValue`, with no matchers: the left side is taken literally. */
-function exactValue(left: unknown, right: unknown, path: string, out: Mismatch[]): void {
-  if (Array.isArray(left) && Array.isArray(right) && left.length === right.length) {
-    left.forEach((item, index) => {
-      exactValue(item, right[index], childPath(path, index), out);
-    });
-    return;
-  }
-  if (isPlainRecord(left) && isPlainRecord(right)) {
-    for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) {
-      exactValue(left[key], right[key], childPath(path, key), out);
-    }
-    return;
-  }
-  if (JSON.stringify(left) !== JSON.stringify(right)) out.push({ path, expected: show(left), actual: show(right) });
-}
-
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** The diff, one line per mismatch: `  logs[1]: expected "[warn] x", got "x"`. */
-export function formatMismatches(
-  mismatches: readonly Mismatch[],
-  labels = { expected: 'expected', actual: 'got' },
-): string {
-  return mismatches
-    .map((m) => `  ${m.path}: ${labels.expected} ${m.expected}, ${labels.actual} ${m.actual}`)
-    .join('\n');
+export function formatMismatches(mismatches: readonly Mismatch[]): string {
+  return mismatches.map((m) => `  ${m.path}: expected ${m.expected}, got ${m.actual}`).join('\n');
 }
 
-/** Another side's outcome, for a case that has no `expect`. */
-export interface Comparison {
-  side: string;
-  outcome: Outcome;
-}
-
-/**
- * `null` when a side's outcome is right for the case, otherwise a readable report: the case's
- * place, the outcome, and the diff. With `expect` the outcome must meet it; without, it must equal
- * another side's outcome whole.
- */
-export function judge(
-  item: Case & { file?: string; line?: number },
-  side: string,
-  outcome: Outcome,
-  other?: Comparison,
-): string | null {
-  const where = item.file === undefined ? `case "${item.id}"` : `${item.file}:${item.line ?? 1} (case "${item.id}")`;
-  if (item.expect !== undefined) {
-    const mismatches = checkExpectation(item.expect, outcome);
-    if (mismatches.length === 0) return null;
-    return [
-      `${where} on ${side} does not meet expect`,
-      `  outcome: ${brief(outcome)}`,
-      formatMismatches(mismatches),
-    ].join('\n');
-  }
-  if (other === undefined) {
-    return `${where} has no expect, and no other side ran to compare ${side} with: add an expect, or run it beside a reference column`;
-  }
-  const mismatches = compareOutcomes(other.outcome, outcome);
-  if (mismatches.length === 0) return null;
-  return [
-    `${where}: ${side} differs from ${other.side}`,
-    `  ${other.side}: ${brief(other.outcome)}`,
-    `  ${side}: ${brief(outcome)}`,
-    formatMismatches(mismatches, { expected: other.side, actual: side }),
-  ].join('\n');
+/** The top-level outcome fields a set of mismatches touches, in first-seen order. */
+export function fieldsOf(mismatches: readonly Mismatch[]): string[] {
+  return [...new Set(mismatches.map((mismatch) => /^[A-Za-z_$][\w$]*/.exec(mismatch.path)?.[0] ?? mismatch.path))];
 }

@@ -1,22 +1,33 @@
-/** The loader on fixture files in a temp dir: a malformed case names its file, line and id. */
+/** The loader on fixture catalogues in a temp dir: every complaint names its file, line and case id. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CaseFileError, loadCaseFile, loadCatalogue, SCHEMA_COMMENT } from './load-cases.js';
+import {
+  BOUNDARIES_FILE,
+  BOUNDARIES_SCHEMA_COMMENT,
+  CaseFileError,
+  loadCatalogue,
+  SCHEMA_COMMENT,
+} from './load-cases.js';
 
 let dir: string;
+let doc: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cases-'));
+  doc = join(dir, 'upstream.md');
+  writeFileSync(doc, '# Upstream\n\n## Unknown tools\n\nText.\n\n### The binary codec\n\nText.\n');
+  writeFileSync(
+    join(dir, BOUNDARIES_FILE),
+    `${BOUNDARIES_SCHEMA_COMMENT}\n- id: codec\n  release: 0.3.7\n  reason: the binary codec arrived in 0.3.7\n  basis: The binary codec\n`,
+  );
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function write(name: string, body: string, header = SCHEMA_COMMENT): string {
-  const file = join(dir, name);
-  writeFileSync(file, `${header}\n${body}`);
-  return file;
+function write(name: string, body: string, header = SCHEMA_COMMENT): void {
+  writeFileSync(join(dir, name), `${header}\n${body}`);
 }
 
 const GOOD = `
@@ -31,119 +42,139 @@ const GOOD = `
     logs: []
 `;
 
-function errorOf(action: () => unknown): string {
+function problems(): string {
   try {
-    action();
+    loadCatalogue(dir, doc);
   } catch (error) {
     expect(error).toBeInstanceOf(CaseFileError);
     return (error as Error).message;
   }
-  throw new Error('expected the load to fail');
+  throw new Error('expected the catalogue to be refused');
 }
 
-describe('loadCaseFile', () => {
-  it('loads a well-formed file and records each case line', () => {
-    const file = write('good.yaml', GOOD);
-    const [item] = loadCaseFile(file);
-    expect(item).toMatchObject({ id: 'adds', line: 3, expect: { result: 42, logs: [] } });
-    expect(item!.file).toMatch(/good\.yaml$/);
+describe('loadCatalogue', () => {
+  it('loads the cases with their file and line, and the boundaries by id', () => {
+    write('good.yaml', GOOD);
+    const { cases, boundaries } = loadCatalogue(dir, doc);
+    expect(cases).toHaveLength(1);
+    expect(cases[0]).toMatchObject({ id: 'adds', line: 3, expect: { result: 42, logs: [] } });
+    expect(cases[0]!.file).toMatch(/good\.yaml$/);
+    expect(boundaries.get('codec')).toEqual({
+      id: 'codec',
+      release: '0.3.7',
+      reason: 'the binary codec arrived in 0.3.7',
+      basis: 'The binary codec',
+    });
   });
 
   it('names the file, the line of the bad field and the case id', () => {
-    const file = write(
+    write(
       'dispatch.yaml',
-      `${GOOD}
-- id: args-spread
-  description: Arguments spread.
-  features: [args]
-  code: async () => 1
-  expect:
-    logs: "not a list"
-`,
+      `${GOOD}\n- id: args-spread\n  description: d\n  features: [args]\n  code: "1"\n  expect:\n    logs: "not a list"\n`,
     );
-    const message = errorOf(() => loadCaseFile(file));
-    expect(message).toMatch(/dispatch\.yaml:18 \(case "args-spread"\): \/expect\/logs must be array/);
+    expect(problems()).toMatch(/dispatch\.yaml:18 \(case "args-spread"\): \/expect\/logs must be array/);
+  });
+
+  it('requires expect', () => {
+    write('bare.yaml', GOOD.replace(/ {2}expect:\n {4}result: 42\n {4}logs: \[\]\n/, ''));
+    expect(problems()).toMatch(/bare\.yaml:3 \(case "adds"\): must have required property 'expect'/);
   });
 
   it('points at an unknown property by its key line', () => {
-    const file = write('unknown.yaml', GOOD.replace('    logs: []', '    logs: []\n    reslt: 1'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /unknown\.yaml:12 \(case "adds"\): \/expect has an unknown property "reslt"/,
-    );
+    write('unknown.yaml', GOOD.replace('    logs: []', '    logs: []\n    reslt: 1'));
+    expect(problems()).toMatch(/unknown\.yaml:12 \(case "adds"\): \/expect has an unknown property "reslt"/);
   });
 
-  it('refuses a feature outside the closed list and lists the allowed ones', () => {
-    const file = write('feature.yaml', GOOD.replace('[dispatch]', '[dispatch, telepathy]'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /feature\.yaml:5 \(case "adds"\): \/features\/1 must be one of: "result", "dispatch"/,
-    );
-  });
-
-  it('requires a reason beside reference: false', () => {
-    const file = write('reason.yaml', GOOD.replace('  expect:', '  reference: false\n  expect:'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /reason\.yaml:3 \(case "adds"\): must have required property 'reason'/,
-    );
-  });
-
-  it('requires a reason on every skipOn entry', () => {
-    const file = write('skip.yaml', `${GOOD}  skipOn:\n    - versions: ["0.2.2"]\n`);
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /skip\.yaml:13 \(case "adds"\): \/skipOn\/0 must have required property 'reason'/,
-    );
-  });
-
-  it('refuses a case-level reason without reference: false', () => {
-    const file = write('stray.yaml', GOOD.replace('  expect:', '  reason: because it is different\n  expect:'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/stray\.yaml:9 \(case "adds"\): \/reason is not allowed here/);
-  });
-
-  it('refuses a tool with no known behaviour', () => {
-    const file = write('tool.yaml', GOOD.replace('{ add: { add: true } }', '{ add: { ad: true } }'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /tool\.yaml:8 \(case "adds"\): \/providers\/0\/tools\/add has an unknown property "ad"/,
-    );
-  });
-
-  it('refuses a matcher whose pattern is not a regular expression', () => {
-    const file = write('regex.yaml', GOOD.replace('result: 42', 'result: { match: "(" }'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /regex\.yaml:10 \(case "adds"\): \/expect\/result\/match is not a valid regular expression/,
-    );
-  });
-
-  it('refuses a file without the schema comment on its first line', () => {
-    const file = write('bare.yaml', GOOD, '# cases');
-    expect(errorOf(() => loadCaseFile(file))).toMatch(
-      /bare\.yaml:1: the file must begin with the line # yaml-language-server: \$schema=\.\.\/schema\/case\.schema\.json/,
-    );
-  });
-
-  it('reports a YAML syntax error with its line', () => {
-    const file = write('broken.yaml', `${GOOD}- id: [unclosed\n`);
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/broken\.yaml:1[23]: YAML /);
-  });
-
-  it('reports a case without an id by its line', () => {
-    const file = write('noid.yaml', GOOD.replace('- id: adds\n  description', '- description'));
-    expect(errorOf(() => loadCaseFile(file))).toMatch(/noid\.yaml:3: must have required property 'id'/);
-  });
-});
-
-describe('loadCatalogue', () => {
-  it('refuses an id declared twice across files, naming both places', () => {
+  it('refuses an id used twice across files, naming both places', () => {
     write('a.yaml', GOOD);
     write('b.yaml', `\n\n${GOOD}`);
-    expect(errorOf(() => loadCatalogue(dir))).toMatch(
-      /b\.yaml:5 \(case "adds"\): duplicate id, first declared at .*a\.yaml:3/,
+    expect(problems()).toMatch(/b\.yaml:5 \(case "adds"\): duplicate id, first declared at .*a\.yaml:3/);
+  });
+
+  it('refuses a skip on a boundary the list does not have, naming the ones it has', () => {
+    write('skip.yaml', `${GOOD}  skipOn:\n    - before: codecs\n`);
+    expect(problems()).toMatch(
+      /skip\.yaml:13 \(case "adds"\): \/skipOn\/0\/before names the boundary "codecs", which cases\/boundaries\.yaml does not list; the boundaries are: codec/,
     );
   });
 
-  it('reports every malformed file, not only the first', () => {
-    write('a.yaml', GOOD.replace('[dispatch]', '[nope]'));
-    write('b.yaml', GOOD.replace('result: 42', 'result: 42\n    lgs: []'));
-    const message = errorOf(() => loadCatalogue(dir));
-    expect(message).toMatch(/a\.yaml:5 \(case "adds"\)/);
-    expect(message).toMatch(/b\.yaml:11 \(case "adds"\)/);
+  it('refuses a skip entry with both sides, or with neither', () => {
+    write('both.yaml', `${GOOD}  skipOn:\n    - { before: codec, from: codec }\n`);
+    expect(problems()).toMatch(
+      /both\.yaml:13 \(case "adds"\): \/skipOn\/0 must name one boundary, with before or from/,
+    );
+  });
+
+  it('refuses a basis that is not a heading of the upstream doc', () => {
+    write('basis.yaml', GOOD.replace('  features: [dispatch]', '  features: [dispatch]\n  basis: Unknown tool'));
+    expect(problems()).toMatch(
+      /basis\.yaml:6 \(case "adds"\): \/basis names the basis "Unknown tool", which is not a heading/,
+    );
+    writeFileSync(
+      join(dir, 'basis.yaml'),
+      `${SCHEMA_COMMENT}\n${GOOD.replace('  features: [dispatch]', '  features: [dispatch]\n  basis: Unknown tools')}`,
+    );
+    expect(loadCatalogue(dir, doc).cases[0]?.basis).toBe('Unknown tools');
+  });
+
+  it('refuses an upstream expectation that equals expect', () => {
+    write(
+      'same.yaml',
+      `${GOOD}  upstream:\n    expect: { result: 42, logs: [] }\n    reason: upstream does the same thing\n`,
+    );
+    expect(problems()).toMatch(/same\.yaml:12 \(case "adds"\): \/upstream equals expect/);
+  });
+
+  it('refuses upstream and skipOn on a case no reference column runs, computed from the request builder', () => {
+    const unsafe = `${GOOD}  unsafeOnReference: a spin wedges wrangler dev\n  upstream:\n    expect: { result: 1 }\n    reason: it gives something else\n`;
+    write('unsafe.yaml', unsafe);
+    expect(problems()).toMatch(
+      /unsafe\.yaml:13 \(case "adds"\): \/upstream cannot be checked: no reference column runs this case \(unsafe on the reference/,
+    );
+    const refused = `${GOOD}  options: { countHostWaits: false }\n  skipOn:\n    - before: codec\n`;
+    write('unsafe.yaml', refused);
+    expect(problems()).toMatch(
+      /unsafe\.yaml:13 \(case "adds"\): \/skipOn skips reference columns that never run this case anyway \(Case "adds" cannot be sent/,
+    );
+  });
+
+  it('refuses a skip expectation that equals what the other columns expect', () => {
+    write('skipsame.yaml', `${GOOD}  skipOn:\n    - before: codec\n      expect: { result: 42, logs: [] }\n`);
+    expect(problems()).toMatch(
+      /skipsame\.yaml:14 \(case "adds"\): \/skipOn\/0\/expect equals what the other columns expect/,
+    );
+  });
+
+  it('refuses a matcher whose pattern is not a regular expression, wherever it stands', () => {
+    write(
+      'regex.yaml',
+      `${GOOD.replace('result: 42', 'result: { match: "(" }')}  skipOn:\n    - before: codec\n      expect: { error: { match: "[" } }\n`,
+    );
+    const message = problems();
+    expect(message).toMatch(
+      /regex\.yaml:10 \(case "adds"\): \/expect\/result\/match is not a valid regular expression/,
+    );
+    expect(message).toMatch(
+      /regex\.yaml:14 \(case "adds"\): \/skipOn\/0\/expect\/error\/match is not a valid regular expression/,
+    );
+  });
+
+  it('refuses a file without the schema comment on its first line, and a YAML syntax error with its line', () => {
+    write('bare.yaml', GOOD, '# cases');
+    write('broken.yaml', `${GOOD}- id: [unclosed\n`);
+    const message = problems();
+    expect(message).toMatch(
+      /bare\.yaml:1: the file must begin with the line # yaml-language-server: \$schema=\.\.\/schema\/case\.schema\.json/,
+    );
+    expect(message).toMatch(/broken\.yaml:1[23]: YAML /);
+  });
+
+  it('checks the boundaries file against its own schema', () => {
+    writeFileSync(
+      join(dir, BOUNDARIES_FILE),
+      `${BOUNDARIES_SCHEMA_COMMENT}\n- id: codec\n  release: "0.3"\n  reason: the binary codec arrived\n`,
+    );
+    write('good.yaml', GOOD);
+    expect(problems()).toMatch(/boundaries\.yaml:3 \(case "codec"\): \/release must match pattern/);
   });
 });

@@ -1,34 +1,49 @@
 /**
- * Loads the catalogue: every `cases/*.yaml`, checked against `schema/case.schema.json` and a few
- * rules a schema cannot state. Every complaint names the file, the line and the case id, e.g.
- * `cases/dispatch.yaml:42 (case "args-spread"): /expect/logs must be array`.
+ * Loads the catalogue: `cases/boundaries.yaml` and every other `cases/*.yaml`, each checked against
+ * its schema and against the rules a schema cannot state (a boundary or a basis that exists, an id
+ * used once across files, an `upstream` that can be checked). Every entry point loads through here,
+ * so every one refuses the same things. Each complaint names the file, the line and the case id:
+ * `cases/args.yaml:42 (case "args-spread"): /expect/logs must be array`. Node-only.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
-import type { Case, LoadedCase } from './case-model.js';
+import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
+import { referenceRefusal } from './judge.js';
+import { texts } from './texts.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CASES_DIR = join(ROOT, 'cases');
-const SCHEMA_PATH = join(ROOT, 'schema', 'case.schema.json');
+const UPSTREAM_DOC = join(ROOT, 'docs', 'upstream.md');
+export const BOUNDARIES_FILE = 'boundaries.yaml';
 
 /** The first line of every case file, so editors complete and check fields against the schema. */
 export const SCHEMA_COMMENT = '# yaml-language-server: $schema=../schema/case.schema.json';
+export const BOUNDARIES_SCHEMA_COMMENT = '# yaml-language-server: $schema=../schema/boundaries.schema.json';
 
-/** A case file that cannot be used. The message lists every problem, one per line. */
+/** A catalogue that cannot be used. The message lists every problem, one per line. */
 export class CaseFileError extends Error {
   override name = 'CaseFileError';
 }
 
-let compiled: ValidateFunction | undefined;
+export interface Catalogue {
+  cases: LoadedCase[];
+  boundaries: Map<string, Boundary>;
+}
 
-function validator(): ValidateFunction {
-  compiled ??= new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false }).compile(
-    JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object,
-  );
+const validators = new Map<string, ValidateFunction>();
+
+function validator(schemaFile: string): ValidateFunction {
+  let compiled = validators.get(schemaFile);
+  if (!compiled) {
+    const schema = JSON.parse(readFileSync(join(ROOT, 'schema', schemaFile), 'utf8')) as object;
+    compiled = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false }).compile(schema);
+    validators.set(schemaFile, compiled);
+  }
   return compiled;
 }
 
@@ -36,66 +51,6 @@ function validator(): ValidateFunction {
 function displayName(file: string): string {
   const fromCwd = relative(process.cwd(), file);
   return fromCwd.startsWith('..') ? file : fromCwd;
-}
-
-interface Located {
-  line: number;
-  caseId: string | undefined;
-}
-
-/** Finds lines and case ids in one parsed document. */
-class Positions {
-  constructor(
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
-  ) {}
-
-  lineOf(offset: number): number {
-    return this.lines.linePos(offset).line;
-  }
-
-  /** The node at a JSON pointer path, or the deepest ancestor that exists. */
-  private nodeAt(segments: string[]): { node: Node | undefined; rest: string[] } {
-    let node: unknown = this.doc.contents;
-    for (let i = 0; i < segments.length; i++) {
-      const key = segments[i]!;
-      let next: unknown;
-      if (isSeq(node)) next = node.items[Number(key)];
-      else if (isMap(node))
-        next = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)?.value;
-      if (next === undefined || next === null) return { node: node as Node, rest: segments.slice(i) };
-      node = next;
-    }
-    return { node: node as Node, rest: [] };
-  }
-
-  /** The line of a property key inside the map at `segments`, when it is there. */
-  private keyLine(segments: string[], key: string): number | undefined {
-    const { node, rest } = this.nodeAt(segments);
-    if (rest.length > 0 || !isMap(node)) return undefined;
-    const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
-    const range = (pair?.key as Node | undefined)?.range;
-    return range ? this.lineOf(range[0]) : undefined;
-  }
-
-  locate(segments: string[], key?: string): Located {
-    const caseIndex = segments[0];
-    const caseId = caseIndex === undefined ? undefined : this.caseId(Number(caseIndex));
-    const keyed = key === undefined ? undefined : this.keyLine(segments, key);
-    if (keyed !== undefined) return { line: keyed, caseId };
-    const { node } = this.nodeAt(segments);
-    const range = node?.range;
-    return { line: range ? this.lineOf(range[0]) : 1, caseId };
-  }
-
-  caseId(index: number): string | undefined {
-    const id = this.doc.getIn([index, 'id']);
-    return typeof id === 'string' ? id : undefined;
-  }
-
-  caseLine(index: number): number {
-    return this.locate([String(index)]).line;
-  }
 }
 
 function pointerSegments(pointer: string): string[] {
@@ -106,9 +61,53 @@ function pointerSegments(pointer: string): string[] {
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function complaint(file: string, where: Located, path: string, message: string): string {
-  const who = where.caseId === undefined ? '' : ` (case "${where.caseId}")`;
-  return `${displayName(file)}:${where.line}${who}: ${path === '' ? '' : `${path} `}${message}`;
+/** Lines and ids in one parsed file, for complaints. */
+class Positions {
+  constructor(
+    private readonly file: string,
+    private readonly doc: Document,
+    private readonly lines: LineCounter,
+  ) {}
+
+  /** The node at a path, or the deepest ancestor that exists. */
+  private nodeAt(segments: readonly string[]): Node | undefined {
+    let node: unknown = this.doc.contents;
+    for (const key of segments) {
+      let next: unknown;
+      if (isSeq(node)) next = node.items[Number(key)];
+      else if (isMap(node))
+        next = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)?.value;
+      if (next === undefined || next === null) break;
+      node = next;
+    }
+    return node as Node | undefined;
+  }
+
+  /** The line of the key `segments` ends with, or of the deepest node that exists. */
+  lineOf(segments: readonly string[]): number {
+    const parent = this.nodeAt(segments.slice(0, -1));
+    const last = segments[segments.length - 1];
+    if (last !== undefined && isMap(parent)) {
+      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last);
+      const range = (pair?.key as Node | undefined)?.range;
+      if (range) return this.lines.linePos(range[0]).line;
+    }
+    const range = this.nodeAt(segments)?.range;
+    return range ? this.lines.linePos(range[0]).line : 1;
+  }
+
+  /**
+   * `file:line (case "id"): path message`, the path left out when it is the case itself. `key`
+   * names a property inside the path, whose own line is the one to point at.
+   */
+  complaint(segments: readonly string[], message: string, key?: string): string {
+    const [index, ...rest] = segments;
+    const id = index === undefined ? undefined : this.doc.getIn([Number(index), 'id']);
+    const who = typeof id === 'string' ? ` (case "${id}")` : '';
+    const path = rest.length ? `/${rest.join('/')} ` : '';
+    const line = this.lineOf(key === undefined ? segments : [...segments, key]);
+    return `${displayName(this.file)}:${line}${who}: ${path}${message}`;
+  }
 }
 
 /**
@@ -141,11 +140,7 @@ function describeError(error: ErrorObject): { message: string; key?: string } {
       return { message: `has an unknown property "${String(params.propertyName)}"`, key: String(params.propertyName) };
     case 'enum':
       return {
-        message: `must be one of: ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`,
-      };
-    case 'false schema':
-      return {
-        message: 'is not allowed here (a case-level reason belongs beside reference: false; a skip carries its own)',
+        message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
       };
     case 'oneOf':
     case 'anyOf': {
@@ -157,135 +152,170 @@ function describeError(error: ErrorObject): { message: string; key?: string } {
   }
 }
 
-/** Rules the schema cannot state. Each returns `[path, message]` pairs. */
-function semanticProblems(cases: readonly Case[]): Array<{ segments: string[]; path: string; message: string }> {
-  const problems: Array<{ segments: string[]; path: string; message: string }> = [];
-  cases.forEach((item, index) => {
-    const at = (path: string, message: string) =>
-      problems.push({ segments: [String(index), ...pointerSegments(path)], path, message });
-    walkMatchers(item.expect, '/expect', (path, pattern) => {
-      try {
-        new RegExp(pattern);
-      } catch (error) {
-        at(`${path}/match`, `is not a valid regular expression: ${(error as Error).message}`);
-      }
-    });
-    if (item.options?.bareRecord) {
-      const providers = item.providers ?? [];
-      if (providers.length !== 1 || (providers[0]!.name ?? 'codemode') !== 'codemode') {
-        at('/options/bareRecord', 'needs exactly one provider, named codemode or unnamed');
-      } else if (Object.keys(providers[0]!).some((key) => key !== 'name' && key !== 'tools')) {
-        at(
-          '/options/bareRecord',
-          'passes functions alone: the provider can carry no positionalArgs, proxySource or prelude',
-        );
-      }
-    }
-    if (item.reference === false) {
-      item.skipOn?.forEach((skip, skipIndex) => {
-        if (skip.versions.some((side) => side !== 'ours' && side !== 'ours-remote')) {
-          at(`/skipOn/${skipIndex}/versions`, 'names a reference column, but the case is reference: false already');
-        }
-      });
-    }
-  });
-  return problems;
-}
-
-function walkMatchers(value: unknown, path: string, visit: (path: string, pattern: string) => void): void {
-  if (isMatcher(value)) {
-    if ('match' in value) visit(path, value.match);
-    return;
-  }
-  if (Array.isArray(value))
-    value.forEach((item, index) => {
-      walkMatchers(item, `${path}/${index}`, visit);
-    });
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, nested] of Object.entries(value)) walkMatchers(nested, `${path}/${key}`, visit);
-  }
-}
-
-/** Loads and checks one case file. Throws `CaseFileError` naming every problem. */
-export function loadCaseFile(file: string): LoadedCase[] {
+/** Parses one YAML file and checks it against its schema; the data, or every complaint. */
+function parseFile(
+  file: string,
+  schemaFile: string,
+  comment: string,
+): { data: unknown[]; positions: Positions } | { problems: string[] } {
   const source = readFileSync(file, 'utf8');
-  const firstLine = source.split(/\r?\n/, 1)[0];
-  if (firstLine !== SCHEMA_COMMENT) {
-    throw new CaseFileError(`${displayName(file)}:1: the file must begin with the line ${SCHEMA_COMMENT}`);
-  }
+  if (source.split(/\r?\n/, 1)[0] !== comment)
+    return { problems: [`${displayName(file)}:1: ${texts.loader.schemaComment(comment)}`] };
   const lines = new LineCounter();
   const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     // Later YAML errors mostly cascade from the first, so only the first is worth reading.
     const [first] = doc.errors;
-    const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more YAML errors after it)` : '';
-    throw new CaseFileError(
-      `${displayName(file)}:${lines.linePos(first!.pos[0]).line}: YAML ${first!.message.split('\n')[0]}${more}`,
-    );
+    const line = lines.linePos(first!.pos[0]).line;
+    return {
+      problems: [
+        `${displayName(file)}:${line}: ${texts.loader.yaml(first!.message.split('\n')[0] ?? '', doc.errors.length - 1)}`,
+      ],
+    };
   }
-  const positions = new Positions(doc, lines);
+  const positions = new Positions(file, doc, lines);
   const data: unknown = doc.toJS();
-  const validate = validator();
-  const messages: Array<{ line: number; text: string }> = [];
-  if (!validate(data)) {
-    for (const error of usefulErrors(validate.errors ?? [])) {
-      const { message, key } = describeError(error);
-      const segments = pointerSegments(error.instancePath);
-      const where = positions.locate(segments, key);
-      messages.push({
-        line: where.line,
-        text: complaint(file, where, error.instancePath.replace(/^\/\d+/, ''), message),
-      });
-    }
-  } else {
-    for (const problem of semanticProblems(data as Case[])) {
-      const where = positions.locate(problem.segments);
-      messages.push({ line: where.line, text: complaint(file, where, problem.path, problem.message) });
-    }
-  }
-  if (messages.length > 0) {
-    const unique = [...new Map(messages.map((entry) => [entry.text, entry])).values()].sort((a, b) => a.line - b.line);
-    throw new CaseFileError(unique.map((entry) => entry.text).join('\n'));
-  }
-  const name = displayName(file);
-  return (data as Case[]).map((item, index) => ({ ...item, file: name, line: positions.caseLine(index) }));
+  const validate = validator(schemaFile);
+  if (validate(data)) return { data: data as unknown[], positions };
+  const problems = usefulErrors(validate.errors ?? []).map((error) => {
+    const { message, key } = describeError(error);
+    const segments = pointerSegments(error.instancePath);
+    return positions.complaint(segments, message, key);
+  });
+  return { problems };
 }
 
-/** Every case file of a directory, sorted by name. */
-function caseFiles(dir: string = CASES_DIR): string[] {
+/** The headings of docs/upstream.md: what a `basis` may name. */
+function upstreamHeadings(doc = UPSTREAM_DOC): Set<string> {
+  const headings = new Set<string>();
+  for (const match of readFileSync(doc, 'utf8').matchAll(/^#{2,4} (.+?)\s*$/gm)) headings.add(match[1]!);
+  return headings;
+}
+
+function walkMatchers(value: unknown, path: string[], visit: (path: string[], pattern: string) => void): void {
+  if (isMatcher(value)) {
+    if ('match' in value) visit([...path, 'match'], value.match);
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      walkMatchers(item, [...path, String(index)], visit);
+    });
+  } else if (value !== null && typeof value === 'object')
+    for (const [key, nested] of Object.entries(value)) walkMatchers(nested, [...path, key], visit);
+}
+
+/** The rules a schema cannot state, for one case: `[path, message]` pairs. */
+function caseProblems(item: Case, boundaries: ReadonlyMap<string, Boundary>, headings: ReadonlySet<string>) {
+  const problems: Array<[string[], string]> = [];
+  const expectations: Array<[string[], unknown]> = [
+    [['expect'], item.expect],
+    [['upstream', 'expect'], item.upstream?.expect],
+    ...(item.skipOn ?? []).map((entry, index): [string[], unknown] => [
+      ['skipOn', String(index), 'expect'],
+      entry.expect,
+    ]),
+  ];
+  for (const [where, expectation] of expectations) {
+    walkMatchers(expectation, where, (path, pattern) => {
+      try {
+        new RegExp(pattern);
+      } catch (error) {
+        problems.push([path, texts.loader.badRegExp((error as Error).message)]);
+      }
+    });
+  }
+  if (item.basis !== undefined && !headings.has(item.basis))
+    problems.push([['basis'], texts.loader.unknownBasis(item.basis)]);
+  item.skipOn?.forEach((entry, index) => {
+    const name = 'before' in entry ? entry.before : entry.from;
+    if (!boundaries.has(name))
+      problems.push([
+        ['skipOn', String(index), 'before' in entry ? 'before' : 'from'],
+        texts.loader.unknownBoundary(name, [...boundaries.keys()]),
+      ]);
+    if (entry.expect !== undefined && isDeepStrictEqual(entry.expect, item.upstream?.expect ?? item.expect))
+      problems.push([['skipOn', String(index), 'expect'], texts.loader.skipExpectSameAsExpect]);
+  });
+  if (item.options?.bareRecord) {
+    const providers = item.providers ?? [];
+    const [only] = providers;
+    if (
+      providers.length !== 1 ||
+      (only!.name ?? 'codemode') !== 'codemode' ||
+      Object.keys(only!).some((key) => key !== 'name' && key !== 'tools')
+    )
+      problems.push([['options', 'bareRecord'], texts.loader.bareRecordShape]);
+  }
+  if (item.upstream !== undefined && isDeepStrictEqual(item.upstream.expect, item.expect))
+    problems.push([['upstream'], texts.loader.upstreamSameAsExpect]);
+  const refusal = referenceRefusal(item);
+  if (refusal !== undefined) {
+    if (item.upstream !== undefined) problems.push([['upstream'], texts.loader.upstreamNeverRuns(refusal.reason)]);
+    if (item.skipOn !== undefined) problems.push([['skipOn'], texts.loader.skipNeverRuns(refusal.reason)]);
+  }
+  return problems;
+}
+
+function caseFiles(dir: string): string[] {
   return readdirSync(dir)
-    .filter((entry) => entry.endsWith('.yaml'))
+    .filter((entry) => entry.endsWith('.yaml') && entry !== BOUNDARIES_FILE)
     .sort()
     .map((entry) => join(dir, entry));
 }
 
-/** Loads the whole catalogue. Ids are unique across files; every problem of every file is reported. */
-export function loadCatalogue(dir: string = CASES_DIR): LoadedCase[] {
+/** Loads the boundaries and every case file of a directory; one error names every problem of every file. */
+export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPSTREAM_DOC): Catalogue {
   const problems: string[] = [];
+  const headings = upstreamHeadings(upstreamDoc);
+  const boundaries = new Map<string, Boundary>();
+  const boundariesFile = join(dir, BOUNDARIES_FILE);
+  const parsedBoundaries = parseFile(boundariesFile, 'boundaries.schema.json', BOUNDARIES_SCHEMA_COMMENT);
+  if ('problems' in parsedBoundaries) problems.push(...parsedBoundaries.problems);
+  else
+    (parsedBoundaries.data as Boundary[]).forEach((boundary, index) => {
+      const at = (key: string, message: string) =>
+        problems.push(parsedBoundaries.positions.complaint([String(index), key], message));
+      if (boundaries.has(boundary.id))
+        problems.push(
+          parsedBoundaries.positions.complaint(
+            [String(index)],
+            texts.loader.duplicateId(displayName(boundariesFile)),
+            'id',
+          ),
+        );
+      if (boundary.basis !== undefined && !headings.has(boundary.basis))
+        at('basis', texts.loader.unknownBasis(boundary.basis));
+      boundaries.set(boundary.id, boundary);
+    });
+
   const cases: LoadedCase[] = [];
-  for (const file of caseFiles(dir)) {
-    try {
-      cases.push(...loadCaseFile(file));
-    } catch (error) {
-      if (!(error instanceof CaseFileError)) throw error;
-      problems.push(error.message);
+  const seen = new Map<string, string>();
+  const files = caseFiles(dir);
+  for (const file of files) {
+    const parsed = parseFile(file, 'case.schema.json', SCHEMA_COMMENT);
+    if ('problems' in parsed) {
+      problems.push(...parsed.problems);
+      continue;
     }
+    (parsed.data as Case[]).forEach((item, index) => {
+      const line = parsed.positions.lineOf([String(index)]);
+      for (const [path, message] of caseProblems(item, boundaries, headings))
+        problems.push(parsed.positions.complaint([String(index), ...path], message));
+      const here = `${displayName(file)}:${line}`;
+      const first = seen.get(item.id);
+      if (first !== undefined)
+        problems.push(parsed.positions.complaint([String(index)], texts.loader.duplicateId(first), 'id'));
+      else seen.set(item.id, here);
+      cases.push({ ...item, file: displayName(file), line });
+    });
   }
-  const seen = new Map<string, LoadedCase>();
-  for (const item of cases) {
-    const first = seen.get(item.id);
-    if (first) {
-      problems.push(
-        `${item.file}:${item.line} (case "${item.id}"): duplicate id, first declared at ${first.file}:${first.line}`,
-      );
-    } else seen.set(item.id, item);
-  }
-  if (problems.length > 0) throw new CaseFileError(problems.join('\n'));
-  if (cases.length === 0) throw new CaseFileError(`${displayName(dir)}: no case files (*.yaml) found`);
-  return cases;
+  if (files.length === 0) problems.push(`${displayName(dir)}: ${texts.loader.noFiles}`);
+  if (problems.length > 0) throw new CaseFileError([...new Set(problems)].join('\n'));
+  return { cases, boundaries };
 }
 
-/** `<file> › <id>`, the name a case's test carries everywhere. */
-export function caseTitle(item: LoadedCase): string {
+/** `<file> › <id>`, the name a case carries in every test title and progress line. */
+export function caseTitle(item: Pick<LoadedCase, 'file' | 'id'>): string {
   return `${basename(item.file)} › ${item.id}`;
 }

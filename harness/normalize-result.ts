@@ -5,7 +5,7 @@
  * worker bundles this file too.
  */
 
-import { messageOf } from '../src/protocol/errors.js';
+import { messageOf } from '../src/protocol/index.js';
 import type { Outcome } from './case-model.js';
 
 function replacer(_key: string, value: unknown): unknown {

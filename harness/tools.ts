@@ -4,7 +4,7 @@
  * Runtime-neutral: no Node built-ins.
  */
 
-import { formatToolNotFound } from '../src/protocol/errors.js';
+import { formatToolNotFound } from '../src/protocol/index.js';
 import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
 
 type ToolFunction = (...args: unknown[]) => Promise<unknown>;

@@ -1,93 +1,93 @@
 /**
- * `npm run case -- cases/x.yaml [id] [--sides ours,latest,...]`: runs one file, or one case of it,
- * on every side asked for (default: ours), prints each side's outcome and the diff, and exits
- * non-zero when any side misses its expectation.
+ * `npm run case -- <selector>... [--columns ...]`: a filter over the same engine the tests and the
+ * matrix use. It loads the whole catalogue (so a duplicate id anywhere is refused here too), runs
+ * the selected cases on the columns asked for, and prints each cell with its outcome and diff.
+ * Exit code 0 when every cell is as expected, 1 when one is not, 2 on a bad selector or catalogue.
  */
 import { resolve } from 'node:path';
-import { messageOf } from '../../src/protocol/errors.js';
-import { SIDE_NAMES, type SideName } from '../case-model.js';
-import { brief, judge } from '../expect.js';
-import { caseTitle, loadCaseFile } from '../load-cases.js';
-import { type Side, skipReason, startSide } from '../sides/index.js';
+import type { LoadedCase } from '../case-model.js';
+import { COLUMN_IDS, type ColumnId } from '../columns.js';
+import { Engine } from '../engine.js';
+import { brief } from '../expect.js';
+import { caseTitle, loadCatalogue } from '../load-cases.js';
+import { texts } from '../texts.js';
+import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
 
-const USAGE = 'usage: npm run case -- <cases/file.yaml> [case-id] [--sides ours,latest,0.4.4,0.3.8,0.2.2]';
+const USAGE = `usage: npm run case -- <selector>... [--columns <ids>]
 
-interface Arguments {
-  file: string;
-  id: string | undefined;
-  sides: SideName[];
+Runs the selected cases and prints every cell: its status, the outcome, and the diff when it fails.
+
+  <selector>        a case id (args-spread-two), a pattern with * (args-*), or a case file
+                    (cases/args.yaml); several may be given
+  --columns <ids>   comma-separated, or all (default: ours); the columns are ${COLUMN_IDS.join(', ')}
+  --cases <dir>     the catalogue directory (default: cases/)
+  -h, --help        print this text
+
+Exit code: 0 every cell as expected, 1 a fail or an infra-error, 2 a bad selector, option or case file.`;
+
+function selects(selector: string, item: LoadedCase): boolean {
+  if (selector.endsWith('.yaml')) return resolve(item.file) === resolve(selector);
+  const pattern = new RegExp(`^${selector.split('*').map(escapeRegExp).join('.*')}$`);
+  return pattern.test(item.id);
 }
 
-function parseArguments(argv: readonly string[]): Arguments {
-  const positional: string[] = [];
-  let sides: SideName[] = ['ours'];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--sides') {
-      const list = argv[++i];
-      if (!list) throw new Error(`--sides needs a comma-separated list\n${USAGE}`);
-      sides = list.split(',').map((name) => {
-        if (!(SIDE_NAMES as readonly string[]).includes(name))
-          throw new Error(`Unknown side "${name}"; known: ${SIDE_NAMES.join(', ')}`);
-        return name as SideName;
-      });
-    } else if (arg.startsWith('--')) throw new Error(`Unknown option ${arg}\n${USAGE}`);
-    else positional.push(arg);
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The ids sharing the longest prefix with a selector that matched nothing, as suggestions. */
+function nearest(selector: string, cases: readonly LoadedCase[]): string[] {
+  const shared = (id: string) => {
+    let n = 0;
+    while (n < id.length && id[n] === selector[n]) n += 1;
+    return n;
+  };
+  const best = Math.max(0, ...cases.map((item) => shared(item.id)));
+  return best < 3
+    ? []
+    : cases
+        .filter((item) => shared(item.id) === best)
+        .slice(0, 5)
+        .map((item) => item.id);
+}
+
+runCommand(async () => {
+  const { values, positionals } = parseCommand(
+    process.argv.slice(2),
+    { columns: { type: 'string' }, cases: { type: 'string' } },
+    USAGE,
+  );
+  const columns: ColumnId[] = parseColumns(values.columns as string | undefined, ['ours']);
+  const { cases, boundaries } = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);
+  let selected = cases;
+  if (positionals.length > 0) {
+    for (const selector of positionals)
+      if (!cases.some((item) => selects(selector, item)))
+        throw new UsageError(texts.cli.noMatch(selector, nearest(selector, cases)));
+    selected = cases.filter((item) => positionals.some((selector) => selects(selector, item)));
   }
-  const [file, id, ...extra] = positional;
-  if (!file || extra.length > 0) throw new Error(USAGE);
-  return { file, id, sides };
-}
 
-async function main(): Promise<number> {
-  const args = parseArguments(process.argv.slice(2));
-  const all = loadCaseFile(resolve(args.file));
-  const selected = args.id === undefined ? all : all.filter((item) => item.id === args.id);
-  if (selected.length === 0)
-    throw new Error(`${args.file} has no case "${args.id}"; its ids: ${all.map((item) => item.id).join(', ')}`);
-
-  const started: Side[] = [];
-  let failures = 0;
+  const engine = new Engine(boundaries);
+  stopOnSignals(engine, (line) => console.log(line));
+  let failed = 0;
+  const width = Math.max(...columns.map((column) => column.length));
   try {
-    for (const name of args.sides) started.push(await startSide(name));
+    await engine.openAll(columns);
     for (const item of selected) {
       console.log(`\n${caseTitle(item)}  (${item.file}:${item.line})`);
-      for (const side of started) {
-        const skip = skipReason(item, side.name);
-        if (skip !== null) {
-          console.log(`  ${side.name}: skipped — ${skip}`);
-          continue;
-        }
-        const outcome = await side.run(item);
-        const verdict = judge(item, side.name, outcome);
-        console.log(`  ${side.name}: ${brief(outcome)}`);
-        if (verdict === null) console.log(`  ${side.name}: pass`);
-        else {
-          failures += 1;
-          // Set as soon as it is known, so no later failure (a stop that never settles) can hide it.
-          process.exitCode = 1;
-          console.log(
-            verdict
-              .split('\n')
-              .map((line) => `  ${line}`)
-              .join('\n'),
-          );
-        }
+      for (const column of columns) {
+        if (engine.isAborted) return new Promise<number>(() => {}); // The signal handler exits.
+        const { cell, outcome } = await engine.cell(item, column);
+        const status = `${texts.statusSymbol[cell.status]} ${cell.status}${cell.label ? `: ${cell.label}` : ''}`;
+        console.log(`  ${column.padEnd(width)}  ${status}${outcome ? `  ${brief(outcome)}` : ''}`);
+        if (cell.status !== 'pass' && cell.reason) console.log(`  ${' '.repeat(width)}  ${cell.reason}`);
+        if (cell.diff) console.log(cell.diff.replace(/^/gm, `  ${' '.repeat(width)}  `));
+        if (cell.status === 'fail' || cell.status === 'infra-error') failed += 1;
       }
     }
-    console.log(
-      `\n${selected.length} case(s) on ${args.sides.join(', ')}: ${failures === 0 ? 'all pass' : `${failures} mismatch(es)`}`,
-    );
   } finally {
-    for (const side of started) await side.dispose();
+    await engine.closeAll();
   }
-  return failures === 0 ? 0 : 1;
-}
-
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(messageOf(error));
-    process.exit(2);
-  },
-);
+  console.log(texts.cli.ranCases(selected.length, columns, failed));
+  return failed === 0 ? 0 : 1;
+});

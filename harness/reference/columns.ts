@@ -1,16 +1,15 @@
 /**
- * The reference columns: one per release line of the peer range (see upstream-releases.md §15),
+ * The reference columns: one per distinct executor of the peer range (docs/reference-columns.md),
  * each a wrangler configuration that bundles `worker.ts` against that release. Node-only.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REFERENCE_COLUMNS } from '../case-model.js';
 import { aliasVersionMismatch, unknownColumn } from './messages.js';
 
-/** The case model's list, so skipOn, the sides and what starts cannot drift apart. */
-export const COLUMN_NAMES = REFERENCE_COLUMNS;
+/** The reference columns, oldest first; `latest` is whatever npm installed. */
+export const COLUMN_NAMES = ['0.2.2', '0.3.8', '0.4.1', '0.4.4', 'latest'] as const;
 export type ColumnName = (typeof COLUMN_NAMES)[number];
 
 export interface ReferenceColumn {
@@ -46,6 +45,7 @@ const requireFromRoot = createRequire(join(ROOT, 'package.json'));
 const REFERENCE_COLUMN_CONFIGS: readonly ReferenceColumn[] = [
   { name: '0.2.2', packageName: 'codemode-0-2', pinned: '0.2.2', configPath: join(HERE, 'wrangler.0.2.2.json') },
   { name: '0.3.8', packageName: 'codemode-0-3', pinned: '0.3.8', configPath: join(HERE, 'wrangler.0.3.8.json') },
+  { name: '0.4.1', packageName: 'codemode-0-4-1', pinned: '0.4.1', configPath: join(HERE, 'wrangler.0.4.1.json') },
   { name: '0.4.4', packageName: 'codemode-0-4', pinned: '0.4.4', configPath: join(HERE, 'wrangler.0.4.4.json') },
   {
     name: 'latest',

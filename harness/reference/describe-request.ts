@@ -1,7 +1,8 @@
 /**
  * `describeRequest`: a case as the reference wire carries it. An option the wire cannot represent
- * is refused here, while the request is built, with the case id in the message, so a case that
- * grows such an option fails loudly instead of crossing half-expressed. Runtime-neutral.
+ * is refused here, while the request is built, with the case id in the message. That refusal is
+ * the one source of a case's `unsupported` cells on the reference columns (harness/plan.ts), so a
+ * case that grows such an option is never sent half-expressed. Runtime-neutral.
  */
 import type { Case, CaseOptions, CaseProvider } from '../case-model.js';
 import { DEFAULT_PROVIDER_NAME } from '../tools.js';
@@ -26,15 +27,15 @@ const KNOWN_PROVIDER_FIELDS = new Set<keyof CaseProvider>([
 ]);
 const KNOWN_CONNECTOR_FIELDS = new Set(['name', 'tools']);
 
-function refuse(testCase: Case, why: string): never {
+function refuse(testCase: Pick<Case, 'id'>, why: string): never {
   throw new Error(refusal(testCase.id, why));
 }
 
-function checkKnown(testCase: Case, where: string, value: object, known: ReadonlySet<string>): void {
+function checkKnown(testCase: Pick<Case, 'id'>, where: string, value: object, known: ReadonlySet<string>): void {
   for (const key of Object.keys(value)) if (!known.has(key)) refuse(testCase, UNREPRESENTABLE.unknownField(where, key));
 }
 
-function describeProviders(testCase: Case): CaseProvider[] {
+function describeProviders(testCase: Pick<Case, 'id' | 'providers' | 'options'>): CaseProvider[] {
   const providers = testCase.providers ?? [];
   for (const provider of providers) {
     checkKnown(testCase, 'providers[]', provider, KNOWN_PROVIDER_FIELDS as ReadonlySet<string>);
@@ -53,8 +54,7 @@ function describeProviders(testCase: Case): CaseProvider[] {
   return providers;
 }
 
-export function describeRequest(testCase: Case): ReferenceRequest {
-  if (testCase.reference === false) refuse(testCase, UNREPRESENTABLE.referenceFalse(testCase.reason));
+export function describeRequest(testCase: Pick<Case, 'id' | 'code' | 'providers' | 'options'>): ReferenceRequest {
   const options = testCase.options ?? {};
   checkKnown(testCase, 'options', options, KNOWN_OPTIONS as ReadonlySet<string>);
 

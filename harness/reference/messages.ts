@@ -5,8 +5,6 @@
 
 /** Why `describeRequest` refuses a case, stated once per unrepresentable option. */
 export const UNREPRESENTABLE = {
-  referenceFalse: (reason: string | undefined) =>
-    `it is marked reference: false (${reason ?? 'no reason given'}), so no reference column may run it`,
   outboundRespond: 'options.outbound.respond: the reference wire has no field for a host function answering fetch',
   countHostWaitsFalse:
     'options.countHostWaits: false: the reference clock is always wall-clock time (DynamicWorkerExecutor has no such option)',
@@ -64,8 +62,4 @@ export function columnRequestTimedOut(column: string, caseId: string, ms: number
 
 export function columnStopped(column: string): string {
   return `Reference column ${column} has been stopped`;
-}
-
-export function columnsFailedToStart(failures: readonly string[]): string {
-  return `Reference columns failed to start:\n${failures.join('\n')}`;
 }

@@ -4,7 +4,7 @@
  * bundles it and uses `parseReferenceRequest` to turn a bad body into a 400.
  */
 
-import { messageOf } from '../../src/protocol/errors.js';
+import { messageOf } from '../../src/protocol/index.js';
 import type { CaseConnector, CaseProvider } from '../case-model.js';
 import { badReferenceBody } from './messages.js';
 

@@ -5,7 +5,7 @@
  */
 import { RpcTarget } from 'cloudflare:workers';
 import { DynamicWorkerExecutor } from '@cloudflare/codemode';
-import { messageOf } from '../../src/protocol/errors.js';
+import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { normalizeResult, normalizeThrow } from '../normalize-result.js';
 import { type ConnectorCall, materializeConnectors, materializeProviders } from '../tools.js';

@@ -3,8 +3,8 @@
  * `Ready on http://...` line, and stopped with its whole process tree. Node-only.
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
-import { freePorts } from './free-ports.js';
 import { wranglerExitedEarly, wranglerNotReady } from './messages.js';
 import { stopGroup, trackGroup } from './process-group.js';
 
@@ -45,6 +45,29 @@ const QUIET_ENV = {
 };
 
 class PortTaken extends Error {}
+
+function listenOnAnyPort(): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+/** `count` distinct free ports: every listener stays open until all are known, so none repeats. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) servers.push(await listenOnAnyPort());
+    return servers.map((server) => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('A loopback listener reported no port');
+      return address.port;
+    });
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+}
 
 async function attempt(options: WranglerDevOptions): Promise<WranglerDev> {
   const [port, inspectorPort] = await freePorts(2);

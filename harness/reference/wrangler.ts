@@ -1,13 +1,12 @@
 /**
  * Reference columns as running services: `startReferenceColumn` bundles `worker.ts` against one
- * release under `wrangler dev`, and `startReferenceColumns` starts several with bounded
- * parallelism. Used by the catalogue, the matrix runner, the surface inventory and the benchmark.
+ * release under `wrangler dev`, and `runOnReference` runs a case there as one POST. Used by the
+ * engine's sides, the surface inventory and the benchmark. Node-only.
  */
 
-import { messageOf } from '../../src/protocol/errors.js';
-import type { Outcome } from '../case-model.js';
+import { messageOf } from '../../src/protocol/index.js';
+import type { Case, Outcome } from '../case-model.js';
 import {
-  COLUMN_NAMES,
   type ColumnName,
   type ColumnVersions,
   columnByName,
@@ -15,8 +14,8 @@ import {
   readColumnVersions,
   WRANGLER_BIN,
 } from './columns.js';
-import { columnStopped, columnsFailedToStart } from './messages.js';
-import { postReferenceRequest } from './transport.js';
+import { describeRequest } from './describe-request.js';
+import { columnRequestFailed, columnRequestTimedOut, columnStopped, columnUnreachable } from './messages.js';
 import type { ReferenceRequest } from './wire.js';
 import { startWranglerDev } from './wrangler-dev.js';
 
@@ -40,13 +39,7 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
-export interface StartManyOptions extends StartOptions {
-  /** How many columns start at once. Default 2, the number of cores. */
-  parallelism?: number;
-}
-
 const DEFAULT_READY_TIMEOUT_MS = 120_000;
-const DEFAULT_PARALLELISM = 2;
 
 export async function startReferenceColumn(
   name: ColumnName | string,
@@ -78,42 +71,41 @@ export async function startReferenceColumn(
   };
 }
 
-/** Stops every column given, in parallel; the first failure is rethrown after all have been tried. */
-export async function stopReferenceColumns(columns: readonly StartedReferenceColumn[]): Promise<void> {
-  const results = await Promise.allSettled(columns.map((column) => column.stop()));
-  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failed) throw failed.reason;
+/** The longest default timeout of any release (docs/upstream.md, "The default timeout"). */
+const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
+/** Room for loading the dynamic worker and the round trip, beyond the in-sandbox timeout. */
+const ANSWER_GRACE_MS = 30_000;
+
+/** How long to wait for an answer: the case's own bound, plus grace. */
+function answerDeadlineMs(request: ReferenceRequest): number {
+  return (request.timeout ?? LONGEST_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
+}
+
+async function postReferenceRequest(column: string, url: string, request: ReferenceRequest): Promise<Outcome> {
+  const deadline = answerDeadlineMs(request);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(deadline),
+    });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError')
+      throw new Error(columnRequestTimedOut(column, request.caseId, deadline));
+    throw new Error(columnUnreachable(column, request.caseId, messageOf(error)));
+  }
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(columnRequestFailed(column, request.caseId, response.status, text));
+  return JSON.parse(text) as Outcome;
 }
 
 /**
- * Starts the named columns (default: all), at most `parallelism` at a time, in the order given.
- * If any fails to start, the ones that did are stopped and one error names every failure.
+ * One case on a running column, as a normalized outcome. Refuses (rejects, naming the case) what the
+ * reference wire cannot represent, before anything is sent; rejects on infrastructure failure. The
+ * case's own outcome, a `threw` included, resolves.
  */
-export async function startReferenceColumns(
-  names: readonly (ColumnName | string)[] = COLUMN_NAMES,
-  options: StartManyOptions = {},
-): Promise<StartedReferenceColumn[]> {
-  const parallelism = Math.max(1, options.parallelism ?? DEFAULT_PARALLELISM);
-  const started: (StartedReferenceColumn | undefined)[] = new Array(names.length);
-  const failures: string[] = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < names.length && failures.length === 0) {
-      const index = next;
-      next += 1;
-      const name = names[index] as string;
-      try {
-        started[index] = await startReferenceColumn(name, options);
-      } catch (error) {
-        failures.push(`${name}: ${messageOf(error)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallelism, names.length) }, lane));
-  const running = started.filter((column): column is StartedReferenceColumn => column !== undefined);
-  if (failures.length > 0) {
-    await stopReferenceColumns(running);
-    throw new Error(columnsFailedToStart(failures));
-  }
-  return running;
+export async function runOnReference(column: StartedReferenceColumn, testCase: Case): Promise<Outcome> {
+  return column.run(describeRequest(testCase));
 }

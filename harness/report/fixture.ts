@@ -1,20 +1,20 @@
 /**
- * A fixture run for the writers' tests. It tests rendering, not executor behaviour: the cells are
- * produced by the real status rules (planCell/settleCell) from scripted executions, so every
- * status the report knows appears at least once, including a stale skip and a broken column.
+ * A fixture run for the writers' tests. It tests rendering, not executor behaviour: the cells come
+ * from the real rules (planCell, settleCell) applied to scripted outcomes, so every status the
+ * report knows appears, with a stale skip, a skip that fails as it says, an upstream expectation,
+ * an unsupported case and a column that did not open.
  */
-import type { LoadedCase } from '../case-model.js';
-import { catalogueOrder, toMatrixCase } from './case-entry.js';
-import type { Execution } from './cell-rules.js';
-import { planCell, settleCell, summarizeRun } from './cell-rules.js';
+import type { Boundary, LoadedCase, Outcome } from '../case-model.js';
+import type { ColumnId, PlannedColumn } from '../columns.js';
+import { type Plan, planCell, settleCell } from '../judge.js';
+import { INTERPRETING_VERSION, texts } from '../texts.js';
 import type { MatrixCell, MatrixColumn, MatrixRun } from './model.js';
-import { texts } from './texts.js';
-
-export const FIXTURE_ROOT = '/repo';
+import { summarize } from './model.js';
 
 const shared = { workerd: '1.20260426.1', compatibilityDate: '2025-06-01', compatibilityFlags: ['nodejs_compat'] };
+const RELEASES: Partial<Record<ColumnId, string>> = { '0.2.2': '0.2.2', '0.3.8': '0.3.8', latest: '0.5.6' };
 
-export const fixtureColumns: MatrixColumn[] = [
+const fixtureColumns: MatrixColumn[] = [
   {
     id: 'ours',
     label: 'ours',
@@ -27,157 +27,143 @@ export const fixtureColumns: MatrixColumn[] = [
     kind: 'ours-remote',
     versions: { ...shared, codemode: null, executor: '0.1.0', wrangler: null },
   },
-  ...(['0.2.2', '0.3.8', '0.4.4'] as const).map(
-    (release): MatrixColumn => ({
-      id: release,
-      label: release,
+  ...(['0.2.2', '0.3.8', 'latest'] as const).map(
+    (id): MatrixColumn => ({
+      id,
+      label: id === 'latest' ? 'latest (0.5.6)' : id,
       kind: 'reference',
-      versions: { ...shared, codemode: release, executor: null, wrangler: '4.86.0' },
+      versions: { ...shared, codemode: RELEASES[id] ?? null, executor: null, wrangler: '4.86.0' },
     }),
   ),
-  {
-    id: 'latest',
-    label: 'latest (0.5.6)',
-    kind: 'reference',
-    versions: { ...shared, codemode: '0.5.6', executor: null, wrangler: '4.86.0' },
-  },
 ];
 
-/** Shaped like `judge()` output from harness/expect.ts. */
-export const FIXTURE_DIFF = [
-  'cases/dispatch.yaml:3 (case "args-two-numbers") on 0.3.8 does not meet expect',
-  '  outcome: {"result":[1]}',
-  '  result: expected [1,2] (2 items), got [1] (1 items)',
-].join('\n');
+const fixtureBoundaries = new Map<string, Boundary>([
+  ['codec', { id: 'codec', release: '0.3.7', reason: '0.3.7 brought the binary codec.' }],
+  ['connectors', { id: 'connectors', release: '0.4.0', reason: '0.4.0 brought connectors.' }],
+]);
 
 const loaded = (
   file: string,
   line: number,
-  fields: Partial<LoadedCase> & Pick<LoadedCase, 'id' | 'description' | 'features'>,
+  fields: Partial<LoadedCase> & Pick<LoadedCase, 'id' | 'description'>,
 ): LoadedCase => ({
-  code: 'return 1',
-  file: `${FIXTURE_ROOT}/cases/${file}.yaml`,
+  features: ['result'],
+  code: 'async () => 1',
+  expect: { result: 'ok' },
+  file: `cases/${file}.yaml`,
   line,
   ...fields,
 });
 
-export const fixtureCases: LoadedCase[] = [
-  loaded('results', 3, {
-    id: 'result-number',
-    description: 'A number comes back as the result',
-    features: ['result-shape'],
-  }),
-  loaded('results', 12, {
-    id: 'result-undefined',
-    description: 'Nothing returned gives no result key',
-    features: ['result-shape'],
-  }),
-  loaded('dispatch', 3, {
-    id: 'args-two-numbers',
-    description: 'Two arguments reach the tool spread',
-    features: ['tool-args'],
-    skipOn: [
-      { versions: ['0.2.2'], reason: '0.2.2 passes the first argument only (argument conventions moved in 0.3.7)' },
-    ],
-  }),
-  loaded('dispatch', 20, {
-    id: 'args-bytes',
+const fixtureCases: LoadedCase[] = [
+  loaded('binary', 3, {
+    id: 'binary-arg',
     description: 'A Uint8Array argument crosses as bytes',
-    features: ['tool-args', 'binary-codec'],
-    skipOn: [{ versions: ['0.2.2'], reason: 'the binary codec arrived in 0.3.7' }],
+    features: ['binary'],
+    skipOn: [{ before: 'codec', expect: { result: 'old' } }],
   }),
-  loaded('dispatch', 41, {
-    id: 'collision-detected',
-    description: 'Two raw names that sanitize alike are refused',
-    features: ['sanitize-collision'],
-    skipOn: [{ versions: ['0.2.2'], reason: 'collision detection appeared in 0.3.7' }],
+  loaded('binary', 20, {
+    id: 'binary-result',
+    description: 'A Uint8Array result crosses as bytes',
+    features: ['binary'],
+    skipOn: [{ before: 'codec' }],
   }),
-  loaded('timeouts', 3, {
-    id: 'spin-times-out',
-    description: 'A busy loop is stopped by the timeout',
+  loaded('connectors', 3, {
+    id: 'connector-call',
+    description: 'A connector call reaches callTool',
+    features: ['connectors'],
+    skipOn: [{ before: 'connectors' }],
+  }),
+  loaded('errors', 3, {
+    id: 'error-thrown-string',
+    description: 'A thrown string is the error',
+    features: ['errors'],
+    upstream: { expect: { result: 'upstream' }, reason: 'Ours reports the string; upstream reports success.' },
+  }),
+  loaded('result', 3, { id: 'result-number', description: 'A number comes back as the result' }),
+  loaded('timeout', 3, {
+    id: 'timeout-spin',
+    description: 'A spin ends at its bound',
     features: ['timeout'],
-    reference: false,
-    reason: 'a spinning execution would wedge wrangler dev, which enforces no CPU limit on a loaded worker',
-  }),
-  loaded('timeouts', 15, {
-    id: 'spin-after-await',
-    description: 'A busy loop after an await is stopped too',
-    features: ['timeout'],
-    skipOn: [
-      { versions: ['0.2.2', '0.3.8', '0.4.4', 'latest'], reason: 'spins: would wedge wrangler dev', probe: false },
-    ],
+    unsafeOnReference: 'a spin wedges wrangler dev',
   }),
 ];
 
-/** What each cell "did": the default is a pass; these are the exceptions. */
-const scripted: Record<string, Execution> = {
-  // A real failure with a diff, on one release only.
-  'args-two-numbers@0.3.8': {
-    kind: 'judged',
-    pass: false,
-    reason: 'outcome differs from expect in result',
-    diff: FIXTURE_DIFF,
-  },
-  // A skipped cell that passes when probed: the reason went stale.
-  'collision-detected@0.2.2': { kind: 'judged', pass: true },
-  // Skipped cells that still fail when probed: the skips hold.
-  'args-two-numbers@0.2.2': {
-    kind: 'judged',
-    pass: false,
-    reason: 'outcome differs from expect in result',
-    diff: FIXTURE_DIFF,
-  },
-  'args-bytes@0.2.2': {
-    kind: 'judged',
-    pass: false,
-    reason: 'outcome differs from expect in result',
-    diff: FIXTURE_DIFF,
-  },
-};
+/** Shaped as settleCell writes a diff. */
+export const FIXTURE_DIFF = [
+  'cases/result.yaml:3 (case "result-number") on 0.3.8 does not meet expect',
+  '  outcome: {"result":"other"}',
+  '  result: expected "ok", got "other"',
+].join('\n');
 
-/** The remote column broke while starting, so every cell it would have run is an infra-error. */
-export const FIXTURE_REMOTE_BREAK = 'the daemon did not print its address within 30000 ms';
+/** The remote column did not open, so every cell it would have run is an infra-error. */
+export const FIXTURE_REMOTE_BREAK = 'the daemon did not print its address within 60000 ms';
+
+/** The outcome a healthy column gives: what the plan expects on a run, the other side's behaviour on a skip. */
+function defaultOutcome(plan: Plan): Outcome {
+  if (plan.kind === 'run') return { result: plan.upstream ? 'upstream' : 'ok' };
+  return { result: plan.kind === 'skip' && plan.failsAs ? 'old' : 'other' };
+}
 
 export function fixtureRun(
-  options: { date?: string; commit?: string; overrides?: Record<string, Execution> } = {},
+  options: { date?: string; commit?: string; outcomes?: Record<string, Outcome> } = {},
 ): MatrixRun {
-  const script = { ...scripted, ...options.overrides };
-  const cells: MatrixCell[] = [];
+  const script: Record<string, Outcome> = {
+    'result-number@0.3.8': { result: 'other' }, // a failure with a diff
+    'binary-result@0.2.2': { result: 'ok' }, // a skipped cell that passes: a stale skip
+    ...options.outcomes,
+  };
   const columns = fixtureColumns.map((column) =>
     column.id === 'ours-remote' ? { ...column, infraError: FIXTURE_REMOTE_BREAK } : { ...column },
   );
-  for (const testCase of fixtureCases) {
+  const cells: MatrixCell[] = [];
+  for (const item of fixtureCases) {
     for (const column of columns) {
-      const plan = planCell(testCase, column);
-      let execution: Execution | undefined = script[`${testCase.id}@${column.id}`] ?? { kind: 'judged', pass: true };
-      if (column.infraError) execution = { kind: 'infra-error', reason: texts.columnUnavailable(column.infraError) };
-      if (plan.kind === 'unsupported' || (plan.kind === 'skip' && !plan.probe)) execution = undefined;
-      cells.push(settleCell(testCase.id, column.id, plan, execution));
+      const planned: PlannedColumn = {
+        id: column.id as ColumnId,
+        kind: column.kind,
+        ...(RELEASES[column.id as ColumnId] ? { release: RELEASES[column.id as ColumnId]! } : {}),
+      };
+      const plan = planCell(item, planned, fixtureBoundaries);
+      const observation =
+        plan.kind === 'unsupported'
+          ? undefined
+          : column.infraError
+            ? { kind: 'infra-error' as const, reason: texts.cell.columnUnavailable(column.infraError) }
+            : { kind: 'outcome' as const, outcome: script[`${item.id}@${column.id}`] ?? defaultOutcome(plan) };
+      cells.push(settleCell(item, column.id, plan, observation));
     }
   }
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     run: {
       date: options.date ?? '2026-11-29T03:15:00.000Z',
       durationMs: 254_000,
       commit: options.commit ?? '3822a5fae1dd42de0507f8a1327da4a7fc74dcf9',
       dirty: false,
       node: 'v20.19.0',
+      interpreting: INTERPRETING_VERSION,
     },
+    boundaries: [...fixtureBoundaries.values()],
     columns,
-    cases: catalogueOrder(fixtureCases.map((testCase) => toMatrixCase(testCase, FIXTURE_ROOT))),
+    cases: fixtureCases.map((item) => ({
+      id: item.id,
+      file: item.file,
+      line: item.line,
+      area: item.file.replace(/^cases\/|\.yaml$/g, ''),
+      description: item.description,
+      features: item.features,
+      ...(item.upstream ? { upstreamReason: item.upstream.reason } : {}),
+    })),
     cells,
-    summary: summarizeRun(columns, cells),
+    summary: summarize(columns, cells),
   };
 }
 
-/** The same catalogue with every column up and every judged cell passing (stale skip fixed). */
+/** Every column up and every cell as it should be. */
 export function greenFixtureRun(): MatrixRun {
   const run = fixtureRun({
-    overrides: {
-      'args-two-numbers@0.3.8': { kind: 'judged', pass: true },
-      'collision-detected@0.2.2': { kind: 'judged', pass: false, reason: 'no collision error', diff: FIXTURE_DIFF },
-    },
+    outcomes: { 'result-number@0.3.8': { result: 'ok' }, 'binary-result@0.2.2': { result: 'other' } },
   });
   const columns = run.columns.map(({ infraError: _broken, ...column }) => column);
   const cells = run.cells.map((cell) =>
@@ -185,5 +171,5 @@ export function greenFixtureRun(): MatrixRun {
       ? { case: cell.case, column: cell.column, status: 'pass' as const }
       : cell,
   );
-  return { ...run, columns, cells, summary: summarizeRun(columns, cells) };
+  return { ...run, columns, cells, summary: summarize(columns, cells) };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureRun } from './fixture.js';
 import type { HistoryRecord } from './history.js';
-import { computeTransitions, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
+import { changesByRun, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
 import { readHistory, writeReports } from './write-reports.js';
 
 /** A record written by hand: columns and one letter string per case. */
@@ -23,23 +23,22 @@ function record(date: string, cases: Record<string, string>, latestRelease = '0.
   };
 }
 
+const changesOf = (records: HistoryRecord[]) => changesByRun(records).map((entry) => entry.changes);
+
 describe('history records', () => {
   it('keep one letter per column for every case, in column order', () => {
     const compact = toHistoryRecord(fixtureRun());
-    expect(compact.columns.map((column) => column.id)).toEqual([
-      'ours',
-      'ours-remote',
-      '0.2.2',
-      '0.3.8',
-      '0.4.4',
-      'latest',
+    expect(compact.columns).toEqual([
+      { id: 'ours', release: null },
+      { id: 'ours-remote', release: null },
+      { id: '0.2.2', release: '0.2.2' },
+      { id: '0.3.8', release: '0.3.8' },
+      { id: 'latest', release: '0.5.6' },
     ]);
-    expect(compact.columns.find((column) => column.id === 'latest')?.release).toBe('0.5.6');
-    // ours pass · remote broke · 0.2.2 stale skip · 0.3.8 fail · 0.4.4 pass · latest pass
-    expect(compact.cases['collision-detected']).toBe('pifppp');
-    expect(compact.cases['args-two-numbers']).toBe('pisfpp');
-    expect(compact.cases['spin-after-await']).toBe('pissss');
-    expect(compact.cases['spin-times-out']).toBe('piuuuu');
+    // ours pass · remote did not open · 0.2.2 fails as the skip says · 0.3.8 and latest pass
+    expect(compact.cases['binary-arg']).toBe('pispp');
+    expect(compact.cases['binary-result']).toBe('pifpp'); // the stale skip on 0.2.2
+    expect(compact.cases['timeout-spin']).toBe('piuuu');
   });
 
   it('are named by their UTC start time, sortable and legal on every file system', () => {
@@ -57,57 +56,58 @@ describe('history records', () => {
   });
 });
 
-describe('computeTransitions', () => {
-  it('reports only cases whose status changed, newest first, with the first column that changed', () => {
-    const transitions = computeTransitions([
-      record('2026-11-27T03:00:00.000Z', { steady: 'ppp', flips: 'ppp', fixed: 'pff' }),
-      record('2026-11-28T03:00:00.000Z', { steady: 'ppp', flips: 'pfp', fixed: 'pff' }),
-      record('2026-11-29T03:00:00.000Z', { steady: 'ppp', flips: 'fpf', fixed: 'ppp' }),
+describe('changesByRun', () => {
+  it('gives each run the cells that changed since the run before, and the cases it added or dropped', () => {
+    const [first, second, third] = changesOf([
+      record('2026-11-27T03:00:00.000Z', { steady: 'ppp', flips: 'ppp', gone: 'ppp' }),
+      record('2026-11-28T03:00:00.000Z', { steady: 'ppp', flips: 'pfp', gone: 'ppp' }),
+      record('2026-11-29T03:00:00.000Z', { steady: 'ppp', flips: 'fpp', added: 'fff' }),
     ]);
-    expect(transitions.map((t) => [t.date.slice(0, 10), t.case, t.firstColumn])).toEqual([
-      ['2026-11-29', 'flips', 'ours'],
-      ['2026-11-29', 'fixed', '0.2.2'],
-      ['2026-11-28', 'flips', '0.2.2'],
-    ]);
-    expect(transitions[0]?.changes).toEqual([
-      { column: 'ours', from: 'pass', to: 'fail' },
-      { column: '0.2.2', from: 'fail', to: 'pass' },
-      { column: 'latest', from: 'pass', to: 'fail' },
-    ]);
-    expect(transitions[0]?.previousDate).toBe('2026-11-28T03:00:00.000Z');
+    expect(first).toEqual({ previous: null, changes: [], newCases: [], removedCases: [] });
+    expect(second).toEqual({
+      previous: { date: '2026-11-27T03:00:00.000Z', commit: null },
+      changes: [{ case: 'flips', column: '0.2.2', from: 'pass', to: 'fail' }],
+      newCases: [],
+      removedCases: [],
+    });
+    expect(third).toEqual({
+      previous: { date: '2026-11-28T03:00:00.000Z', commit: null },
+      changes: [
+        { case: 'flips', column: 'ours', from: 'pass', to: 'fail' },
+        { case: 'flips', column: '0.2.2', from: 'fail', to: 'pass' },
+      ],
+      newCases: ['added'],
+      removedCases: ['gone'],
+    });
   });
 
-  it('lets an infra-error neither start nor end a transition', () => {
-    const transitions = computeTransitions([
+  it('lets an infra-error neither start nor end a change', () => {
+    const changes = changesOf([
       record('2026-11-27T03:00:00.000Z', { a: 'ppp', b: 'ppp' }),
       record('2026-11-28T03:00:00.000Z', { a: 'pii', b: 'pii' }),
       record('2026-11-29T03:00:00.000Z', { a: 'ppp', b: 'ppf' }),
     ]);
-    expect(transitions).toHaveLength(1);
-    expect(transitions[0]).toMatchObject({
-      case: 'b',
-      firstColumn: 'latest',
-      changes: [{ column: 'latest', from: 'pass', to: 'fail' }],
-    });
+    expect(changes[1]?.changes).toEqual([]);
+    expect(changes[2]?.changes).toEqual([{ case: 'b', column: 'latest', from: 'pass', to: 'fail' }]);
   });
 
   it('names the releases when the latest column moved between the runs', () => {
-    const transitions = computeTransitions([
+    const changes = changesOf([
       record('2026-11-28T03:00:00.000Z', { a: 'ppp' }, '0.5.6'),
       record('2026-11-29T03:00:00.000Z', { a: 'ppf' }, '0.6.0'),
     ]);
-    expect(transitions[0]?.changes).toEqual([
-      { column: 'latest', from: 'pass', to: 'fail', fromRelease: '0.5.6', toRelease: '0.6.0' },
+    expect(changes[1]?.changes).toEqual([
+      { case: 'a', column: 'latest', from: 'pass', to: 'fail', releases: { from: '0.5.6', to: '0.6.0' } },
     ]);
   });
 
-  it('does not count a case or a column appearing for the first time as a change', () => {
+  it('does not count a column appearing, or a column left out, as a change', () => {
     const older = record('2026-11-28T03:00:00.000Z', { a: 'ppp' });
     const newer: HistoryRecord = {
-      ...record('2026-11-29T03:00:00.000Z', { a: 'pppf', b: 'ffff' }),
+      ...record('2026-11-29T03:00:00.000Z', { a: 'p-pf' }),
       columns: [...older.columns, { id: 'ours-remote', release: null }],
     };
-    expect(computeTransitions([older, newer])).toEqual([]);
+    expect(changesOf([older, newer])[1]?.changes).toEqual([]);
   });
 });
 
@@ -115,30 +115,25 @@ describe('the history directory', () => {
   const dir = mkdtempSync(join(tmpdir(), 'matrix-history-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('gains one record per run, and the written views read transitions from all of them', () => {
-    writeReports(fixtureRun({ date: '2026-11-28T03:00:00.000Z' }), dir);
+  it('gains one record per run, and the run as written says what changed since the previous one', () => {
+    const first = writeReports(fixtureRun({ date: '2026-11-28T03:00:00.000Z' }), dir);
+    expect(first.since).toEqual({ previous: null, changes: [], newCases: [], removedCases: [] });
     const second = writeReports(
-      fixtureRun({
-        date: '2026-11-29T03:00:00.000Z',
-        overrides: { 'args-two-numbers@0.3.8': { kind: 'judged', pass: true } },
-      }),
+      fixtureRun({ date: '2026-11-29T03:00:00.000Z', outcomes: { 'result-number@0.3.8': { result: 'ok' } } }),
       dir,
     );
     expect(readdirSync(join(dir, 'history')).sort()).toEqual(['2026-11-28T030000.json', '2026-11-29T030000.json']);
     expect(readHistory(join(dir, 'history'))).toHaveLength(2);
-    expect(second.transitions).toEqual([
-      {
-        case: 'args-two-numbers',
-        date: '2026-11-29T03:00:00.000Z',
-        commit: fixtureRun().run.commit,
-        previousDate: '2026-11-28T03:00:00.000Z',
-        firstColumn: '0.3.8',
-        changes: [{ column: '0.3.8', from: 'fail', to: 'pass' }],
-      },
-    ]);
-    expect(readFileSync(join(dir, 'matrix.md'), 'utf8')).toContain(
-      '| 2026-11-29T03:00:00.000Z | [`args-two-numbers`](../cases/dispatch.yaml#L3) | 0.3.8 | 0.3.8: fail → pass |',
-    );
+    expect(second.since).toEqual({
+      previous: { date: '2026-11-28T03:00:00.000Z', commit: fixtureRun().run.commit },
+      changes: [{ case: 'result-number', column: '0.3.8', from: 'fail', to: 'pass' }],
+      newCases: [],
+      removedCases: [],
+    });
+    const markdown = readFileSync(join(dir, 'matrix.md'), 'utf8');
+    expect(markdown).toContain('Compared with the run of 2026-11-28T03:00:00.000Z (commit 3822a5fae1dd).');
+    expect(markdown).toMatch(/- \[`result-number`\]\([^)]*cases\/result\.yaml#L3\): 0\.3\.8: fail → pass/);
+    expect(JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')).since.changes).toHaveLength(1);
   });
 
   it('refuses to render from a corrupt record rather than half-reading history', () => {

@@ -1,61 +1,51 @@
 /**
- * `reports/history/`: one compact record per run (case × column statuses only), and the
- * transitions the page shows: for each case whose status changed between runs, which columns
- * changed, and the first column (in report order: ours, then releases oldest to newest) where it did.
- * An infra-error is not a result, so it neither starts nor ends a transition: the last real status
- * carries over it.
+ * `history/`: one compact record per run (case × column statuses only), and what changed between
+ * runs. An infra-error is not a result, so it neither starts nor ends a change: the last real
+ * status carries over it. A column one run did not have is not a change either.
  */
-
-import { messageOf } from '../../src/protocol/errors.js';
+import { messageOf } from '../../src/protocol/index.js';
 import type { CellStatus, MatrixRun } from './model.js';
-import { CELL_STATUSES, cellKey, indexCells } from './model.js';
+import { CELL_STATUSES, cellKey } from './model.js';
 
-/** One letter per status, so a record stays small: `p f s u i`. */
+/** One letter per status, so a record stays small: `p f s u i`; `-` is no cell. */
 const LETTER: Record<CellStatus, string> = { pass: 'p', fail: 'f', skip: 's', unsupported: 'u', 'infra-error': 'i' };
 const FROM_LETTER = new Map<string, CellStatus>(CELL_STATUSES.map((status) => [LETTER[status], status]));
-
 const HISTORY_LEGEND =
-  'p=pass f=fail s=skip u=unsupported i=infra-error; one letter per column, in columns order; -=no cell';
-
-interface HistoryColumn {
-  id: string;
-  /** The `@cloudflare/codemode` release a reference column ran, so `latest` moving is visible. */
-  release: string | null;
-}
+  'p=pass f=fail s=skip u=unsupported i=infra-error -=no cell; one letter per column, in columns order';
 
 export interface HistoryRecord {
   schemaVersion: 1;
   date: string;
   commit: string | null;
   legend: string;
-  columns: HistoryColumn[];
+  /** Each column with the `@cloudflare/codemode` release it ran (null for ours), so `latest` moving shows. */
+  columns: { id: string; release: string | null }[];
   /** Case id → one letter per column. */
   cases: Record<string, string>;
 }
 
-interface StatusChange {
+export interface CellChange {
+  case: string;
   column: string;
   from: CellStatus;
   to: CellStatus;
-  /** Set when the column's release differs between the two runs (e.g. `latest` moved). */
-  fromRelease?: string | null;
-  toRelease?: string | null;
+  /** Set when the column ran another release than in the run the old status is from. */
+  releases?: { from: string | null; to: string | null };
 }
 
-export interface Transition {
-  case: string;
-  /** The run where the new status first appeared. */
-  date: string;
-  commit: string | null;
-  /** The run before it. */
-  previousDate: string;
-  /** The first column, in report order, whose status changed. */
-  firstColumn: string;
-  changes: StatusChange[];
+/** What one run changed against the runs before it. */
+export interface RunChanges {
+  /** The run compared with; null when no earlier run is recorded. */
+  previous: { date: string; commit: string | null } | null;
+  changes: CellChange[];
+  /** Cases this run has that the previous run did not. */
+  newCases: string[];
+  /** Cases the previous run had that this run does not. */
+  removedCases: string[];
 }
 
 export function toHistoryRecord(run: MatrixRun): HistoryRecord {
-  const cells = indexCells(run.cells);
+  const cells = new Map(run.cells.map((cell) => [cellKey(cell.case, cell.column), cell]));
   const cases: Record<string, string> = {};
   for (const testCase of run.cases) {
     cases[testCase.id] = run.columns
@@ -100,71 +90,60 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
     !Array.isArray(record.columns) ||
     typeof record.cases !== 'object' ||
     record.cases === null
-  ) {
+  )
     throw new Error(`${source}: not a history record (expected schemaVersion 1 with date, columns and cases)`);
-  }
   for (const [caseId, letters] of Object.entries(record.cases)) {
     if (
       typeof letters !== 'string' ||
       letters.length !== record.columns.length ||
       [...letters].some((letter) => letter !== '-' && !FROM_LETTER.has(letter))
-    ) {
+    )
       throw new Error(
         `${source}: case "${caseId}" has statuses "${String(letters)}", expected ${record.columns.length} of p f s u i -`,
       );
-    }
   }
   return record as HistoryRecord;
 }
 
-function statusesOf(record: HistoryRecord, caseId: string): Map<string, CellStatus> {
-  const statuses = new Map<string, CellStatus>();
-  const letters = record.cases[caseId];
-  if (letters === undefined) return statuses;
-  record.columns.forEach((column, index) => {
-    const status = FROM_LETTER.get(letters[index] ?? '-');
-    if (status) statuses.set(column.id, status);
-  });
-  return statuses;
+/** One run of the history and what it changed. */
+export interface HistoryEntry {
+  date: string;
+  commit: string | null;
+  changes: RunChanges;
 }
 
-/** Transitions across records, oldest run first in the input; newest transition first in the output. */
-export function computeTransitions(records: readonly HistoryRecord[]): Transition[] {
+/** What each run changed, oldest run first in both input and output; the first run's `previous` is null. */
+export function changesByRun(records: readonly HistoryRecord[]): HistoryEntry[] {
   const ordered = [...records].sort((a, b) => a.date.localeCompare(b.date));
-  /** case × column → the last real status and the release it was seen on. */
   const last = new Map<string, { status: CellStatus; release: string | null }>();
-  const perRun: Transition[][] = [];
-  ordered.forEach((record, index) => {
-    const transitions: Transition[] = [];
-    perRun.push(transitions);
-    const releases = new Map(record.columns.map((column) => [column.id, column.release]));
-    for (const caseId of Object.keys(record.cases)) {
-      const changes: StatusChange[] = [];
-      for (const [columnId, status] of statusesOf(record, caseId)) {
-        if (status === 'infra-error') continue;
-        const key = cellKey(caseId, columnId);
-        const before = last.get(key);
-        const release = releases.get(columnId) ?? null;
-        if (before && before.status !== status) {
-          const change: StatusChange = { column: columnId, from: before.status, to: status };
-          if (before.release !== release) Object.assign(change, { fromRelease: before.release, toRelease: release });
+  return ordered.map((record, index) => {
+    const before = ordered[index - 1];
+    const changes: CellChange[] = [];
+    for (const [caseId, letters] of Object.entries(record.cases)) {
+      record.columns.forEach((column, position) => {
+        const status = FROM_LETTER.get(letters[position] ?? '-');
+        if (status === undefined || status === 'infra-error') return;
+        const key = cellKey(caseId, column.id);
+        const seen = last.get(key);
+        if (seen && seen.status !== status) {
+          const change: CellChange = { case: caseId, column: column.id, from: seen.status, to: status };
+          if (seen.release !== column.release) change.releases = { from: seen.release, to: column.release };
           changes.push(change);
         }
-        last.set(key, { status, release });
-      }
-      const previous = ordered[index - 1];
-      if (changes.length && previous) {
-        transitions.push({
-          case: caseId,
-          date: record.date,
-          commit: record.commit,
-          previousDate: previous.date,
-          firstColumn: changes[0]!.column,
-          changes,
-        });
-      }
+        last.set(key, { status, release: column.release });
+      });
     }
+    const previousCases = new Set(Object.keys(before?.cases ?? {}));
+    const currentCases = Object.keys(record.cases);
+    return {
+      date: record.date,
+      commit: record.commit,
+      changes: {
+        previous: before ? { date: before.date, commit: before.commit } : null,
+        changes,
+        newCases: before ? currentCases.filter((id) => !previousCases.has(id)) : [],
+        removedCases: before ? [...previousCases].filter((id) => !(id in record.cases)) : [],
+      },
+    };
   });
-  // Newest run first; within a run, catalogue order.
-  return perRun.reverse().flat();
 }

@@ -1,37 +1,33 @@
 /**
- * The data model of one matrix run: what `reports/matrix.json` holds and what every writer reads.
+ * The data model of one matrix run: what `matrix.json` holds and what every writer reads.
  * `schema/matrix.schema.json` describes the same shape; a test keeps the two in step.
  */
+
+import type { Boundary } from '../case-model.js';
+import type { RunChanges } from './history.js';
 
 /** Every status a cell can have, in the order the report lists them. */
 export const CELL_STATUSES = ['pass', 'fail', 'skip', 'unsupported', 'infra-error'] as const;
 export type CellStatus = (typeof CELL_STATUSES)[number];
 
-/** `ours`: in-process; `ours-remote`: over `connect()` to a daemon; `reference`: upstream under `wrangler dev`. */
-type ColumnKind = 'ours' | 'ours-remote' | 'reference';
-
 /** What a column ran on. `null` means the component takes no part in that column. */
 export interface ColumnVersions {
-  /** `@cloudflare/codemode` release the column runs (reference columns). */
   codemode: string | null;
-  /** This package's version (our columns). */
   executor: string | null;
   workerd: string | null;
   wrangler: string | null;
-  /** Where the case's code runs: the sandbox worker (ours: the isolate; reference: the dynamic worker the release loads). */
   compatibilityDate: string | null;
   compatibilityFlags: string[];
-  /** Reference columns: the host worker that runs `DynamicWorkerExecutor` under `wrangler dev`. */
   hostCompatibilityDate?: string;
   hostCompatibilityFlags?: string[];
 }
 
 export interface MatrixColumn {
-  /** `ours`, `ours-remote`, `0.2.2`, ..., `latest`. The id `skipOn` names. */
+  /** `ours`, `ours-remote`, `0.2.2`, ..., `latest`. */
   id: string;
   /** What the report prints in the header, e.g. `latest (0.5.6)`. */
   label: string;
-  kind: ColumnKind;
+  kind: 'ours' | 'ours-remote' | 'reference';
   versions: ColumnVersions;
   /** Set when the whole column could not run (e.g. `wrangler dev` did not start). */
   infraError?: string;
@@ -41,43 +37,44 @@ export interface MatrixColumn {
 
 export interface MatrixCase {
   id: string;
-  /** Repository-relative path, e.g. `cases/results.yaml`. */
+  /** Repository-relative path, e.g. `cases/result.yaml`. */
   file: string;
   line: number;
-  /** The file stem: `results` for `cases/results.yaml`. */
+  /** The file stem: `result` for `cases/result.yaml`. */
   area: string;
   description: string;
   features: string[];
+  /** Why the case expects something else of upstream, when it does. */
+  upstreamReason?: string;
 }
 
 export interface MatrixCell {
   case: string;
   column: string;
   status: CellStatus;
-  /** Why: the skip/unsupported reason from the case, the failure summary, or what broke. */
+  /** Why: the boundary, why the reference cannot run it, the failure summary, or what broke. */
   reason?: string;
-  /** The readable difference when `status` is `fail` because outcomes differed. */
+  /** A few words the report shows beside the cell: the boundary of a skip, why a cell is unsupported. */
+  label?: string;
+  /** A skip entry's own sentence, shown after its boundary. */
+  note?: string;
+  /** The readable difference when the cell failed its expectation. */
   diff?: string;
-  /** A skipped case that passed when probed: the skip reason is stale (status is `fail`). */
-  unexpectedPass?: boolean;
-  /** What happened to the staleness probe of a skipped cell. */
-  probe?: ProbeNote;
+  /** A skipped cell that passed: the skip is stale (status is `fail`). */
+  unexpectedPass?: true;
+  /**
+   * Not the case's own `expect`: `upstream` when judged against `upstream.expect`, `skip` when a
+   * skipped cell met the expect of its skip entry (it fails the way the skip says).
+   */
+  expectation?: 'upstream' | 'skip';
 }
-
-/** `still-fails`: probed and it still does not pass; `not-probed-unsafe`: its reason says it cannot run safely; `not-run`: the column could not probe it. */
-export type ProbeNote = 'still-fails' | 'not-probed-unsafe' | 'not-run';
 
 export interface ColumnSummary {
   column: string;
-  total: number;
-  pass: number;
-  fail: number;
-  skip: number;
-  unsupported: number;
-  infraError: number;
-  /** Included in `fail`: skipped cells that passed when probed. */
+  counts: Record<CellStatus, number>;
+  /** Included in `counts.fail`: skipped cells that passed. */
   unexpectedPass: number;
-  /** No fail and no infra-error. */
+  /** No fail and no infra-error, and the column came up. */
   green: boolean;
 }
 
@@ -90,11 +87,19 @@ interface RunMeta {
   /** Uncommitted changes in the checkout, or null when unknown. */
   dirty: boolean | null;
   node: string;
+  /** The docs/interpreting.md version the cells were judged by. */
+  interpreting: number;
+  /** Set when the run was limited with `--columns`: the columns it left out. */
+  columnsLeftOut?: string[];
 }
 
 export interface MatrixRun {
-  schemaVersion: 1;
+  schemaVersion: 2;
   run: RunMeta;
+  /** What changed since the previous run written to the same directory (set when the reports are written). */
+  since?: RunChanges;
+  /** The release boundaries the skips name (cases/boundaries.yaml). */
+  boundaries: Boundary[];
   columns: MatrixColumn[];
   cases: MatrixCase[];
   cells: MatrixCell[];
@@ -110,7 +115,18 @@ export function cellKey(caseId: string, columnId: string): string {
   return `${caseId}\u0000${columnId}`;
 }
 
-/** Cells indexed by case × column. */
-export function indexCells(cells: readonly MatrixCell[]): Map<string, MatrixCell> {
-  return new Map(cells.map((cell) => [cellKey(cell.case, cell.column), cell]));
+/** Counts per column; green when nothing failed or broke and the column came up. */
+export function summarize(columns: readonly Pick<MatrixColumn, 'id' | 'infraError'>[], cells: readonly MatrixCell[]) {
+  const summaries = columns.map((column): ColumnSummary => {
+    const counts = Object.fromEntries(CELL_STATUSES.map((status) => [status, 0])) as Record<CellStatus, number>;
+    let unexpectedPass = 0;
+    for (const cell of cells) {
+      if (cell.column !== column.id) continue;
+      counts[cell.status] += 1;
+      if (cell.unexpectedPass) unexpectedPass += 1;
+    }
+    const green = counts.fail === 0 && counts['infra-error'] === 0 && !column.infraError;
+    return { column: column.id, counts, unexpectedPass, green };
+  });
+  return { green: summaries.every((summary) => summary.green), columns: summaries };
 }

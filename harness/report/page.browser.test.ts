@@ -1,8 +1,9 @@
 /**
- * The report page in a real browser: reports/index.html rendered from the fixture into a temporary
- * directory and opened from the file system in headless Chromium, as a reader would open it.
+ * The report page in a real browser: index.html written from the fixture into a temporary
+ * directory and opened from the file system in headless Chromium, as a nightly reader opens it,
+ * at a desktop width and at 800 px.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,7 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './browser.js';
 import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun } from './fixture.js';
-import { texts } from './texts.js';
+import type { MatrixRun } from './model.js';
+import { renderIndexHtml } from './write-html.js';
 import { writeReports } from './write-reports.js';
 
 /** A reason that would end the data script early if the writer did not escape it. */
@@ -22,22 +24,31 @@ let page: Page;
 const pageErrors: string[] = [];
 let pageUrl: string;
 
+/** The first run has no error-thrown-string case yet, so the second run adds it. */
+function withoutCase(run: MatrixRun, id: string): MatrixRun {
+  return {
+    ...run,
+    cases: run.cases.filter((item) => item.id !== id),
+    cells: run.cells.filter((cell) => cell.case !== id),
+  };
+}
+
 beforeAll(async () => {
-  // Two runs, so the page has a transition to show; the second carries the hostile reason.
   writeReports(
-    fixtureRun({
-      date: '2026-11-28T03:00:00.000Z',
-      overrides: { 'result-number@latest': { kind: 'judged', pass: true } },
-    }),
+    withoutCase(
+      fixtureRun({ date: '2026-11-28T03:00:00.000Z', outcomes: { 'result-number@latest': { result: 'ok' } } }),
+      'error-thrown-string',
+    ),
     dir,
   );
-  writeReports(
-    fixtureRun({
-      date: '2026-11-29T03:00:00.000Z',
-      overrides: { 'result-number@latest': { kind: 'judged', pass: false, reason: HOSTILE_REASON } },
-    }),
-    dir,
+  const second = fixtureRun({
+    date: '2026-11-29T03:00:00.000Z',
+    outcomes: { 'result-number@latest': { result: 'other' } },
+  });
+  const hostile = second.cells.map((cell) =>
+    cell.case === 'result-number' && cell.column === 'latest' ? { ...cell, reason: HOSTILE_REASON } : cell,
   );
+  writeReports({ ...second, cells: hostile, run: { ...second.run, columnsLeftOut: ['0.4.1', '0.4.4'] } }, dir);
   pageUrl = pathToFileURL(join(dir, 'index.html')).href;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -59,101 +70,132 @@ const visibleCaseIds = (p: Page) =>
   p.$$eval('tr.case-row', (rows) =>
     rows.filter((row) => !(row as HTMLElement).hidden).map((row) => row.id.replace(/^case-/, '')),
   );
+const cell = (caseId: string, column: string) => page.locator(`a.cell[data-case="${caseId}"][data-column="${column}"]`);
 
-describe('reports/index.html in Chromium', () => {
-  it('renders the grid: rows grouped by area, one column per release plus ours, a summary per column', async () => {
-    expect(
-      await page.$$eval('#grid tbody', (bodies) => bodies.map((body) => (body as HTMLElement).dataset.area)),
-    ).toEqual(['dispatch', 'results', 'timeouts']);
-    expect(await visibleCaseIds(page)).toEqual([
-      'args-two-numbers',
-      'args-bytes',
-      'collision-detected',
-      'result-number',
-      'result-undefined',
-      'spin-times-out',
-      'spin-after-await',
+describe('index.html in Chromium', () => {
+  it('puts the verdict, the banners, what changed, the legend and the failures above the grid', async () => {
+    const top = (selector: string) => page.locator(selector).evaluate((node) => node.getBoundingClientRect().top);
+    const order = await Promise.all(
+      ['#verdict', '#banners', '#since', '.legend', '#boundaries', '#failures', '#grid'].map(top),
+    );
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(await page.textContent('#verdict')).toBe('✗ Not green: 3 failures, 6 infra-errors (not results).');
+    expect(await page.textContent('#run-meta')).toContain('Run 2026-11-29T03:00:00.000Z · commit 3822a5fae1dd');
+    expect(await page.$$eval('#banners .banner', (nodes) => nodes.map((node) => node.textContent))).toEqual([
+      'This run was limited with --columns: 0.4.1, 0.4.4 did not run, so their cells are missing, not passing.',
+      `⚠ ours-remote: ${FIXTURE_REMOTE_BREAK}`,
     ]);
-    expect(await page.$$eval('th.col-head .col-label', (heads) => heads.map((head) => head.textContent))).toEqual([
-      'ours',
-      'ours-remote',
-      '0.2.2',
-      '0.3.8',
-      '0.4.4',
-      'latest (0.5.6)',
-    ]);
-    expect(await page.locator('a.cell').count()).toBe(42);
-    expect(await page.textContent('[data-summary-for="0.2.2"]')).toBe('✓ 2✗ 1– 3∅ 1');
-    expect(await page.textContent('[data-summary-for="ours-remote"]')).toBe(`✓ 0✗ 0⚠ 7⚠ ${texts.columnDidNotRun}`);
-    expect(await page.getAttribute('[data-summary-for="ours-remote"] .col-infra', 'title')).toBe(FIXTURE_REMOTE_BREAK);
-    expect(await page.textContent('#column-problems')).toBe(`⚠ ours-remote: ${FIXTURE_REMOTE_BREAK}`);
-    expect(await page.textContent('#verdict')).toBe('✗ Not green: 3 failed, 7 infra-errors (not results)');
     expect(pageErrors).toEqual([]);
   });
 
-  it('marks each status distinctly, a stale skip apart from a plain failure', async () => {
-    const cell = (caseId: string, column: string) =>
-      page.locator(`a.cell[data-case="${caseId}"][data-column="${column}"]`);
-    expect(await cell('args-two-numbers', '0.3.8').textContent()).toBe('✗ fail');
-    expect(await cell('collision-detected', '0.2.2').textContent()).toBe(`✗ ${texts.staleMark}`);
-    expect(await cell('collision-detected', '0.2.2').getAttribute('class')).toBe('cell s-fail stale');
-    expect(await cell('args-bytes', '0.2.2').textContent()).toBe('– skip');
-    expect(await cell('spin-times-out', 'latest').textContent()).toBe('∅ unsupported');
+  it('says what changed since the previous run, naming it, and flags the new case in its row', async () => {
+    const since = await page.textContent('#since');
+    expect(since).toContain('Compared with the run of 2026-11-28T03:00:00.000Z (commit 3822a5fae1dd).');
+    expect(since).toContain('result-number: latest (0.5.6): pass → fail');
+    expect(since).toContain('New case (1): error-thrown-string');
+    expect(await page.textContent('#case-error-thrown-string .new-mark')).toBe('new');
+    expect(await page.locator('#case-result-number .new-mark').count()).toBe(0);
+  });
+
+  it('folds a long list of changes after its first entries', async () => {
+    const many: MatrixRun = {
+      ...fixtureRun(),
+      since: {
+        previous: { date: '2026-11-28T03:00:00.000Z', commit: null },
+        changes: Array.from({ length: 12 }, (_, i) => ({
+          case: `c${i}`,
+          column: 'ours',
+          from: 'pass' as const,
+          to: 'fail' as const,
+        })),
+        newCases: [],
+        removedCases: [],
+      },
+    };
+    const folded = mkdtempSync(join(tmpdir(), 'matrix-page-folded-'));
+    try {
+      writeFileSync(join(folded, 'index.html'), renderIndexHtml(many));
+      const other = await browser.newPage();
+      await other.goto(pathToFileURL(join(folded, 'index.html')).href);
+      expect(await other.locator('#since > ul.changes > li').count()).toBe(8);
+      expect(await other.textContent('#since details.more summary')).toBe('4 more cases changed');
+      expect(await other.locator('#since details.more li').first().isVisible()).toBe(false);
+      await other.click('#since details.more summary');
+      expect(await other.locator('#since details.more li').first().isVisible()).toBe(true);
+      await other.close();
+    } finally {
+      rmSync(folded, { recursive: true, force: true });
+    }
+  });
+
+  it('shows why a cell is skipped, unsupported or judged by upstream in the row itself, without hovering', async () => {
+    expect(await page.textContent('#case-binary-arg .notes')).toBe(
+      '– skipped on 0.2.2: before codec (0.3.7) — fails as the skip says',
+    );
+    expect(await page.textContent('#case-timeout-spin .notes')).toBe(
+      '∅ not run on 0.2.2, 0.3.8, latest (0.5.6): unsafe on the reference: a spin wedges wrangler dev',
+    );
+    expect(await page.textContent('#case-error-thrown-string .notes')).toBe(
+      '≠ differs from upstream on purpose: Ours reports the string; upstream reports success.',
+    );
+    expect(await page.textContent('#boundaries')).toContain('codec 0.3.70.3.7 brought the binary codec.');
+  });
+
+  it('marks each status distinctly in its cell', async () => {
+    expect(await cell('result-number', '0.3.8').textContent()).toBe('✗ fail');
+    expect(await cell('binary-result', '0.2.2').textContent()).toBe('✗ stale skip');
+    expect(await cell('binary-result', '0.2.2').getAttribute('class')).toBe('cell s-fail stale');
+    expect(await cell('binary-arg', '0.2.2').textContent()).toBe('– skip ✓');
+    expect(await cell('connector-call', '0.3.8').textContent()).toBe('– skip');
+    expect(await cell('error-thrown-string', 'latest').textContent()).toBe('✓ ≠');
+    expect(await cell('timeout-spin', 'latest').textContent()).toBe('∅');
     expect(await cell('result-number', 'ours-remote').textContent()).toBe('⚠ infra-error');
   });
 
-  it('filters to failures only, hiding passing rows, and back', async () => {
+  it('filters to failures, to changed and to new cases, and says so when nothing matches', async () => {
     await page.selectOption('#filter-rows', 'failures');
-    expect(await visibleCaseIds(page)).toEqual(['args-two-numbers', 'collision-detected', 'result-number']);
-    expect(await page.locator('#case-result-undefined').isHidden()).toBe(true);
-    expect(await page.textContent('#shown-count')).toBe('showing 3 of 7 cases');
-    await page.selectOption('#filter-rows', 'infra');
-    expect(await visibleCaseIds(page)).toHaveLength(7);
+    expect(await visibleCaseIds(page)).toEqual(['binary-result', 'result-number']);
+    await page.selectOption('#filter-rows', 'changed');
+    expect(await visibleCaseIds(page)).toEqual(['result-number']);
+    await page.selectOption('#filter-rows', 'new');
+    expect(await visibleCaseIds(page)).toEqual(['error-thrown-string']);
     await page.selectOption('#filter-rows', 'all');
-    expect(await visibleCaseIds(page)).toHaveLength(7);
+    await page.fill('#filter-text', 'no such case anywhere');
+    expect(await visibleCaseIds(page)).toEqual([]);
+    expect(await page.locator('#empty').isVisible()).toBe(true);
+    expect(await page.textContent('#empty')).toBe('No case matches these filters.');
+    expect(await page.textContent('#shown-count')).toBe('showing 0 of 6 cases');
+    await page.fill('#filter-text', '');
+    expect(await page.locator('#empty').isHidden()).toBe(true);
+    expect(await visibleCaseIds(page)).toHaveLength(6);
   });
 
-  it('filters to one area and to one feature', async () => {
-    await page.selectOption('#filter-area', 'timeouts');
-    expect(await visibleCaseIds(page)).toEqual(['spin-times-out', 'spin-after-await']);
-    expect(await page.locator('tbody[data-area="dispatch"]').isHidden()).toBe(true);
-    await page.selectOption('#filter-area', '');
-    await page.selectOption('#filter-feature', 'binary-codec');
-    expect(await visibleCaseIds(page)).toEqual(['args-bytes']);
-    await page.selectOption('#filter-feature', '');
-    expect(await visibleCaseIds(page)).toHaveLength(7);
-  });
-
-  it('shows a failing cell’s reason on hover and its diff on click, with a link to the case', async () => {
-    const failing = page.locator('a.cell[data-case="args-two-numbers"][data-column="0.3.8"]');
-    expect(await failing.getAttribute('title')).toBe('outcome differs from expect in result');
-    expect(await page.locator('#details').isHidden()).toBe(true);
-    await failing.click();
+  it('shows a failing cell’s reason and diff on click, with a link to the case line', async () => {
+    await cell('result-number', '0.3.8').click();
     await page.locator('#details').waitFor({ state: 'visible' });
-    expect(await page.textContent('#details-title')).toBe('args-two-numbers');
+    expect(await page.textContent('#details-title')).toBe('result-number');
     expect(await page.textContent('#details pre.diff')).toBe(FIXTURE_DIFF);
-    expect(await page.getAttribute('#details a[href^="../cases/"]', 'href')).toBe('../cases/dispatch.yaml#L3');
-    expect(new URL(page.url()).hash).toBe('#cell=args-two-numbers/0.3.8');
-    await page.screenshot({ path: join(dir, 'details.png') });
-    expect(readFileSync(join(dir, 'details.png')).subarray(1, 4).toString()).toBe('PNG');
+    expect(await page.getAttribute('#details a[href*="cases/"]', 'href')).toMatch(/cases\/result\.yaml#L3$/);
+    expect(new URL(page.url()).hash).toBe('#cell=result-number/0.3.8');
   });
 
   it('opens a cell straight from its link, and shows a hostile reason as text', async () => {
     const other = await browser.newPage();
-    await other.goto(`${pageUrl}#cell=${encodeURIComponent('result-number')}/latest`);
+    await other.goto(`${pageUrl}#cell=result-number/latest`);
     await other.locator('#details').waitFor({ state: 'visible' });
-    expect(await other.textContent('#details-title')).toBe('result-number');
     expect(await other.textContent('#details dd:nth-of-type(3)')).toBe(HOSTILE_REASON);
     expect(await other.evaluate(() => (window as unknown as { __injected?: boolean }).__injected)).toBeUndefined();
     await other.close();
   });
 
-  it('shows the transition between the two runs, with the first column that changed', async () => {
-    const rows = await page.$$eval('#transitions tbody tr', (trs) =>
-      trs.map((tr) => Array.from(tr.children, (td) => td.textContent)),
-    );
-    expect(rows).toEqual([
-      ['2026-11-29T03:00:00.000Z · 3822a5fae1dd', 'result-number', 'latest (0.5.6)', 'latest: pass → fail'],
-    ]);
+  it('is usable at 800 px: nothing runs off the right edge, and the last column is on screen', async () => {
+    const narrow = await browser.newPage({ viewport: { width: 800, height: 900 } });
+    await narrow.goto(pageUrl);
+    expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
+    const last = await narrow.locator('a.cell[data-case="result-number"][data-column="latest"]').boundingBox();
+    expect(last!.x + last!.width).toBeLessThanOrEqual(800);
+    await narrow.screenshot({ path: join(dir, 'narrow.png'), fullPage: false });
+    expect(readFileSync(join(dir, 'narrow.png')).subarray(1, 4).toString()).toBe('PNG');
+    await narrow.close();
   });
 });

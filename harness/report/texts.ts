@@ -1,88 +1,117 @@
 /**
- * Every text the matrix composes (cell reasons, progress lines, page labels), in one place so a
- * reword is one deliberate edit and tests can name the exact string.
+ * The report's own texts (matrix.md and the page), in one place. The statuses' labels, symbols
+ * and meanings are the harness's (../texts.ts), since the commands print them too.
  */
-import type { CellStatus, ProbeNote } from './model.js';
+import type { CellChange } from './history.js';
+import type { ColumnVersions, MatrixRun } from './model.js';
 
-export const STALE_SKIP_PREFIX = 'unexpected pass: skip reason is stale';
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export const texts = {
-  /** A skipped cell whose probe passed. */
-  staleSkip: (skipReason: string) => `${STALE_SKIP_PREFIX} (skip reason: ${skipReason})`,
-  /** Only reachable with a case the case schema should have refused. */
-  missingReason: 'reference: false, and the case gives no reason',
-  /** A cell whose column never came up. */
-  columnUnavailable: (columnReason: string) => `column unavailable: ${columnReason}`,
-  /** A case without `expect` and nothing that ran it to compare with. */
-  nothingDecides: 'no expect, and no other column produced an outcome to compare with: nothing decides this case',
-  /** A case without `expect` whose comparison partner broke. */
-  partnerBroke: (partner: string) => `no expect, and ${partner} could not produce an outcome to compare with`,
-  /** A failing expectation check. */
-  expectationFailed: (fields: readonly string[]) =>
-    fields.length ? `outcome differs from expect in ${fields.join(', ')}` : 'outcome differs from expect',
-  /** A failing side-vs-side comparison. */
-  disagrees: (others: readonly string[], fields: readonly string[]) =>
-    `outcome differs from ${others.join(', ')}${fields.length ? ` in ${fields.join(', ')}` : ''}`,
-  /** After a probe broke the harness, later probes on that column are not made. */
-  probesStopped: (reason: string) => `a probe broke the harness (${reason}); later probes on this column were not run`,
-  /** A case run that did not finish in time. */
-  runTimedOut: (ms: number) => `the harness got no outcome within ${ms} ms`,
-  probeNote: {
-    'still-fails': 'probed: still does not pass, so the skip holds',
-    'not-probed-unsafe': 'not probed: the reason says the case cannot run safely here',
-    'not-run': 'not probed: the column could not run it',
-  } satisfies Record<ProbeNote, string>,
-  statusLabel: {
-    pass: 'pass',
-    fail: 'fail',
-    skip: 'skip',
-    unsupported: 'unsupported',
-    'infra-error': 'infra-error',
-  } satisfies Record<CellStatus, string>,
-  /** One symbol per status, used by the page, the markdown and the progress line. */
-  statusSymbol: {
-    pass: '✓',
-    fail: '✗',
-    skip: '–',
-    unsupported: '∅',
-    'infra-error': '⚠',
-  } satisfies Record<CellStatus, string>,
-  /** What each status means, for the page's legend and docs. */
-  statusMeaning: {
-    pass: 'The column ran the case and its outcome met the expectation (or, without expect, agreed with the other side).',
-    fail: 'The column ran the case and its outcome did not meet it; the diff says how. A dashed border marks a stale skip: a case skipped on this column that passed when probed.',
-    skip: 'skipOn names this column; the reason comes from the case. Probed when safe, to catch reasons that went stale.',
-    unsupported: 'reference: false: the reference cannot run this case; the reason comes from the case.',
-    'infra-error':
-      'The harness broke (e.g. wrangler dev did not start). Not a result: the column’s behaviour is unknown.',
-  } satisfies Record<CellStatus, string>,
-  staleMark: 'stale skip',
-  columnDidNotRun: 'column did not run',
-  catalogueHeader:
-    '<!-- Generated from cases/ by `npx tsx harness/cli/catalogue.ts`. Do not edit by hand: a test fails when this file is out of step with cases/. -->',
-  catalogueOutOfStep:
-    'reports/catalogue.md is out of step with cases/. Regenerate it with `npx tsx harness/cli/catalogue.ts` and commit the result.',
-  progress: {
-    opening: (column: string) => `[${column}] opening the column…`,
-    columnStart: (column: string, total: number) => `[${column}] running ${total} cases`,
-    columnLine: (column: string, done: number, total: number, elapsedMs: number, failures: number) =>
-      `[${column}] ${done}/${total} · ${formatSeconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}`,
-    failure: (column: string, file: string, caseId: string, reason: string) =>
-      `[${column}] ✗ ${file} › ${caseId}: ${reason}`,
-    infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
-    columnDone: (column: string, counts: string, elapsedMs: number) =>
-      `[${column}] done in ${formatSeconds(elapsedMs)}: ${counts}`,
-    columnCounts: (ran: number, probed: number, failed: number, infra: number) =>
-      `${ran} ran, ${probed} probed for stale skips, ${failed} failed, ${infra} infra-error`,
-    deferred: 'ours, compared with the reference columns (cases without expect):',
-    summaryLine: (label: string, counts: string) => `  ${label.padEnd(18)} ${counts}`,
-    interrupted: (signal: string) => `${signal}: stopping every column that is still running…`,
-    written: (dir: string) => `reports written to ${dir}`,
-    verdict: (green: boolean) =>
-      green ? 'matrix is green' : 'matrix is NOT green (see failures and infra-errors above)',
-  },
-} as const;
-
-function formatSeconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)}s`;
+/** `codemode 0.5.6 · workerd 1.20260426.1 · wrangler 4.86.0 · compat 2025-06-01 · flags nodejs_compat`. */
+export function versionsLine(versions: ColumnVersions): string {
+  const parts: string[] = [];
+  if (versions.executor) parts.push(`executor ${versions.executor}`);
+  if (versions.codemode) parts.push(`codemode ${versions.codemode}`);
+  if (versions.workerd) parts.push(`workerd ${versions.workerd}`);
+  if (versions.wrangler) parts.push(`wrangler ${versions.wrangler}`);
+  if (versions.compatibilityDate) parts.push(`compat ${versions.compatibilityDate}`);
+  if (versions.compatibilityFlags.length) parts.push(`flags ${versions.compatibilityFlags.join(', ')}`);
+  return parts.join(' · ');
 }
+
+/**
+ * A run's changes, one entry per case: its columns grouped by the change they share, e.g.
+ * `0.2.2, 0.3.8: unsupported → skip; latest (0.5.6): pass → fail`. The first changed column
+ * comes first, in report order.
+ */
+export function changesByCase(
+  changes: readonly CellChange[],
+  label: (column: string) => string,
+): { case: string; column: string; text: string }[] {
+  const byCase = new Map<string, Map<string, string[]>>();
+  for (const change of changes) {
+    const groups = byCase.get(change.case) ?? new Map<string, string[]>();
+    byCase.set(change.case, groups);
+    const what = reportTexts.change(change);
+    groups.set(what, [...(groups.get(what) ?? []), change.column]);
+  }
+  return [...byCase].map(([caseId, groups]) => ({
+    case: caseId,
+    column: [...groups.values()][0]?.[0] ?? '',
+    text: [...groups].map(([what, columns]) => `${columns.map(label).join(', ')}: ${what}`).join('; '),
+  }));
+}
+
+export const reportTexts = {
+  verdict(run: MatrixRun): string {
+    if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
+    const fail = run.summary.columns.reduce((sum, column) => sum + column.counts.fail, 0);
+    const infra = run.summary.columns.reduce((sum, column) => sum + column.counts['infra-error'], 0);
+    const parts = [fail ? plural(fail, 'failure') : '', infra ? `${plural(infra, 'infra-error')} (not results)` : ''];
+    return `Not green: ${parts.filter(Boolean).join(', ') || 'a column did not run'}.`;
+  },
+  runLine(run: MatrixRun): string {
+    const commit = run.run.commit ? `commit ${run.run.commit.slice(0, 12)}` : 'commit unknown';
+    return [
+      `Run ${run.run.date}`,
+      `${commit}${run.run.dirty ? ' (with uncommitted changes)' : ''}`,
+      `${Math.round(run.run.durationMs / 1000)} s`,
+      plural(run.cases.length, 'case'),
+      plural(run.columns.length, 'column'),
+      `judged by docs/interpreting.md version ${run.run.interpreting}`,
+    ].join(' · ');
+  },
+  limited: (leftOut: readonly string[]) =>
+    `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
+  sinceTitle: 'Since the previous run',
+  noPreviousRun: 'No earlier run is recorded in this directory, so there is nothing to compare with.',
+  comparedWith: (date: string, commit: string | null) =>
+    `Compared with the run of ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}.`,
+  nothingChanged: 'No cell changed status.',
+  moreChanges: '{n} more cases changed',
+  change: (change: CellChange) =>
+    `${change.from} → ${change.to}${change.releases ? ` (${change.releases.from ?? '?'} → ${change.releases.to ?? '?'})` : ''}`,
+  newCases: (n: number) => `New ${n === 1 ? 'case' : 'cases'} (${n}):`,
+  removedCases: (n: number) => `Removed ${n === 1 ? 'case' : 'cases'} (${n}):`,
+  failuresHeading: 'Failures',
+  failuresTitle: (n: number) => `Failures (${n})`,
+  infraTitle: (n: number) => `Infra-errors (${n}), not results`,
+  none: 'None.',
+  more: (n: number) => `… and ${n} more (see index.html or matrix.json)`,
+  columnDidNotRun: (label: string, why: string) => `column **${label}** did not run: ${why}`,
+  earlierTitle: 'Earlier changes',
+  noEarlier: 'No earlier run in this directory changed a cell.',
+  earlierRun: (date: string, commit: string | null, previous: string) =>
+    `Run ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}, against the run of ${previous}`,
+  earlierLine: (caseId: string, changes: string) => `${caseId}: ${changes}`,
+  noMatch: 'No case matches these filters.',
+  shown: 'showing {shown} of {total} cases',
+  newMark: 'new',
+  upstreamNote: 'differs from upstream on purpose:',
+  failsAsSaid: '— fails as the skip says',
+  boundariesTitle: 'Release boundaries',
+  skipNote: 'skipped on {columns}:',
+  unsupportedNote: 'not run on {columns}:',
+  judgedBy: {
+    upstream: 'upstream.expect: the case differs from upstream on purpose',
+    skip: 'the expect of its skip entry: this column fails the way the skip says',
+  },
+  legendExtra: [
+    {
+      mark: '✓ ≠',
+      className: 's-pass',
+      meaning: 'Passed upstream.expect: the case differs from upstream on purpose, and the reason is under the case.',
+    },
+    {
+      mark: '– skip ✓',
+      className: 's-skip',
+      meaning: 'Skipped by a boundary, and failed exactly the way the skip entry says it does.',
+    },
+    {
+      mark: '✗ stale skip',
+      className: 's-fail stale',
+      meaning: 'A skipped cell passed: the skip no longer holds. Remove it, or move the boundary.',
+    },
+    { mark: 'new', className: 'new-mark', meaning: 'A case the previous run did not have.' },
+  ],
+} as const;

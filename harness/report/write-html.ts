@@ -1,20 +1,18 @@
 /**
- * `reports/index.html`: one self-contained static page. The template, stylesheet and script in
- * `page/` are inlined with the run and its transitions, so the page opens from the file system
- * with no server and no network.
+ * `index.html`: one self-contained static page. The template, stylesheet and script in `page/`
+ * are inlined with the run and every text the page shows, so it opens from the file system with
+ * no server and no network.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Transition } from './history.js';
-import type { MatrixRun } from './model.js';
-import { CELL_STATUSES } from './model.js';
-import { texts } from './texts.js';
+import { join } from 'node:path';
+import { texts } from '../texts.js';
+import type { HistoryEntry } from './history.js';
+import { CELL_STATUSES, type MatrixRun } from './model.js';
+import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
 
-const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), 'page');
-
-/** Transitions beyond this many (newest first) are left off the page; history/ keeps them all. */
-const PAGE_TRANSITION_LIMIT = 200;
+const PAGE_DIR = join(import.meta.dirname, 'page');
+/** Cases with changes listed at the top before the rest fold away. */
+const CHANGES_SHOWN = 8;
 
 /** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`. */
 function scriptSafeJson(value: unknown): string {
@@ -37,31 +35,66 @@ function fill(template: string, values: Record<string, string>): string {
   });
 }
 
-export function renderIndexHtml(run: MatrixRun, transitions: readonly Transition[]): string {
+/** `earlier`: earlier runs that changed something, newest first. `root`: the repository, relative to the page. */
+export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[] = [], root = '..'): string {
   const read = (name: string) => readFileSync(join(PAGE_DIR, name), 'utf8');
-  const data = {
-    run,
-    transitions: transitions.slice(0, PAGE_TRANSITION_LIMIT),
-    ui: {
-      statuses: CELL_STATUSES,
-      labels: texts.statusLabel,
-      symbols: texts.statusSymbol,
-      meanings: texts.statusMeaning,
-      probeNotes: texts.probeNote,
-      staleMark: texts.staleMark,
-      columnDidNotRun: texts.columnDidNotRun,
-    },
+  const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
+  const since = run.since;
+  const ui = {
+    statuses: CELL_STATUSES,
+    labels: texts.statusLabel,
+    symbols: texts.statusSymbol,
+    staleMark: texts.staleMark,
+    upstreamMark: texts.upstreamMark,
+    verdict: t.verdict(run),
+    runLine: t.runLine(run),
+    limited: run.run.columnsLeftOut ? t.limited(run.run.columnsLeftOut) : null,
+    sinceTitle: t.sinceTitle,
+    noPreviousRun: t.noPreviousRun,
+    comparedWith: since?.previous ? t.comparedWith(since.previous.date, since.previous.commit) : '',
+    nothingChanged: t.nothingChanged,
+    changes: changesByCase(since?.changes ?? [], label),
+    changesShown: CHANGES_SHOWN,
+    moreChanges: t.moreChanges,
+    newCases: t.newCases(since?.newCases.length ?? 0),
+    removedCases: t.removedCases(since?.removedCases.length ?? 0),
+    legend: [
+      ...CELL_STATUSES.map((status) => ({
+        mark: `${texts.statusSymbol[status]} ${texts.statusLabel[status]}`,
+        className: `s-${status}`,
+        meaning: texts.statusMeaning[status],
+      })),
+      ...t.legendExtra,
+    ],
+    failuresTitle: t.failuresHeading,
+    none: t.none,
+    upstreamNote: t.upstreamNote,
+    failsAsSaid: t.failsAsSaid,
+    boundariesTitle: t.boundariesTitle,
+    skipNote: t.skipNote,
+    unsupportedNote: t.unsupportedNote,
+    newMark: t.newMark,
+    shown: t.shown,
+    noMatch: t.noMatch,
+    judgedBy: t.judgedBy,
+    earlierTitle: t.earlierTitle,
+    noEarlier: t.noEarlier,
   };
+  const data = {
+    root,
+    run: { ...run, columns: run.columns.map((column) => ({ ...column, versionsLine: versionsLine(column.versions) })) },
+    earlier: earlier.map((entry) => ({
+      title: t.earlierRun(entry.date, entry.commit, entry.changes.previous?.date ?? '?'),
+      lines: changesByCase(entry.changes.changes, label).map((change) => t.earlierLine(change.case, change.text)),
+    })),
+    ui,
+  };
+  const script = read('page.js');
+  if (/<\/script/i.test(script)) throw new Error('page/page.js must not contain "</script"');
   return fill(read('template.html'), {
     TITLE: escapeHtml(`Compatibility matrix · ${run.run.date}`),
     STYLE: read('page.css'),
-    // The script is inlined verbatim; it holds no `</script>` by construction (checked here).
-    SCRIPT: guardScript(read('page.js')),
+    SCRIPT: script,
     DATA: scriptSafeJson(data),
   });
-}
-
-function guardScript(source: string): string {
-  if (/<\/script/i.test(source)) throw new Error('page/page.js must not contain "</script"');
-  return source;
 }

@@ -1,22 +1,20 @@
 /**
- * Writes one run into a reports directory: matrix.json, a history record, then the views that
- * read the whole history (index.html, matrix.md) and badge.json.
+ * Writes one run into a reports directory: its history record first, so what changed since the
+ * previous run is known, then matrix.json, matrix.md and index.html, which all say it. The run is
+ * checked against `schema/matrix.schema.json` (JSON Schema 2020-12, ajv) first.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { HistoryRecord, Transition } from './history.js';
-import { computeTransitions, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
+import { join, relative, sep } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { changesByRun, type HistoryRecord, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
 import type { MatrixRun } from './model.js';
-import { renderBadge } from './write-badge.js';
 import { renderIndexHtml } from './write-html.js';
 import { renderMatrixMarkdown } from './write-markdown.js';
 
-/** Where matrix.json points editors for validation, relative to reports/. */
-export const MATRIX_SCHEMA_REF = '../schema/matrix.schema.json';
-
-function renderMatrixJson(run: MatrixRun): string {
-  return `${JSON.stringify({ $schema: MATRIX_SCHEMA_REF, ...run }, null, 2)}\n`;
-}
+const REPO_ROOT = join(import.meta.dirname, '..', '..');
+const MATRIX_SCHEMA = join(REPO_ROOT, 'schema', 'matrix.schema.json');
+/** How many earlier runs that changed something the page lists below the newest. */
+const EARLIER_RUNS_SHOWN = 20;
 
 export function readHistory(historyDir: string): HistoryRecord[] {
   let names: string[];
@@ -31,24 +29,45 @@ export function readHistory(historyDir: string): HistoryRecord[] {
     .map((name) => parseHistoryRecord(readFileSync(join(historyDir, name), 'utf8'), join(historyDir, name)));
 }
 
-export interface WrittenReports {
-  files: string[];
-  transitions: Transition[];
-}
-
-export function writeReports(run: MatrixRun, reportsDir: string): WrittenReports {
+/** Writes the reports; returns the run as written, with what changed since the previous one. */
+export function writeReports(run: MatrixRun, reportsDir: string): MatrixRun {
   const historyDir = join(reportsDir, 'history');
   mkdirSync(historyDir, { recursive: true });
-  const files: string[] = [];
-  const write = (path: string, text: string) => {
-    writeFileSync(path, text);
-    files.push(path);
-  };
-  write(join(reportsDir, 'matrix.json'), renderMatrixJson(run));
-  write(join(historyDir, historyFileName(run.run.date)), `${JSON.stringify(toHistoryRecord(run))}\n`);
-  const transitions = computeTransitions(readHistory(historyDir));
-  write(join(reportsDir, 'index.html'), renderIndexHtml(run, transitions));
-  write(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(run, transitions));
-  write(join(reportsDir, 'badge.json'), `${JSON.stringify(renderBadge(run), null, 2)}\n`);
-  return { files, transitions };
+  writeFileSync(join(historyDir, historyFileName(run.run.date)), `${JSON.stringify(toHistoryRecord(run))}\n`);
+  const history = changesByRun(readHistory(historyDir));
+  const newest = history.findLast((entry) => entry.date === run.run.date);
+  const written: MatrixRun = newest ? { ...run, since: newest.changes } : run;
+  const earlier = history
+    .filter((entry) => entry.date < run.run.date && entry.changes.changes.length > 0)
+    .reverse()
+    .slice(0, EARLIER_RUNS_SHOWN);
+  const fromHere = (path: string) => relative(reportsDir, path).split(sep).join('/') || '.';
+  writeFileSync(
+    join(reportsDir, 'matrix.json'),
+    `${JSON.stringify({ $schema: fromHere(MATRIX_SCHEMA), ...written }, null, 2)}\n`,
+  );
+  writeFileSync(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(written, fromHere(REPO_ROOT)));
+  writeFileSync(join(reportsDir, 'index.html'), renderIndexHtml(written, earlier, fromHere(REPO_ROOT)));
+  return written;
+}
+
+let compiled: ValidateFunction | undefined;
+
+export function matrixSchema(): Record<string, unknown> {
+  return JSON.parse(readFileSync(MATRIX_SCHEMA, 'utf8')) as Record<string, unknown>;
+}
+
+/** Every problem, one per line (`/cells/3: must have required property 'reason'`); empty when valid. */
+export function matrixProblems(value: unknown): string[] {
+  compiled ??= new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(matrixSchema());
+  if (compiled(value)) return [];
+  return (compiled.errors ?? []).map(
+    (error) =>
+      `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}${error.params && 'allowedValues' in error.params ? ` (${JSON.stringify(error.params.allowedValues)})` : ''}`,
+  );
+}
+
+export function assertValidMatrix(value: unknown): void {
+  const problems = matrixProblems(value);
+  if (problems.length) throw new Error(`matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`);
 }

@@ -7,16 +7,24 @@
 import { readFileSync } from 'node:fs';
 import { installedVersion } from '../reference/columns.js';
 import { startReferenceColumn } from '../reference/wrangler.js';
-import { deviationRows, writeDeviationSection } from './deviations-doc.js';
+import { UNEXPLAINED, unknownSide } from './messages.js';
 import {
   measureOurSurface,
   measureReferenceSurface,
   SURFACE_REFERENCE_COLUMN,
   SURFACE_SIDES,
   type SurfaceSide,
-} from './measure.js';
-import { UNEXPLAINED, unknownSide } from './messages.js';
-import { type OursMeasuredOn, type RecordedTable, readTable, TABLE_ABOUT, TABLE_PATH, writeTable } from './table.js';
+} from './probe.js';
+import {
+  deviationRows,
+  type OursMeasuredOn,
+  type RecordedTable,
+  readTable,
+  TABLE_ABOUT,
+  TABLE_PATH,
+  writeDeviationSection,
+  writeTable,
+} from './table.js';
 
 function parseArguments(argv: readonly string[]): { sides: SurfaceSide[]; docOnly: boolean } {
   const sides: SurfaceSide[] = [];

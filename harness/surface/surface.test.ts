@@ -6,11 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedReferenceColumn, startReferenceColumn } from '../reference/wrangler.js';
-import { assertDeviationSectionCurrent, deviationRows } from './deviations-doc.js';
-import { diffSurfaces } from './diff.js';
-import { measureOurSurface, measureReferenceSurface, SURFACE_REFERENCE_COLUMN } from './measure.js';
 import { UNEXPLAINED } from './messages.js';
-import { readTable, recordedSurface } from './table.js';
+import { measureOurSurface, measureReferenceSurface, SURFACE_REFERENCE_COLUMN } from './probe.js';
+import { assertDeviationSectionCurrent, deviationRows, diffSurfaces, readTable, recordedSurface } from './table.js';
 
 const table = readTable();
 const labels = { before: 'recorded', after: 'live' };

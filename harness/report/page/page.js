@@ -1,5 +1,6 @@
-// The report page's behaviour: draws the grid from the embedded run, filters rows, and shows a
-// cell's reason and diff. Plain browser JavaScript, no modules, so the page works from file://.
+// The report page: draws the verdict, what changed, the legend, the failures and the grid from the
+// embedded run, filters the rows, and shows a cell's reason and diff. Plain browser JavaScript with
+// no modules, so the page works from file://. Every text comes from the embedded data.
 (() => {
   var data = JSON.parse(document.getElementById('matrix-data').textContent);
   var run = data.run;
@@ -7,8 +8,11 @@
   var columns = run.columns;
   var casesById = new Map(run.cases.map((c) => [c.id, c]));
   var cells = new Map(run.cells.map((c) => [`${c.case}\u0000${c.column}`, c]));
-  var summaries = new Map(run.summary.columns.map((s) => [s.column, s]));
   var columnsById = new Map(columns.map((c) => [c.id, c]));
+  var summaries = new Map(run.summary.columns.map((s) => [s.column, s]));
+  var since = run.since || { previous: null, changes: [], newCases: [], removedCases: [] };
+  var changed = new Set(since.changes.map((c) => c.case));
+  var fresh = new Set(since.newCases);
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -21,127 +25,207 @@
       else node.setAttribute(key, value === true ? '' : String(value));
     });
     (children || []).forEach((child) => {
-      if (child === null || child === undefined) return;
-      node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+      if (child !== null && child !== undefined)
+        node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
     });
     return node;
   }
-
-  function cellHash(caseId, columnId) {
+  function byId(id) {
+    return document.getElementById(id);
+  }
+  function caseHref(c) {
+    return `${data.root}/${c.file}#L${c.line}`;
+  }
+  function cellHref(caseId, columnId) {
     return `#cell=${encodeURIComponent(caseId)}/${encodeURIComponent(columnId)}`;
   }
-
-  function caseHref(c) {
-    return `../${c.file}#L${c.line}`;
+  function label(columnId) {
+    var column = columnsById.get(columnId);
+    return column ? column.label : columnId;
+  }
+  function cellLink(caseId, columnId, text) {
+    return el(
+      'a',
+      { href: cellHref(caseId, columnId), className: 'cell-link', dataset: { case: caseId, column: columnId } },
+      [text],
+    );
+  }
+  /** The short text a cell shows: its symbol, and a word where the symbol alone would not say enough. */
+  function cellText(cell) {
+    var symbol = ui.symbols[cell.status];
+    if (cell.unexpectedPass) return `${symbol} ${ui.staleMark}`;
+    if (cell.status === 'pass') return cell.expectation === 'upstream' ? `${symbol} ${ui.upstreamMark}` : symbol;
+    if (cell.status === 'skip') return `${symbol} ${ui.labels.skip}${cell.expectation === 'skip' ? ' ✓' : ''}`;
+    if (cell.status === 'unsupported') return symbol;
+    return `${symbol} ${ui.labels[cell.status]}`;
   }
 
-  function versionsText(v) {
-    var parts = [];
-    if (v.executor) parts.push(`executor ${v.executor}`);
-    if (v.codemode) parts.push(`codemode ${v.codemode}`);
-    if (v.workerd) parts.push(`workerd ${v.workerd}`);
-    if (v.wrangler) parts.push(`wrangler ${v.wrangler}`);
-    if (v.compatibilityDate) parts.push(`compat ${v.compatibilityDate}`);
-    if (v.compatibilityFlags.length) parts.push(`flags ${v.compatibilityFlags.join(', ')}`);
-    return parts.join(' · ');
-  }
-
-  // Header: run metadata and the verdict. Infra-errors are named apart from failures.
-  var totalFail = 0,
-    totalInfra = 0;
-  run.summary.columns.forEach((s) => {
-    totalFail += s.fail;
-    totalInfra += s.infraError;
-  });
-  var brokenColumns = columns.filter((c) => c.infraError);
-  document.getElementById('run-meta').textContent =
-    'Run ' +
-    run.run.date +
-    ' · commit ' +
-    (run.run.commit ? run.run.commit.slice(0, 12) : 'unknown') +
-    (run.run.dirty ? ' (uncommitted changes)' : '') +
-    ' · ' +
-    Math.round(run.run.durationMs / 1000) +
-    ' s · ' +
-    run.cases.length +
-    ' cases · ' +
-    columns.length +
-    ' columns';
-  var verdict = document.getElementById('verdict');
-  if (run.summary.green) {
-    verdict.textContent = `${ui.symbols.pass} Green: no failure and no infra-error`;
-    verdict.className = 'verdict green';
-  } else {
-    var parts = [];
-    if (totalFail) parts.push(`${totalFail} failed`);
-    if (totalInfra || brokenColumns.length)
-      parts.push(
-        (totalInfra || brokenColumns.length) +
-          ' infra-error' +
-          ((totalInfra || brokenColumns.length) === 1 ? '' : 's') +
-          ' (not results)',
+  // The verdict, the run, and what limited it.
+  var verdict = byId('verdict');
+  verdict.textContent = `${run.summary.green ? ui.symbols.pass : ui.symbols.fail} ${ui.verdict}`;
+  verdict.className = `verdict ${run.summary.green ? 'green' : 'red'}`;
+  byId('run-meta').textContent = ui.runLine;
+  var banners = byId('banners');
+  if (ui.limited) banners.appendChild(el('p', { className: 'banner limited', text: ui.limited }));
+  columns
+    .filter((c) => c.infraError)
+    .forEach((c) => {
+      banners.appendChild(
+        el('p', { className: 'banner infra', text: `${ui.symbols['infra-error']} ${c.label}: ${c.infraError}` }),
       );
-    verdict.textContent = `${totalFail ? ui.symbols.fail : ui.symbols['infra-error']} Not green: ${parts.join(', ')}`;
-    verdict.className = `verdict ${totalFail ? 'red' : 'infra'}`;
-  }
-  if (brokenColumns.length) {
-    var problems = document.getElementById('column-problems');
-    problems.hidden = false;
-    brokenColumns.forEach((c) => {
-      problems.appendChild(el('div', { text: `${ui.symbols['infra-error']} ${c.label}: ${c.infraError}` }));
+    });
+
+  // What changed since the previous run.
+  var sinceBox = byId('since');
+  sinceBox.appendChild(el('h2', { id: 'since-title', text: ui.sinceTitle }));
+  if (!since.previous) sinceBox.appendChild(el('p', { className: 'empty-note', text: ui.noPreviousRun }));
+  else {
+    sinceBox.appendChild(el('p', { text: ui.comparedWith }));
+    if (!since.changes.length) sinceBox.appendChild(el('p', { className: 'empty-note', text: ui.nothingChanged }));
+    else {
+      // A long list shows its first entries; the rest are one click away.
+      var lists = [ui.changes.slice(0, ui.changesShown), ui.changes.slice(ui.changesShown)].map((part) => {
+        var list = el('ul', { className: 'changes' });
+        part.forEach((change) => {
+          list.appendChild(el('li', {}, [cellLink(change.case, change.column, change.case), `: ${change.text}`]));
+        });
+        return list;
+      });
+      sinceBox.appendChild(lists[0]);
+      if (lists[1].children.length)
+        sinceBox.appendChild(
+          el('details', { className: 'more' }, [
+            el('summary', { text: ui.moreChanges.replace('{n}', lists[1].children.length) }),
+            lists[1],
+          ]),
+        );
+    }
+    [
+      [since.newCases, ui.newCases],
+      [since.removedCases, ui.removedCases],
+    ].forEach((pair) => {
+      if (!pair[0].length) return;
+      var p = el('p', {}, [`${pair[1]} `]);
+      pair[0].forEach((id, i) => {
+        if (i) p.appendChild(document.createTextNode(', '));
+        p.appendChild(
+          casesById.has(id)
+            ? el('a', { href: `#case-${id}`, className: 'case-id', text: id })
+            : el('code', { text: id }),
+        );
+      });
+      sinceBox.appendChild(p);
     });
   }
 
-  // Column heads: label, versions, and the column's summary.
-  var head = document.getElementById('grid-head');
-  var headRow = el('tr', {}, [el('th', { scope: 'col', text: 'Case' })]);
+  // The legend.
+  var legend = byId('legend');
+  ui.legend.forEach((entry) => {
+    legend.appendChild(el('dt', {}, [el('span', { className: `cell ${entry.className}`, text: entry.mark })]));
+    legend.appendChild(el('dd', { text: entry.meaning }));
+  });
+
+  // The release boundaries the skips name, each with its reason written once.
+  var boundariesBox = byId('boundaries');
+  boundariesBox.appendChild(el('h2', { id: 'boundaries-title', text: ui.boundariesTitle }));
+  var boundaryList = el('dl', {});
+  run.boundaries.forEach((b) => {
+    boundaryList.appendChild(el('dt', {}, [el('code', { text: b.id }), ` ${b.release}`]));
+    boundaryList.appendChild(el('dd', { text: b.reason }));
+  });
+  boundariesBox.appendChild(boundaryList);
+
+  // Failures, listed before the grid: what a nightly reader opens the page for.
+  var failuresBox = byId('failures');
+  var failing = run.cells.filter((c) => c.status === 'fail');
+  failuresBox.appendChild(el('h2', { id: 'failures-title', text: `${ui.failuresTitle} (${failing.length})` }));
+  if (!failing.length) failuresBox.appendChild(el('p', { className: 'empty-note', text: ui.none }));
+  else {
+    var failureList = el('ul', { className: 'changes' });
+    failing.forEach((cell) => {
+      failureList.appendChild(
+        el('li', {}, [
+          cellLink(cell.case, cell.column, cell.case),
+          ` on ${label(cell.column)}: ${(cell.reason || '').split('\n')[0]}`,
+        ]),
+      );
+    });
+    failuresBox.appendChild(failureList);
+  }
+
+  // Column heads: label, versions, counts.
+  var headRow = el('tr', {}, [el('th', { scope: 'col', className: 'case-head', text: 'Case' })]);
   columns.forEach((c) => {
     var s = summaries.get(c.id);
-    var summary = el('div', { className: 'col-summary', dataset: { summaryFor: c.id } });
+    var counts = el('div', { className: 'col-summary', dataset: { summaryFor: c.id } });
     ui.statuses.forEach((status) => {
-      var count = s ? (status === 'infra-error' ? s.infraError : s[status]) : 0;
-      if (!count && status !== 'pass' && status !== 'fail') return;
-      summary.appendChild(
-        el('span', {
-          className: `count s-${status}`,
-          title: `${count} ${ui.labels[status]}`,
-          text: `${ui.symbols[status]} ${count}`,
-        }),
-      );
+      var n = s ? s.counts[status] : 0;
+      if (n || status === 'pass' || status === 'fail')
+        counts.appendChild(
+          el('span', {
+            className: `count s-${status}`,
+            title: `${n} ${ui.labels[status]}`,
+            text: `${ui.symbols[status]}${n}`,
+          }),
+        );
     });
-    // The full reason is in the banner above the grid; the head stays short.
-    if (c.infraError)
-      summary.appendChild(
-        el('span', {
-          className: 'col-infra',
-          title: c.infraError,
-          text: `${ui.symbols['infra-error']} ${ui.columnDidNotRun}`,
-        }),
-      );
     headRow.appendChild(
-      el('th', { scope: 'col', className: 'col-head', dataset: { column: c.id } }, [
+      el('th', { scope: 'col', className: 'col-head', title: c.versionsLine, dataset: { column: c.id } }, [
         el('div', { className: 'col-label', text: c.label }),
-        el('div', { className: 'col-versions', text: versionsText(c.versions) }),
-        summary,
+        el('div', { className: 'col-versions', text: c.versionsLine }),
+        counts,
       ]),
     );
   });
-  head.appendChild(headRow);
+  byId('grid-head').appendChild(headRow);
+
+  /** The row's notes: why it differs from upstream, and where it is skipped or not run, with the columns. */
+  function notesFor(c) {
+    var notes = el('ul', { className: 'notes' });
+    if (c.upstreamReason)
+      notes.appendChild(
+        el('li', { className: 'note-upstream', text: `${ui.upstreamMark} ${ui.upstreamNote} ${c.upstreamReason}` }),
+      );
+    var groups = new Map();
+    columns.forEach((col) => {
+      var cell = cells.get(`${c.id}\u0000${col.id}`);
+      if (!cell || (cell.status !== 'skip' && cell.status !== 'unsupported')) return;
+      var text =
+        cell.status === 'skip'
+          ? [cell.label, cell.note, cell.expectation === 'skip' ? ui.failsAsSaid : ''].filter(Boolean).join(' ')
+          : cell.reason;
+      var key = `${cell.status}\u0000${text}`;
+      if (!groups.has(key)) groups.set(key, { status: cell.status, text: text, columns: [] });
+      groups.get(key).columns.push(col.label);
+    });
+    groups.forEach((group) => {
+      var what = group.status === 'unsupported' ? ui.unsupportedNote : ui.skipNote;
+      notes.appendChild(
+        el('li', {
+          className: `note-${group.status}`,
+          text: `${ui.symbols[group.status]} ${what.replace('{columns}', group.columns.join(', '))} ${group.text}`,
+        }),
+      );
+    });
+    return notes.children.length ? notes : null;
+  }
 
   // Rows, grouped by area in catalogue order.
-  var grid = document.getElementById('grid');
+  var grid = byId('grid');
   var areas = [];
   var byArea = new Map();
+  var features = new Set();
   run.cases.forEach((c) => {
     if (!byArea.has(c.area)) {
       byArea.set(c.area, []);
       areas.push(c.area);
     }
     byArea.get(c.area).push(c);
+    c.features.forEach((f) => {
+      features.add(f);
+    });
   });
-  var features = new Set();
-  var bodies = [];
-  areas.forEach((area) => {
+  var bodies = areas.map((area) => {
     var body = el('tbody', { dataset: { area: area } });
     var list = byArea.get(area);
     body.appendChild(
@@ -150,31 +234,29 @@
       ]),
     );
     list.forEach((c) => {
-      c.features.forEach((f) => {
-        features.add(f);
-      });
-      var hasFail = false,
-        hasInfra = false;
+      var fail = false;
+      var infra = false;
       var row = el('tr', { className: 'case-row', id: `case-${c.id}` }, [
         el('th', { scope: 'row', className: 'case-cell' }, [
           el('a', { className: 'case-id', href: caseHref(c), title: `${c.file}:${c.line}`, text: c.id }),
+          fresh.has(c.id) ? el('span', { className: 'new-mark', text: ui.newMark }) : null,
           el('span', { className: 'case-desc', text: c.description }),
+          notesFor(c),
         ]),
       ]);
       columns.forEach((col) => {
         var cell = cells.get(`${c.id}\u0000${col.id}`);
         var td = el('td', {});
         if (cell) {
-          if (cell.status === 'fail') hasFail = true;
-          if (cell.status === 'infra-error') hasInfra = true;
-          var label = cell.unexpectedPass ? ui.staleMark : ui.labels[cell.status];
+          fail = fail || cell.status === 'fail';
+          infra = infra || cell.status === 'infra-error';
           td.appendChild(
             el('a', {
               className: `cell s-${cell.status}${cell.unexpectedPass ? ' stale' : ''}`,
-              href: cellHash(c.id, col.id),
+              href: cellHref(c.id, col.id),
               title: cell.reason || ui.labels[cell.status],
               dataset: { case: c.id, column: col.id, status: cell.status },
-              text: `${ui.symbols[cell.status]} ${label}`,
+              text: cellText(cell),
             }),
           );
         }
@@ -182,26 +264,22 @@
       });
       row.dataset.area = area;
       row.dataset.features = ` ${c.features.join(' ')} `;
-      row.dataset.fail = hasFail ? '1' : '0';
-      row.dataset.infra = hasInfra ? '1' : '0';
+      row.dataset.fail = fail ? '1' : '0';
+      row.dataset.infra = infra ? '1' : '0';
+      row.dataset.changed = changed.has(c.id) ? '1' : '0';
+      row.dataset.fresh = fresh.has(c.id) ? '1' : '0';
       row.dataset.text = `${c.id} ${c.description}`.toLowerCase();
       body.appendChild(row);
     });
     grid.appendChild(body);
-    bodies.push(body);
+    return body;
   });
 
-  // Filters. The column heads stick just below the (sticky) filter bar.
-  var filterBar = document.querySelector('.filters');
-  function placeHeads() {
-    document.documentElement.style.setProperty('--filters-height', `${filterBar.offsetHeight}px`);
-  }
-  window.addEventListener('resize', placeHeads);
-  placeHeads();
-  var rowsFilter = document.getElementById('filter-rows');
-  var areaFilter = document.getElementById('filter-area');
-  var featureFilter = document.getElementById('filter-feature');
-  var textFilter = document.getElementById('filter-text');
+  // Filters, with an empty state that says so.
+  var rowsFilter = byId('filter-rows');
+  var areaFilter = byId('filter-area');
+  var featureFilter = byId('filter-feature');
+  var textFilter = byId('filter-text');
   areas.forEach((a) => {
     areaFilter.appendChild(el('option', { value: a, text: a }));
   });
@@ -210,20 +288,18 @@
     .forEach((f) => {
       featureFilter.appendChild(el('option', { value: f, text: f }));
     });
-
+  var rowKey = { failures: 'fail', infra: 'infra', changed: 'changed', new: 'fresh' };
   function applyFilters() {
-    var rows = rowsFilter.value,
-      area = areaFilter.value,
-      feature = featureFilter.value,
-      text = textFilter.value.trim().toLowerCase();
+    var rows = rowsFilter.value;
+    var area = areaFilter.value;
+    var feature = featureFilter.value;
+    var text = textFilter.value.trim().toLowerCase();
     var shown = 0;
     bodies.forEach((body) => {
       var any = false;
       Array.prototype.forEach.call(body.querySelectorAll('tr.case-row'), (row) => {
         var visible =
-          (rows === 'all' ||
-            (rows === 'failures' && row.dataset.fail === '1') ||
-            (rows === 'infra' && row.dataset.infra === '1')) &&
+          (rows === 'all' || row.dataset[rowKey[rows]] === '1') &&
           (!area || row.dataset.area === area) &&
           (!feature || row.dataset.features.indexOf(` ${feature} `) !== -1) &&
           (!text || row.dataset.text.indexOf(text) !== -1);
@@ -235,7 +311,10 @@
       });
       body.hidden = !any;
     });
-    document.getElementById('shown-count').textContent = `showing ${shown} of ${run.cases.length} cases`;
+    byId('shown-count').textContent = ui.shown.replace('{shown}', shown).replace('{total}', run.cases.length);
+    var empty = byId('empty');
+    empty.hidden = shown > 0;
+    empty.textContent = ui.noMatch;
   }
   [rowsFilter, areaFilter, featureFilter].forEach((f) => {
     f.addEventListener('change', applyFilters);
@@ -244,52 +323,38 @@
   applyFilters();
 
   // Details: a cell's case, column, reason and diff.
-  var details = document.getElementById('details');
-  var detailsBody = document.getElementById('details-body');
+  var details = byId('details');
+  var detailsBody = byId('details-body');
   var selected = null;
-
-  function diffBlock(diff) {
-    var pre = el('pre', { className: 'diff' });
-    diff.split('\n').forEach((line, i) => {
-      if (i) pre.appendChild(document.createTextNode('\n'));
-      var cls = /^\+/.test(line) ? 'diff-add' : /^-/.test(line) ? 'diff-del' : null;
-      pre.appendChild(cls ? el('span', { className: cls, text: line }) : document.createTextNode(line));
-    });
-    return pre;
-  }
-
   function showDetails(caseId, columnId) {
-    var c = casesById.get(caseId),
-      col = columnsById.get(columnId),
-      cell = cells.get(`${caseId}\u0000${columnId}`);
+    var c = casesById.get(caseId);
+    var col = columnsById.get(columnId);
+    var cell = cells.get(`${caseId}\u0000${columnId}`);
     if (!c || !col || !cell) return;
     detailsBody.textContent = '';
     var rows = [
-      ['column', col.label + (versionsText(col.versions) ? ` — ${versionsText(col.versions)}` : '')],
+      ['column', col.label + (col.versionsLine ? ` — ${col.versionsLine}` : '')],
       [
         'status',
-        ui.symbols[cell.status] +
-          ' ' +
-          (cell.unexpectedPass ? `${ui.labels.fail} (${ui.staleMark})` : ui.labels[cell.status]),
+        `${ui.symbols[cell.status]} ${cell.unexpectedPass ? `${ui.labels.fail} (${ui.staleMark})` : ui.labels[cell.status]}`,
       ],
     ];
     if (cell.reason) rows.push(['reason', cell.reason]);
-    if (cell.probe) rows.push(['probe', ui.probeNotes[cell.probe]]);
+    if (cell.expectation) rows.push(['judged by', ui.judgedBy[cell.expectation]]);
     rows.push(['area', c.area], ['features', c.features.join(', ') || '—']);
     var dl = el('dl', {});
     rows.forEach((r) => {
       dl.appendChild(el('dt', { text: r[0] }));
       dl.appendChild(el('dd', { text: r[1] }));
     });
-    var dd = el('dd', {}, [el('a', { href: caseHref(c), text: `${c.file}:${c.line}` })]);
     dl.appendChild(el('dt', { text: 'case' }));
-    dl.appendChild(dd);
+    dl.appendChild(el('dd', {}, [el('a', { href: caseHref(c), text: `${c.file}:${c.line}` })]));
     detailsBody.appendChild(el('h3', { id: 'details-title', text: c.id }));
     detailsBody.appendChild(el('p', { text: c.description }));
     detailsBody.appendChild(dl);
     if (cell.diff) {
       detailsBody.appendChild(el('h4', { text: 'diff' }));
-      detailsBody.appendChild(diffBlock(cell.diff));
+      detailsBody.appendChild(el('pre', { className: 'diff', text: cell.diff }));
     }
     details.hidden = false;
     if (selected) selected.classList.remove('selected');
@@ -298,17 +363,15 @@
     );
     if (selected) selected.classList.add('selected');
   }
-
   function fromHash() {
     var match = /^#cell=([^/]*)\/(.*)$/.exec(location.hash);
     if (match) showDetails(decodeURIComponent(match[1]), decodeURIComponent(match[2]));
   }
-  grid.addEventListener('click', (event) => {
-    var link = event.target.closest('a.cell');
-    if (!link) return;
-    showDetails(link.dataset.case, link.dataset.column);
+  document.addEventListener('click', (event) => {
+    var link = event.target.closest('a.cell, a.cell-link');
+    if (link) showDetails(link.dataset.case, link.dataset.column);
   });
-  document.getElementById('details-close').addEventListener('click', () => {
+  byId('details-close').addEventListener('click', () => {
     details.hidden = true;
     if (selected) selected.classList.remove('selected');
     history.replaceState(null, '', location.pathname + location.search);
@@ -316,52 +379,16 @@
   window.addEventListener('hashchange', fromHash);
   fromHash();
 
-  // Legend.
-  var legend = document.getElementById('legend');
-  ui.statuses.forEach((status) => {
-    legend.appendChild(
-      el('dt', {}, [el('span', { className: `cell s-${status}`, text: `${ui.symbols[status]} ${ui.labels[status]}` })]),
-    );
-    legend.appendChild(el('dd', { text: ui.meanings[status] }));
-  });
-
-  // Transitions, newest first.
-  var transitionsBox = document.getElementById('transitions');
-  if (!data.transitions.length) {
-    transitionsBox.appendChild(el('p', { text: 'No case changed status between recorded runs.' }));
-  } else {
-    var table = el('table', {}, [
-      el('thead', {}, [
-        el(
-          'tr',
-          {},
-          ['run', 'case', 'first column', 'changes'].map((h) => el('th', { scope: 'col', text: h })),
-        ),
-      ]),
-    ]);
-    var tbody = el('tbody', {});
-    data.transitions.forEach((t) => {
-      var changes = t.changes
-        .map((ch) => {
-          var release = ch.toRelease !== undefined ? ` (${ch.fromRelease || '?'} → ${ch.toRelease || '?'})` : '';
-          return `${ch.column}: ${ch.from} → ${ch.to}${release}`;
-        })
-        .join('; ');
-      var first = columnsById.get(t.firstColumn);
-      tbody.appendChild(
-        el('tr', {}, [
-          el('td', { text: t.date + (t.commit ? ` · ${t.commit.slice(0, 12)}` : '') }),
-          el('td', {}, [
-            casesById.has(t.case)
-              ? el('a', { className: 'case-id', href: `#case-${t.case}`, text: t.case })
-              : el('span', { className: 'case-id', text: t.case }),
-          ]),
-          el('td', { text: first ? first.label : t.firstColumn }),
-          el('td', { text: changes }),
-        ]),
-      );
+  // Earlier runs that changed something, newest first.
+  var earlierBox = byId('earlier');
+  earlierBox.appendChild(el('h2', { id: 'earlier-title', text: ui.earlierTitle }));
+  if (!data.earlier.length) earlierBox.appendChild(el('p', { className: 'empty-note', text: ui.noEarlier }));
+  data.earlier.forEach((entry) => {
+    var list = el('ul', { className: 'changes' });
+    entry.lines.forEach((line) => {
+      list.appendChild(el('li', { text: line }));
     });
-    table.appendChild(tbody);
-    transitionsBox.appendChild(table);
-  }
+    earlierBox.appendChild(el('h3', { text: entry.title }));
+    earlierBox.appendChild(list);
+  });
 })();

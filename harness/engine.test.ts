@@ -1,0 +1,160 @@
+/**
+ * The engine's bookkeeping on hand-made sides: opening with a preflight, a side that cannot start,
+ * a side that breaks mid-run, bounded starts, close and abort, and what never reaches a side.
+ * These test the runner, not any executor: the catalogue runs the real columns.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
+import type { ColumnId } from './columns.js';
+import { Engine, PREFLIGHT_CASE, printEachWarningOnce } from './engine.js';
+import type { Side } from './sides.js';
+import { texts } from './texts.js';
+
+const boundaries = new Map<string, Boundary>();
+const item = (id: string, fields: Partial<LoadedCase> = {}): LoadedCase => ({
+  id,
+  description: id,
+  features: ['result'],
+  code: 'async () => 1',
+  expect: { result: 1 },
+  file: 'cases/x.yaml',
+  line: 1,
+  ...fields,
+});
+
+interface Script {
+  startFails?: string;
+  preflight?: Outcome;
+  /** Cases whose run rejects; with `breaks`, the side stops answering afterwards. */
+  failing?: string[];
+  breaks?: boolean;
+}
+
+function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
+  const runs: string[] = [];
+  const disposed: string[] = [];
+  let starting = 0;
+  let mostAtOnce = 0;
+  const starter = async (name: ColumnId): Promise<Side> => {
+    const script = scripts[name] ?? {};
+    starting += 1;
+    mostAtOnce = Math.max(mostAtOnce, starting);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    starting -= 1;
+    if (script.startFails) throw new Error(script.startFails);
+    let broken = false;
+    return {
+      name,
+      async run(testCase: Case) {
+        if (testCase.id === PREFLIGHT_CASE.id) {
+          if (broken) throw new Error('connection refused');
+          return script.preflight ?? { result: 42, logs: [] };
+        }
+        runs.push(`${name}:${testCase.id}`);
+        if (script.failing?.includes(testCase.id)) {
+          if (script.breaks) broken = true;
+          throw new Error(`HTTP 500 on ${testCase.id}`);
+        }
+        return { result: 1, logs: [] };
+      },
+      output: () => 'wrangler said goodbye',
+      async dispose() {
+        disposed.push(name);
+      },
+    };
+  };
+  return { starter, runs, disposed, mostAtOnce: () => mostAtOnce };
+}
+
+describe('Engine', () => {
+  it('opens a column once, checks it answers 6 * 7, runs cases, and stops it at the end', async () => {
+    const fake = fakes();
+    const engine = new Engine(boundaries, fake.starter);
+    expect(await engine.open('ours')).toBeUndefined();
+    expect((await engine.cell(item('a'), 'ours')).cell).toEqual({ case: 'a', column: 'ours', status: 'pass' });
+    expect((await engine.cell(item('b', { expect: { result: 2 } }), 'ours')).cell.status).toBe('fail');
+    await engine.closeAll();
+    expect([fake.runs, fake.disposed]).toEqual([['ours:a', 'ours:b'], ['ours']]);
+  });
+
+  it('makes every cell of a column that did not start an infra-error with the reason, and runs nothing', async () => {
+    const fake = fakes({ latest: { startFails: 'wrangler dev exited before it was ready' } });
+    const engine = new Engine(boundaries, fake.starter);
+    expect(await engine.open('latest')).toBe('wrangler dev exited before it was ready');
+    expect((await engine.cell(item('a'), 'latest')).cell).toEqual({
+      case: 'a',
+      column: 'latest',
+      status: 'infra-error',
+      reason: texts.cell.columnUnavailable('wrangler dev exited before it was ready'),
+    });
+    expect(fake.runs).toEqual([]);
+  });
+
+  it('treats a side that fails its preflight as not open, quotes its output, and still stops it', async () => {
+    const fake = fakes({ ours: { preflight: { threw: 'workerd exited' } } });
+    const engine = new Engine(boundaries, fake.starter);
+    expect(await engine.open('ours')).toBe(
+      texts.withOutput(texts.preflight('ours', '{"threw":"workerd exited"}'), 'wrangler said goodbye'),
+    );
+    expect(fake.disposed).toEqual(['ours']);
+  });
+
+  it('keeps a column after one failed request, but fails every later cell at once when it no longer answers', async () => {
+    const fake = fakes({ ours: { failing: ['flaky'] }, latest: { failing: ['wedges'], breaks: true } });
+    const engine = new Engine(boundaries, fake.starter);
+    expect((await engine.cell(item('flaky'), 'ours')).cell).toMatchObject({
+      status: 'infra-error',
+      reason: 'HTTP 500 on flaky',
+    });
+    expect((await engine.cell(item('after'), 'ours')).cell.status).toBe('pass');
+    expect((await engine.cell(item('wedges'), 'latest')).cell.status).toBe('infra-error');
+    const later = (await engine.cell(item('later'), 'latest')).cell;
+    expect(later.status).toBe('infra-error');
+    expect(later.reason).toMatch(/^the column broke at case "wedges": HTTP 500 on wedges\n/);
+    expect(fake.runs).toEqual(['ours:flaky', 'ours:after', 'latest:wedges']);
+    await engine.closeAll();
+  });
+
+  it('sends nothing for an unsupported cell', async () => {
+    const fake = fakes();
+    const engine = new Engine(boundaries, fake.starter);
+    const { cell } = await engine.cell(item('spin', { unsafeOnReference: 'a spin wedges wrangler dev' }), 'latest');
+    expect(cell.status).toBe('unsupported');
+    expect(fake.runs).toEqual([]);
+  });
+
+  it('starts at most two columns at once', async () => {
+    const fake = fakes();
+    const engine = new Engine(boundaries, fake.starter);
+    await engine.openAll(['ours', 'ours-remote', '0.2.2', '0.3.8', 'latest'], 2);
+    expect(fake.mostAtOnce()).toBe(2);
+    await engine.closeAll();
+    expect(fake.disposed.sort()).toEqual(['0.2.2', '0.3.8', 'latest', 'ours', 'ours-remote']);
+  });
+
+  it('after close or abort, runs nothing more and says why', async () => {
+    const fake = fakes();
+    const engine = new Engine(boundaries, fake.starter);
+    await engine.open('ours');
+    await engine.close('ours');
+    expect((await engine.cell(item('a'), 'ours')).cell).toMatchObject({
+      status: 'infra-error',
+      reason: texts.cell.columnClosed,
+    });
+    await engine.abort();
+    expect(engine.isAborted).toBe(true);
+    expect(await engine.open('latest')).toBe(texts.cell.interrupted);
+    expect(fake.runs).toEqual([]);
+  });
+
+  it('prints each distinct warning once per process', () => {
+    const inner = vi.fn();
+    const target = { warn: inner };
+    printEachWarningOnce(target);
+    printEachWarningOnce(target); // installing twice must not wrap twice
+    target.warn('deprecated, once');
+    target.warn('deprecated, once');
+    target.warn('another');
+    expect(inner.mock.calls).toEqual([['deprecated, once'], ['another']]);
+  });
+});

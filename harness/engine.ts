@@ -1,0 +1,227 @@
+/**
+ * The one runner. It opens columns (starts a side, then checks it answers a trivial execution),
+ * runs a case on a column under one guard, and settles the cell with the rules of judge.ts. The
+ * vitest spec, the matrix and the case command are each a thin loop over it.
+ *
+ * A column that cannot open makes each of its cells an infra-error with the reason; one that stops
+ * answering mid-run does the same for every later cell, at once, instead of letting each wait out
+ * its own deadline. After `abort()` (Ctrl-C) nothing new starts and every column is stopped.
+ */
+import { messageOf } from '../src/protocol/index.js';
+import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
+import { type ColumnId, type PlannedColumn, plannedColumn } from './columns.js';
+import { brief, checkExpectation } from './expect.js';
+import { type Observation, type Plan, planCell, settleCell } from './judge.js';
+import type { MatrixCell } from './report/model.js';
+import { type Side, startSide } from './sides.js';
+import { texts } from './texts.js';
+
+/** Beyond a case's own bound (upstream's longest default is 60 s): loading, the round trip, a busy machine. */
+const DEFAULT_CASE_TIMEOUT_MS = 60_000;
+const GUARD_GRACE_MS = 60_000;
+/** A side that needs this long for `6 * 7` is broken. */
+const PREFLIGHT_GUARD_MS = 30_000;
+/** How much of a side's output a failure quotes. */
+const OUTPUT_TAIL = 4 * 1024;
+
+export const PREFLIGHT_CASE: Case = {
+  id: 'preflight',
+  description: 'The side answers a trivial execution',
+  features: [],
+  code: 'async () => 6 * 7',
+  expect: { result: 42 },
+};
+
+/** How long the engine waits for one case before it calls the cell an infra-error. */
+function guardMs(item: Case): number {
+  return (item.options?.timeout ?? DEFAULT_CASE_TIMEOUT_MS) + GUARD_GRACE_MS;
+}
+
+/** The longest one `cell()` can take: the case's guard, then the preflight that checks the side still answers. */
+export function cellDeadlineMs(item: Case): number {
+  return guardMs(item) + PREFLIGHT_GUARD_MS;
+}
+
+function withGuard<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(texts.cell.noOutcome(ms))), ms);
+  });
+  return Promise.race([work, guard]).finally(() => clearTimeout(timer));
+}
+
+export type SideStarter = (name: ColumnId) => Promise<Side>;
+
+interface ColumnState {
+  opening: Promise<void>;
+  side?: Side;
+  /** Why the column did not open. */
+  failure?: string;
+  /** Where and why it stopped answering. */
+  broken?: string;
+}
+
+/** One cell as the engine settled it, with the outcome it judged (none when nothing ran). */
+export interface CellResult {
+  cell: MatrixCell;
+  outcome?: Outcome;
+}
+
+const deduplicated = new WeakSet<object>();
+
+/**
+ * Prints each distinct `console.warn` text once per process: the dialect warns on every call that
+ * passes a bare record, and a run makes hundreds of calls.
+ */
+export function printEachWarningOnce(target: { warn(...args: unknown[]): void } = console): void {
+  if (deduplicated.has(target)) return;
+  deduplicated.add(target);
+  const seen = new Set<string>();
+  const warn = target.warn.bind(target);
+  target.warn = (...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (seen.has(text)) return;
+    seen.add(text);
+    warn(...args);
+  };
+}
+
+export class Engine {
+  private readonly columns = new Map<ColumnId, ColumnState>();
+  private readonly plans = new Map<string, Plan>();
+  /** Each column's release, read once from what is installed. */
+  private readonly planned = new Map<ColumnId, PlannedColumn>();
+  private aborted = false;
+
+  constructor(
+    private readonly boundaries: ReadonlyMap<string, Boundary>,
+    private readonly starter: SideStarter = startSide,
+  ) {
+    printEachWarningOnce();
+  }
+
+  get isAborted(): boolean {
+    return this.aborted;
+  }
+
+  /** What the case means on the column: run, skip (still run) or unsupported. */
+  plan(item: Case, column: ColumnId): Plan {
+    const key = `${item.id}\u0000${column}`;
+    let plan = this.plans.get(key);
+    if (!plan) {
+      let planned = this.planned.get(column);
+      if (!planned) this.planned.set(column, (planned = plannedColumn(column)));
+      this.plans.set(key, (plan = planCell(item, planned, this.boundaries)));
+    }
+    return plan;
+  }
+
+  /** Starts the columns not started yet, at most `parallelism` at once; never rejects. */
+  async openAll(names: readonly ColumnId[], parallelism = 2): Promise<void> {
+    const queue = [...new Set(names)];
+    const lane = async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await this.open(name);
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(parallelism, queue.length)) }, lane));
+  }
+
+  /** Opens the column once; resolves with why it could not open, or undefined when it is up. */
+  async open(name: ColumnId): Promise<string | undefined> {
+    let state = this.columns.get(name);
+    if (!state) {
+      const fresh: ColumnState = { opening: Promise.resolve() };
+      fresh.opening = this.start(name, fresh);
+      this.columns.set(name, (state = fresh));
+    }
+    await state.opening;
+    return state.failure;
+  }
+
+  /** Runs the case on the column (opening it if needed) and settles the cell. Never rejects. */
+  async cell(item: LoadedCase, name: ColumnId): Promise<CellResult> {
+    const plan = this.plan(item, name);
+    if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
+    const observation = await this.observe(item, name);
+    const cell = settleCell(item, name, plan, observation);
+    return observation.kind === 'outcome' ? { cell, outcome: observation.outcome } : { cell };
+  }
+
+  /** Stops one column, once its cases are done; its later cells are infra-errors. */
+  async close(name: ColumnId): Promise<void> {
+    const state = this.columns.get(name);
+    if (!state) return;
+    await state.opening;
+    const side = state.side;
+    delete state.side;
+    state.broken ??= texts.cell.columnClosed;
+    await side?.dispose();
+  }
+
+  /** Stops every column (waiting for starts still under way); the first failure is rethrown. */
+  async closeAll(): Promise<void> {
+    const states = [...this.columns.values()];
+    await Promise.all(states.map((state) => state.opening));
+    const results = await Promise.allSettled(states.map((state) => state.side?.dispose()));
+    for (const state of states) delete state.side;
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Ctrl-C: no new case or column starts, and every column is stopped. */
+  async abort(): Promise<void> {
+    this.aborted = true;
+    await this.closeAll().catch(() => undefined);
+  }
+
+  private async start(name: ColumnId, state: ColumnState): Promise<void> {
+    if (this.aborted) {
+      state.failure = texts.cell.interrupted;
+      return;
+    }
+    try {
+      state.side = await this.starter(name);
+    } catch (error) {
+      state.failure = messageOf(error);
+      return;
+    }
+    const problem = await this.preflight(state.side);
+    if (problem !== undefined) {
+      state.failure = problem;
+      const side = state.side;
+      delete state.side;
+      await side.dispose().catch(() => undefined); // The failure above is the news.
+    }
+  }
+
+  /** Why the side does not answer the trivial execution correctly, or undefined when it does. */
+  private async preflight(side: Side): Promise<string | undefined> {
+    let problem: string | undefined;
+    try {
+      const outcome = await withGuard(side.run(PREFLIGHT_CASE), PREFLIGHT_GUARD_MS);
+      if (checkExpectation(PREFLIGHT_CASE.expect, outcome).length > 0)
+        problem = texts.preflight(side.name, brief(outcome));
+    } catch (error) {
+      problem = texts.preflight(side.name, messageOf(error));
+    }
+    return problem === undefined ? undefined : texts.withOutput(problem, side.output?.().slice(-OUTPUT_TAIL) ?? '');
+  }
+
+  private async observe(item: LoadedCase, name: ColumnId): Promise<Observation> {
+    const failure = await this.open(name);
+    if (failure !== undefined) return { kind: 'infra-error', reason: texts.cell.columnUnavailable(failure) };
+    const state = this.columns.get(name)!;
+    if (state.broken !== undefined) return { kind: 'infra-error', reason: state.broken };
+    if (this.aborted || !state.side) return { kind: 'infra-error', reason: texts.cell.interrupted };
+    try {
+      return { kind: 'outcome', outcome: await withGuard(state.side.run(item), guardMs(item)) };
+    } catch (error) {
+      const reason = messageOf(error);
+      // One failed request may be the case's own doing; a side that no longer answers 6 * 7 is broken.
+      if (!this.aborted) {
+        const problem = await this.preflight(state.side);
+        if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
+      }
+      return { kind: 'infra-error', reason };
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The rules, written once, that every entry point applies (the vitest spec, the matrix, the case
+ * command): `planCell` decides what a case means on a column, `settleCell` turns what happened
+ * into the cell. docs/testing.md and docs/interpreting.md explain them.
+ *
+ * On a reference column a case is `unsupported` when its program is unsafe there or the reference
+ * wire refuses it (describeRequest, so that list is computed, not declared), and judged against
+ * `upstream.expect` when it differs on purpose. A boundary skip still runs the case: a skipped
+ * cell that passes is a stale skip and fails.
+ */
+import type { Boundary, Case, Expectation, Outcome } from './case-model.js';
+import type { PlannedColumn } from './columns.js';
+import { brief, checkExpectation, fieldsOf, formatMismatches, type Mismatch } from './expect.js';
+import { describeRequest } from './reference/describe-request.js';
+import type { MatrixCell } from './report/model.js';
+import { texts } from './texts.js';
+
+export type Plan =
+  | { kind: 'run'; expect: Expectation; upstream: boolean }
+  /** Runs too: it must not meet `expect`, and must meet `failsAs` when the skip says how it fails. */
+  | {
+      kind: 'skip';
+      expect: Expectation;
+      upstream: boolean;
+      reason: string;
+      label: string;
+      note?: string;
+      failsAs?: Expectation;
+    }
+  | { kind: 'unsupported'; reason: string; label: string };
+
+/** What running one case on one column produced. */
+export type Observation = { kind: 'outcome'; outcome: Outcome } | { kind: 'infra-error'; reason: string };
+
+/** Why the reference cannot run the case at all, or undefined when it can. */
+export function referenceRefusal(item: Case): { reason: string; label: string } | undefined {
+  if (item.unsafeOnReference !== undefined)
+    return { reason: texts.cell.unsafe(item.unsafeOnReference), label: texts.cell.unsafeLabel };
+  try {
+    describeRequest(item);
+    return undefined;
+  } catch (error) {
+    return { reason: (error as Error).message, label: texts.cell.refusedLabel };
+  }
+}
+
+/** The skip that puts a release on the other side of one of the case's boundaries, if any. */
+function skipFor(
+  item: Case,
+  release: string,
+  boundaries: ReadonlyMap<string, Boundary>,
+): { reason: string; label: string; note?: string; failsAs?: Expectation } | undefined {
+  for (const entry of item.skipOn ?? []) {
+    const side = 'before' in entry ? 'before' : 'from';
+    const boundary = boundaries.get('before' in entry ? entry.before : entry.from);
+    if (!boundary) continue; // The loader refuses unknown boundaries; a hand-made case may not.
+    const older = compareReleases(release, boundary.release) < 0;
+    if (older !== (side === 'before')) continue;
+    return {
+      reason: texts.cell.skipped(side, boundary.id, boundary.release, boundary.reason, entry.note),
+      label: texts.cell.skipLabel(side, boundary.id, boundary.release),
+      ...(entry.note === undefined ? {} : { note: entry.note }),
+      ...(entry.expect === undefined ? {} : { failsAs: entry.expect }),
+    };
+  }
+  return undefined;
+}
+
+function compareReleases(a: string, b: string): number {
+  const [left, right] = [a, b].map((release) => release.split('.').map(Number)) as [number[], number[]];
+  for (let i = 0; i < Math.max(left.length, right.length); i += 1) {
+    const difference = (left[i] ?? 0) - (right[i] ?? 0);
+    if (difference !== 0) return Math.sign(difference);
+  }
+  return 0;
+}
+
+export function planCell(item: Case, column: PlannedColumn, boundaries: ReadonlyMap<string, Boundary>): Plan {
+  if (column.kind !== 'reference') return { kind: 'run', expect: item.expect, upstream: false };
+  const refusal = referenceRefusal(item);
+  if (refusal !== undefined) return { kind: 'unsupported', ...refusal };
+  const upstream = item.upstream !== undefined;
+  const expect = item.upstream?.expect ?? item.expect;
+  // A release that cannot be read leaves the column unable to open; its cells say so.
+  const skip = column.release === undefined ? undefined : skipFor(item, column.release, boundaries);
+  return skip === undefined ? { kind: 'run', expect, upstream } : { kind: 'skip', expect, upstream, ...skip };
+}
+
+/** Where a case is, for a diff: `cases/args.yaml:8 (case "args-spread-two")`. */
+function placeOf(item: Case & { file?: string; line?: number }): string {
+  return item.file === undefined ? `case "${item.id}"` : `${item.file}:${item.line ?? 1} (case "${item.id}")`;
+}
+
+/** The cell for what happened. `observation` is undefined only for an unsupported plan. */
+export function settleCell(
+  item: Case & { file?: string; line?: number },
+  columnId: string,
+  plan: Plan,
+  observation: Observation | undefined,
+): MatrixCell {
+  const cell: MatrixCell = { case: item.id, column: columnId, status: 'pass' };
+  if (plan.kind === 'unsupported') return { ...cell, status: 'unsupported', reason: plan.reason, label: plan.label };
+  if (observation === undefined) throw new Error(`settleCell: "${item.id}" on ${columnId} ran but has no outcome`);
+  if (plan.upstream) cell.expectation = 'upstream';
+  if (observation.kind === 'infra-error') return { ...cell, status: 'infra-error', reason: observation.reason };
+  const { outcome } = observation;
+  const mismatches = checkExpectation(plan.expect, outcome);
+  if (plan.kind === 'skip') {
+    if (mismatches.length === 0)
+      return {
+        ...cell,
+        status: 'fail',
+        reason: texts.cell.staleSkip(plan.reason),
+        label: texts.staleMark,
+        unexpectedPass: true,
+      };
+    const skipped: MatrixCell = { ...cell, status: 'skip', reason: plan.reason, label: plan.label };
+    if (plan.note !== undefined) skipped.note = plan.note;
+    if (plan.failsAs === undefined) return skipped;
+    const otherwise = checkExpectation(plan.failsAs, outcome);
+    if (otherwise.length === 0) return { ...skipped, expectation: 'skip' };
+    return failed(cell, 'skip', otherwise, texts.cell.diffTitle(placeOf(item), columnId, 'skip'), outcome);
+  }
+  if (mismatches.length === 0) return cell;
+  const against = plan.upstream ? 'upstream' : 'expect';
+  return failed(cell, against, mismatches, texts.cell.diffTitle(placeOf(item), columnId, against), outcome);
+}
+
+function failed(
+  cell: MatrixCell,
+  against: 'expect' | 'upstream' | 'skip',
+  mismatches: readonly Mismatch[],
+  title: string,
+  outcome: Outcome,
+): MatrixCell {
+  return {
+    ...cell,
+    status: 'fail',
+    reason: texts.cell.expectationFailed(fieldsOf(mismatches), against),
+    diff: [title, `  outcome: ${brief(outcome)}`, formatMismatches(mismatches)].join('\n'),
+  };
+}

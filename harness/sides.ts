@@ -1,0 +1,126 @@
+/**
+ * The places a case runs, behind one interface: ours in-process
+ * (`new CodemodeExecutor(new IsolateExecutor(...))`, the composition a host ships), ours over a
+ * daemon (`new CodemodeExecutor(await connect(url))` to a `codemode-executor serve` this side
+ * starts), and a reference column (the real DynamicWorkerExecutor of one release under
+ * `wrangler dev`). Each side is loaded when asked for, so a run on one never loads another's.
+ *
+ * `countHostWaits: false` exists on our native executor only: the adapter always asks for the wall
+ * clock, so such a case runs through a second CodemodeExecutor over a wrapper that flips that one
+ * request field, sharing the same native executor.
+ */
+import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptions } from '../src/index.js';
+import type { Case, Outcome } from './case-model.js';
+import type { ColumnId } from './columns.js';
+import { normalizeResult, normalizeThrow } from './normalize-result.js';
+import type { ColumnName } from './reference/columns.js';
+import { materializeConnectors, materializeOutbound, materializeProviders } from './tools.js';
+
+export interface Side {
+  readonly name: ColumnId;
+  /** Runs one case and returns its normalized outcome. A rejection of `execute` is `threw`, not a throw. */
+  run(item: Case): Promise<Outcome>;
+  /** What the side's processes printed lately, for diagnosing a failure. */
+  output?(): string;
+  /** Stops everything the side started. */
+  dispose(): Promise<void>;
+}
+
+/** One sandbox process on our sides: the catalogue runs one case at a time on a shared machine. */
+const OUR_POOL = 1;
+
+export async function startSide(name: ColumnId): Promise<Side> {
+  if (name === 'ours') return createOursSide();
+  if (name === 'ours-remote') return startRemoteSide();
+  return startReferenceSide(name);
+}
+
+/** The dialect call a case describes: code, providers (or the bare record) and options. */
+function describeOurCall(item: Case) {
+  const providers = materializeProviders(item.providers);
+  const { connectors, modules, timeout, outbound, bareRecord } = item.options ?? {};
+  const options: ExtendedExecuteOptions = {};
+  if (connectors !== undefined)
+    options.connectors = materializeConnectors(connectors).map(
+      (connector): ConnectorBinding => ({ name: connector.name, binding: { callTool: connector.callTool } }),
+    );
+  if (modules !== undefined) options.modules = modules;
+  if (timeout !== undefined) options.timeout = timeout;
+  const fetcher = materializeOutbound(outbound);
+  if (fetcher !== undefined) options.outbound = fetcher;
+  return { providersOrFns: bareRecord ? (providers[0]?.fns ?? {}) : providers, options };
+}
+
+/** The two dialect executors over one native executor: the wall clock, and the native clock. */
+async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Outcome>> {
+  const { CodemodeExecutor } = await import('../src/index.js');
+  const wallClock: CodemodeExecutor = new CodemodeExecutor(native);
+  const nativeClock: CodemodeExecutor = new CodemodeExecutor({
+    execute: (request) => native.execute({ ...request, countHostWaits: false }),
+    invokeHandle: (request) => native.invokeHandle(request),
+    closeHandles: (executionId) => native.closeHandles(executionId),
+    dispose: async () => {}, // The native executor is disposed once, by its owner.
+  });
+  return async (item) => {
+    const executor = item.options?.countHostWaits === false ? nativeClock : wallClock;
+    const { providersOrFns, options } = describeOurCall(item);
+    try {
+      return normalizeResult(await executor.execute(item.code, providersOrFns, options));
+    } catch (error) {
+      return normalizeThrow(error);
+    }
+  };
+}
+
+export async function createOursSide(): Promise<Side> {
+  const { IsolateExecutor } = await import('../src/isolate/index.js');
+  const native = new IsolateExecutor({ pool: { maxWorkers: OUR_POOL } });
+  const run = await dialectOver(native);
+  return { name: 'ours', run, dispose: () => native.dispose() };
+}
+
+async function startRemoteSide(): Promise<Side> {
+  const [{ connect }, { WebSocket }, { startDaemonProcess }] = await Promise.all([
+    import('../src/index.js'),
+    import('ws'),
+    import('./daemon-process.js'),
+  ]);
+  const daemon = await startDaemonProcess({ label: 'ours-remote', args: ['--max-workers', String(OUR_POOL)] });
+  let native: Executor;
+  try {
+    // Node 20 has no global WebSocket; the ws package's constructor also takes `{ headers }`.
+    native = await connect(daemon.url, { websocket: WebSocket as never });
+  } catch (error) {
+    await daemon.stop();
+    throw error;
+  }
+  const run = await dialectOver(native);
+  return {
+    name: 'ours-remote',
+    async run(item) {
+      // A dead daemon is harness breakage, not every later case's result.
+      const gone = daemon.gone();
+      if (gone !== undefined) throw new Error(gone);
+      return run(item);
+    },
+    output: () => daemon.output(),
+    async dispose() {
+      try {
+        await native.dispose();
+      } finally {
+        await daemon.stop();
+      }
+    },
+  };
+}
+
+async function startReferenceSide(name: ColumnName): Promise<Side> {
+  const { runOnReference, startReferenceColumn } = await import('./reference/index.js');
+  const column = await startReferenceColumn(name);
+  return {
+    name,
+    run: (item) => runOnReference(column, item),
+    output: () => column.output(),
+    dispose: () => column.stop(),
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Every text the harness composes (loader complaints, cell reasons, progress and CLI lines, page
+ * labels), in one place so a reword is one deliberate edit and tests can name the exact string.
+ * The reference columns' own texts are in reference/messages.ts, the surface inventory's in
+ * surface/messages.ts.
+ */
+import type { CellStatus } from './report/model.js';
+
+/** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
+export const INTERPRETING_VERSION = 1;
+
+const STALE_SKIP_PREFIX = 'unexpected pass: the skip is stale';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+
+/** Which expectation a cell was judged against. */
+type Against = 'expect' | 'upstream' | 'skip';
+const AGAINST: Record<Against, string> = {
+  expect: 'expect',
+  upstream: 'upstream.expect',
+  skip: 'the expect of its skip entry',
+};
+
+export const texts = {
+  loader: {
+    schemaComment: (comment: string) => `the file must begin with the line ${comment}`,
+    duplicateId: (first: string) => `duplicate id, first declared at ${first}`,
+    unknownBoundary: (name: string, known: readonly string[]) =>
+      `names the boundary "${name}", which cases/boundaries.yaml does not list; the boundaries are: ${known.join(', ')}`,
+    unknownBasis: (heading: string) =>
+      `names the basis "${heading}", which is not a heading of docs/upstream.md (write the fact there first, under that heading)`,
+    badRegExp: (why: string) => `is not a valid regular expression: ${why}`,
+    bareRecordShape: 'needs exactly one provider, named codemode or unnamed, carrying tools only',
+    upstreamSameAsExpect: 'equals expect: upstream does not differ, so drop upstream',
+    skipExpectSameAsExpect:
+      'equals what the other columns expect: the skipped side would pass, so the skip says nothing',
+    upstreamNeverRuns: (why: string) =>
+      `cannot be checked: no reference column runs this case (${why}), so drop upstream`,
+    skipNeverRuns: (why: string) => `skips reference columns that never run this case anyway (${why})`,
+    noFiles: 'no case files (*.yaml) found',
+    yaml: (message: string, more: number) =>
+      `YAML ${message}${more > 0 ? ` (and ${more} more YAML errors after it)` : ''}`,
+  },
+
+  /** Why a cell is not run or not passed, as the report and the tests show it. */
+  cell: {
+    skipped: (side: 'before' | 'from', boundary: string, release: string, reason: string, note?: string) =>
+      `${side === 'before' ? 'before' : 'from'} ${boundary} (${release}): ${reason}${note ? ` ${note}` : ''}`,
+    unsafe: (reason: string) => `unsafe on the reference: ${reason}`,
+    unsafeLabel: 'unsafe here',
+    refusedLabel: 'not expressible',
+    skipLabel: (side: 'before' | 'from', boundary: string, release: string) => `${side} ${boundary} (${release})`,
+    staleSkip: (skipReason: string) => `${STALE_SKIP_PREFIX}: the case passed here (skipped ${skipReason})`,
+    expectationFailed: (fields: readonly string[], against: Against) =>
+      `outcome differs from ${AGAINST[against]}${fields.length ? ` in ${fields.join(', ')}` : ''}`,
+    columnUnavailable: (reason: string) => `column unavailable: ${reason}`,
+    columnBroke: (caseId: string, reason: string) => `the column broke at case "${caseId}": ${reason}`,
+    interrupted: 'the run was interrupted before this case ran',
+    columnClosed: 'the column was closed before this case ran',
+    noOutcome: (ms: number) => `the harness got no outcome within ${ms} ms`,
+    diffTitle: (where: string, column: string, against: Against) =>
+      `${where} on ${column} does not meet ${AGAINST[against]}`,
+  },
+
+  suite: {
+    didNotOpen: (column: string, why: string) =>
+      `The ${column} column did not open, so none of its cases ran (an infrastructure failure, not a case result):\n${why}`,
+    unsupportedTitle: (title: string, reason: string) => `${title} [unsupported: ${reason}]`,
+    skipTitle: (title: string, label: string) => `${title} [skip: ${label}]`,
+    cellFailed: (cell: { status: string; reason?: string; diff?: string }) =>
+      [cell.status === 'infra-error' ? `infra-error: ${cell.reason ?? ''}` : (cell.reason ?? ''), cell.diff]
+        .filter(Boolean)
+        .join('\n'),
+    summary: (label: string, counts: string) => `catalogue on ${label}: ${counts}`,
+  },
+
+  preflight: (column: string, got: string) =>
+    `The ${column} column started, but a trivial execution (async () => 6 * 7) did not give 42: ${got}`,
+  withOutput: (message: string, output: string) =>
+    output.trim() === '' ? message : `${message}\nThe end of its output:\n${output}`,
+
+  progress: {
+    opening: (column: string) => `[${column}] opening the column…`,
+    columnLine: (column: string, done: number, total: number, elapsedMs: number, failures: number) =>
+      `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}`,
+    failure: (column: string, title: string, reason: string) => `[${column}] ✗ ${title}: ${reason}`,
+    infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
+    columnDone: (column: string, counts: string, elapsedMs: number) =>
+      `[${column}] done in ${seconds(elapsedMs)}: ${counts}`,
+    interrupted: (signal: string) => `${signal}: stopping every column that is still running…`,
+    written: (dir: string) => `reports written to ${dir}`,
+    verdict: (green: boolean) =>
+      green ? 'matrix is green' : 'matrix is NOT green (see failures and infra-errors above)',
+  },
+
+  counts: (counts: Record<CellStatus, number>, stale: number) =>
+    `${counts.pass} pass · ${counts.fail} fail${stale ? ` (${stale} stale skip)` : ''} · ${counts.skip} skip · ${counts.unsupported} unsupported · ${counts['infra-error']} infra-error`,
+
+  cli: {
+    unknownColumns: (unknown: readonly string[], known: readonly string[]) =>
+      `--columns: unknown column(s) ${unknown.join(', ') || '(none given)'}; the columns are ${known.join(', ')}, or all`,
+    unknownOption: (flag: string, usage: string) => `unknown option ${flag}\n\n${usage}`,
+    needsValue: (flag: string, usage: string) => `${flag} needs a value\n\n${usage}`,
+    unexpectedArgument: (argument: string, usage: string) => `unexpected argument ${argument}\n\n${usage}`,
+    snapshotWithOut: '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',
+    noMatch: (selector: string, near: readonly string[]) =>
+      `no case matches "${selector}"${near.length ? `; did you mean ${near.join(', ')}?` : ''}`,
+    ranCases: (cases: number, columns: readonly string[], failed: number) =>
+      `\n${cases} case(s) on ${columns.join(', ')}: ${failed === 0 ? 'all as expected' : `${failed} failed`}`,
+  },
+
+  statusLabel: {
+    pass: 'pass',
+    fail: 'fail',
+    skip: 'skip',
+    unsupported: 'unsupported',
+    'infra-error': 'infra-error',
+  } satisfies Record<CellStatus, string>,
+  statusSymbol: {
+    pass: '✓',
+    fail: '✗',
+    skip: '–',
+    unsupported: '∅',
+    'infra-error': '⚠',
+  } satisfies Record<CellStatus, string>,
+  statusMeaning: {
+    pass: 'The column ran the case and its outcome met the expectation: expect on ours, and upstream.expect on a reference column when the case differs from upstream on purpose (marked ≠).',
+    fail: 'The column ran the case and its outcome did not meet it; the diff says how. A dashed border marks a stale skip: the case passed on a column its boundary skips.',
+    skip: 'A release boundary (cases/boundaries.yaml) puts this column on the other side: the case still runs, and must not pass.',
+    unsupported:
+      'The reference cannot run this case: the program is unsafe there, or the reference wire cannot express an option.',
+    'infra-error':
+      'The harness broke (for example wrangler dev did not start). Not a result: the column’s behaviour is unknown.',
+  } satisfies Record<CellStatus, string>,
+  upstreamMark: '≠',
+  staleMark: 'stale skip',
+} as const;
