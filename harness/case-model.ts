@@ -62,6 +62,8 @@ export interface CaseOptions {
   outbound?: CaseOutbound;
   countHostWaits?: boolean;
   bareRecord?: boolean;
+  /** Report the host functions called by the time `execute` settled, as the outcome's `calls`. */
+  recordCalls?: boolean;
 }
 
 export type Matcher = { match: string } | { any: true } | { absent: true };
@@ -73,6 +75,11 @@ export interface Outcome {
   logs?: string[];
   /** The message of a rejection that crossed `execute`. */
   threw?: string;
+  /**
+   * With `recordCalls`: every host function called by the time `execute` settled, in the order
+   * the calls started, as `<namespace>.<raw tool name>`.
+   */
+  calls?: string[];
 }
 
 /** A value or a matcher per field; docs/interpreting.md states how it is applied. */
@@ -81,6 +88,7 @@ export interface Expectation {
   error?: string | Matcher;
   logs?: Array<string | Matcher> | Matcher;
   threw?: string | Matcher;
+  calls?: Array<string | Matcher> | Matcher;
 }
 
 /** Where upstream differs on purpose: what the reference columns give instead, and why we differ. */

@@ -17,6 +17,7 @@ const KNOWN_OPTIONS = new Set<keyof CaseOptions>([
   'outbound',
   'countHostWaits',
   'bareRecord',
+  'recordCalls',
 ]);
 const KNOWN_PROVIDER_FIELDS = new Set<keyof CaseProvider>([
   'name',
@@ -94,5 +95,6 @@ export function describeRequest(testCase: Pick<Case, 'id' | 'code' | 'providers'
     request.timeout = options.timeout;
   }
   if (options.bareRecord !== undefined) request.bareRecord = options.bareRecord;
+  if (options.recordCalls !== undefined) request.recordCalls = options.recordCalls;
   return request;
 }

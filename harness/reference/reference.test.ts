@@ -167,7 +167,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
     ]);
   });
 
-  it('carries what it can: wall-clock countHostWaits, a blocked outbound, connectors, modules, timeout', () => {
+  it('carries what it can: wall-clock countHostWaits, a blocked outbound, connectors, modules, timeout, recordCalls', () => {
     const testCase = smokeCase('carry', 'async () => 1', {
       providers: [{ name: 'api', tools: { a: { echo: true } }, positionalArgs: true, prelude: 'api.x = 1' }],
       options: {
@@ -176,6 +176,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
         connectors: [{ name: 'c', tools: { t: { returns: 1 } } }],
         modules: { 'lib.js': 'export const x = 1' },
         timeout: 250,
+        recordCalls: true,
       },
     });
     expect(describeRequest(testCase)).toEqual({
@@ -186,6 +187,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
       connectors: [{ name: 'c', tools: { t: { returns: 1 } } }],
       modules: { 'lib.js': 'export const x = 1' },
       timeout: 250,
+      recordCalls: true,
     });
   });
 });

@@ -24,6 +24,8 @@ export interface ReferenceRequest {
   timeout?: number;
   /** `blocked`: constructor option `globalOutbound: null`. Absent: the option is left out. */
   globalOutbound?: 'blocked';
+  /** Answer with the host functions called by the time `execute` settled, as `calls`. */
+  recordCalls?: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -64,5 +66,7 @@ export function parseReferenceRequest(text: string): ReferenceRequest {
   }
   if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked')
     throw new Error(badReferenceBody('globalOutbound must be "blocked" or absent'));
+  if (body.recordCalls !== undefined && typeof body.recordCalls !== 'boolean')
+    throw new Error(badReferenceBody('recordCalls must be a boolean'));
   return body as unknown as ReferenceRequest;
 }

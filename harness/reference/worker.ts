@@ -8,7 +8,13 @@ import { DynamicWorkerExecutor } from '@cloudflare/codemode';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { normalizeResult, normalizeThrow } from '../normalize-result.js';
-import { type ConnectorCall, materializeConnectors, materializeProviders } from '../tools.js';
+import {
+  type CallRecord,
+  type ConnectorCall,
+  materializeConnectors,
+  materializeProviders,
+  settledCalls,
+} from '../tools.js';
 import { badReferenceBody } from './messages.js';
 import { parseReferenceRequest, type ReferenceRequest } from './wire.js';
 
@@ -43,11 +49,21 @@ function constructorOptions(
   return options as unknown as ConstructorParameters<typeof DynamicWorkerExecutor>[0];
 }
 
-/** Runs the request; a rejection crossing `execute` is part of the surface and comes back as `threw`. */
+/**
+ * Runs the request; a rejection crossing `execute` is part of the surface and comes back as
+ * `threw`. With `recordCalls`, the host functions called by then come back as `calls`.
+ */
 async function runExecute(request: ReferenceRequest, loader: unknown): Promise<Outcome> {
+  const record: CallRecord = [];
+  const outcome = await settleExecute(request, loader, record);
+  if (request.recordCalls) outcome.calls = await settledCalls(record);
+  return outcome;
+}
+
+async function settleExecute(request: ReferenceRequest, loader: unknown, record: CallRecord): Promise<Outcome> {
   try {
     const executor = new DynamicWorkerExecutor(constructorOptions(request, loader));
-    const providers = materializeProviders(request.providers).map(({ name, fns, positionalArgs, prelude }) => ({
+    const providers = materializeProviders(request.providers, record).map(({ name, fns, positionalArgs, prelude }) => ({
       name,
       fns,
       ...(positionalArgs === undefined ? {} : { positionalArgs }),
@@ -56,7 +72,7 @@ async function runExecute(request: ReferenceRequest, loader: unknown): Promise<O
     const providersOrFns = request.bareRecord ? (providers[0]?.fns ?? {}) : providers;
     const options = request.connectors
       ? {
-          connectors: materializeConnectors(request.connectors).map(({ name, callTool }) => ({
+          connectors: materializeConnectors(request.connectors, record).map(({ name, callTool }) => ({
             name,
             binding: new ConnectorTarget(callTool),
           })),
