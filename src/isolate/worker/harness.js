@@ -32,6 +32,8 @@ const $now = Date.now;
 const $get = Reflect.get;
 const $bind = Function.prototype.bind;
 const $Object = Object;
+const $then = Promise.prototype.then;
+const $promiseResolve = Promise.resolve;
 
 const SETTINGS = __HARNESS_SETTINGS__;
 
@@ -300,58 +302,136 @@ function awaitVerdict(current, resolve) {
 }
 
 /**
+ * The run in flight: its race, its timers, and whether a success retains what it returned.
+ * @typedef {object} Settling
+ * @property {Race} race
+ * @property {number} bound
+ * @property {boolean} retain
+ * @property {ReturnType<typeof setTimeout>} keepAlive
+ * @property {ReturnType<typeof setTimeout> | undefined} timer
+ */
+
+/** @type {Settling | null} */
+let settling = null;
+/** The first `begin` wins: user code that calls it again (it can reach `__codemode`) changes nothing. */
+let begun = false;
+
+/**
  * @param {string} run
  * @param {number} bound
- * @param {() => unknown} start Calls the user code; its synchronous prefix runs inside.
  * @param {boolean} retain
- * @returns {Promise<SettledRun>}
+ * @returns {Settling}
  */
-async function settle(run, bound, start, retain) {
-  // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
-  // awaits something that can never settle, with its own "hung" text, instead of letting the host's
-  // bound end it.
-  const keepAlive = $setTimeout(() => {}, 0x7fffffff);
-  const current = beginRace(run);
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  try {
-    // The synchronous prefix runs inside start(); the race timer is armed after it, as upstream's.
-    const pending = start();
-    current.deadline = $now() + bound;
-    timer = $setTimeout(() => {
-      current.timerFired = true;
-      decide(current, false);
-    }, bound);
-    const value = await pending;
-    decideSettled(current);
-    return {
-      ok: true,
-      value: retain ? retainFunctions(value, new $Map()) : value,
-      logs,
-      inTime: current.won === true,
-    };
-  } catch (error) {
-    decideSettled(current);
-    return { ok: false, error: describeThrown(error), logs, inTime: current.won === true };
-  } finally {
-    if (timer !== undefined) $clearTimeout(timer);
-    $clearTimeout(keepAlive);
-  }
+function startRun(run, bound, retain) {
+  settling = {
+    race: beginRace(run),
+    bound,
+    retain,
+    // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
+    // awaits something that can never settle, with its own "hung" text, instead of letting the
+    // host's bound end it.
+    keepAlive: $setTimeout(() => {}, 0x7fffffff),
+    timer: undefined,
+  };
+  return settling;
 }
 
 /**
- * Called by the generated entry module's `evaluate(bridge, {run, bound, retain})`.
- * @param {Entrypoint} self The entrypoint instance, `this` of the user's arrow.
- * @param {IArguments} args
- * @param {() => unknown} body
+ * Arms the race timer: after the program's synchronous prefix, as upstream arms its own.
+ * @param {Settling} current
  */
-export function evaluate(self, args, body) {
+function arm(current) {
+  const state = current.race;
+  state.deadline = $now() + current.bound;
+  current.timer = $setTimeout(() => {
+    state.timerFired = true;
+    decide(state, false);
+  }, current.bound);
+}
+
+/** @param {Settling} current */
+function endRun(current) {
+  if (current.timer !== undefined) $clearTimeout(current.timer);
+  $clearTimeout(current.keepAlive);
+}
+
+/**
+ * @param {Settling} current
+ * @param {unknown} value
+ * @returns {SettledRun}
+ */
+function succeeded(current, value) {
+  decideSettled(current.race);
+  endRun(current);
+  const kept = current.retain ? retainFunctions(value, new $Map()) : value;
+  return { ok: true, value: kept, logs, inTime: current.race.won === true };
+}
+
+/**
+ * @param {Settling} current
+ * @param {unknown} error
+ * @returns {SettledRun}
+ */
+function failed(current, error) {
+  decideSettled(current.race);
+  endRun(current);
+  return { ok: false, error: describeThrown(error), logs, inTime: current.race.won === true };
+}
+
+/**
+ * The generated entry's `evaluate` calls this first, with its own `arguments`: the bridge and the
+ * run's options, which stay here. User code then reads `arguments` as upstream's
+ * `evaluate(__dispatchers, __connectors)` has them, two objects, and never sees the bridge.
+ * @param {IArguments} args
+ */
+export function begin(args) {
+  if (begun) return;
+  begun = true;
   bridge = args[0];
   /** @type {{run: string, bound: number, retain?: boolean, limits: SandboxLimits}} */
   const options = args[1];
   limits = options.limits;
   recapLogs();
-  return settle(options.run, options.bound, () => $apply(body, self, []), options.retain === true);
+  startRun(options.run, options.bound, options.retain === true);
+  args[0] = {};
+  args[1] = {};
+}
+
+/**
+ * The program's value (its promise, usually) raced as upstream races it, `await
+ * Promise.race([arrow(), timer])`: `Promise.resolve` of it, whose `then` settles the promise the
+ * entry awaits with that promise's own resolve functions. So the entry resumes in the microtask
+ * turn upstream's does (a continuation the program left running gets as many turns before the
+ * result and the lines are read), and V8 follows the chain to the entry's frame in an async stack.
+ * The timer is armed here, after the program's synchronous prefix, as upstream arms its own.
+ * @param {unknown} pending
+ * @returns {Promise<unknown>}
+ */
+export function raced(pending) {
+  const current = /** @type {Settling} */ (settling);
+  arm(current);
+  return new $Promise((resolve, reject) => {
+    $apply($then, $apply($promiseResolve, $Promise, [pending]), [resolve, reject]);
+  });
+}
+
+/**
+ * What the run settles with when the program returned `value`.
+ * @param {unknown} value
+ * @returns {SettledRun}
+ */
+export function returned(value) {
+  return succeeded(/** @type {Settling} */ (settling), value);
+}
+
+/**
+ * What the run settles with when the program threw, rejected, or never got to run (a namespace or
+ * a prelude threw).
+ * @param {unknown} error
+ * @returns {SettledRun}
+ */
+export function threw(error) {
+  return failed(/** @type {Settling} */ (settling), error);
 }
 
 /** What `waitUntil` does in a run: nothing. A run's work ends with its result. */
@@ -426,7 +506,7 @@ export class Entrypoint extends WorkerEntrypoint {
    * @param {unknown[]} args
    * @param {SandboxBridge} nextBridge
    * @param {{run: string, bound: number, limits: SandboxLimits}} options
-   * @returns {{missing: true} | Promise<SettledRun>}
+   * @returns {{missing: true} | SettledRun | Promise<SettledRun>}
    */
   invoke(handle, args, nextBridge, options) {
     const fn = retainedFunctions.get(handle);
@@ -434,6 +514,24 @@ export class Entrypoint extends WorkerEntrypoint {
     bridge = nextBridge;
     limits = options.limits;
     resetLogs();
-    return settle(options.run, options.bound, () => $apply(fn, undefined, args), true);
+    const current = startRun(options.run, options.bound, true);
+    /** @type {unknown} */
+    let pending;
+    try {
+      pending = $apply(fn, undefined, args);
+    } catch (error) {
+      return failed(current, error);
+    }
+    return $apply($then, raced(pending), [
+      (/** @type {unknown} */ value) => {
+        try {
+          return succeeded(current, value);
+        } catch (error) {
+          // Retaining what it returned threw (a getter of its own): the call failed.
+          return failed(current, error);
+        }
+      },
+      (/** @type {unknown} */ error) => failed(current, error),
+    ]);
   }
 }
