@@ -34,6 +34,8 @@ const $bind = Function.prototype.bind;
 const $Object = Object;
 const $then = Promise.prototype.then;
 const $promiseResolve = Promise.resolve;
+/** V8's, which workerd's types leave out. @type {(target: object, below: Function) => void} */
+const $captureStackTrace = $get(Error, 'captureStackTrace');
 
 const SETTINGS = __HARNESS_SETTINGS__;
 
@@ -108,15 +110,43 @@ function recapLogs() {
   }
 }
 
-// Arrows, as upstream writes them: no `prototype`, not constructible, so the surface matches.
+/**
+ * The error with its stack taken again from the caller of `fn`, so no frame of this module shows
+ * in what user code catches (upstream's own frames are in its generated module, which a stack of
+ * ours cannot name). A value that is not an object is left as it is.
+ * @template T
+ * @param {T} error
+ * @param {Function} fn
+ * @returns {T}
+ */
+function fromCaller(error, fn) {
+  if (error !== null && typeof error === 'object') {
+    try {
+      $captureStackTrace(error, fn);
+    } catch {
+      // A frozen or exotic object keeps the stack it has.
+    }
+  }
+  return error;
+}
+
+// Arrows, as upstream writes them: no `prototype`, not constructible, no name, so the surface
+// matches. Assigned to a property, so no name is inferred.
 /** @param {LogLevel} level */
 function capture(level) {
-  return (/** @type {unknown[]} */ ...args) => {
+  /** @type {{fn: (...args: unknown[]) => void}} */
+  const self = { fn: () => {} };
+  self.fn = (...args) => {
     let message = '';
-    // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
-    for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
+    try {
+      // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
+      for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
+    } catch (error) {
+      throw fromCaller(error, self.fn);
+    }
     keep({ level, message });
   };
+  return self.fn;
 }
 console.log = capture('log');
 console.warn = capture('warn');
@@ -127,21 +157,52 @@ console.error = capture('error');
 let bridge;
 
 /**
+ * Sends one tool call: the arguments as codec JSON, checked against their cap before anything is
+ * sent, so the host never receives an argument over it. Returns the bridge's promise of the
+ * answer's envelope.
  * @param {string} provider
  * @param {string} tool
  * @param {unknown[]} args
  */
-async function dispatch(provider, tool, args) {
+function send(provider, tool, args) {
   const argsJson = codec.stringify(args);
   const size = utf8Bytes(argsJson);
-  // Checked before anything is sent: the host never receives an argument over the cap.
   if (size > limits.maxToolArgsBytes) throw new $Error(limits.toolArgsTooLarge.replace('{size}', $String(size)));
-  const envelope = codec.parse(await bridge.call(provider, tool, argsJson));
+  return bridge.call(provider, tool, argsJson);
+}
+
+/**
+ * What the sandbox makes of an answer's envelope: its result, or a throw of its error.
+ * @param {string} envelopeJson
+ */
+function readEnvelope(envelopeJson) {
+  const envelope = codec.parse(envelopeJson);
   if (envelope !== null && typeof envelope === 'object') {
     if ('error' in envelope && envelope.error) throw new $Error($String(envelope.error));
     return 'result' in envelope ? envelope.result : undefined;
   }
   return undefined;
+}
+
+/**
+ * One tool of one namespace, shaped as upstream's: an anonymous async arrow that awaits the answer
+ * once, so a call settles in the same microtask turn as upstream's and `constructor.name` is
+ * `AsyncFunction`. A throw carries the caller's stack, not this module's frames.
+ * @param {string} provider
+ * @param {string} tool
+ * @param {boolean} positional
+ */
+function toolFunction(provider, tool, positional) {
+  /** @type {{fn: (...args: unknown[]) => Promise<unknown>}} */
+  const self = { fn: async () => undefined };
+  self.fn = async (...args) => {
+    try {
+      return readEnvelope(await send(provider, tool, positional ? args : [args[0] ?? {}]));
+    } catch (error) {
+      throw fromCaller(error, self.fn);
+    }
+  };
+  return self.fn;
 }
 
 /**
@@ -152,7 +213,7 @@ async function dispatch(provider, tool, args) {
  */
 export function namespace(name, positional, factory) {
   /** @type {(tool: unknown, ...args: unknown[]) => Promise<unknown>} */
-  const call = (tool, ...args) => dispatch(name, $String(tool), positional ? args : [args[0] ?? {}]);
+  const call = (tool, ...args) => toolFunction(name, $String(tool), positional)(...args);
   /** @type {object} */
   let target = {};
   if (factory !== null) {
@@ -167,7 +228,7 @@ export function namespace(name, positional, factory) {
       if ($hasOwn(object, key)) return $get(object, key);
       // `then` too: a namespace is never a thenable, so `await ns` and `return ns` settle.
       if (typeof key !== 'string' || key === 'then') return undefined;
-      return (/** @type {unknown[]} */ ...args) => call(key, ...args);
+      return toolFunction(name, key, positional);
     },
   });
 }
