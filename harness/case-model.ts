@@ -71,7 +71,8 @@ export type Matcher = { match: string } | { any: true } | { absent: true };
 /** The normalized outcome of one side: a JSON round trip of what `execute` produced, or `threw`. */
 export interface Outcome {
   result?: unknown;
-  error?: string;
+  /** A string on ours; upstream passes a thrown object's `message` through as it is. */
+  error?: unknown;
   logs?: string[];
   /** The message of a rejection that crossed `execute`. */
   threw?: string;
@@ -85,7 +86,8 @@ export interface Outcome {
 /** A value or a matcher per field; docs/interpreting.md states how it is applied. */
 export interface Expectation {
   result?: unknown;
-  error?: string | Matcher;
+  /** Text or a matcher; any other JSON value for an upstream that reports a non-string message. */
+  error?: unknown;
   logs?: Array<string | Matcher> | Matcher;
   threw?: string | Matcher;
   calls?: Array<string | Matcher> | Matcher;
