@@ -44,7 +44,7 @@ export type CallRecord = string[];
  * sent before its result was taken is already in flight then, and may reach the host just after
  * (upstream's usually does); half a second is a hundred times what that takes on a loaded machine.
  */
-export const CALLS_SETTLE_MS = 500;
+const CALLS_SETTLE_MS = 500;
 
 /** The record, once a call already in flight when `execute()` settled has had time to arrive. */
 export async function settledCalls(record: CallRecord): Promise<string[]> {
