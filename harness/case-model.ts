@@ -53,7 +53,7 @@ export type CaseOutbound =
   | { respond: { status?: number; body?: string; headers?: Record<string, string> } };
 
 /** Source text (an ES module), or one of the native contract's module kinds. */
-type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
+export type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
 
 export interface CaseOptions {
   connectors?: CaseConnector[];

@@ -81,14 +81,8 @@ export function describeRequest(testCase: Pick<Case, 'id' | 'code' | 'providers'
       checkKnown(testCase, 'options.connectors[]', connector, KNOWN_CONNECTOR_FIELDS);
     request.connectors = options.connectors;
   }
-  if (options.modules !== undefined) {
-    const modules: Record<string, string> = {};
-    for (const [name, source] of Object.entries(options.modules)) {
-      if (typeof source !== 'string') refuse(testCase, UNREPRESENTABLE.modulesNotText(name));
-      modules[name] = source;
-    }
-    request.modules = modules;
-  }
+  // Module kinds cross too: every release hands its modules to the Worker Loader as they are.
+  if (options.modules !== undefined) request.modules = options.modules;
   if (options.timeout !== undefined) {
     if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout))
       refuse(testCase, UNREPRESENTABLE.timeoutNotNumber(options.timeout));

@@ -134,10 +134,6 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
       }),
     ],
     [
-      'a module that is not source text',
-      smokeCase('refuse-module-kind', 'async () => 1', { options: { modules: { 'data.json': { json: { a: 1 } } } } }),
-    ],
-    [
       'an option the wire does not know',
       smokeCase('refuse-unknown-option', 'async () => 1', { options: { retainHandles: true } as never }),
     ],
@@ -167,14 +163,14 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
     ]);
   });
 
-  it('carries what it can: wall-clock countHostWaits, a blocked outbound, connectors, modules, timeout, recordCalls', () => {
+  it('carries what it can: wall-clock countHostWaits, a blocked outbound, connectors, modules of every kind, timeout, recordCalls', () => {
     const testCase = smokeCase('carry', 'async () => 1', {
       providers: [{ name: 'api', tools: { a: { echo: true } }, positionalArgs: true, prelude: 'api.x = 1' }],
       options: {
         countHostWaits: true,
         outbound: 'blocked',
         connectors: [{ name: 'c', tools: { t: { returns: 1 } } }],
-        modules: { 'lib.js': 'export const x = 1' },
+        modules: { 'lib.js': 'export const x = 1', 'data.json': { json: { a: 1 } } },
         timeout: 250,
         recordCalls: true,
       },
@@ -185,7 +181,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
       providers: [{ name: 'api', tools: { a: { echo: true } }, positionalArgs: true, prelude: 'api.x = 1' }],
       globalOutbound: 'blocked',
       connectors: [{ name: 'c', tools: { t: { returns: 1 } } }],
-      modules: { 'lib.js': 'export const x = 1' },
+      modules: { 'lib.js': 'export const x = 1', 'data.json': { json: { a: 1 } } },
       timeout: 250,
       recordCalls: true,
     });

@@ -5,7 +5,7 @@
  */
 
 import { messageOf } from '../../src/protocol/index.js';
-import type { CaseConnector, CaseProvider } from '../case-model.js';
+import type { CaseConnector, CaseModule, CaseProvider } from '../case-model.js';
 import { badReferenceBody } from './messages.js';
 
 export interface ReferenceRequest {
@@ -18,8 +18,11 @@ export interface ReferenceRequest {
   connectors?: CaseConnector[];
   /** Pass the first provider's functions as the deprecated bare record. */
   bareRecord?: boolean;
-  /** Constructor option `modules`. */
-  modules?: Record<string, string>;
+  /**
+   * Constructor option `modules`: source text, or a Worker Loader module kind, which every release
+   * hands the loader as it is (its type says text).
+   */
+  modules?: Record<string, CaseModule>;
   /** Constructor option `timeout` (ms). Absent: the release's default. */
   timeout?: number;
   /** `blocked`: constructor option `globalOutbound: null`. Absent: the option is left out. */
@@ -30,6 +33,18 @@ export interface ReferenceRequest {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const TEXT_MODULE_KINDS = new Set(['js', 'cjs', 'text']);
+
+/** Source text, or exactly one of `{js}`, `{cjs}`, `{text}` (text) or `{json}` (any value). */
+function isModule(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (!isRecord(value)) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return false;
+  const [kind] = keys as [string];
+  return kind === 'json' || (TEXT_MODULE_KINDS.has(kind) && typeof value[kind] === 'string');
 }
 
 /** Checks the shape the worker relies on; the case schema has already checked the details. */
@@ -55,11 +70,10 @@ export function parseReferenceRequest(text: string): ReferenceRequest {
   }
   if (body.bareRecord !== undefined && typeof body.bareRecord !== 'boolean')
     throw new Error(badReferenceBody('bareRecord must be a boolean'));
-  if (
-    body.modules !== undefined &&
-    (!isRecord(body.modules) || !Object.values(body.modules).every((m) => typeof m === 'string'))
-  ) {
-    throw new Error(badReferenceBody('modules must map names to source text'));
+  if (body.modules !== undefined && (!isRecord(body.modules) || !Object.values(body.modules).every(isModule))) {
+    throw new Error(
+      badReferenceBody('modules must map names to source text, or to one of {js}, {cjs}, {text}, {json}'),
+    );
   }
   if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !Number.isFinite(body.timeout))) {
     throw new Error(badReferenceBody('timeout must be a finite number'));
