@@ -72,7 +72,7 @@ export function describeRequest(testCase: Pick<Case, 'id' | 'code' | 'providers'
   if (outbound !== undefined && outbound !== 'default') {
     if (outbound === 'blocked') request.globalOutbound = 'blocked';
     else if (typeof outbound === 'object' && outbound !== null && 'respond' in outbound)
-      refuse(testCase, UNREPRESENTABLE.outboundRespond);
+      request.globalOutbound = outbound.respond;
     else refuse(testCase, UNREPRESENTABLE.unknownField('options', `outbound=${JSON.stringify(outbound)}`));
   }
 

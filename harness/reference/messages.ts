@@ -5,7 +5,6 @@
 
 /** Why `describeRequest` refuses a case, stated once per unrepresentable option. */
 export const UNREPRESENTABLE = {
-  outboundRespond: 'options.outbound.respond: the reference wire has no field for a host function answering fetch',
   countHostWaitsFalse:
     'options.countHostWaits: false: the reference clock is always wall-clock time (DynamicWorkerExecutor has no such option)',
   proxySource: (provider: string) =>

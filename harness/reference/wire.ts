@@ -5,7 +5,7 @@
  */
 
 import { messageOf } from '../../src/protocol/index.js';
-import type { CaseConnector, CaseModule, CaseProvider } from '../case-model.js';
+import type { CaseConnector, CaseModule, CaseOutbound, CaseProvider } from '../case-model.js';
 import { badReferenceBody } from './messages.js';
 
 export interface ReferenceRequest {
@@ -25,11 +25,17 @@ export interface ReferenceRequest {
   modules?: Record<string, CaseModule>;
   /** Constructor option `timeout` (ms). Absent: the release's default. */
   timeout?: number;
-  /** `blocked`: constructor option `globalOutbound: null`. Absent: the option is left out. */
-  globalOutbound?: 'blocked';
+  /**
+   * `blocked`: constructor option `globalOutbound: null`. A response: `globalOutbound` is a Fetcher
+   * of the worker's own that answers every fetch with it. Absent: the option is left out.
+   */
+  globalOutbound?: 'blocked' | OutboundResponse;
   /** Answer with the host functions called by the time `execute` settled, as `calls`. */
   recordCalls?: boolean;
 }
+
+/** What the Fetcher answers every request with (a case's `outbound: {respond}`). */
+export type OutboundResponse = Extract<CaseOutbound, { respond: unknown }>['respond'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -78,8 +84,10 @@ export function parseReferenceRequest(text: string): ReferenceRequest {
   if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !Number.isFinite(body.timeout))) {
     throw new Error(badReferenceBody('timeout must be a finite number'));
   }
-  if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked')
-    throw new Error(badReferenceBody('globalOutbound must be "blocked" or absent'));
+  if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked' && !isRecord(body.globalOutbound))
+    throw new Error(
+      badReferenceBody('globalOutbound must be "blocked", a response {status?, body?, headers?}, or absent'),
+    );
   if (body.recordCalls !== undefined && typeof body.recordCalls !== 'boolean')
     throw new Error(badReferenceBody('recordCalls must be a boolean'));
   return body as unknown as ReferenceRequest;
