@@ -47,7 +47,7 @@ function wrongOutcome(side: string, workload: Workload, outcome: unknown): strin
 export function checkOutcome(
   side: string,
   workload: Workload,
-  outcome: { result?: unknown; error?: string; threw?: string },
+  outcome: { result?: unknown; error?: unknown; threw?: string },
 ): void {
   if (outcome.error !== undefined || outcome.threw !== undefined || outcome.result !== workload.expect) {
     throw new Error(wrongOutcome(side, workload, outcome));

@@ -53,7 +53,7 @@ export type CaseOutbound =
   | { respond: { status?: number; body?: string; headers?: Record<string, string> } };
 
 /** Source text (an ES module), or one of the native contract's module kinds. */
-type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
+export type CaseModule = string | { js: string } | { cjs: string } | { text: string } | { json: unknown };
 
 export interface CaseOptions {
   connectors?: CaseConnector[];
@@ -62,6 +62,8 @@ export interface CaseOptions {
   outbound?: CaseOutbound;
   countHostWaits?: boolean;
   bareRecord?: boolean;
+  /** Report the host functions called by the time `execute` settled, as the outcome's `calls`. */
+  recordCalls?: boolean;
 }
 
 export type Matcher = { match: string } | { any: true } | { absent: true };
@@ -69,18 +71,26 @@ export type Matcher = { match: string } | { any: true } | { absent: true };
 /** The normalized outcome of one side: a JSON round trip of what `execute` produced, or `threw`. */
 export interface Outcome {
   result?: unknown;
-  error?: string;
+  /** A string on ours; upstream passes a thrown object's `message` through as it is. */
+  error?: unknown;
   logs?: string[];
   /** The message of a rejection that crossed `execute`. */
   threw?: string;
+  /**
+   * With `recordCalls`: every host function called by the time `execute` settled, in the order
+   * the calls started, as `<namespace>.<raw tool name>`.
+   */
+  calls?: string[];
 }
 
 /** A value or a matcher per field; docs/interpreting.md states how it is applied. */
 export interface Expectation {
   result?: unknown;
-  error?: string | Matcher;
+  /** Text or a matcher; any other JSON value for an upstream that reports a non-string message. */
+  error?: unknown;
   logs?: Array<string | Matcher> | Matcher;
   threw?: string | Matcher;
+  calls?: Array<string | Matcher> | Matcher;
 }
 
 /** Where upstream differs on purpose: what the reference columns give instead, and why we differ. */

@@ -49,6 +49,14 @@ describe('checkExpectation', () => {
     expect(checkExpectation({ logs: ['a'] }, { logs: ['a', 'b'] })[0]?.path).toBe('logs');
   });
 
+  it('compares calls only when written', () => {
+    expect(checkExpectation({ result: 1 }, { result: 1, calls: ['codemode.notify'] })).toEqual([]);
+    expect(checkExpectation({ calls: ['codemode.notify'] }, { calls: ['codemode.notify'] })).toEqual([]);
+    expect(formatMismatches(checkExpectation({ calls: ['codemode.notify'] }, { calls: [] }))).toBe(
+      '  calls: expected ["codemode.notify"] (1 items), got [] (0 items)',
+    );
+  });
+
   it('reports an unknown outcome field', () => {
     expect(checkExpectation({ result: 1 }, { result: 1, extra: true } as never)).toEqual([
       { path: 'extra', expected: '(absent)', actual: 'true' },

@@ -111,9 +111,11 @@ function matchValue(expected: unknown, actual: unknown, path: string, out: Misma
 
 const ABSENT: Matcher = { absent: true };
 
+const OUTCOME_FIELDS: readonly string[] = ['result', 'error', 'logs', 'threw', 'calls'];
+
 /**
- * Applies `expect` to a normalized outcome. `result` and `logs` left out are not compared;
- * `error` and `threw` left out must be absent, so an unexpected failure never passes.
+ * Applies `expect` to a normalized outcome. `result`, `logs` and `calls` left out are not
+ * compared; `error` and `threw` left out must be absent, so an unexpected failure never passes.
  */
 export function checkExpectation(expect: Expectation, outcome: Outcome): Mismatch[] {
   const out: Mismatch[] = [];
@@ -121,8 +123,9 @@ export function checkExpectation(expect: Expectation, outcome: Outcome): Mismatc
   matchValue('error' in expect ? expect.error : ABSENT, outcome.error, 'error', out);
   if ('logs' in expect) matchValue(expect.logs, outcome.logs, 'logs', out);
   matchValue('threw' in expect ? expect.threw : ABSENT, outcome.threw, 'threw', out);
+  if ('calls' in expect) matchValue(expect.calls, outcome.calls, 'calls', out);
   for (const key of Object.keys(outcome)) {
-    if (!['result', 'error', 'logs', 'threw'].includes(key)) {
+    if (!OUTCOME_FIELDS.includes(key)) {
       out.push({ path: key, expected: '(absent)', actual: show((outcome as Record<string, unknown>)[key]) });
     }
   }

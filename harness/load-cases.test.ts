@@ -138,6 +138,25 @@ describe('loadCatalogue', () => {
     );
   });
 
+  it('refuses calls without recordCalls, and recordCalls without calls in expect', () => {
+    write(
+      'calls.yaml',
+      `${GOOD}  upstream:\n    expect: { result: 42, calls: [codemode.add] }\n    reason: upstream reports it otherwise\n`,
+    );
+    expect(problems()).toMatch(
+      /calls\.yaml:13 \(case "adds"\): \/upstream\/expect\/calls needs options\.recordCalls: true/,
+    );
+    write('calls.yaml', `${GOOD}  options: { recordCalls: true }\n`);
+    expect(problems()).toMatch(
+      /calls\.yaml:12 \(case "adds"\): \/options\/recordCalls records the host calls, but expect has no calls/,
+    );
+    write(
+      'calls.yaml',
+      `${GOOD.replace('logs: []', 'logs: []\n    calls: [codemode.add]')}  options: { recordCalls: true }\n`,
+    );
+    expect(loadCatalogue(dir, doc).cases[0]?.expect.calls).toEqual(['codemode.add']);
+  });
+
   it('refuses a skip expectation that equals what the other columns expect', () => {
     write('skipsame.yaml', `${GOOD}  skipOn:\n    - before: codec\n      expect: { result: 42, logs: [] }\n`);
     expect(problems()).toMatch(

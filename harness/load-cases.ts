@@ -216,7 +216,10 @@ function caseProblems(item: Case, boundaries: ReadonlyMap<string, Boundary>, hea
       entry.expect,
     ]),
   ];
+  const recordsCalls = item.options?.recordCalls === true;
   for (const [where, expectation] of expectations) {
+    if (!recordsCalls && expectation !== undefined && 'calls' in (expectation as object))
+      problems.push([[...where, 'calls'], texts.loader.callsWithoutRecord]);
     walkMatchers(expectation, where, (path, pattern) => {
       try {
         new RegExp(pattern);
@@ -225,6 +228,8 @@ function caseProblems(item: Case, boundaries: ReadonlyMap<string, Boundary>, hea
       }
     });
   }
+  if (recordsCalls && !('calls' in item.expect))
+    problems.push([['options', 'recordCalls'], texts.loader.recordWithoutCalls]);
   if (item.basis !== undefined && !headings.has(item.basis))
     problems.push([['basis'], texts.loader.unknownBasis(item.basis)]);
   item.skipOn?.forEach((entry, index) => {

@@ -14,7 +14,13 @@ import type { Case, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
 import { normalizeResult, normalizeThrow } from './normalize-result.js';
 import type { ColumnName } from './reference/columns.js';
-import { materializeConnectors, materializeOutbound, materializeProviders } from './tools.js';
+import {
+  type CallRecord,
+  materializeConnectors,
+  materializeOutbound,
+  materializeProviders,
+  settledCalls,
+} from './tools.js';
 
 export interface Side {
   readonly name: ColumnId;
@@ -36,12 +42,12 @@ export async function startSide(name: ColumnId): Promise<Side> {
 }
 
 /** The dialect call a case describes: code, providers (or the bare record) and options. */
-function describeOurCall(item: Case) {
-  const providers = materializeProviders(item.providers);
+function describeOurCall(item: Case, record: CallRecord) {
+  const providers = materializeProviders(item.providers, record);
   const { connectors, modules, timeout, outbound, bareRecord } = item.options ?? {};
   const options: ExtendedExecuteOptions = {};
   if (connectors !== undefined)
-    options.connectors = materializeConnectors(connectors).map(
+    options.connectors = materializeConnectors(connectors, record).map(
       (connector): ConnectorBinding => ({ name: connector.name, binding: { callTool: connector.callTool } }),
     );
   if (modules !== undefined) options.modules = modules;
@@ -63,12 +69,16 @@ async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Ou
   });
   return async (item) => {
     const executor = item.options?.countHostWaits === false ? nativeClock : wallClock;
-    const { providersOrFns, options } = describeOurCall(item);
+    const record: CallRecord = [];
+    const { providersOrFns, options } = describeOurCall(item, record);
+    let outcome: Outcome;
     try {
-      return normalizeResult(await executor.execute(item.code, providersOrFns, options));
+      outcome = normalizeResult(await executor.execute(item.code, providersOrFns, options));
     } catch (error) {
-      return normalizeThrow(error);
+      outcome = normalizeThrow(error);
     }
+    if (item.options?.recordCalls) outcome.calls = await settledCalls(record);
+    return outcome;
   };
 }
 

@@ -7,7 +7,7 @@
 import type { CellStatus } from './report/model.js';
 
 /** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
-export const INTERPRETING_VERSION = 1;
+export const INTERPRETING_VERSION = 2;
 
 const STALE_SKIP_PREFIX = 'unexpected pass: the skip is stale';
 
@@ -37,6 +37,8 @@ export const texts = {
     upstreamNeverRuns: (why: string) =>
       `cannot be checked: no reference column runs this case (${why}), so drop upstream`,
     skipNeverRuns: (why: string) => `skips reference columns that never run this case anyway (${why})`,
+    callsWithoutRecord: 'needs options.recordCalls: true, or no side reports the calls it would compare',
+    recordWithoutCalls: 'records the host calls, but expect has no calls to compare them with',
     noFiles: 'no case files (*.yaml) found',
     yaml: (message: string, more: number) =>
       `YAML ${message}${more > 0 ? ` (and ${more} more YAML errors after it)` : ''}`,

@@ -33,8 +33,28 @@ const CONTROL_KEY = '__codemode_control__';
 /** Per-execution call counters, so `count` starts from zero on every run. */
 type Counters = Map<string, number>;
 
-function behave(behaviour: ToolBehaviour, key: string, counters: Counters): ToolFunction {
+/**
+ * Where an execution's host functions note each call as it starts (`<namespace>.<tool>`), for a
+ * case that sets `recordCalls`.
+ */
+export type CallRecord = string[];
+
+/**
+ * How long a side waits after `execute()` settled before it reads the record. A call the program
+ * sent before its result was taken is already in flight then, and may reach the host just after
+ * (upstream's usually does); half a second is a hundred times what that takes on a loaded machine.
+ */
+const CALLS_SETTLE_MS = 500;
+
+/** The record, once a call already in flight when `execute()` settled has had time to arrive. */
+export async function settledCalls(record: CallRecord): Promise<string[]> {
+  await new Promise((resolve) => setTimeout(resolve, CALLS_SETTLE_MS));
+  return [...record];
+}
+
+function behave(behaviour: ToolBehaviour, key: string, counters: Counters, record?: CallRecord): ToolFunction {
   return async (...args: unknown[]) => {
+    record?.push(key);
     if ('echo' in behaviour) return args;
     if ('returns' in behaviour) return structuredClone(behaviour.returns);
     if ('add' in behaviour) return args.reduce<unknown>((sum, value) => (sum as number) + (value as number), 0);
@@ -115,14 +135,17 @@ function inspectValue(value: unknown): { type: string; tag: string; value: unkno
   return { type: typeof value, tag, value: view };
 }
 
-/** Fresh functions for one execution. */
-export function materializeProviders(providers: readonly CaseProvider[] | undefined): MaterializedProvider[] {
+/** Fresh functions for one execution; each call is noted in `record` when one is given. */
+export function materializeProviders(
+  providers: readonly CaseProvider[] | undefined,
+  record?: CallRecord,
+): MaterializedProvider[] {
   const counters: Counters = new Map();
   return (providers ?? []).map((provider) => {
     const name = provider.name ?? DEFAULT_PROVIDER_NAME;
     const fns: Record<string, ToolFunction> = {};
     for (const [tool, behaviour] of Object.entries(provider.tools))
-      fns[tool] = behave(behaviour, `${name}.${tool}`, counters);
+      fns[tool] = behave(behaviour, `${name}.${tool}`, counters, record);
     const materialized: MaterializedProvider = { name, fns };
     if (provider.positionalArgs !== undefined) materialized.positionalArgs = provider.positionalArgs;
     if (provider.proxySource !== undefined) materialized.proxySource = provider.proxySource;
@@ -131,15 +154,18 @@ export function materializeProviders(providers: readonly CaseProvider[] | undefi
   });
 }
 
-/** A connector's `callTool`: an unknown method throws the same text as an unknown tool. */
-export function materializeConnectors(connectors: readonly CaseConnector[] | undefined): MaterializedConnector[] {
+/** A connector's `callTool`: an unknown method throws the same text as an unknown tool, and is not noted. */
+export function materializeConnectors(
+  connectors: readonly CaseConnector[] | undefined,
+  record?: CallRecord,
+): MaterializedConnector[] {
   const counters: Counters = new Map();
   return (connectors ?? []).map((connector) => ({
     name: connector.name,
     callTool: async (method, args) => {
       const behaviour = Object.hasOwn(connector.tools, method) ? connector.tools[method] : undefined;
       if (!behaviour) throw new Error(formatToolNotFound(method));
-      return behave(behaviour, `${connector.name}.${method}`, counters)(args);
+      return behave(behaviour, `${connector.name}.${method}`, counters, record)(args);
     },
   }));
 }

@@ -1,8 +1,15 @@
 /**
- * The one member of `cloudflare:workers` the reference worker uses. The runtime provides the
- * module; this project installs no `@cloudflare/workers-types`, so the type is declared here.
+ * The members of `cloudflare:workers` the reference worker uses. The runtime provides the module;
+ * the harness's TypeScript project does not load `@cloudflare/workers-types`, so they are declared here.
  */
 declare module 'cloudflare:workers' {
   /** A class whose instances cross Workers RPC by reference: the receiver calls its methods back. */
   export abstract class RpcTarget {}
+
+  /** An entrypoint of the worker; `ctx.props` is what the binding that reached it was made with. */
+  export abstract class WorkerEntrypoint<Env = unknown, Props = unknown> {
+    protected readonly ctx: { readonly props: Props };
+    protected readonly env: Env;
+    fetch?(request: Request): Response | Promise<Response>;
+  }
 }

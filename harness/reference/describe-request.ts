@@ -17,6 +17,7 @@ const KNOWN_OPTIONS = new Set<keyof CaseOptions>([
   'outbound',
   'countHostWaits',
   'bareRecord',
+  'recordCalls',
 ]);
 const KNOWN_PROVIDER_FIELDS = new Set<keyof CaseProvider>([
   'name',
@@ -71,7 +72,7 @@ export function describeRequest(testCase: Pick<Case, 'id' | 'code' | 'providers'
   if (outbound !== undefined && outbound !== 'default') {
     if (outbound === 'blocked') request.globalOutbound = 'blocked';
     else if (typeof outbound === 'object' && outbound !== null && 'respond' in outbound)
-      refuse(testCase, UNREPRESENTABLE.outboundRespond);
+      request.globalOutbound = outbound.respond;
     else refuse(testCase, UNREPRESENTABLE.unknownField('options', `outbound=${JSON.stringify(outbound)}`));
   }
 
@@ -80,19 +81,14 @@ export function describeRequest(testCase: Pick<Case, 'id' | 'code' | 'providers'
       checkKnown(testCase, 'options.connectors[]', connector, KNOWN_CONNECTOR_FIELDS);
     request.connectors = options.connectors;
   }
-  if (options.modules !== undefined) {
-    const modules: Record<string, string> = {};
-    for (const [name, source] of Object.entries(options.modules)) {
-      if (typeof source !== 'string') refuse(testCase, UNREPRESENTABLE.modulesNotText(name));
-      modules[name] = source;
-    }
-    request.modules = modules;
-  }
+  // Module kinds cross too: every release hands its modules to the Worker Loader as they are.
+  if (options.modules !== undefined) request.modules = options.modules;
   if (options.timeout !== undefined) {
     if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout))
       refuse(testCase, UNREPRESENTABLE.timeoutNotNumber(options.timeout));
     request.timeout = options.timeout;
   }
   if (options.bareRecord !== undefined) request.bareRecord = options.bareRecord;
+  if (options.recordCalls !== undefined) request.recordCalls = options.recordCalls;
   return request;
 }

@@ -5,7 +5,6 @@
 
 /** Why `describeRequest` refuses a case, stated once per unrepresentable option. */
 export const UNREPRESENTABLE = {
-  outboundRespond: 'options.outbound.respond: the reference wire has no field for a host function answering fetch',
   countHostWaitsFalse:
     'options.countHostWaits: false: the reference clock is always wall-clock time (DynamicWorkerExecutor has no such option)',
   proxySource: (provider: string) =>
@@ -13,8 +12,6 @@ export const UNREPRESENTABLE = {
   bareRecordShape:
     'options.bareRecord with more than one provider, or with a provider carrying name, positionalArgs, prelude or proxySource: a bare record carries functions only',
   unknownField: (where: string, key: string) => `${where}.${key}: the reference wire does not know this field`,
-  modulesNotText: (name: string) =>
-    `options.modules[${JSON.stringify(name)}]: DynamicWorkerExecutor takes module source text only`,
   timeoutNotNumber: (value: unknown) =>
     `options.timeout ${JSON.stringify(value)}: upstream splices the timeout into module source, so it must be a finite number`,
 } as const;

@@ -5,7 +5,7 @@
  */
 
 import { messageOf } from '../../src/protocol/index.js';
-import type { CaseConnector, CaseProvider } from '../case-model.js';
+import type { CaseConnector, CaseModule, CaseOutbound, CaseProvider } from '../case-model.js';
 import { badReferenceBody } from './messages.js';
 
 export interface ReferenceRequest {
@@ -18,16 +18,39 @@ export interface ReferenceRequest {
   connectors?: CaseConnector[];
   /** Pass the first provider's functions as the deprecated bare record. */
   bareRecord?: boolean;
-  /** Constructor option `modules`. */
-  modules?: Record<string, string>;
+  /**
+   * Constructor option `modules`: source text, or a Worker Loader module kind, which every release
+   * hands the loader as it is (its type says text).
+   */
+  modules?: Record<string, CaseModule>;
   /** Constructor option `timeout` (ms). Absent: the release's default. */
   timeout?: number;
-  /** `blocked`: constructor option `globalOutbound: null`. Absent: the option is left out. */
-  globalOutbound?: 'blocked';
+  /**
+   * `blocked`: constructor option `globalOutbound: null`. A response: `globalOutbound` is a Fetcher
+   * of the worker's own that answers every fetch with it. Absent: the option is left out.
+   */
+  globalOutbound?: 'blocked' | OutboundResponse;
+  /** Answer with the host functions called by the time `execute` settled, as `calls`. */
+  recordCalls?: boolean;
 }
+
+/** What the Fetcher answers every request with (a case's `outbound: {respond}`). */
+export type OutboundResponse = Extract<CaseOutbound, { respond: unknown }>['respond'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const TEXT_MODULE_KINDS = new Set(['js', 'cjs', 'text']);
+
+/** Source text, or exactly one of `{js}`, `{cjs}`, `{text}` (text) or `{json}` (any value). */
+function isModule(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (!isRecord(value)) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== 1) return false;
+  const [kind] = keys as [string];
+  return kind === 'json' || (TEXT_MODULE_KINDS.has(kind) && typeof value[kind] === 'string');
 }
 
 /** Checks the shape the worker relies on; the case schema has already checked the details. */
@@ -53,16 +76,19 @@ export function parseReferenceRequest(text: string): ReferenceRequest {
   }
   if (body.bareRecord !== undefined && typeof body.bareRecord !== 'boolean')
     throw new Error(badReferenceBody('bareRecord must be a boolean'));
-  if (
-    body.modules !== undefined &&
-    (!isRecord(body.modules) || !Object.values(body.modules).every((m) => typeof m === 'string'))
-  ) {
-    throw new Error(badReferenceBody('modules must map names to source text'));
+  if (body.modules !== undefined && (!isRecord(body.modules) || !Object.values(body.modules).every(isModule))) {
+    throw new Error(
+      badReferenceBody('modules must map names to source text, or to one of {js}, {cjs}, {text}, {json}'),
+    );
   }
   if (body.timeout !== undefined && (typeof body.timeout !== 'number' || !Number.isFinite(body.timeout))) {
     throw new Error(badReferenceBody('timeout must be a finite number'));
   }
-  if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked')
-    throw new Error(badReferenceBody('globalOutbound must be "blocked" or absent'));
+  if (body.globalOutbound !== undefined && body.globalOutbound !== 'blocked' && !isRecord(body.globalOutbound))
+    throw new Error(
+      badReferenceBody('globalOutbound must be "blocked", a response {status?, body?, headers?}, or absent'),
+    );
+  if (body.recordCalls !== undefined && typeof body.recordCalls !== 'boolean')
+    throw new Error(badReferenceBody('recordCalls must be a boolean'));
   return body as unknown as ReferenceRequest;
 }

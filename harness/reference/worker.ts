@@ -3,18 +3,43 @@
  * release this column's wrangler configuration aliases `@cloudflare/codemode` onto. Everything a
  * case declares is materialized here with the same `harness/tools.ts` every side uses.
  */
-import { RpcTarget } from 'cloudflare:workers';
+import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
 import { DynamicWorkerExecutor } from '@cloudflare/codemode';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { normalizeResult, normalizeThrow } from '../normalize-result.js';
-import { type ConnectorCall, materializeConnectors, materializeProviders } from '../tools.js';
+import {
+  type CallRecord,
+  type ConnectorCall,
+  materializeConnectors,
+  materializeOutbound,
+  materializeProviders,
+  settledCalls,
+} from '../tools.js';
 import { badReferenceBody } from './messages.js';
-import { parseReferenceRequest, type ReferenceRequest } from './wire.js';
+import { type OutboundResponse, parseReferenceRequest, type ReferenceRequest } from './wire.js';
 
 interface Env {
   /** The `worker_loaders` binding of the column's configuration. */
   LOADER: unknown;
+}
+
+/** `ctx.exports` (the `enable_ctx_exports` flag of every column's configuration). */
+interface Exports {
+  Responder(options: { props: OutboundResponse }): unknown;
+}
+
+/**
+ * A case's `outbound: {respond}` as upstream is given it: a Fetcher for `globalOutbound`. It answers
+ * with the same `harness/tools.ts` function our side calls, so one declared response means one
+ * thing on every column.
+ */
+export class Responder extends WorkerEntrypoint<Env, OutboundResponse> {
+  override fetch(request: Request): Promise<Response> {
+    const answer = materializeOutbound({ respond: this.ctx.props });
+    if (typeof answer !== 'function') throw new Error('Responder: a response is always answered by a function');
+    return answer(request);
+  }
 }
 
 /** A connector's `callTool` must cross into the dynamic worker over Workers RPC, so it rides an RpcTarget. */
@@ -35,19 +60,37 @@ class ConnectorTarget extends RpcTarget {
 function constructorOptions(
   request: ReferenceRequest,
   loader: unknown,
+  exports: Exports,
 ): ConstructorParameters<typeof DynamicWorkerExecutor>[0] {
   const options: Record<string, unknown> = { loader };
   if (request.timeout !== undefined) options.timeout = request.timeout;
   if (request.modules !== undefined) options.modules = request.modules;
   if (request.globalOutbound === 'blocked') options.globalOutbound = null;
+  else if (request.globalOutbound !== undefined)
+    options.globalOutbound = exports.Responder({ props: request.globalOutbound });
   return options as unknown as ConstructorParameters<typeof DynamicWorkerExecutor>[0];
 }
 
-/** Runs the request; a rejection crossing `execute` is part of the surface and comes back as `threw`. */
-async function runExecute(request: ReferenceRequest, loader: unknown): Promise<Outcome> {
+/**
+ * Runs the request; a rejection crossing `execute` is part of the surface and comes back as
+ * `threw`. With `recordCalls`, the host functions called by then come back as `calls`.
+ */
+async function runExecute(request: ReferenceRequest, loader: unknown, exports: Exports): Promise<Outcome> {
+  const record: CallRecord = [];
+  const outcome = await settleExecute(request, loader, exports, record);
+  if (request.recordCalls) outcome.calls = await settledCalls(record);
+  return outcome;
+}
+
+async function settleExecute(
+  request: ReferenceRequest,
+  loader: unknown,
+  exports: Exports,
+  record: CallRecord,
+): Promise<Outcome> {
   try {
-    const executor = new DynamicWorkerExecutor(constructorOptions(request, loader));
-    const providers = materializeProviders(request.providers).map(({ name, fns, positionalArgs, prelude }) => ({
+    const executor = new DynamicWorkerExecutor(constructorOptions(request, loader, exports));
+    const providers = materializeProviders(request.providers, record).map(({ name, fns, positionalArgs, prelude }) => ({
       name,
       fns,
       ...(positionalArgs === undefined ? {} : { positionalArgs }),
@@ -56,7 +99,7 @@ async function runExecute(request: ReferenceRequest, loader: unknown): Promise<O
     const providersOrFns = request.bareRecord ? (providers[0]?.fns ?? {}) : providers;
     const options = request.connectors
       ? {
-          connectors: materializeConnectors(request.connectors).map(({ name, callTool }) => ({
+          connectors: materializeConnectors(request.connectors, record).map(({ name, callTool }) => ({
             name,
             binding: new ConnectorTarget(callTool),
           })),
@@ -69,7 +112,7 @@ async function runExecute(request: ReferenceRequest, loader: unknown): Promise<O
 }
 
 export default {
-  async fetch(request: Request, env: Env): Promise<Response> {
+  async fetch(request: Request, env: Env, ctx: { exports: Exports }): Promise<Response> {
     if (request.method !== 'POST')
       return new Response(badReferenceBody(`expected POST, got ${request.method}`), { status: 405 });
     let body: ReferenceRequest;
@@ -78,6 +121,6 @@ export default {
     } catch (error) {
       return new Response(messageOf(error), { status: 400 });
     }
-    return Response.json(await runExecute(body, env.LOADER));
+    return Response.json(await runExecute(body, env.LOADER, ctx.exports));
   },
 };

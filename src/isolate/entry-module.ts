@@ -1,24 +1,29 @@
 /**
- * The generated main module of one execution. Its only top-level name besides the user's own
- * imports is `__codemode`, the harness module's namespace, imported first so the harness runs
- * before any user module. The arrow is invoked inside a function scope where every provider
- * namespace is a `const`, after every prelude, as upstream's `evaluate` does; `this` there is the
- * entrypoint, as upstream's.
+ * The generated main module of one execution, shaped as upstream's: a class named `CodeExecutor`
+ * whose async `evaluate` binds every provider namespace as a `const`, runs every prelude (so a
+ * prelude may `await`), calls the arrow and awaits its settling, so that `this`, `arguments`, the
+ * stack frames under the arrow and the microtask turns after it are what they are upstream. Its
+ * only top-level name besides the user's own imports is `__codemode`, the harness module's
+ * namespace, imported first so the harness runs before any user module. The class is an
+ * expression, so its name is bound inside it alone and no import can collide with it.
  *
  * ```js
  * import * as __codemode from "__codemode_harness.js";
  * <the request's static imports>
- * export default class extends __codemode.Entrypoint {
- *   evaluate() {
- *     return __codemode.evaluate(this, arguments, function () {
- *       const api = __codemode.namespace("api", true, null);
- *       <preludes, in provider order>
- *       return (
- *         <the arrow>
- *       )();
- *     });
- *   }
+ * export default (class CodeExecutor extends __codemode.Entrypoint {
+ * async evaluate() {
+ * __codemode.begin(arguments);
+ * try {
+ * const api = __codemode.namespace("api", true, null);
+ * <preludes, in provider order>
+ * return __codemode.returned(await __codemode.raced((
+ * <the arrow>
+ * )()));
+ * } catch (__codemode_thrown) {
+ * return __codemode.threw(__codemode_thrown);
  * }
+ * }
+ * });
  * ```
  */
 import { separateImports } from '../protocol/imports.js';
@@ -35,17 +40,20 @@ export function buildEntryModule(code: string, providers: readonly ProviderDescr
   return [
     `import * as __codemode from ${JSON.stringify(HARNESS_MODULE)};`,
     imports,
-    'export default class extends __codemode.Entrypoint {',
-    'evaluate() {',
-    'return __codemode.evaluate(this, arguments, function () {',
+    'export default (class CodeExecutor extends __codemode.Entrypoint {',
+    'async evaluate() {',
+    '__codemode.begin(arguments);',
+    'try {',
     ...providers.map(namespaceLine),
     ...providers.flatMap((provider) => (provider.prelude === undefined ? [] : [provider.prelude])),
-    'return (',
+    'return __codemode.returned(await __codemode.raced((',
     body,
-    ')();',
+    ')()));',
+    '} catch (__codemode_thrown) {',
+    'return __codemode.threw(__codemode_thrown);',
+    '}',
+    '}',
     '});',
-    '}',
-    '}',
     '',
   ].join('\n');
 }

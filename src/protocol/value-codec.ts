@@ -51,6 +51,28 @@ export function createValueCodec(makeFunction: (key: string | undefined) => unkn
     return bytes;
   }
 
+  /** An IEEE 754 half-precision value from its 16 bits. */
+  function fromHalf(bits: number): number {
+    const sign = bits & 0x8000 ? -1 : 1;
+    const exponent = (bits >> 10) & 0x1f;
+    const fraction = bits & 0x3ff;
+    if (exponent === 0) return sign * fraction * 2 ** -24;
+    if (exponent === 0x1f) return fraction === 0 ? sign * Infinity : NaN;
+    return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+  }
+
+  /**
+   * A typed array of a kind this runtime lacks. A `Float16Array` (Node 20 has none) becomes
+   * a `Float32Array` of the same values, every half-precision value being exact in single
+   * precision, so indexing, length and JSON give what structured clone gives a host that has the
+   * type. Any other kind stays its bytes.
+   */
+  function missingView(kind: string, bytes: Uint8Array): unknown {
+    if (kind !== 'Float16Array') return bytes;
+    const halves = new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
+    return Float32Array.from(halves, fromHalf);
+  }
+
   function encode(root: unknown): unknown {
     const seen = new Map<object, number>();
     const enc = (value: unknown): unknown => {
@@ -183,7 +205,7 @@ export function createValueCodec(makeFunction: (key: string | undefined) => unkn
           else if (typeof View === 'function' && kind.endsWith('Array')) {
             const Typed = View as new (buffer: ArrayBuffer) => unknown;
             out = new Typed(bytes.buffer as ArrayBuffer);
-          } else out = bytes;
+          } else out = missingView(kind, bytes);
           refs.push(out);
           return out;
         }

@@ -347,6 +347,25 @@ describe('the completion guard', () => {
     expect(native.calls.find((call) => call.tool === 'fast')?.envelope).toBe('{"result":"ready"}');
   });
 
+  it('refuses a call delivered after execute returned without running the host function', async () => {
+    let captured: ExecuteRequest | undefined;
+    const native: Executor = {
+      execute: async (request) => {
+        captured = request;
+        return { result: 1, logs: [] };
+      },
+      invokeHandle: () => Promise.reject(new Error('unused')),
+      closeHandles: async () => {},
+      dispose: async () => {},
+    };
+    let notified = 0;
+    const executor = new CodemodeExecutor(native);
+    const fns = { notify: () => ++notified };
+    expect(await executor.execute('async () => 1', [{ name: 'codemode', fns }])).toEqual({ result: 1, logs: [] });
+    expect(await captured!.dispatch!('codemode', 'notify', '[]')).toBe('{"error":"Execution has already completed"}');
+    expect(notified).toBe(0);
+  });
+
   it('closes even when the native executor rejects, and the rejection reaches the host', async () => {
     let captured: ExecuteRequest | undefined;
     const failing: Executor = {

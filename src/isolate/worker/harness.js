@@ -32,6 +32,10 @@ const $now = Date.now;
 const $get = Reflect.get;
 const $bind = Function.prototype.bind;
 const $Object = Object;
+const $then = Promise.prototype.then;
+const $promiseResolve = Promise.resolve;
+/** V8's, which workerd's types leave out. @type {(target: object, below: Function) => void} */
+const $captureStackTrace = $get(Error, 'captureStackTrace');
 
 const SETTINGS = __HARNESS_SETTINGS__;
 
@@ -106,15 +110,43 @@ function recapLogs() {
   }
 }
 
-// Arrows, as upstream writes them: no `prototype`, not constructible, so the surface matches.
+/**
+ * The error with its stack taken again from the caller of `fn`, so no frame of this module shows
+ * in what user code catches (upstream's own frames are in its generated module, which a stack of
+ * ours cannot name). A value that is not an object is left as it is.
+ * @template T
+ * @param {T} error
+ * @param {Function} fn
+ * @returns {T}
+ */
+function fromCaller(error, fn) {
+  if (error !== null && typeof error === 'object') {
+    try {
+      $captureStackTrace(error, fn);
+    } catch {
+      // A frozen or exotic object keeps the stack it has.
+    }
+  }
+  return error;
+}
+
+// Arrows, as upstream writes them: no `prototype`, not constructible, no name, so the surface
+// matches. Assigned to a property, so no name is inferred.
 /** @param {LogLevel} level */
 function capture(level) {
-  return (/** @type {unknown[]} */ ...args) => {
+  /** @type {{fn: (...args: unknown[]) => void}} */
+  const self = { fn: () => {} };
+  self.fn = (...args) => {
     let message = '';
-    // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
-    for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
+    try {
+      // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
+      for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
+    } catch (error) {
+      throw fromCaller(error, self.fn);
+    }
     keep({ level, message });
   };
+  return self.fn;
 }
 console.log = capture('log');
 console.warn = capture('warn');
@@ -125,21 +157,52 @@ console.error = capture('error');
 let bridge;
 
 /**
+ * Sends one tool call: the arguments as codec JSON, checked against their cap before anything is
+ * sent, so the host never receives an argument over it. Returns the bridge's promise of the
+ * answer's envelope.
  * @param {string} provider
  * @param {string} tool
  * @param {unknown[]} args
  */
-async function dispatch(provider, tool, args) {
+function send(provider, tool, args) {
   const argsJson = codec.stringify(args);
   const size = utf8Bytes(argsJson);
-  // Checked before anything is sent: the host never receives an argument over the cap.
   if (size > limits.maxToolArgsBytes) throw new $Error(limits.toolArgsTooLarge.replace('{size}', $String(size)));
-  const envelope = codec.parse(await bridge.call(provider, tool, argsJson));
+  return bridge.call(provider, tool, argsJson);
+}
+
+/**
+ * What the sandbox makes of an answer's envelope: its result, or a throw of its error.
+ * @param {string} envelopeJson
+ */
+function readEnvelope(envelopeJson) {
+  const envelope = codec.parse(envelopeJson);
   if (envelope !== null && typeof envelope === 'object') {
     if ('error' in envelope && envelope.error) throw new $Error($String(envelope.error));
     return 'result' in envelope ? envelope.result : undefined;
   }
   return undefined;
+}
+
+/**
+ * One tool of one namespace, shaped as upstream's: an anonymous async arrow that awaits the answer
+ * once, so a call settles in the same microtask turn as upstream's and `constructor.name` is
+ * `AsyncFunction`. A throw carries the caller's stack, not this module's frames.
+ * @param {string} provider
+ * @param {string} tool
+ * @param {boolean} positional
+ */
+function toolFunction(provider, tool, positional) {
+  /** @type {{fn: (...args: unknown[]) => Promise<unknown>}} */
+  const self = { fn: async () => undefined };
+  self.fn = async (...args) => {
+    try {
+      return readEnvelope(await send(provider, tool, positional ? args : [args[0] ?? {}]));
+    } catch (error) {
+      throw fromCaller(error, self.fn);
+    }
+  };
+  return self.fn;
 }
 
 /**
@@ -150,7 +213,7 @@ async function dispatch(provider, tool, args) {
  */
 export function namespace(name, positional, factory) {
   /** @type {(tool: unknown, ...args: unknown[]) => Promise<unknown>} */
-  const call = (tool, ...args) => dispatch(name, $String(tool), positional ? args : [args[0] ?? {}]);
+  const call = (tool, ...args) => toolFunction(name, $String(tool), positional)(...args);
   /** @type {object} */
   let target = {};
   if (factory !== null) {
@@ -165,7 +228,7 @@ export function namespace(name, positional, factory) {
       if ($hasOwn(object, key)) return $get(object, key);
       // `then` too: a namespace is never a thenable, so `await ns` and `return ns` settle.
       if (typeof key !== 'string' || key === 'then') return undefined;
-      return (/** @type {unknown[]} */ ...args) => call(key, ...args);
+      return toolFunction(name, key, positional);
     },
   });
 }
@@ -300,58 +363,136 @@ function awaitVerdict(current, resolve) {
 }
 
 /**
+ * The run in flight: its race, its timers, and whether a success retains what it returned.
+ * @typedef {object} Settling
+ * @property {Race} race
+ * @property {number} bound
+ * @property {boolean} retain
+ * @property {ReturnType<typeof setTimeout>} keepAlive
+ * @property {ReturnType<typeof setTimeout> | undefined} timer
+ */
+
+/** @type {Settling | null} */
+let settling = null;
+/** The first `begin` wins: user code that calls it again (it can reach `__codemode`) changes nothing. */
+let begun = false;
+
+/**
  * @param {string} run
  * @param {number} bound
- * @param {() => unknown} start Calls the user code; its synchronous prefix runs inside.
  * @param {boolean} retain
- * @returns {Promise<SettledRun>}
+ * @returns {Settling}
  */
-async function settle(run, bound, start, retain) {
-  // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
-  // awaits something that can never settle, with its own "hung" text, instead of letting the host's
-  // bound end it.
-  const keepAlive = $setTimeout(() => {}, 0x7fffffff);
-  const current = beginRace(run);
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  try {
-    // The synchronous prefix runs inside start(); the race timer is armed after it, as upstream's.
-    const pending = start();
-    current.deadline = $now() + bound;
-    timer = $setTimeout(() => {
-      current.timerFired = true;
-      decide(current, false);
-    }, bound);
-    const value = await pending;
-    decideSettled(current);
-    return {
-      ok: true,
-      value: retain ? retainFunctions(value, new $Map()) : value,
-      logs,
-      inTime: current.won === true,
-    };
-  } catch (error) {
-    decideSettled(current);
-    return { ok: false, error: describeThrown(error), logs, inTime: current.won === true };
-  } finally {
-    if (timer !== undefined) $clearTimeout(timer);
-    $clearTimeout(keepAlive);
-  }
+function startRun(run, bound, retain) {
+  settling = {
+    race: beginRace(run),
+    bound,
+    retain,
+    // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
+    // awaits something that can never settle, with its own "hung" text, instead of letting the
+    // host's bound end it.
+    keepAlive: $setTimeout(() => {}, 0x7fffffff),
+    timer: undefined,
+  };
+  return settling;
 }
 
 /**
- * Called by the generated entry module's `evaluate(bridge, {run, bound, retain})`.
- * @param {Entrypoint} self The entrypoint instance, `this` of the user's arrow.
- * @param {IArguments} args
- * @param {() => unknown} body
+ * Arms the race timer: after the program's synchronous prefix, as upstream arms its own.
+ * @param {Settling} current
  */
-export function evaluate(self, args, body) {
+function arm(current) {
+  const state = current.race;
+  state.deadline = $now() + current.bound;
+  current.timer = $setTimeout(() => {
+    state.timerFired = true;
+    decide(state, false);
+  }, current.bound);
+}
+
+/** @param {Settling} current */
+function endRun(current) {
+  if (current.timer !== undefined) $clearTimeout(current.timer);
+  $clearTimeout(current.keepAlive);
+}
+
+/**
+ * @param {Settling} current
+ * @param {unknown} value
+ * @returns {SettledRun}
+ */
+function succeeded(current, value) {
+  decideSettled(current.race);
+  endRun(current);
+  const kept = current.retain ? retainFunctions(value, new $Map()) : value;
+  return { ok: true, value: kept, logs, inTime: current.race.won === true };
+}
+
+/**
+ * @param {Settling} current
+ * @param {unknown} error
+ * @returns {SettledRun}
+ */
+function failed(current, error) {
+  decideSettled(current.race);
+  endRun(current);
+  return { ok: false, error: describeThrown(error), logs, inTime: current.race.won === true };
+}
+
+/**
+ * The generated entry's `evaluate` calls this first, with its own `arguments`: the bridge and the
+ * run's options, which stay here. User code then reads `arguments` as upstream's
+ * `evaluate(__dispatchers, __connectors)` has them, two objects, and never sees the bridge.
+ * @param {IArguments} args
+ */
+export function begin(args) {
+  if (begun) return;
+  begun = true;
   bridge = args[0];
   /** @type {{run: string, bound: number, retain?: boolean, limits: SandboxLimits}} */
   const options = args[1];
   limits = options.limits;
   recapLogs();
-  return settle(options.run, options.bound, () => $apply(body, self, []), options.retain === true);
+  startRun(options.run, options.bound, options.retain === true);
+  args[0] = {};
+  args[1] = {};
+}
+
+/**
+ * The program's value (its promise, usually) raced as upstream races it, `await
+ * Promise.race([arrow(), timer])`: `Promise.resolve` of it, whose `then` settles the promise the
+ * entry awaits with that promise's own resolve functions. So the entry resumes in the microtask
+ * turn upstream's does (a continuation the program left running gets as many turns before the
+ * result and the lines are read), and V8 follows the chain to the entry's frame in an async stack.
+ * The timer is armed here, after the program's synchronous prefix, as upstream arms its own.
+ * @param {unknown} pending
+ * @returns {Promise<unknown>}
+ */
+export function raced(pending) {
+  const current = /** @type {Settling} */ (settling);
+  arm(current);
+  return new $Promise((resolve, reject) => {
+    $apply($then, $apply($promiseResolve, $Promise, [pending]), [resolve, reject]);
+  });
+}
+
+/**
+ * What the run settles with when the program returned `value`.
+ * @param {unknown} value
+ * @returns {SettledRun}
+ */
+export function returned(value) {
+  return succeeded(/** @type {Settling} */ (settling), value);
+}
+
+/**
+ * What the run settles with when the program threw, rejected, or never got to run (a namespace or
+ * a prelude threw).
+ * @param {unknown} error
+ * @returns {SettledRun}
+ */
+export function threw(error) {
+  return failed(/** @type {Settling} */ (settling), error);
 }
 
 /** What `waitUntil` does in a run: nothing. A run's work ends with its result. */
@@ -426,7 +567,7 @@ export class Entrypoint extends WorkerEntrypoint {
    * @param {unknown[]} args
    * @param {SandboxBridge} nextBridge
    * @param {{run: string, bound: number, limits: SandboxLimits}} options
-   * @returns {{missing: true} | Promise<SettledRun>}
+   * @returns {{missing: true} | SettledRun | Promise<SettledRun>}
    */
   invoke(handle, args, nextBridge, options) {
     const fn = retainedFunctions.get(handle);
@@ -434,6 +575,24 @@ export class Entrypoint extends WorkerEntrypoint {
     bridge = nextBridge;
     limits = options.limits;
     resetLogs();
-    return settle(options.run, options.bound, () => $apply(fn, undefined, args), true);
+    const current = startRun(options.run, options.bound, true);
+    /** @type {unknown} */
+    let pending;
+    try {
+      pending = $apply(fn, undefined, args);
+    } catch (error) {
+      return failed(current, error);
+    }
+    return $apply($then, raced(pending), [
+      (/** @type {unknown} */ value) => {
+        try {
+          return succeeded(current, value);
+        } catch (error) {
+          // Retaining what it returned threw (a getter of its own): the call failed.
+          return failed(current, error);
+        }
+      },
+      (/** @type {unknown} */ error) => failed(current, error),
+    ]);
   }
 }

@@ -109,5 +109,5 @@ interface SandboxEntrypoint extends Rpc.WorkerEntrypointBranded {
     args: unknown[],
     bridge: SandboxBridge,
     options: { run: string; bound: number; limits: SandboxLimits },
-  ): { missing: true } | Promise<SettledRun>;
+  ): { missing: true } | SettledRun | Promise<SettledRun>;
 }
