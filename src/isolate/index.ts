@@ -7,6 +7,13 @@ export type { ConfinementOption } from './confinement/detect.js';
 export type { ConfinementStats, IsolateExecutorStats } from './isolate-executor.js';
 export { IsolateExecutor } from './isolate-executor.js';
 export type { IsolateExecutorOptions, IsolateLimitOptions, IsolatePoolOptions } from './options.js';
-export { DEFAULT_LIMITS, DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './options.js';
-export type { PoolMemberStats, PoolStats } from './pool.js';
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_TIMEOUT_MS,
+  DEFAULT_POOL,
+  DEFAULT_TIMEOUT_MS,
+  defaultMaxStarting,
+  defaultMaxWorkers,
+} from './options.js';
+export type { MemberState, PoolEnds, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool.js';
 export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';

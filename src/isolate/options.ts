@@ -2,7 +2,8 @@
  * The construction options of `IsolateExecutor`: their defaults, and the checks that name the
  * option a value broke. Also the timeout grammar every request shares.
  */
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
@@ -10,11 +11,20 @@ import { CONFINEMENT_OPTIONS, type ConfinementOption } from './confinement/detec
 import { isolateText } from './texts.js';
 
 export interface IsolatePoolOptions {
-  /** workerd processes running executions at once (one execution per process). Default: CPU count, at most 4. */
+  /**
+   * workerd processes running executions at once (one execution per process); the pool grows to
+   * it on demand. Default: sized by the host's memory (`defaultMaxWorkers`, docs/isolate.md).
+   */
   maxWorkers?: number | undefined;
+  /** Processes kept even when idle; the pool never reaps below it. Default 0. */
+  minWorkers?: number | undefined;
   /** Warm processes kept ready beyond the busy ones, so a kill or a recycle never waits for a spawn. Default 1. */
   spare?: number | undefined;
-  /** Executions allowed to wait for a process before `QUEUE_FULL`. Default 100. */
+  /** An idle process beyond `minWorkers` and the spares is ended after this many ms. Default 30000. */
+  idleTimeoutMs?: number | undefined;
+  /** Processes starting at once, so a burst does not spend every core on spawning. Default: CPU count, 2 to 4. */
+  maxStarting?: number | undefined;
+  /** Executions allowed to wait for a process beyond `maxWorkers` before `QUEUE_FULL`. Default 5000. */
   maxQueue?: number | undefined;
   /** A process is replaced after this many runs. Default 200. */
   recycleAfterRuns?: number | undefined;
@@ -80,7 +90,10 @@ export interface IsolateSettings {
   maxTimeout: number;
   outbound: OutboundFetch | null;
   maxWorkers: number;
+  minWorkers: number;
   spare: number;
+  idleTimeoutMs: number;
+  maxStarting: number;
   maxQueue: number;
   recycleAfterRuns: number;
   maxRssMb: number;
@@ -96,6 +109,65 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 const STARTUP_TIMEOUT_MS = 20_000;
+
+/** The pool options whose defaults are plain numbers (`maxWorkers` and `maxStarting` depend on the host). */
+export const DEFAULT_POOL = Object.freeze({
+  minWorkers: 0,
+  spare: 1,
+  idleTimeoutMs: 30_000,
+  maxQueue: 5_000,
+  recycleAfterRuns: 200,
+  maxRssMb: 512,
+  heapLimitMb: 256,
+  memoryLimitMb: 512,
+});
+
+/**
+ * What one member costs the host's memory while it serves programs, for sizing: measured, a fresh
+ * member is about 10 MB of proportional set (PSS) beside the binary's pages all members share, and
+ * one that has served `recycleAfterRuns` (200) runs about 40 MB (docs/isolate.md).
+ */
+const MEMBER_MEMORY_MB = 64;
+/** File descriptors the host holds per member (measured: 6), with room to spare. */
+const HOST_FDS_PER_MEMBER = 8;
+/** File descriptors left to the host's own sockets and files when sizing by them. */
+const HOST_FDS_RESERVED = 256;
+
+/** The host's memory in MB: the machine's, or less where the process is constrained (a cgroup). */
+function hostMemoryMb(): number {
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const total = totalmem();
+  return (constrained > 0 && constrained < total ? constrained : total) / 2 ** 20;
+}
+
+/** The soft limit of open files, where Linux reports it (Node raises it to the hard limit at start). */
+function openFilesLimit(): number | undefined {
+  try {
+    const match = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The default of `pool.maxWorkers`, from the host's memory: half of it for the pool, of which room
+ * for one member per core at `memoryLimitMb` (only a running member can grow, and at most one per
+ * core runs at a time), and the rest at MEMBER_MEMORY_MB per member. At least 1, and no more
+ * than the host's open-file limit can serve. 172 on a 24 GiB, 2-core host with the default cap.
+ */
+export function defaultMaxWorkers(memoryLimitMb: number = DEFAULT_POOL.memoryLimitMb): number {
+  const budgetMb = hostMemoryMb() / 2 - availableParallelism() * memoryLimitMb;
+  const byMemory = Math.floor(budgetMb / MEMBER_MEMORY_MB);
+  const files = openFilesLimit();
+  const byFiles = files === undefined ? byMemory : Math.floor((files - HOST_FDS_RESERVED) / HOST_FDS_PER_MEMBER);
+  return Math.max(1, Math.min(byMemory, byFiles));
+}
+
+/** The default of `pool.maxStarting`: one spawn per core, at least 2 and at most 4 at once. */
+export function defaultMaxStarting(): number {
+  return Math.max(2, Math.min(4, availableParallelism()));
+}
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
@@ -117,7 +189,10 @@ const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
 const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
 const POOL_LEVEL = [
   'maxWorkers',
+  'minWorkers',
   'spare',
+  'idleTimeoutMs',
+  'maxStarting',
   'maxQueue',
   'recycleAfterRuns',
   'maxRssMb',
@@ -220,6 +295,10 @@ export function resolveSettings(options: unknown): IsolateSettings {
   }
   const pool: IsolatePoolOptions = groupOf('pool', top.pool);
   rejectUnknown(pool, POOL_LEVEL, 'pool.');
+  const memoryLimitMb = integer('pool.memoryLimitMb', pool.memoryLimitMb, 64, DEFAULT_POOL.memoryLimitMb);
+  const maxWorkers = integer('pool.maxWorkers', pool.maxWorkers, 1, defaultMaxWorkers(memoryLimitMb));
+  const minWorkers = integer('pool.minWorkers', pool.minWorkers, 0, DEFAULT_POOL.minWorkers);
+  if (minWorkers > maxWorkers) throw invalid(isolateText.optionMinAboveMax(minWorkers, maxWorkers));
   const confinement = top.confinement ?? 'auto';
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
     const valid = CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`).join(', ');
@@ -229,13 +308,16 @@ export function resolveSettings(options: unknown): IsolateSettings {
     timeout,
     maxTimeout,
     outbound: outbound ?? null,
-    maxWorkers: integer('pool.maxWorkers', pool.maxWorkers, 1, Math.max(1, Math.min(4, availableParallelism()))),
-    spare: integer('pool.spare', pool.spare, 0, 1),
-    maxQueue: integer('pool.maxQueue', pool.maxQueue, 0, 100),
-    recycleAfterRuns: integer('pool.recycleAfterRuns', pool.recycleAfterRuns, 1, 200),
-    maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, 512),
-    heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, 256),
-    memoryLimitMb: integer('pool.memoryLimitMb', pool.memoryLimitMb, 64, 512),
+    maxWorkers,
+    minWorkers,
+    spare: integer('pool.spare', pool.spare, 0, DEFAULT_POOL.spare),
+    idleTimeoutMs: integer('pool.idleTimeoutMs', pool.idleTimeoutMs, 0, DEFAULT_POOL.idleTimeoutMs),
+    maxStarting: integer('pool.maxStarting', pool.maxStarting, 1, defaultMaxStarting()),
+    maxQueue: integer('pool.maxQueue', pool.maxQueue, 0, DEFAULT_POOL.maxQueue),
+    recycleAfterRuns: integer('pool.recycleAfterRuns', pool.recycleAfterRuns, 1, DEFAULT_POOL.recycleAfterRuns),
+    maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, DEFAULT_POOL.maxRssMb),
+    heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, DEFAULT_POOL.heapLimitMb),
+    memoryLimitMb,
     cgroup: cgroupPath(pool.cgroup),
     limits: resolveLimits(top.limits),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,

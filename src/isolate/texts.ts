@@ -113,6 +113,8 @@ export const isolateText = {
     `IsolateExecutor option ${option} must be ${requirement}, got ${got}.`,
   optionUnknown: (option: string, known: string) =>
     `IsolateExecutor has no option ${option}; the options are ${known}.`,
+  optionMinAboveMax: (minWorkers: number, maxWorkers: number) =>
+    `IsolateExecutor option pool.minWorkers (${minWorkers}) is above pool.maxWorkers (${maxWorkers}).`,
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
     `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
 } as const;

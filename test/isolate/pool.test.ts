@@ -165,7 +165,7 @@ describe('construction options', () => {
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.spare, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup',
+        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup',
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
@@ -231,7 +231,16 @@ describe('construction options', () => {
   it('starts no process before the first execution', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 1 } });
     const { confinement: _, ...pool } = executor.stats();
-    expect(pool).toEqual({ members: [], starting: 0, queued: 0, retained: 0 });
+    expect(pool).toEqual({
+      members: [],
+      states: { starting: 0, idle: 0, busy: 0, draining: 0 },
+      starting: 0,
+      queued: 0,
+      maxWorkers: 1,
+      spawns: 0,
+      ends: { reaped: 0, recycled: 0, killed: 0, died: 0 },
+      retained: 0,
+    });
     await executor.dispose();
   });
 });
