@@ -4,7 +4,7 @@
  */
 
 export type { ConfinementOption } from './confinement/detect.js';
-export type { ConfinementStats, IsolateExecutorStats } from './isolate-executor.js';
+export type { ConfinementStats, IsolateExecutorStats, RunObserver, RunReport } from './isolate-executor.js';
 export { IsolateExecutor } from './isolate-executor.js';
 export type { IsolateExecutorOptions, IsolateLimitOptions, IsolatePoolOptions } from './options.js';
 export {

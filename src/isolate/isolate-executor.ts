@@ -53,12 +53,22 @@ export interface IsolateExecutorStats extends PoolStats {
   confinement: ConfinementStats;
 }
 
+/** One settled run (an execution or a handle call), as `observeRuns` tells it. */
+export interface RunReport {
+  kind: CancellableMethod;
+  /** The CPU time its process spent on the run, in ms; undefined where the platform does not tell (not Linux). */
+  cpuMs: number | undefined;
+}
+
+export type RunObserver = (report: RunReport) => void;
+
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool;
   readonly #confinement: Confinement;
   readonly #retained = new Map<string, RetainedExecution>();
   readonly #runs = new Set<Run>();
+  readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
   #relay: Promise<OutboundServer> | undefined;
   #disposing: Promise<void> | undefined;
@@ -95,6 +105,7 @@ export class IsolateExecutor implements Executor {
           bound: checked.timeout,
         },
         timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
         dispatch: checked.dispatch,
         outbound: checked.outbound,
@@ -140,6 +151,7 @@ export class IsolateExecutor implements Executor {
           bound: checked.timeout,
         },
         timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
         dispatch: checked.dispatch,
         outbound: retained.outbound,
@@ -189,6 +201,25 @@ export class IsolateExecutor implements Executor {
     };
   }
 
+  /**
+   * Calls `observer` once for every run that settles with a result (the daemon's metrics use it).
+   * Returns the function that stops it. An observer that throws is ignored: it cannot fail a run.
+   */
+  observeRuns(observer: RunObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #report(report: RunReport): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(report);
+      } catch {
+        // An observer's failure is its own; the run's outcome stands.
+      }
+    }
+  }
+
   /** What every run is bounded by besides its timeout. */
   #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits'> {
     const { heapLimitMb, memoryLimitMb, limits } = this.#settings;
@@ -230,6 +261,10 @@ export class IsolateExecutor implements Executor {
     }
     const run = new Run(member, spec);
     const supervised = this.#supervise(run, member, spec);
+    void supervised.then(
+      (outcome) => this.#report({ kind: method, cpuMs: outcome.cpuMs }),
+      () => undefined,
+    );
     if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
     return untilAborted(
       method,

@@ -70,6 +70,11 @@ export interface IsolateExecutorOptions {
   timeout?: number | undefined;
   /** The bound a `null` timeout asks for, and the largest one a request may ask for. Default max(300000, timeout). */
   maxTimeout?: number | undefined;
+  /**
+   * The CPU time, in ms, a request that leaves `cpuTimeout` undefined may spend: its process's own
+   * CPU time, beside the wall-clock `timeout`. Default: none (only the wall clock bounds a run).
+   */
+  cpuTimeout?: number | undefined;
   /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
   outbound?: OutboundFetch | null | undefined;
   pool?: IsolatePoolOptions | undefined;
@@ -88,6 +93,8 @@ export type IsolateLimits = Required<{ [K in keyof IsolateLimitOptions]: number 
 export interface IsolateSettings {
   timeout: number;
   maxTimeout: number;
+  /** The CPU-time bound of a request that sets none; `null`: none. */
+  cpuTimeout: number | null;
   outbound: OutboundFetch | null;
   maxWorkers: number;
   minWorkers: number;
@@ -186,7 +193,7 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
  */
 const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
 
-const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
+const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
 const POOL_LEVEL = [
   'maxWorkers',
   'minWorkers',
@@ -293,6 +300,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
       ),
     );
   }
+  const cpuTimeout = top.cpuTimeout === undefined ? null : positive('cpuTimeout', top.cpuTimeout, 0);
   const pool: IsolatePoolOptions = groupOf('pool', top.pool);
   rejectUnknown(pool, POOL_LEVEL, 'pool.');
   const memoryLimitMb = integer('pool.memoryLimitMb', pool.memoryLimitMb, 64, DEFAULT_POOL.memoryLimitMb);
@@ -307,6 +315,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
   return {
     timeout,
     maxTimeout,
+    cpuTimeout,
     outbound: outbound ?? null,
     maxWorkers,
     minWorkers,
@@ -340,5 +349,21 @@ export function resolveTimeout(
     throw invalid(isolateText.timeoutInvalid(field, describeValue(value)));
   }
   if (value > settings.maxTimeout) throw invalid(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
+  return value;
+}
+
+/**
+ * The CPU-time bound of one request: `undefined` is the construction default (`null`: none), and a
+ * number must be a positive finite number of milliseconds.
+ */
+export function resolveCpuTimeout(
+  field: string,
+  value: unknown,
+  settings: Pick<IsolateSettings, 'cpuTimeout'>,
+): number | null {
+  if (value === undefined) return settings.cpuTimeout;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw invalid(isolateText.cpuTimeoutInvalid(field, describeValue(value)));
+  }
   return value;
 }

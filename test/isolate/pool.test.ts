@@ -158,7 +158,7 @@ describe('construction options', () => {
     [
       'an unknown option',
       { timeOut: 5 },
-      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, outbound, pool, limits, confinement'),
+      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, cpuTimeout, outbound, pool, limits, confinement'),
     ],
     [
       'an unknown pool option',
