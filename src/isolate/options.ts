@@ -22,7 +22,7 @@ export interface IsolatePoolOptions {
   spare?: number | undefined;
   /** An idle process beyond `minWorkers` and the spares is ended after this many ms. Default 30000. */
   idleTimeoutMs?: number | undefined;
-  /** Processes starting at once, so a burst does not spend every core on spawning. Default: CPU count, 2 to 4. */
+  /** Processes starting at once, so a burst does not spend every core on spawning. Default: twice the CPU count, 2 to 8. */
   maxStarting?: number | undefined;
   /** Executions allowed to wait for a process beyond `maxWorkers` before `QUEUE_FULL`. Default 5000. */
   maxQueue?: number | undefined;
@@ -171,9 +171,13 @@ export function defaultMaxWorkers(memoryLimitMb: number = DEFAULT_POOL.memoryLim
   return Math.max(1, Math.min(byMemory, byFiles));
 }
 
-/** The default of `pool.maxStarting`: one spawn per core, at least 2 and at most 4 at once. */
+/**
+ * The default of `pool.maxStarting`: two spawns per core (part of a spawn waits on the kernel),
+ * from 2 to 8 at once. Measured on 2 cores, a cold burst of 100 programs finished sooner with 4
+ * than with 1, 2 or no limit at all (the last made every program wait for all the spawns).
+ */
 export function defaultMaxStarting(): number {
-  return Math.max(2, Math.min(4, availableParallelism()));
+  return Math.max(2, Math.min(8, 2 * availableParallelism()));
 }
 
 const MIB = 2 ** 20;
