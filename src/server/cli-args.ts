@@ -3,7 +3,15 @@
  * flag or a malformed value is refused with our text naming the flag.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type IsolatePoolOptions } from '../isolate/index.js';
+import {
+  DEFAULT_MAX_TIMEOUT_MS,
+  DEFAULT_POOL,
+  DEFAULT_TIMEOUT_MS,
+  defaultMaxStarting,
+  defaultMaxWorkers,
+  type IsolateExecutorOptions,
+  type IsolatePoolOptions,
+} from '../isolate/index.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
 import { SERVER_DEFAULTS } from './server-options.js';
@@ -13,6 +21,7 @@ import {
   formatFlagNotInteger,
   formatFlagOutOfRange,
   formatLogFormatInvalid,
+  formatMinWorkersAboveMax,
   formatMissingCommand,
   formatTimeoutAboveMaxTimeout,
   formatUnknownCommand,
@@ -22,18 +31,18 @@ import {
 
 export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
 
-/**
- * IsolateExecutor's pool defaults, as the help states them. They are IsolateExecutor's to define
- * (docs/isolate.md); only the timeouts are exported by it, so the rest is restated here.
- */
-const POOL_DEFAULTS_TEXT = {
-  'max-workers': 'the CPU count, at most 4',
-  spare: '1',
-  'max-queue': '100',
-  'recycle-after-runs': '200',
-  'max-rss-mb': '512',
-  'heap-limit-mb': '256',
-} as const;
+/** Flag name → IsolateExecutor pool option, with the smallest value each takes. */
+const POOL_FLAGS = [
+  ['max-workers', 'maxWorkers', 1],
+  ['min-workers', 'minWorkers', 0],
+  ['spare', 'spare', 0],
+  ['idle-timeout-ms', 'idleTimeoutMs', 0],
+  ['max-starting', 'maxStarting', 1],
+  ['max-queue', 'maxQueue', 0],
+  ['recycle-after-runs', 'recycleAfterRuns', 1],
+  ['max-rss-mb', 'maxRssMb', 1],
+  ['heap-limit-mb', 'heapLimitMb', 16],
+] as const satisfies readonly (readonly [string, keyof IsolatePoolOptions, number])[];
 
 export const USAGE = `Usage: codemode-executor serve [options]
 
@@ -66,12 +75,21 @@ Sandbox (IsolateExecutor):
   --timeout <ms>                         bound of a request that sets no timeout (default ${DEFAULT_TIMEOUT_MS})
   --max-timeout <ms>                     bound a null timeout asks for, and the largest allowed
                                          (default the larger of ${DEFAULT_MAX_TIMEOUT_MS} and --timeout)
-  --max-workers <n>                      workerd processes running executions at once (default ${POOL_DEFAULTS_TEXT['max-workers']})
-  --spare <n>                            warm processes kept ready beyond the busy ones (default ${POOL_DEFAULTS_TEXT.spare})
-  --max-queue <n>                        executions waiting for a process before QUEUE_FULL (default ${POOL_DEFAULTS_TEXT['max-queue']})
-  --recycle-after-runs <n>               replace a process after this many runs (default ${POOL_DEFAULTS_TEXT['recycle-after-runs']})
-  --max-rss-mb <n>                       replace a process past this resident set size (default ${POOL_DEFAULTS_TEXT['max-rss-mb']})
-  --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${POOL_DEFAULTS_TEXT['heap-limit-mb']})
+  --cpu-timeout <ms>                     CPU time a request that sets no cpuTimeout may spend
+                                         (default: none, only the wall clock bounds a run)
+
+Pool (processes, one execution each):
+  --max-workers <n>                      processes running executions at once; the pool grows to it on
+                                         demand (default: sized by the host's memory, ${defaultMaxWorkers()} here)
+  --min-workers <n>                      processes kept even when idle (default ${DEFAULT_POOL.minWorkers})
+  --spare <n>                            warm processes kept ready beyond the busy ones (default ${DEFAULT_POOL.spare})
+  --idle-timeout-ms <ms>                 end a process idle this long, beyond --min-workers and the
+                                         spares (default ${DEFAULT_POOL.idleTimeoutMs})
+  --max-starting <n>                     processes starting at once (default ${defaultMaxStarting()} here: twice the CPU count, 2 to 8)
+  --max-queue <n>                        executions waiting beyond --max-workers before QUEUE_FULL (default ${DEFAULT_POOL.maxQueue})
+  --recycle-after-runs <n>               replace a process after this many runs (default ${DEFAULT_POOL.recycleAfterRuns})
+  --max-rss-mb <n>                       replace a process past this resident set size (default ${DEFAULT_POOL.maxRssMb})
+  --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${DEFAULT_POOL.heapLimitMb})
 
   -h, --help                             this text
 `;
@@ -81,21 +99,7 @@ export class UsageError extends Error {
 }
 
 /** The IsolateExecutor options the command line sets; unset ones keep IsolateExecutor's defaults. */
-interface ExecutorFlags {
-  timeout?: number;
-  maxTimeout?: number;
-  pool: IsolatePoolOptions;
-}
-
-/** Flag name → IsolateExecutor pool option, with the smallest value each takes. */
-const POOL_FLAGS = [
-  ['max-workers', 'maxWorkers', 1],
-  ['spare', 'spare', 0],
-  ['max-queue', 'maxQueue', 0],
-  ['recycle-after-runs', 'recycleAfterRuns', 1],
-  ['max-rss-mb', 'maxRssMb', 1],
-  ['heap-limit-mb', 'heapLimitMb', 16],
-] as const;
+type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions };
 
 /** Flag name → server option, with the smallest value each takes. */
 const SERVER_FLAGS = [
@@ -119,6 +123,7 @@ const STRING_FLAGS = [
   'log-format',
   'timeout',
   'max-timeout',
+  'cpu-timeout',
 ];
 
 export type CliCommand = { command: 'help' } | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
@@ -207,6 +212,13 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     const value = integer(flag, text(flag), min);
     if (value !== undefined) executor.pool[option] = value;
   }
+  const { minWorkers = DEFAULT_POOL.minWorkers } = executor.pool;
+  const maxWorkers = executor.pool.maxWorkers ?? defaultMaxWorkers(executor.pool.memoryLimitMb);
+  if (minWorkers > maxWorkers) {
+    throw new UsageError(formatMinWorkersAboveMax(minWorkers, maxWorkers, executor.pool.maxWorkers !== undefined));
+  }
+  const cpuTimeout = integer('cpu-timeout', text('cpu-timeout'), 1);
+  if (cpuTimeout !== undefined) executor.cpuTimeout = cpuTimeout;
   const timeout = integer('timeout', text('timeout'), 1);
   if (timeout !== undefined) executor.timeout = timeout;
   const maxTimeout = integer('max-timeout', text('max-timeout'), 1);

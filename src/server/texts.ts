@@ -206,6 +206,13 @@ export const TOKEN_EMPTY = '--token must not be empty';
 
 export const ADMIN_HOST_WITHOUT_PORT = '--admin-host needs --admin-port: the admin listener is off without a port';
 
+export function formatMinWorkersAboveMax(minWorkers: number, maxWorkers: number, maxWorkersGiven: boolean): string {
+  const bound = maxWorkersGiven
+    ? `--max-workers (${maxWorkers})`
+    : `the default --max-workers on this host (${maxWorkers})`;
+  return `--min-workers (${minWorkers}) is above ${bound}`;
+}
+
 export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number, timeoutGiven: boolean): string {
   const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
   return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;
