@@ -4,9 +4,10 @@
  */
 
 export type { ConfinementOption } from './confinement/detect.js';
+export { CONFINEMENT_OPTIONS } from './confinement/detect.js';
 export type { ConfinementStats, IsolateExecutorStats, RunObserver, RunReport } from './isolate-executor.js';
 export { IsolateExecutor } from './isolate-executor.js';
-export type { IsolateExecutorOptions, IsolateLimitOptions, IsolatePoolOptions } from './options.js';
+export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './options.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_MAX_TIMEOUT_MS,
@@ -14,6 +15,7 @@ export {
   DEFAULT_TIMEOUT_MS,
   defaultMaxStarting,
   defaultMaxWorkers,
+  LIMIT_MAXIMA,
 } from './options.js';
 export type { MemberState, PoolEnds, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool.js';
 export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';

@@ -196,6 +196,17 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
  * the pool member, which refuses a value over 32 MiB; this leaves room for its framing.
  */
 const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
+/** The largest value each size cap takes. */
+export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
+  maxRequestBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxResultBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxToolArgsBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxToolResultBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxLogLines: 10_000_000,
+  maxLogBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxRequestBodyBytes: 1024 * MIB,
+  maxResponseBodyBytes: 1024 * MIB,
+});
 
 const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
 const POOL_LEVEL = [
@@ -262,17 +273,17 @@ function cgroupPath(value: unknown): string | null {
 function resolveLimits(value: unknown): IsolateLimits {
   const limits = groupOf('limits', value);
   rejectUnknown(limits, LIMITS_LEVEL, 'limits.');
-  const cap = (name: keyof IsolateLimits, max = Number.MAX_SAFE_INTEGER) =>
-    bounded(`limits.${name}`, limits[name], 1, max, DEFAULT_LIMITS[name]);
+  const cap = (name: keyof IsolateLimits) =>
+    bounded(`limits.${name}`, limits[name], 1, LIMIT_MAXIMA[name], DEFAULT_LIMITS[name]);
   return {
-    maxRequestBytes: cap('maxRequestBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxResultBytes: cap('maxResultBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxToolArgsBytes: cap('maxToolArgsBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxToolResultBytes: cap('maxToolResultBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxLogLines: cap('maxLogLines', 10_000_000),
-    maxLogBytes: cap('maxLogBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxRequestBodyBytes: cap('maxRequestBodyBytes', 1024 * MIB),
-    maxResponseBodyBytes: cap('maxResponseBodyBytes', 1024 * MIB),
+    maxRequestBytes: cap('maxRequestBytes'),
+    maxResultBytes: cap('maxResultBytes'),
+    maxToolArgsBytes: cap('maxToolArgsBytes'),
+    maxToolResultBytes: cap('maxToolResultBytes'),
+    maxLogLines: cap('maxLogLines'),
+    maxLogBytes: cap('maxLogBytes'),
+    maxRequestBodyBytes: cap('maxRequestBodyBytes'),
+    maxResponseBodyBytes: cap('maxResponseBodyBytes'),
   };
 }
 

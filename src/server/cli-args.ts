@@ -4,19 +4,27 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  CONFINEMENT_OPTIONS,
+  type ConfinementOption,
+  DEFAULT_LIMITS,
   DEFAULT_MAX_TIMEOUT_MS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
   defaultMaxStarting,
   defaultMaxWorkers,
   type IsolateExecutorOptions,
+  type IsolateLimitOptions,
+  type IsolateLimits,
   type IsolatePoolOptions,
+  LIMIT_MAXIMA,
 } from '../isolate/index.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
 import { SERVER_DEFAULTS } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
+  formatCgroupNotAbsolute,
+  formatConfinementInvalid,
   formatFlagNeedsValue,
   formatFlagNotInteger,
   formatFlagOutOfRange,
@@ -42,7 +50,22 @@ const POOL_FLAGS = [
   ['recycle-after-runs', 'recycleAfterRuns', 1],
   ['max-rss-mb', 'maxRssMb', 1],
   ['heap-limit-mb', 'heapLimitMb', 16],
+  ['memory-limit-mb', 'memoryLimitMb', 64],
 ] as const satisfies readonly (readonly [string, keyof IsolatePoolOptions, number])[];
+
+/** Flag name → IsolateExecutor size cap (`limits.*`); each takes 1 to the cap's maximum. */
+const LIMIT_FLAGS = [
+  ['max-request-bytes', 'maxRequestBytes'],
+  ['max-result-bytes', 'maxResultBytes'],
+  ['max-tool-args-bytes', 'maxToolArgsBytes'],
+  ['max-tool-result-bytes', 'maxToolResultBytes'],
+  ['max-log-lines', 'maxLogLines'],
+  ['max-log-bytes', 'maxLogBytes'],
+  ['max-request-body-bytes', 'maxRequestBodyBytes'],
+  ['max-response-body-bytes', 'maxResponseBodyBytes'],
+] as const satisfies readonly (readonly [string, keyof IsolateLimits])[];
+
+const CONFINEMENT_CHOICES = CONFINEMENT_OPTIONS.join('|');
 
 export const USAGE = `Usage: codemode-executor serve [options]
 
@@ -77,10 +100,13 @@ Sandbox (IsolateExecutor):
                                          (default the larger of ${DEFAULT_MAX_TIMEOUT_MS} and --timeout)
   --cpu-timeout <ms>                     CPU time a request that sets no cpuTimeout may spend
                                          (default: none, only the wall clock bounds a run)
+  ${`--confinement <${CONFINEMENT_CHOICES}>`.padEnd(37)}  confine each workerd by the OS: where the host allows it,
+                                         or refuse to start, or never (default auto)
 
 Pool (processes, one execution each):
   --max-workers <n>                      processes running executions at once; the pool grows to it on
-                                         demand (default: sized by the host's memory, ${defaultMaxWorkers()} here)
+                                         demand (default: sized by the host's memory and
+                                         --memory-limit-mb, ${defaultMaxWorkers()} here with the default cap)
   --min-workers <n>                      processes kept even when idle (default ${DEFAULT_POOL.minWorkers})
   --spare <n>                            warm processes kept ready beyond the busy ones (default ${DEFAULT_POOL.spare})
   --idle-timeout-ms <ms>                 end a process idle this long, beyond --min-workers and the
@@ -90,6 +116,20 @@ Pool (processes, one execution each):
   --recycle-after-runs <n>               replace a process after this many runs (default ${DEFAULT_POOL.recycleAfterRuns})
   --max-rss-mb <n>                       replace a process past this resident set size (default ${DEFAULT_POOL.maxRssMb})
   --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${DEFAULT_POOL.heapLimitMb})
+  --memory-limit-mb <n>                  memory cap of one execution: heap, buffers and WebAssembly
+                                         memory together (default ${DEFAULT_POOL.memoryLimitMb})
+  --cgroup <path>                        a cgroup v2 directory delegated to the daemon; each process
+                                         runs in a child of it capped at --memory-limit-mb (default: none)
+
+Size caps of one execution (bytes, UTF-8 for text):
+  --max-request-bytes <bytes>            code and modules, or invokeHandle arguments (default ${DEFAULT_LIMITS.maxRequestBytes})
+  --max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})
+  --max-tool-args-bytes <bytes>          one tool call's arguments (default ${DEFAULT_LIMITS.maxToolArgsBytes})
+  --max-tool-result-bytes <bytes>        one tool call's result (default ${DEFAULT_LIMITS.maxToolResultBytes})
+  --max-log-lines <n>                    console lines kept (default ${DEFAULT_LIMITS.maxLogLines})
+  --max-log-bytes <bytes>                console text kept (default ${DEFAULT_LIMITS.maxLogBytes})
+  --max-request-body-bytes <bytes>       one outbound fetch's request body (default ${DEFAULT_LIMITS.maxRequestBodyBytes})
+  --max-response-body-bytes <bytes>      one outbound fetch's response body (default ${DEFAULT_LIMITS.maxResponseBodyBytes})
 
   -h, --help                             this text
 `;
@@ -99,7 +139,7 @@ export class UsageError extends Error {
 }
 
 /** The IsolateExecutor options the command line sets; unset ones keep IsolateExecutor's defaults. */
-type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions };
+type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions; limits: IsolateLimitOptions };
 
 /** Flag name → server option, with the smallest value each takes. */
 const SERVER_FLAGS = [
@@ -124,6 +164,8 @@ const STRING_FLAGS = [
   'timeout',
   'max-timeout',
   'cpu-timeout',
+  'confinement',
+  'cgroup',
 ];
 
 export type CliCommand = { command: 'help' } | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
@@ -156,6 +198,7 @@ const OPTIONS = {
   ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(SERVER_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   detached: { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
 };
@@ -207,15 +250,31 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   }
   if (values.detached === true) daemon.detached = true;
 
-  const executor: ExecutorFlags = { pool: {} };
+  const executor: ExecutorFlags = { pool: {}, limits: {} };
   for (const [flag, option, min] of POOL_FLAGS) {
     const value = integer(flag, text(flag), min);
     if (value !== undefined) executor.pool[option] = value;
+  }
+  for (const [flag, option] of LIMIT_FLAGS) {
+    const value = integer(flag, text(flag), 1, LIMIT_MAXIMA[option]);
+    if (value !== undefined) executor.limits[option] = value;
   }
   const { minWorkers = DEFAULT_POOL.minWorkers } = executor.pool;
   const maxWorkers = executor.pool.maxWorkers ?? defaultMaxWorkers(executor.pool.memoryLimitMb);
   if (minWorkers > maxWorkers) {
     throw new UsageError(formatMinWorkersAboveMax(minWorkers, maxWorkers, executor.pool.maxWorkers !== undefined));
+  }
+  const cgroup = text('cgroup');
+  if (cgroup !== undefined) {
+    if (!cgroup.startsWith('/')) throw new UsageError(formatCgroupNotAbsolute(cgroup));
+    executor.pool.cgroup = cgroup;
+  }
+  const confinement = text('confinement');
+  if (confinement !== undefined) {
+    if (!(CONFINEMENT_OPTIONS as readonly string[]).includes(confinement)) {
+      throw new UsageError(formatConfinementInvalid(confinement, CONFINEMENT_OPTIONS));
+    }
+    executor.confinement = confinement as ConfinementOption;
   }
   const cpuTimeout = integer('cpu-timeout', text('cpu-timeout'), 1);
   if (cpuTimeout !== undefined) executor.cpuTimeout = cpuTimeout;

@@ -213,6 +213,14 @@ export function formatMinWorkersAboveMax(minWorkers: number, maxWorkers: number,
   return `--min-workers (${minWorkers}) is above ${bound}`;
 }
 
+export function formatCgroupNotAbsolute(got: string): string {
+  return `--cgroup must be an absolute path of a cgroup v2 directory, got ${JSON.stringify(got)}`;
+}
+
+export function formatConfinementInvalid(got: string, valid: readonly string[]): string {
+  return `--confinement must be one of ${valid.join(', ')}, got ${JSON.stringify(got)}`;
+}
+
 export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number, timeoutGiven: boolean): string {
   const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
   return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;

@@ -3,9 +3,15 @@
  * names, and a value outside what the option takes is refused naming the flag.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultMaxWorkers } from '../../src/isolate/index.js';
+import { DEFAULT_LIMITS, DEFAULT_POOL, defaultMaxWorkers, LIMIT_MAXIMA } from '../../src/isolate/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
-import { formatFlagNotInteger, formatMinWorkersAboveMax } from '../../src/server/texts.js';
+import {
+  formatCgroupNotAbsolute,
+  formatConfinementInvalid,
+  formatFlagNotInteger,
+  formatFlagOutOfRange,
+  formatMinWorkersAboveMax,
+} from '../../src/server/texts.js';
 
 function executorOf(...flags: string[]) {
   const parsed = parseCommandLine(['serve', ...flags], {});
@@ -41,8 +47,7 @@ describe('the pool flags', () => {
 
   it('leave every option unset when not given, so the executor keeps its defaults', () => {
     const executor = executorOf();
-    expect(executor.pool).toEqual({});
-    expect('cpuTimeout' in executor).toBe(false);
+    expect(executor).toEqual({ pool: {}, limits: {} });
   });
 
   it('refuse --min-workers above --max-workers, or above the default, naming the flags', () => {
@@ -54,8 +59,52 @@ describe('the pool flags', () => {
   });
 
   it('are in --help with the defaults IsolateExecutor exports', () => {
-    expect(USAGE).toContain(`sized by the host's memory, ${defaultMaxWorkers()} here`);
+    expect(USAGE).toContain(`--memory-limit-mb, ${defaultMaxWorkers()} here with the default cap`);
     for (const flag of ['--min-workers', '--idle-timeout-ms', '--max-starting', '--cpu-timeout'])
       expect(USAGE).toContain(`  ${flag} `);
+  });
+});
+
+describe('the containment and confinement flags', () => {
+  it('set the memory cap, the delegated cgroup, every size cap and the confinement mode', () => {
+    const executor = executorOf(
+      ...['--memory-limit-mb', '256', '--cgroup', '/sys/fs/cgroup/codemode.slice', '--confinement', 'off'],
+      ...['--max-request-bytes', '1000', '--max-result-bytes', '2000', '--max-tool-args-bytes', '3000'],
+      ...['--max-tool-result-bytes', '4000', '--max-log-lines', '5', '--max-log-bytes', '6000'],
+      ...['--max-request-body-bytes', '7000', '--max-response-body-bytes', '8000'],
+    );
+    expect(executor).toEqual({
+      pool: { memoryLimitMb: 256, cgroup: '/sys/fs/cgroup/codemode.slice' },
+      limits: {
+        maxRequestBytes: 1000,
+        maxResultBytes: 2000,
+        maxToolArgsBytes: 3000,
+        maxToolResultBytes: 4000,
+        maxLogLines: 5,
+        maxLogBytes: 6000,
+        maxRequestBodyBytes: 7000,
+        maxResponseBodyBytes: 8000,
+      },
+      confinement: 'off',
+    });
+  });
+
+  it('refuse what the options refuse, naming the flag', () => {
+    expect(refusal('--memory-limit-mb', '8')).toBe(formatFlagNotInteger('memory-limit-mb', 64, '8'));
+    expect(refusal('--cgroup', 'codemode.slice')).toBe(formatCgroupNotAbsolute('codemode.slice'));
+    expect(refusal('--confinement', 'strict')).toBe(formatConfinementInvalid('strict', ['auto', 'required', 'off']));
+    const over = LIMIT_MAXIMA.maxResultBytes + 1;
+    expect(refusal('--max-result-bytes', String(over))).toBe(
+      formatFlagOutOfRange('max-result-bytes', LIMIT_MAXIMA.maxResultBytes, over),
+    );
+    expect(refusal('--max-log-lines', '0')).toBe(formatFlagNotInteger('max-log-lines', 1, '0'));
+  });
+
+  it('show the defaults IsolateExecutor exports in --help', () => {
+    expect(USAGE).toContain(`memory together (default ${DEFAULT_POOL.memoryLimitMb})`);
+    expect(USAGE).toContain(
+      `--max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})`,
+    );
+    expect(USAGE).toContain('--confinement <auto|required|off>');
   });
 });
