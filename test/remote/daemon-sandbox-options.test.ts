@@ -1,13 +1,13 @@
 /**
  * The daemon's sandbox options end to end: a request's cpuTimeout over connect(), the sandbox
- * flags reaching the daemon's IsolateExecutor, and the start-up line that says whether its
- * members are confined, and why.
+ * flags reaching the daemon's IsolateExecutor, the start-up line that says whether its members
+ * are confined, and why, and the pool's counts and each run's CPU time in /metrics.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatCpuTimeout } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
 import { NodeWebSocket } from './support/client.js';
-import { startDaemon, stopAllDaemons } from './support/daemon.js';
+import { metricValue, startAdminDaemon, startDaemon, stopAllDaemons } from './support/daemon.js';
 import { openRawSession } from './support/raw-session.js';
 
 afterAll(stopAllDaemons);
@@ -99,5 +99,39 @@ describe('the start-up log', () => {
     const auto = await startDaemon();
     const line = await auto.waitForLine(/^workerd confinement /);
     expect(line).toMatch(/^workerd confinement (on|off) \(option 'auto'\): \S/);
+  });
+});
+
+describe('the pool in /metrics', () => {
+  it("counts members started and ended by cause, members by state, and each run's CPU time", async () => {
+    const daemon = await startAdminDaemon(['--max-workers', '3', '--spare', '0', '--idle-timeout-ms', '0']);
+    const executor = await connect(daemon.url, { websocket: NodeWebSocket });
+    const metric = (sample: string) => metricValue(daemon, `codemode_executor_${sample}`);
+    try {
+      expect(await metric('pool_max_workers')).toBe(3);
+      // The daemon's one start-up probe (readiness.ts) is a run too.
+      const cpuCount = 'execution_cpu_seconds_count{kind="execute"}';
+      await expect.poll(() => metric(cpuCount), { timeout: 20_000 }).toBe(1);
+      await expect(executor.execute({ code: 'async () => 1' })).resolves.toMatchObject({ result: 1 });
+      await expect(executor.execute({ code: SPIN, cpuTimeout: 200 })).resolves.toMatchObject({
+        error: formatCpuTimeout(200),
+      });
+      // Every member it started (readiness probes included) has ended: one killed at its CPU bound,
+      // the rest reaped once idle.
+      await expect.poll(() => metric('pool_members{state="idle"}'), { timeout: 20_000 }).toBe(0);
+      const started = await metric('pool_members_started_total');
+      expect(started).toBeGreaterThanOrEqual(2);
+      expect(await metric('pool_members_ended_total{cause="killed"}')).toBe(1);
+      await expect
+        .poll(() => metric('pool_members_ended_total{cause="reaped"}'), { timeout: 20_000 })
+        .toBe(started - 1);
+      expect(await metric('pool_members_ended_total{cause="died"}')).toBe(0);
+      expect(await metric(cpuCount)).toBe(3);
+      // The spin's CPU time is at least its bound: it lands above the 0.1 s bucket, the trivial runs below.
+      expect(await metric('execution_cpu_seconds_bucket{le="0.1",kind="execute"}')).toBe(2);
+      expect(await metric('execution_cpu_seconds_bucket{le="+Inf",kind="execute"}')).toBe(3);
+    } finally {
+      await executor.dispose();
+    }
   });
 });
