@@ -85,14 +85,7 @@ export interface PoolStatsOptions {
 
 export type PoolSettings = Pick<
   IsolateSettings,
-  | 'maxWorkers'
-  | 'minWorkers'
-  | 'spare'
-  | 'idleTimeoutMs'
-  | 'maxStarting'
-  | 'maxQueue'
-  | 'recycleAfterRuns'
-  | 'maxRssMb'
+  'maxWorkers' | 'minWorkers' | 'spare' | 'idleTimeoutMs' | 'maxStarting' | 'maxQueue' | 'recycleAfterRuns' | 'maxRssMb'
 >;
 
 type EndCause = keyof PoolEnds | 'disposed';
@@ -431,7 +424,7 @@ export class Pool {
   }
 
   /** Idle members beyond the floor: `minWorkers`, and the spares beyond the busy members. */
-  #reapable(): boolean {
+  #aboveFloor(): boolean {
     let busy = 0;
     let idle = 0;
     for (const member of this.#members.values()) {
@@ -443,11 +436,16 @@ export class Pool {
     return idle > 0 && busy + idle + this.#launching.size > Math.max(minWorkers, busy + spare);
   }
 
-  /** One timer, for the longest-idle member's deadline, while any member is reapable. */
+  /** The idle member that has waited longest and holds no retained execution (which it would lose). */
+  #reapCandidate(): Member | undefined {
+    return this.#idle.find((member) => member.retained.size === 0 && this.#serving(member));
+  }
+
+  /** One timer, for the longest-idle candidate's deadline, while the pool is above its floor. */
   #scheduleReap(): void {
     if (this.#disposed || this.#reapTimer !== undefined) return;
-    const oldest = this.#idle[0];
-    if (oldest === undefined || !this.#reapable()) return;
+    const oldest = this.#reapCandidate();
+    if (oldest === undefined || !this.#aboveFloor()) return;
     const due = oldest.idleSince + this.#settings.idleTimeoutMs - performance.now();
     this.#reapTimer = setTimeout(
       () => {
@@ -463,10 +461,10 @@ export class Pool {
   #reap(): void {
     const now = performance.now();
     for (;;) {
-      const oldest = this.#idle[0];
-      if (oldest === undefined || now - oldest.idleSince < this.#settings.idleTimeoutMs || !this.#reapable()) break;
-      this.#idle.shift();
-      if (this.#serving(oldest)) this.#end(oldest, 'reaped');
+      const oldest = this.#reapCandidate();
+      if (oldest === undefined || now - oldest.idleSince < this.#settings.idleTimeoutMs || !this.#aboveFloor()) break;
+      this.#idle.splice(this.#idle.indexOf(oldest), 1);
+      this.#end(oldest, 'reaped');
     }
     this.#scheduleReap();
   }
