@@ -157,18 +157,35 @@ function openFilesLimit(): number | undefined {
   }
 }
 
+/** What the default of `pool.maxWorkers` is computed from. */
+export interface HostCapacity {
+  memoryMb: number;
+  cores: number;
+  /** The open-file limit, where known. */
+  openFiles: number | undefined;
+}
+
 /**
- * The default of `pool.maxWorkers`, from the host's memory: half of it for the pool, of which room
- * for one member per core at `memoryLimitMb` (only a running member can grow, and at most one per
- * core runs at a time), and the rest at MEMBER_MEMORY_MB per member. At least 1, and no more
- * than the host's open-file limit can serve. 172 on a 24 GiB, 2-core host with the default cap.
+ * The rule behind the default of `pool.maxWorkers`: half of the host's memory for the pool, of
+ * which room for one member per core at `memoryLimitMb` (only a running member can grow, and at
+ * most one per core runs at any moment), and the rest at MEMBER_MEMORY_MB per member. At least
+ * 1, and no more than the host's open-file limit can serve. 172 on a 24 GiB, 2-core host with
+ * the default cap of 512 MB.
  */
-export function defaultMaxWorkers(memoryLimitMb: number = DEFAULT_POOL.memoryLimitMb): number {
-  const budgetMb = hostMemoryMb() / 2 - availableParallelism() * memoryLimitMb;
+export function maxWorkersFor(host: HostCapacity, memoryLimitMb: number): number {
+  const budgetMb = host.memoryMb / 2 - host.cores * memoryLimitMb;
   const byMemory = Math.floor(budgetMb / MEMBER_MEMORY_MB);
-  const files = openFilesLimit();
-  const byFiles = files === undefined ? byMemory : Math.floor((files - HOST_FDS_RESERVED) / HOST_FDS_PER_MEMBER);
+  const byFiles =
+    host.openFiles === undefined ? byMemory : Math.floor((host.openFiles - HOST_FDS_RESERVED) / HOST_FDS_PER_MEMBER);
   return Math.max(1, Math.min(byMemory, byFiles));
+}
+
+/** The default of `pool.maxWorkers` on this host (`maxWorkersFor`). */
+export function defaultMaxWorkers(memoryLimitMb: number = DEFAULT_POOL.memoryLimitMb): number {
+  return maxWorkersFor(
+    { memoryMb: hostMemoryMb(), cores: availableParallelism(), openFiles: openFilesLimit() },
+    memoryLimitMb,
+  );
 }
 
 /**
