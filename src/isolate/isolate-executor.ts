@@ -20,6 +20,7 @@ import { confinementText } from './confinement/texts.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
+import { lowerMemberPriority } from './member-priority.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
@@ -309,7 +310,7 @@ export class IsolateExecutor implements Executor {
         checkDelegatedCgroup(cgroup);
         this.#cgroupChecked = true;
       }
-      return await SandboxProcess.start({
+      const member = await SandboxProcess.start({
         binary: resolveWorkerdBinary(),
         relay,
         heapLimitMb: this.#settings.heapLimitMb,
@@ -318,6 +319,8 @@ export class IsolateExecutor implements Executor {
         confinement: this.#confinement.confined ? this.#confinement.plan : undefined,
         cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
       });
+      lowerMemberPriority(member.pid, () => member.alive);
+      return member;
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {
