@@ -6,11 +6,12 @@
 import type { HealFigures, SpinFigures } from './isolate-measures.js';
 import { ms, pairedDifferences, printTable, ratio, type Summary, summarize } from './stats.js';
 import { TARGETS, verdict } from './targets.js';
-import type { Workload } from './workloads.js';
+import type { RoundWorkloadName } from './workloads.js';
 
 /** The contenders of the interleaved rounds, by the name their samples are kept under. */
 export const SERIES = {
   native: 'ours, native IsolateExecutor',
+  nativeDefault: 'ours, native IsolateExecutor with default options (elastic pool)',
   dialect: 'ours, CodemodeExecutor over IsolateExecutor',
   remote: 'ours, RemoteExecutor to a daemon over loopback',
   reference: 'reference, DynamicWorkerExecutor under wrangler dev',
@@ -22,7 +23,7 @@ type Series = Map<string, number[]>;
 export interface BenchResults {
   warmup: number;
   /** Samples of every contender per workload, from interleaved rounds. */
-  series: Record<Workload['name'], Series>;
+  series: Record<RoundWorkloadName, Series>;
   coldStart: Summary;
   spinBound: number;
   spin: SpinFigures;
@@ -37,7 +38,7 @@ type Row = [figure: string, n: string, ours: string, reference: string, ratio: s
 
 const DASH = '–';
 
-function seriesOf(series: Series, name: string): number[] {
+export function seriesOf(series: Series, name: string): number[] {
   const samples = series.get(name);
   if (samples === undefined) throw new Error(`no samples were taken for "${name}"`);
   return samples;
@@ -50,13 +51,13 @@ function mbList(values: readonly (number | undefined)[]): string {
 }
 
 /** p50 of (ten-call run − trivial run) / 10, from the two workloads' p50s. */
-function perCall(results: BenchResults, name: string): number {
+export function perCall(results: BenchResults, name: string): number {
   const trivial = summarize(seriesOf(results.series.trivial, name));
   const ten = summarize(seriesOf(results.series.tools10, name));
   return (ten.p50 - trivial.p50) / 10;
 }
 
-function workloadRows(results: BenchResults, workload: Workload['name'], label: string): Row[] {
+function workloadRows(results: BenchResults, workload: RoundWorkloadName, label: string): Row[] {
   const series = results.series[workload];
   const native = summarize(seriesOf(series, SERIES.native));
   const dialect = summarize(seriesOf(series, SERIES.dialect));

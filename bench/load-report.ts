@@ -1,0 +1,250 @@
+/**
+ * The printed result of the load phase (load.ts): ours against the reference with N programs at
+ * once, trivial throughput, the spin mix, and the pool's memory, with issue 11's targets.
+ */
+import {
+  type Burst,
+  type LoadFigures,
+  type MemoryFigures,
+  SPIN_CPU_BOUND_MS,
+  SPINNERS,
+  type SpinMixFigures,
+  type ThroughputFigures,
+} from './load.js';
+import { ms, printTable, ratio, summarize } from './stats.js';
+import { TARGETS, verdict } from './targets.js';
+import { THREE_WAITS, WAIT_TOOL_MS } from './workloads.js';
+
+export interface LoadResults {
+  load: LoadFigures[];
+  throughput: ThroughputFigures;
+  spinMix: SpinMixFigures[];
+  memory: MemoryFigures[];
+  /** The sequential rows of the same run: the default options' pool against the fixed one. */
+  defaultPool: { trivialRatio: number; perCallDelta: number; trivialP50: number; fixedTrivialP50: number };
+}
+
+const IDEAL_MS = THREE_WAITS.toolCalls * WAIT_TOOL_MS;
+const DASH = '–';
+
+/** The median burst's makespan, and every program's latency pooled over the bursts. */
+function pooled(bursts: readonly Burst[]): { makespan: number; p50: number; p95: number; failures: number; n: number } {
+  const makespans = summarize(bursts.map((result) => result.makespanMs));
+  const latencies = summarize(bursts.flatMap((result) => result.latencies));
+  return {
+    makespan: makespans.p50,
+    p50: latencies.p50,
+    p95: latencies.p95,
+    failures: bursts.reduce((sum, result) => sum + result.failures, 0),
+    n: latencies.n,
+  };
+}
+
+type Row = [figure: string, n: string, ours: string, reference: string, ratio: string, target: string, met: string];
+
+function loadRows(figures: LoadFigures): Row[] {
+  const { n } = figures;
+  const warm = pooled(figures.oursWarm);
+  const reference = pooled(figures.reference);
+  const cold = pooled([figures.oursCold]);
+  const judged = n === 100;
+  const vsIdeal = warm.makespan / IDEAL_MS;
+  const vsReference = warm.makespan / reference.makespan;
+  const failures = warm.failures + cold.failures;
+  const rows: Row[] = [
+    [
+      `N = ${n}: makespan, warm (median burst)`,
+      String(figures.oursWarm.length),
+      ms(warm.makespan, 0),
+      reference.failures > 0
+        ? `${ms(reference.makespan, 0)} (${reference.failures} failed)`
+        : ms(reference.makespan, 0),
+      ratio(vsReference),
+      judged ? TARGETS.loadVsReference.text : '',
+      judged ? verdict(TARGETS.loadVsReference, vsReference) : '',
+    ],
+    [
+      `N = ${n}: makespan, warm, over the ideal ${IDEAL_MS} ms`,
+      String(figures.oursWarm.length),
+      ratio(vsIdeal),
+      ratio(reference.makespan / IDEAL_MS),
+      DASH,
+      judged ? TARGETS.loadVsIdeal.text : '',
+      judged ? verdict(TARGETS.loadVsIdeal, vsIdeal) : '',
+    ],
+    [
+      `N = ${n}: latency per program, p50 / p95`,
+      String(warm.n),
+      `${ms(warm.p50, 0)} / ${ms(warm.p95, 0)}`,
+      `${ms(reference.p50, 0)} / ${ms(reference.p95, 0)}`,
+      ratio(warm.p95 / reference.p95),
+      '',
+      '',
+    ],
+    [
+      `N = ${n}: makespan, cold (the pool grows from nothing)`,
+      '1',
+      ms(cold.makespan, 0),
+      'not comparable',
+      DASH,
+      '',
+      '',
+    ],
+    [
+      `N = ${n}: programs failed or refused (QUEUE_FULL), ours`,
+      String(n * (figures.oursWarm.length + 1)),
+      String(failures),
+      String(reference.failures),
+      DASH,
+      n === 400 ? TARGETS.loadNoFailure.text : '',
+      n === 400 ? verdict(TARGETS.loadNoFailure, failures) : '',
+    ],
+  ];
+  return rows;
+}
+
+function throughputRows(figures: ThroughputFigures): Row[] {
+  const ours = pooled(figures.ours);
+  const reference = pooled(figures.reference);
+  const oursRate = (figures.n / ours.makespan) * 1000;
+  const referenceRate = (figures.n / reference.makespan) * 1000;
+  return [
+    [
+      `trivial throughput, N = ${figures.n} at once (runs/s)`,
+      String(figures.ours.length),
+      `${oursRate.toFixed(0)} /s`,
+      reference.failures > 0
+        ? `${referenceRate.toFixed(0)} /s (${reference.failures} failed)`
+        : `${referenceRate.toFixed(0)} /s`,
+      ratio(oursRate / referenceRate),
+      '',
+      '',
+    ],
+  ];
+}
+
+type SpinRow = [
+  figure: string,
+  n: string,
+  alone: string,
+  withSpinners: string,
+  ratio: string,
+  target: string,
+  met: string,
+];
+
+function spinRows(figures: SpinMixFigures): SpinRow[] {
+  const alone = pooled(figures.alone);
+  const mixed = pooled(figures.withSpinners);
+  const growth = mixed.p95 / alone.p95;
+  const judged = figures.n === 100;
+  return [
+    [
+      `N = ${figures.n}: p95 latency`,
+      String(mixed.n),
+      ms(alone.p95, 0),
+      ms(mixed.p95, 0),
+      ratio(growth),
+      judged ? TARGETS.spinP95Growth.text : '',
+      judged ? verdict(TARGETS.spinP95Growth, growth) : '',
+    ],
+    [
+      `N = ${figures.n}: p50 latency`,
+      String(mixed.n),
+      ms(alone.p50, 0),
+      ms(mixed.p50, 0),
+      ratio(mixed.p50 / alone.p50),
+      '',
+      '',
+    ],
+    [
+      `N = ${figures.n}: makespan (median burst)`,
+      String(figures.withSpinners.length),
+      ms(alone.makespan, 0),
+      ms(mixed.makespan, 0),
+      ratio(mixed.makespan / alone.makespan),
+      '',
+      '',
+    ],
+    [
+      `N = ${figures.n}: failed programs; spinners not ended at their CPU bound`,
+      String(figures.n * figures.alone.length),
+      String(alone.failures),
+      `${mixed.failures}; ${figures.spinnersWrong}`,
+      DASH,
+      '',
+      '',
+    ],
+  ];
+}
+
+type MemoryRow = [figure: string, n: string, ours: string, target: string, met: string];
+
+function memoryRows(figures: MemoryFigures): MemoryRow[] {
+  const perRun = figures.poolPssMb === undefined ? undefined : figures.poolPssMb / figures.running;
+  return [
+    [
+      `N = ${figures.n} (${figures.running} running at once): pool PSS, ${figures.members} members`,
+      '1',
+      figures.poolPssMb === undefined ? 'not reported here' : `${figures.poolPssMb.toFixed(0)} MB`,
+      '',
+      '',
+    ],
+    [
+      `N = ${figures.n}: PSS per running execution`,
+      '1',
+      perRun === undefined ? DASH : `${perRun.toFixed(1)} MB`,
+      TARGETS.pssPerExecution.text,
+      verdict(TARGETS.pssPerExecution, perRun),
+    ],
+  ];
+}
+
+export function printLoadReport(results: LoadResults): void {
+  console.log(
+    `\nLoad: N programs at once, each making ${THREE_WAITS.toolCalls} sequential ${WAIT_TOOL_MS} ms tool calls (ideal makespan ${IDEAL_MS} ms);`,
+  );
+  console.log(
+    'ours: the dialect over an IsolateExecutor with default options; reference: one POST per program; ratio = ours / reference:\n',
+  );
+  printTable(
+    ['figure', 'N', 'ours', 'reference', 'ratio', 'target', 'met'],
+    [...results.load.flatMap(loadRows), ...throughputRows(results.throughput)],
+  );
+  const { defaultPool } = results;
+  console.log(
+    '\nThe default options on one execution at a time, against the fixed pool of the rows above, same rounds:\n',
+  );
+  printTable(
+    ['figure', 'default options', 'fixed pool', 'ratio / delta', 'target', 'met'],
+    [
+      [
+        'trivial execution p50, native',
+        ms(defaultPool.trivialP50),
+        ms(defaultPool.fixedTrivialP50),
+        ratio(defaultPool.trivialRatio),
+        TARGETS.defaultPoolTrivial.text,
+        verdict(TARGETS.defaultPoolTrivial, defaultPool.trivialRatio),
+      ],
+      [
+        'per tool call, native',
+        DASH,
+        DASH,
+        `${defaultPool.perCallDelta >= 0 ? '+' : ''}${ms(defaultPool.perCallDelta, 3)}`,
+        TARGETS.defaultPoolPerCall.text,
+        verdict(TARGETS.defaultPoolPerCall, defaultPool.perCallDelta),
+      ],
+    ],
+  );
+  console.log(
+    `\nThe same load with ${SPINNERS} spinning programs mixed in (cpuTimeout ${SPIN_CPU_BOUND_MS} ms), ours only; the waiting programs, alone and beside the spinners, in the same rounds:\n`,
+  );
+  printTable(['figure', 'N', 'alone', 'with spinners', 'ratio', 'target', 'met'], results.spinMix.flatMap(spinRows));
+  console.log('\nMemory while N programs wait on a tool at once (stats({pss: true})), ours only:\n');
+  printTable(['figure', 'N', 'ours', 'target', 'met'], results.memory.flatMap(memoryRows));
+  console.log(`
+Bursts alternate between the sides round by round; the first burst on each side is not timed
+(ours: it grows a fresh pool, reported as "cold"). A spin wedges wrangler dev, so the spin mix is
+ours only. PSS counts each member's private memory and its share of the pages members share (the
+workerd binary); the run's machine is shared, so read every figure as noisy.`);
+}
