@@ -21,7 +21,7 @@ import { THREE_WAITS, TRIVIAL_WORKLOAD, type Workload } from './workloads.js';
 
 export const LOAD_SIZES = [10, 100, 400] as const;
 export type LoadSize = (typeof LOAD_SIZES)[number];
-export const THROUGHPUT_SIZE = 400;
+const THROUGHPUT_SIZE = 400;
 export const SPINNERS = 4;
 export const SPIN_CPU_BOUND_MS = 1_000;
 

@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-export const MEMBER_NICE_STEP = 10;
+const MEMBER_NICE_STEP = 10;
 const LOWEST_NICE = 19;
 
 /** A nice value MEMBER_NICE_STEP below `nice`, as far as the scale goes. */
