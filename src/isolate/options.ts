@@ -169,7 +169,7 @@ export interface HostCapacity {
  * The rule behind the default of `pool.maxWorkers`: half of the host's memory for the pool, of
  * which room for one member per core at `memoryLimitMb` (only a running member can grow, and at
  * most one per core runs at any moment), and the rest at MEMBER_MEMORY_MB per member. At least
- * 1, and no more than the host's open-file limit can serve. 172 on a 24 GiB, 2-core host with
+ * 1, and no more than the host's open-file limit can serve. 176 on a 24 GiB, 2-core host with
  * the default cap of 512 MB.
  */
 export function maxWorkersFor(host: HostCapacity, memoryLimitMb: number): number {
