@@ -27,17 +27,42 @@ export interface LoadResults {
 const IDEAL_MS = THREE_WAITS.toolCalls * WAIT_TOOL_MS;
 const DASH = '–';
 
+interface Pooled {
+  makespan: number;
+  p50: number;
+  p95: number;
+  failures: number;
+  /** Programs run, failed or not. */
+  programs: number;
+  /** Programs that succeeded: the latencies. */
+  n: number;
+  firstFailure: string | undefined;
+}
+
 /** The median burst's makespan, and every program's latency pooled over the bursts. */
-function pooled(bursts: readonly Burst[]): { makespan: number; p50: number; p95: number; failures: number; n: number } {
+function pooled(bursts: readonly Burst[]): Pooled {
   const makespans = summarize(bursts.map((result) => result.makespanMs));
   const latencies = summarize(bursts.flatMap((result) => result.latencies));
+  const failures = bursts.reduce((sum, result) => sum + result.failures, 0);
   return {
     makespan: makespans.p50,
     p50: latencies.p50,
     p95: latencies.p95,
-    failures: bursts.reduce((sum, result) => sum + result.failures, 0),
+    failures,
+    programs: latencies.n + failures,
     n: latencies.n,
+    firstFailure: bursts.find((result) => result.firstFailure !== undefined)?.firstFailure,
   };
+}
+
+/** A side's figure, or how many of its programs failed: bursts with failures time nothing worth comparing. */
+function figureOf(side: Pooled, text: string): string {
+  return side.failures > 0 ? `${side.failures} of ${side.programs} failed *` : text;
+}
+
+/** A ratio of the two sides, only when neither had a failure. */
+function ratioOf(ours: Pooled, theirs: Pooled, value: number): string {
+  return ours.failures > 0 || theirs.failures > 0 ? DASH : ratio(value);
 }
 
 type Row = [figure: string, n: string, ours: string, reference: string, ratio: string, target: string, met: string];
@@ -50,49 +75,48 @@ function loadRows(figures: LoadFigures): Row[] {
   const judged = n === 100;
   const vsIdeal = warm.makespan / IDEAL_MS;
   const vsReference = warm.makespan / reference.makespan;
+  const compared = warm.failures === 0 && reference.failures === 0;
   const failures = warm.failures + cold.failures;
-  const rows: Row[] = [
+  return [
     [
       `N = ${n}: makespan, warm (median burst)`,
       String(figures.oursWarm.length),
-      ms(warm.makespan, 0),
-      reference.failures > 0
-        ? `${ms(reference.makespan, 0)} (${reference.failures} failed)`
-        : ms(reference.makespan, 0),
-      ratio(vsReference),
+      figureOf(warm, ms(warm.makespan, 0)),
+      figureOf(reference, ms(reference.makespan, 0)),
+      ratioOf(warm, reference, vsReference),
       judged ? TARGETS.loadVsReference.text : '',
-      judged ? verdict(TARGETS.loadVsReference, vsReference) : '',
+      judged ? verdict(TARGETS.loadVsReference, compared ? vsReference : undefined) : '',
     ],
     [
       `N = ${n}: makespan, warm, over the ideal ${IDEAL_MS} ms`,
       String(figures.oursWarm.length),
-      ratio(vsIdeal),
-      ratio(reference.makespan / IDEAL_MS),
+      figureOf(warm, ratio(vsIdeal)),
+      figureOf(reference, ratio(reference.makespan / IDEAL_MS)),
       DASH,
       judged ? TARGETS.loadVsIdeal.text : '',
-      judged ? verdict(TARGETS.loadVsIdeal, vsIdeal) : '',
+      judged ? verdict(TARGETS.loadVsIdeal, warm.failures === 0 ? vsIdeal : undefined) : '',
     ],
     [
       `N = ${n}: latency per program, p50 / p95`,
-      String(warm.n),
-      `${ms(warm.p50, 0)} / ${ms(warm.p95, 0)}`,
-      `${ms(reference.p50, 0)} / ${ms(reference.p95, 0)}`,
-      ratio(warm.p95 / reference.p95),
+      String(warm.programs),
+      figureOf(warm, `${ms(warm.p50, 0)} / ${ms(warm.p95, 0)}`),
+      figureOf(reference, `${ms(reference.p50, 0)} / ${ms(reference.p95, 0)}`),
+      ratioOf(warm, reference, warm.p95 / reference.p95),
       '',
       '',
     ],
     [
       `N = ${n}: makespan, cold (the pool grows from nothing)`,
       '1',
-      ms(cold.makespan, 0),
+      figureOf(cold, ms(cold.makespan, 0)),
       'not comparable',
       DASH,
       '',
       '',
     ],
     [
-      `N = ${n}: programs failed or refused (QUEUE_FULL), ours`,
-      String(n * (figures.oursWarm.length + 1)),
+      `N = ${n}: programs failed or refused (QUEUE_FULL)`,
+      String(warm.programs + cold.programs),
       String(failures),
       String(reference.failures),
       DASH,
@@ -100,7 +124,6 @@ function loadRows(figures: LoadFigures): Row[] {
       n === 400 ? verdict(TARGETS.loadNoFailure, failures) : '',
     ],
   ];
-  return rows;
 }
 
 function throughputRows(figures: ThroughputFigures): Row[] {
@@ -112,15 +135,29 @@ function throughputRows(figures: ThroughputFigures): Row[] {
     [
       `trivial throughput, N = ${figures.n} at once (runs/s)`,
       String(figures.ours.length),
-      `${oursRate.toFixed(0)} /s`,
-      reference.failures > 0
-        ? `${referenceRate.toFixed(0)} /s (${reference.failures} failed)`
-        : `${referenceRate.toFixed(0)} /s`,
-      ratio(oursRate / referenceRate),
+      figureOf(ours, `${oursRate.toFixed(0)} /s`),
+      figureOf(reference, `${referenceRate.toFixed(0)} /s`),
+      ratioOf(ours, reference, oursRate / referenceRate),
       '',
       '',
     ],
   ];
+}
+
+/** What failed, side by side, for the footnote. */
+function failureNotes(results: LoadResults): string[] {
+  const notes: string[] = [];
+  const add = (what: string, side: Pooled) => {
+    if (side.firstFailure !== undefined)
+      notes.push(`${what}: ${side.failures} of ${side.programs} failed; the first: ${side.firstFailure}`);
+  };
+  for (const figures of results.load) {
+    add(`ours at N = ${figures.n}`, pooled([figures.oursCold, ...figures.oursWarm]));
+    add(`reference at N = ${figures.n}`, pooled(figures.reference));
+  }
+  add(`ours, trivial at N = ${results.throughput.n}`, pooled(results.throughput.ours));
+  add(`reference, trivial at N = ${results.throughput.n}`, pooled(results.throughput.reference));
+  return notes;
 }
 
 type SpinRow = [
@@ -211,6 +248,11 @@ export function printLoadReport(results: LoadResults): void {
     ['figure', 'N', 'ours', 'reference', 'ratio', 'target', 'met'],
     [...results.load.flatMap(loadRows), ...throughputRows(results.throughput)],
   );
+  const failures = failureNotes(results);
+  if (failures.length > 0) {
+    console.log('\n*   Bursts with failures are not compared. What failed:');
+    for (const failure of failures) console.log(`    ${failure}`);
+  }
   const { defaultPool } = results;
   console.log(
     '\nThe default options on one execution at a time, against the fixed pool of the rows above, same rounds:\n',
