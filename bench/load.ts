@@ -57,7 +57,7 @@ async function burst(n: number, once: () => Promise<void>): Promise<Burst> {
       } catch (error) {
         failures += 1;
         if ((error as { code?: unknown }).code === 'QUEUE_FULL') queueFull += 1;
-        firstFailure ??= messageOf(error);
+        firstFailure ??= messageOf(error).split('\n')[0];
       }
     }),
   );
