@@ -169,6 +169,27 @@ describe('construction options', () => {
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
+    [
+      'a negative minWorkers',
+      { pool: { minWorkers: -1 } },
+      isolateText.optionInvalid('pool.minWorkers', 'an integer >= 0', '-1'),
+    ],
+    ['minWorkers above maxWorkers', { pool: { minWorkers: 3, maxWorkers: 2 } }, isolateText.optionMinAboveMax(3, 2)],
+    [
+      'a fractional idleTimeoutMs',
+      { pool: { idleTimeoutMs: 0.5 } },
+      isolateText.optionInvalid('pool.idleTimeoutMs', 'an integer >= 0', '0.5'),
+    ],
+    [
+      'maxStarting 0',
+      { pool: { maxStarting: 0 } },
+      isolateText.optionInvalid('pool.maxStarting', 'an integer >= 1', '0'),
+    ],
+    [
+      'a cpuTimeout that is not a number',
+      { cpuTimeout: '1s' },
+      isolateText.optionInvalid('cpuTimeout', 'a positive finite number', '"1s"'),
+    ],
     ['a fractional spare', { pool: { spare: 1.5 } }, isolateText.optionInvalid('pool.spare', 'an integer >= 0', '1.5')],
     [
       'a negative maxQueue',
