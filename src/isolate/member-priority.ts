@@ -3,7 +3,7 @@
  * the host's own work (answering every member's tool calls and relaying its fetches) comes first,
  * and spinning members slow the programs that wait on tools as little as possible. Measured on 2
  * cores, with 100 waiting programs beside 4 spins, their p95 grew by 15–32% with members at the
- * host's priority, and by 0–11% below it. Only when the cores are contended does it matter: an
+ * host's priority, and by 0–18% below it. Only when the cores are contended does it matter: an
  * idle core runs a member at any nice value.
  *
  * Linux keeps a nice value per thread, and a thread inherits its creator's, so every thread the
