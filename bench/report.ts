@@ -4,13 +4,14 @@
  * needs to read them honestly.
  */
 import type { HealFigures, SpinFigures } from './isolate-measures.js';
-import { ms, pairedDifferences, printTable, ratio, type Summary, summarize } from './stats.js';
+import { medianStandardError, ms, pairedDifferences, printTable, ratio, type Summary, summarize } from './stats.js';
 import { TARGETS, verdict } from './targets.js';
-import type { Workload } from './workloads.js';
+import type { RoundWorkloadName } from './workloads.js';
 
 /** The contenders of the interleaved rounds, by the name their samples are kept under. */
 export const SERIES = {
   native: 'ours, native IsolateExecutor',
+  nativeDefault: 'ours, native IsolateExecutor with default options (elastic pool)',
   dialect: 'ours, CodemodeExecutor over IsolateExecutor',
   remote: 'ours, RemoteExecutor to a daemon over loopback',
   reference: 'reference, DynamicWorkerExecutor under wrangler dev',
@@ -22,7 +23,7 @@ type Series = Map<string, number[]>;
 export interface BenchResults {
   warmup: number;
   /** Samples of every contender per workload, from interleaved rounds. */
-  series: Record<Workload['name'], Series>;
+  series: Record<RoundWorkloadName, Series>;
   coldStart: Summary;
   spinBound: number;
   spin: SpinFigures;
@@ -37,7 +38,7 @@ type Row = [figure: string, n: string, ours: string, reference: string, ratio: s
 
 const DASH = '–';
 
-function seriesOf(series: Series, name: string): number[] {
+export function seriesOf(series: Series, name: string): number[] {
   const samples = series.get(name);
   if (samples === undefined) throw new Error(`no samples were taken for "${name}"`);
   return samples;
@@ -50,13 +51,27 @@ function mbList(values: readonly (number | undefined)[]): string {
 }
 
 /** p50 of (ten-call run − trivial run) / 10, from the two workloads' p50s. */
-function perCall(results: BenchResults, name: string): number {
-  const trivial = summarize(seriesOf(results.series.trivial, name));
-  const ten = summarize(seriesOf(results.series.tools10, name));
-  return (ten.p50 - trivial.p50) / 10;
+export function perCall(results: BenchResults, name: string): number {
+  return perCallEstimate(results, name).value;
 }
 
-function workloadRows(results: BenchResults, workload: Workload['name'], label: string): Row[] {
+/**
+ * The per-call estimate and its noise: two standard errors of the difference of the two medians,
+ * over ten. An estimate within its noise says only that a call costs too little to tell here.
+ */
+function perCallEstimate(results: BenchResults, name: string): { value: number; noise: number } {
+  const trivial = summarize(seriesOf(results.series.trivial, name));
+  const ten = summarize(seriesOf(results.series.tools10, name));
+  const noise = (2 * Math.hypot(medianStandardError(trivial), medianStandardError(ten))) / 10;
+  return { value: (ten.p50 - trivial.p50) / 10, noise };
+}
+
+/** A per-call figure, or what it is known to be below when the noise swallows it. */
+function perCallText({ value, noise }: { value: number; noise: number }): string {
+  return value > noise ? ms(value, 3) : `below noise (< ${ms(Math.max(value, 0) + noise, 3)})`;
+}
+
+function workloadRows(results: BenchResults, workload: RoundWorkloadName, label: string): Row[] {
   const series = results.series[workload];
   const native = summarize(seriesOf(series, SERIES.native));
   const dialect = summarize(seriesOf(series, SERIES.dialect));
@@ -105,8 +120,10 @@ function workloadRows(results: BenchResults, workload: Workload['name'], label: 
 
 function oursVsReferenceRows(results: BenchResults): Row[] {
   const nativePerCall = perCall(results, SERIES.native);
-  const dialectPerCall = perCall(results, SERIES.dialect);
-  const referencePerCall = perCall(results, SERIES.reference);
+  const dialectPerCall = perCallEstimate(results, SERIES.dialect);
+  const referencePerCall = perCallEstimate(results, SERIES.reference);
+  // A ratio is printed only when both estimates stand above their noise: below it, it could even be negative.
+  const bothMeasured = dialectPerCall.value > dialectPerCall.noise && referencePerCall.value > referencePerCall.noise;
   const roundTrip = summarize(seriesOf(results.series.trivial, SERIES.roundTrip));
   const { spin, heal, healNoSpare, coldStart, spinBound, rss } = results;
   const nTrivial = String(roundTrip.n);
@@ -126,9 +143,9 @@ function oursVsReferenceRows(results: BenchResults): Row[] {
     [
       'per tool call, dialect vs reference',
       nTrivial,
-      ms(dialectPerCall, 3),
-      ms(referencePerCall, 3),
-      ratio(dialectPerCall / referencePerCall),
+      perCallText(dialectPerCall),
+      perCallText(referencePerCall),
+      bothMeasured ? ratio(dialectPerCall.value / referencePerCall.value) : DASH,
       '',
       '',
     ],

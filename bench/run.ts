@@ -2,13 +2,16 @@
  * `npm run bench [-- --quick]`: the whole benchmark in one process and one run.
  *
  * - Ours against the newest upstream `DynamicWorkerExecutor` under `wrangler dev` (the harness's
- *   `latest` column): a trivial execution and ten sequential tool calls, ours natively and
- *   through the dialect, the reference over HTTP, plus the bare HTTP round trip to the same
- *   wrangler so it can be subtracted.
+ *   `latest` column): a trivial execution and ten sequential tool calls, ours natively (on a
+ *   fixed pool, and on one with default options) and through the dialect, the reference over
+ *   HTTP, plus the bare HTTP round trip to the same wrangler so it can be subtracted.
  * - The remote overhead: the same workloads natively over loopback to a daemon.
  *   Every contender above runs once per round, in rotating order, so all see the same load.
- * - Ours only: cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member,
- *   and what confinement costs (cold start and a trivial run, confined against unconfined).
+ * - The load phase (load.ts): N programs at once on ours and on the reference, and trivial
+ *   throughput at N = 400.
+ * - Ours only: the load with spinning programs mixed in, the pool's PSS under load, cold start, a
+ *   spin at a 500 ms bound, healing after a kill, RSS per pool member, and what confinement costs
+ *   (cold start and a trivial run, confined against unconfined).
  *
  * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
  * end, on error, and on Ctrl-C.
@@ -24,10 +27,13 @@ import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
 import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
+import { LOAD_SIZES, measureLoad, measurePoolMemory, measureSpinMix, measureThroughput, SPINNERS } from './load.js';
+import { type LoadResults, printLoadReport } from './load-report.js';
 import { runDialect, runNative } from './ours.js';
 import { note, phase } from './progress.js';
 import { type ReferencePeer, startReferencePeer } from './reference-peer.js';
-import { type BenchResults, printReport, SERIES } from './report.js';
+import { type BenchResults, perCall, printReport, SERIES, seriesOf } from './report.js';
+import { summarize } from './stats.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
 const USAGE = `Usage: npm run bench [-- --quick]
@@ -35,8 +41,8 @@ const USAGE = `Usage: npm run bench [-- --quick]
   --quick   fewer rounds and samples (a smoke run of about ten seconds)
   -h, --help`;
 
-const FULL = { warmup: 30, rounds: 300, coldStarts: 10, spins: 6, kills: 10 };
-const QUICK = { warmup: 5, rounds: 40, coldStarts: 3, spins: 3, kills: 3 };
+const FULL = { warmup: 30, rounds: 300, coldStarts: 10, spins: 6, kills: 10, loadRounds: 3 };
+const QUICK = { warmup: 5, rounds: 40, coldStarts: 3, spins: 3, kills: 3, loadRounds: 1 };
 const SPIN_BOUND_MS = 500;
 /** One process running executions and one warm spare, on both our sides: the same pool in and out of process. */
 const POOL = { maxWorkers: 1, spare: 1 };
@@ -96,15 +102,34 @@ class Resources {
   }
 }
 
+/**
+ * The reference, started again if a burst left wrangler dev unable to answer (it has dropped
+ * every connection under 400 at once on a loaded machine), so the next phase still has a peer.
+ */
+async function referenceAnswering(resources: Resources): Promise<ReferencePeer> {
+  const current = resources.reference!;
+  try {
+    await current.roundTrip();
+    return current;
+  } catch (error) {
+    note(`wrangler dev no longer answers (${messageOf(error)}); starting it again`);
+    await current.stop().catch(() => undefined);
+    resources.reference = await startReferencePeer();
+    return resources.reference;
+  }
+}
+
 function contenders(
   workload: Workload,
   executor: IsolateExecutor,
+  elastic: IsolateExecutor,
   dialect: CodemodeExecutor,
   remote: RemoteExecutor,
   reference: ReferencePeer,
 ): Contender[] {
   return [
     { name: SERIES.native, once: () => runNative(SERIES.native, executor, workload) },
+    { name: SERIES.nativeDefault, once: () => runNative(SERIES.nativeDefault, elastic, workload) },
     { name: SERIES.dialect, once: () => runDialect(SERIES.dialect, dialect, workload) },
     { name: SERIES.remote, once: () => runNative(SERIES.remote, remote, workload) },
     { name: SERIES.reference, once: () => reference.run(workload) },
@@ -112,7 +137,7 @@ function contenders(
   ];
 }
 
-async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResults> {
+async function bench(plan: typeof FULL, resources: Resources): Promise<{ results: BenchResults; load: LoadResults }> {
   // Start-up is not measured; both start together to save wall time.
   const [reference, daemon] = await phase('starting wrangler dev (latest column) and the executor daemon', async () => {
     const started = await Promise.allSettled([startReferencePeer(), startDaemon(POOL)]);
@@ -130,12 +155,17 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
 
   const executor = new IsolateExecutor({ pool: POOL });
   resources.executors.push(executor);
+  // Default options: the elastic pool, sized by memory, with its spare.
+  const elastic = new IsolateExecutor();
+  resources.executors.push(elastic);
   const dialect = new CodemodeExecutor(executor);
-  const remote = await phase('connecting to the daemon and warming both pools', async () => {
+  const remote = await phase('connecting to the daemon and warming the pools', async () => {
     resources.remote = await connect(daemon.url, { websocket: WebSocket as unknown as WebSocketConstructor });
     await executor.execute({ code: 'async () => 1' });
+    await elastic.execute({ code: 'async () => 1' });
     await resources.remote.execute({ code: 'async () => 1' });
     await poolSettled(executor);
+    await poolSettled(elastic);
     return resources.remote;
   });
   const freshRss = memberRss(executor);
@@ -144,14 +174,36 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
   for (const workload of WORKLOADS) {
     series[workload.name] = await phase(
       `${workload.label}: ${plan.warmup} warm-up + ${plan.rounds} measured rounds, each running all ${Object.keys(SERIES).length} contenders`,
-      () => interleave(contenders(workload, executor, dialect, remote, reference), plan),
+      () => interleave(contenders(workload, executor, elastic, dialect, remote, reference), plan),
     );
   }
   await poolSettled(executor);
   const rss = { fresh: freshRss, afterRuns: memberRss(executor), referenceWorkerd: reference.workerdRssMb() };
   const referenceName = reference.name;
+  await elastic.dispose();
+
+  const track = (started: IsolateExecutor) => resources.executors.push(started);
+  const loadTitle = (sizes: readonly number[]) =>
+    `load: N in {${sizes.join(', ')}} programs at once, three 200 ms tool calls each, ours and the reference, ${plan.loadRounds} measured bursts per side`;
+  const largest = LOAD_SIZES[LOAD_SIZES.length - 1]!;
+  const smaller = LOAD_SIZES.filter((n) => n !== largest);
+  const load = await phase(loadTitle(smaller), () => measureLoad(plan, reference, track, smaller));
+  // Before the largest burst, in case wrangler dev does not survive it.
+  const throughput = await phase('load: trivial throughput, 400 at once, ours and the reference', () =>
+    measureThroughput(plan, reference, track),
+  );
+  const revived = await referenceAnswering(resources);
+  load.push(...(await phase(loadTitle([largest]), () => measureLoad(plan, revived, track, [largest]))));
 
   await phase('stopping wrangler dev and the daemon (the rest is ours only)', () => resources.stopPeers());
+
+  const spinMix = await phase(
+    `load with ${SPINNERS} spinning programs mixed in, ours only, ${plan.loadRounds} rounds per N`,
+    () => measureSpinMix(plan, track),
+  );
+  const memory = await phase("load: the pool's PSS while 100 and 400 programs wait at once", () =>
+    measurePoolMemory(track),
+  );
 
   const spin = await phase(`spin at a ${SPIN_BOUND_MS} ms bound, ${plan.spins} samples`, () =>
     spinToTimeout(executor, SPIN_BOUND_MS, plan.spins),
@@ -166,7 +218,7 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
     return healAfterKill(bare, plan.kills);
   });
 
-  return {
+  const results: BenchResults = {
     warmup: plan.warmup,
     series,
     coldStart: coldStartFigures,
@@ -177,6 +229,15 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<BenchResu
     rss,
     referenceName,
   };
+  const trivialP50 = summarize(seriesOf(series.trivial, SERIES.nativeDefault)).p50;
+  const fixedTrivialP50 = summarize(seriesOf(series.trivial, SERIES.native)).p50;
+  const defaultPool = {
+    trivialP50,
+    fixedTrivialP50,
+    trivialRatio: trivialP50 / fixedTrivialP50,
+    perCallDelta: perCall(results, SERIES.nativeDefault) - perCall(results, SERIES.native),
+  };
+  return { results, load: { load, throughput, spinMix, memory, defaultPool } };
 }
 
 async function main(): Promise<void> {
@@ -203,11 +264,12 @@ async function main(): Promise<void> {
     `Warm-up ${plan.warmup} rounds, then ${plan.rounds} rounds per workload; N per figure is printed beside it.\n`,
   );
   try {
-    const results = await bench(plan, resources);
+    const { results, load } = await bench(plan, resources);
     const confinement = await phase("confinement: cold start and trivial runs, 'auto' against 'off'", () =>
       measureConfinement(plan, (executor) => resources.executors.push(executor)),
     );
     printReport(results);
+    printLoadReport(load);
     printConfinement(confinement);
     console.log(
       `\nLoad average at the end: ${loadavg()

@@ -6,7 +6,9 @@
 export interface Summary {
   n: number;
   min: number;
+  p25: number;
   p50: number;
+  p75: number;
   p95: number;
   max: number;
   mean: number;
@@ -25,11 +27,21 @@ export function summarize(samples: readonly number[]): Summary {
   return {
     n: sorted.length,
     min: sorted[0] ?? Number.NaN,
+    p25: percentile(sorted, 25),
     p50: percentile(sorted, 50),
+    p75: percentile(sorted, 75),
     p95: percentile(sorted, 95),
     max: sorted[sorted.length - 1] ?? Number.NaN,
     mean: sorted.length === 0 ? Number.NaN : total / sorted.length,
   };
+}
+
+/**
+ * The standard error of a median, from the spread of the samples: about 1.25 σ / √n, with σ
+ * estimated from the interquartile range (σ ≈ IQR / 1.35), which a few slow outliers do not inflate.
+ */
+export function medianStandardError(summary: Summary): number {
+  return (1.2533 * ((summary.p75 - summary.p25) / 1.349)) / Math.sqrt(summary.n);
 }
 
 /** Round-by-round differences `a[i] - b[i]` of two series measured in the same rounds. */

@@ -1,6 +1,7 @@
 /**
- * The issues' targets for a 2-core machine (issue 3, IsolateExecutor; issue 7, remote). They are
- * printed beside the figures and judged, never asserted: speed is not a test.
+ * The issues' targets for a 2-core machine (issue 3, IsolateExecutor; issue 7, remote; issue 11,
+ * the load phase). They are printed beside the figures and judged, never asserted: speed is not a
+ * test.
  */
 
 export interface Target {
@@ -17,6 +18,17 @@ export const TARGETS = {
   /** Judged on the slowest sample: every kill must heal in time. */
   healed: { text: '<= 100 ms (every sample)', met: (max: number) => max <= 100 },
   remoteTrivialDelta: { text: '<= +1 ms p50', met: (delta: number) => delta <= 1 },
+  /** Issue 11, at N = 100, on a warm pool. */
+  loadVsIdeal: { text: '<= 1.5x ideal (warm)', met: (ratio: number) => ratio <= 1.5 },
+  loadVsReference: { text: '<= 1x reference', met: (ratio: number) => ratio <= 1 },
+  /** Issue 11, at N = 400 with default options: every program completes, none refused. */
+  loadNoFailure: { text: '0 (none refused)', met: (failures: number) => failures === 0 },
+  /** Issue 11, at N = 100: the waiting programs' p95 beside 4 spinners, over their p95 alone. */
+  spinP95Growth: { text: '<= 1.2x', met: (ratio: number) => ratio <= 1.2 },
+  pssPerExecution: { text: '<= 20 MB', met: (mb: number) => mb <= 20 },
+  /** Issue 11: the default (elastic) pool costs a single run nothing; 10% of noise is allowed. */
+  defaultPoolTrivial: { text: '<= 1.1x fixed pool', met: (ratio: number) => ratio <= 1.1 },
+  defaultPoolPerCall: { text: '<= +0.05 ms', met: (delta: number) => delta <= 0.05 },
 } as const satisfies Record<string, Target>;
 
 export function verdict(target: Target, value: number | undefined): string {

@@ -60,6 +60,7 @@ export class CodemodeExecutor {
     // Left out, a field stays undefined and the native construction default applies.
     if (options?.modules !== undefined) request.modules = options.modules;
     if (options?.timeout !== undefined) request.timeout = options.timeout;
+    if (options?.cpuTimeout !== undefined) request.cpuTimeout = options.cpuTimeout;
     if (options?.outbound !== undefined) request.outbound = options.outbound;
 
     let outcome;

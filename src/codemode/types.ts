@@ -33,14 +33,15 @@ export interface ConnectorBinding {
 }
 
 /**
- * The dialect's `ExecuteOptions` (`connectors`), plus the module map, the timeout and the outbound
- * fetcher on the call, forwarded unchanged to the native `ExecuteRequest`, so one long-lived
- * executor serves a host that bundles per call.
+ * The dialect's `ExecuteOptions` (`connectors`), plus the module map, the timeout, the CPU-time
+ * bound and the outbound fetcher on the call, forwarded unchanged to the native `ExecuteRequest`,
+ * so one long-lived executor serves a host that bundles per call.
  */
 export interface ExtendedExecuteOptions {
   connectors?: ConnectorBinding[] | undefined;
   modules?: ExecuteRequest['modules'] | undefined;
   timeout?: ExecuteRequest['timeout'] | undefined;
+  cpuTimeout?: ExecuteRequest['cpuTimeout'] | undefined;
   outbound?: ExecuteRequest['outbound'] | undefined;
 }
 

@@ -1,16 +1,27 @@
 /**
  * A watchdog over one pool member's CPU time, as the kernel counts it for the process
  * (/proc/<pid>/stat, Linux): it calls back once the process has used a budget of CPU time. The
- * run clock uses it while a host wait stops the clock (run-clock.ts); a separate CPU bound can
- * use the same accounting.
+ * run clock uses it while a host wait stops the clock (run-clock.ts), and a run's `cpuTimeout`
+ * is one over the whole run (run.ts).
+ *
+ * A process cannot spend CPU time faster than the host has cores, so the watch reads it again only
+ * when the rest of the budget could have been spent at that rate, and at most every
+ * MIN_INTERVAL_MS as the end nears: a waiting process is read a few times over its whole budget,
+ * a spinning one is stopped within MIN_INTERVAL_MS of its bound. Hundreds of watched runs then
+ * cost the host's event loop almost nothing.
  */
+import { availableParallelism } from 'node:os';
 
 /** What the watchdog reads of a process; `undefined` where the platform cannot tell. */
 export interface CpuTimed {
   cpuMs(): number | undefined;
 }
 
-const WATCH_INTERVAL_MS = 20;
+const MIN_INTERVAL_MS = 20;
+/** The longest delay a Node timer takes; a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** CPU ms a process can spend per wall-clock ms, at most. */
+const CORES = availableParallelism();
 
 export class CpuWatch {
   readonly #process: CpuTimed;
@@ -26,20 +37,36 @@ export class CpuWatch {
     this.#spent = spent;
   }
 
+  /** An infinite budget only measures (`used()`). */
   start(): void {
     this.#atStart = this.#process.cpuMs();
-    if (this.#atStart === undefined) return;
-    this.#timer = setInterval(() => this.#check(), WATCH_INTERVAL_MS);
+    if (this.#atStart === undefined || !Number.isFinite(this.#budgetMs)) return;
+    this.#schedule(this.#budgetMs);
   }
 
   stop(): void {
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
+  /** The CPU time used since `start()`, or undefined where the platform cannot tell. */
+  used(): number | undefined {
+    const now = this.#process.cpuMs();
+    return now === undefined || this.#atStart === undefined ? undefined : now - this.#atStart;
+  }
+
+  #schedule(remainingMs: number): void {
+    const delay = Math.min(MAX_TIMER_MS, Math.max(MIN_INTERVAL_MS, Math.floor(remainingMs / CORES)));
+    this.#timer = setTimeout(() => this.#check(), delay);
+  }
+
   #check(): void {
-    const used = this.#process.cpuMs();
-    if (used === undefined || this.#atStart === undefined || used - this.#atStart < this.#budgetMs) return;
+    const used = this.used();
+    if (used === undefined) return;
+    if (used < this.#budgetMs) {
+      this.#schedule(this.#budgetMs - used);
+      return;
+    }
     this.stop();
     this.#spent();
   }

@@ -4,9 +4,18 @@
  */
 
 export type { ConfinementOption } from './confinement/detect.js';
-export type { ConfinementStats, IsolateExecutorStats } from './isolate-executor.js';
+export { CONFINEMENT_OPTIONS } from './confinement/detect.js';
+export type { ConfinementStats, IsolateExecutorStats, RunObserver, RunReport } from './isolate-executor.js';
 export { IsolateExecutor } from './isolate-executor.js';
-export type { IsolateExecutorOptions, IsolateLimitOptions, IsolatePoolOptions } from './options.js';
-export { DEFAULT_LIMITS, DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS } from './options.js';
-export type { PoolMemberStats, PoolStats } from './pool.js';
+export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './options.js';
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_TIMEOUT_MS,
+  DEFAULT_POOL,
+  DEFAULT_TIMEOUT_MS,
+  defaultMaxStarting,
+  defaultMaxWorkers,
+  LIMIT_MAXIMA,
+} from './options.js';
+export type { MemberState, PoolEnds, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool.js';
 export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';

@@ -20,9 +20,10 @@ import { confinementText } from './confinement/texts.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
+import { lowerMemberPriority } from './member-priority.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
-import { type AcquireCancel, Pool, type PoolStats } from './pool.js';
+import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
@@ -53,12 +54,22 @@ export interface IsolateExecutorStats extends PoolStats {
   confinement: ConfinementStats;
 }
 
+/** One settled run (an execution or a handle call), as `observeRuns` tells it. */
+export interface RunReport {
+  kind: CancellableMethod;
+  /** The CPU time its process spent on the run, in ms; undefined where the platform does not tell (not Linux). */
+  cpuMs: number | undefined;
+}
+
+export type RunObserver = (report: RunReport) => void;
+
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool;
   readonly #confinement: Confinement;
   readonly #retained = new Map<string, RetainedExecution>();
   readonly #runs = new Set<Run>();
+  readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
   #relay: Promise<OutboundServer> | undefined;
   #disposing: Promise<void> | undefined;
@@ -95,6 +106,7 @@ export class IsolateExecutor implements Executor {
           bound: checked.timeout,
         },
         timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
         dispatch: checked.dispatch,
         outbound: checked.outbound,
@@ -140,6 +152,7 @@ export class IsolateExecutor implements Executor {
           bound: checked.timeout,
         },
         timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
         dispatch: checked.dispatch,
         outbound: retained.outbound,
@@ -176,14 +189,36 @@ export class IsolateExecutor implements Executor {
     return this.#disposing;
   }
 
-  /** A snapshot of the pool, for monitoring and the benchmark. */
-  stats(): IsolateExecutorStats {
+  /**
+   * A snapshot of the pool, for monitoring and the benchmark. `{pss: true}` also reads each
+   * member's proportional set size, which costs about a millisecond per member on Linux.
+   */
+  stats(options?: PoolStatsOptions): IsolateExecutorStats {
     const { requested, confined, reason } = this.#confinement;
     return {
-      ...this.#pool.stats(),
+      ...this.#pool.stats(options),
       retained: this.#retained.size,
       confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
     };
+  }
+
+  /**
+   * Calls `observer` once for every run that settles with a result (the daemon's metrics use it).
+   * Returns the function that stops it. An observer that throws is ignored: it cannot fail a run.
+   */
+  observeRuns(observer: RunObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #report(report: RunReport): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(report);
+      } catch {
+        // An observer's failure is its own; the run's outcome stands.
+      }
+    }
   }
 
   /** What every run is bounded by besides its timeout. */
@@ -227,6 +262,10 @@ export class IsolateExecutor implements Executor {
     }
     const run = new Run(member, spec);
     const supervised = this.#supervise(run, member, spec);
+    void supervised.then(
+      (outcome) => this.#report({ kind: method, cpuMs: outcome.cpuMs }),
+      () => undefined,
+    );
     if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
     return untilAborted(
       method,
@@ -271,7 +310,7 @@ export class IsolateExecutor implements Executor {
         checkDelegatedCgroup(cgroup);
         this.#cgroupChecked = true;
       }
-      return await SandboxProcess.start({
+      const member = await SandboxProcess.start({
         binary: resolveWorkerdBinary(),
         relay,
         heapLimitMb: this.#settings.heapLimitMb,
@@ -280,6 +319,8 @@ export class IsolateExecutor implements Executor {
         confinement: this.#confinement.confined ? this.#confinement.plan : undefined,
         cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
       });
+      lowerMemberPriority(member.pid, () => member.alive);
+      return member;
     } catch (error) {
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {

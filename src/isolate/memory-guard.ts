@@ -1,42 +1,80 @@
 /**
  * The memory cap of a running member (`pool.memoryLimitMb`), enforced from a thread of its own:
- * a worker thread reads each guarded process's resident set every GUARD_INTERVAL_MS and SIGKILLs
- * it the moment it passes its cap, then tells the main thread. On its own thread, it keeps its
- * pace when the host's event loop is busy (decoding a large result, say), so a process writing
- * gigabytes outgrows its cap by at most what it writes in one interval. Linux only (it reads
- * /proc); elsewhere the run's watch samples RSS from the main thread (process-watch.ts).
+ * a worker thread reads each guarded process's resident set and SIGKILLs it the moment it passes
+ * its cap, then tells the main thread. On its own thread, it keeps its pace when the host's event
+ * loop is busy (decoding a large result, say). Linux only (it reads /proc).
+ *
+ * Each process is read again before it could have written half its remaining headroom at
+ * GROWTH_MB_PER_MS, and never later than MAX_WAIT_MS: a process far below its cap (most of them,
+ * waiting on a tool) is read a few times a second, one near it every GUARD_INTERVAL_MS. So a
+ * pool of hundreds of running members costs the thread little, and a process writing at up to
+ * twice that rate still outgrows its cap by at most what it writes in one interval. Each is read
+ * through a descriptor of its /proc/<pid>/statm opened once, which names that process and not a
+ * later one that reuses its pid.
  */
 import { Worker } from 'node:worker_threads';
 
 const GUARD_INTERVAL_MS = 2;
+/** Faster than any process was measured to fill memory (3.5 MB/ms: buffers, WebAssembly memory, objects). */
+const GROWTH_MB_PER_MS = 8;
+const MAX_WAIT_MS = 100;
 
 /** The worker's source: plain JavaScript, evaluated as is (no file to resolve from src/ or dist/). */
 const GUARD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { readFileSync } = require('node:fs');
+const { openSync, readSync, closeSync } = require('node:fs');
+const growthKbPerMs = ${GROWTH_MB_PER_MS * 1024};
+const buffer = Buffer.alloc(256);
+/** statm counts pages; the base page size is the first mapping's KernelPageSize. */
+const pageKb = (() => {
+  try {
+    const fd = openSync('/proc/self/smaps', 'r');
+    const head = Buffer.alloc(4096);
+    const read = readSync(fd, head, 0, head.length, 0);
+    closeSync(fd);
+    const match = /KernelPageSize:\\s+(\\d+) kB/.exec(head.toString('latin1', 0, read));
+    if (match) return Number(match[1]);
+  } catch {}
+  return 4;
+})();
 const guarded = new Map();
 let timer;
+function residentKb(fd) {
+  const read = readSync(fd, buffer, 0, buffer.length, 0);
+  const resident = Number(buffer.toString('latin1', 0, read).split(' ')[1]);
+  return Number.isFinite(resident) && read > 0 ? resident * pageKb : undefined;
+}
+function unguard(id) {
+  const entry = guarded.get(id);
+  if (entry === undefined) return;
+  guarded.delete(id);
+  try { closeSync(entry.fd); } catch {}
+}
 function sample() {
-  for (const [id, { pid, limitKb }] of guarded) {
+  const now = performance.now();
+  for (const [id, entry] of guarded) {
+    if (now < entry.due) continue;
     let rssKb;
-    try {
-      const match = /^VmRSS:\\s+(\\d+)\\s+kB/m.exec(readFileSync('/proc/' + pid + '/status', 'utf8'));
-      rssKb = match ? Number(match[1]) : undefined;
-    } catch {
-      rssKb = undefined;
+    try { rssKb = residentKb(entry.fd); } catch { rssKb = undefined; }
+    if (rssKb === undefined) { entry.due = now + ${MAX_WAIT_MS}; continue; }
+    if (rssKb <= entry.limitKb) {
+      const wait = (entry.limitKb - rssKb) / (2 * growthKbPerMs);
+      entry.due = now + Math.min(${MAX_WAIT_MS}, Math.max(${GUARD_INTERVAL_MS}, wait));
+      continue;
     }
-    if (rssKb === undefined || rssKb <= limitKb) continue;
-    try { process.kill(pid, 'SIGKILL'); } catch {}
-    guarded.delete(id);
+    try { process.kill(entry.pid, 'SIGKILL'); } catch {}
+    unguard(id);
     parentPort.postMessage({ id, rssKb });
   }
   if (guarded.size === 0) { clearInterval(timer); timer = undefined; }
 }
 parentPort.on('message', (message) => {
-  if (message.guard) {
-    guarded.set(message.id, { pid: message.pid, limitKb: message.limitKb });
-    timer ??= setInterval(sample, ${GUARD_INTERVAL_MS});
-  } else guarded.delete(message.id);
+  if (!message.guard) { unguard(message.id); return; }
+  let fd;
+  try { fd = openSync('/proc/' + message.pid + '/statm', 'r'); } catch { return; }
+  guarded.set(message.id, { pid: message.pid, fd, limitKb: message.limitKb, due: 0 });
+  timer ??= setInterval(sample, ${GUARD_INTERVAL_MS});
+  sample();
 });
 `;
 

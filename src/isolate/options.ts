@@ -2,7 +2,8 @@
  * The construction options of `IsolateExecutor`: their defaults, and the checks that name the
  * option a value broke. Also the timeout grammar every request shares.
  */
-import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
@@ -10,11 +11,20 @@ import { CONFINEMENT_OPTIONS, type ConfinementOption } from './confinement/detec
 import { isolateText } from './texts.js';
 
 export interface IsolatePoolOptions {
-  /** workerd processes running executions at once (one execution per process). Default: CPU count, at most 4. */
+  /**
+   * workerd processes running executions at once (one execution per process); the pool grows to
+   * it on demand. Default: sized by the host's memory (`defaultMaxWorkers`, docs/isolate.md).
+   */
   maxWorkers?: number | undefined;
+  /** Processes kept even when idle; the pool never reaps below it. Default 0. */
+  minWorkers?: number | undefined;
   /** Warm processes kept ready beyond the busy ones, so a kill or a recycle never waits for a spawn. Default 1. */
   spare?: number | undefined;
-  /** Executions allowed to wait for a process before `QUEUE_FULL`. Default 100. */
+  /** An idle process beyond `minWorkers` and the spares is ended after this many ms. Default 30000. */
+  idleTimeoutMs?: number | undefined;
+  /** Processes starting at once, so a burst does not spend every core on spawning. Default: twice the CPU count, 2 to 8. */
+  maxStarting?: number | undefined;
+  /** Executions allowed to wait for a process beyond `maxWorkers` before `QUEUE_FULL`. Default 5000. */
   maxQueue?: number | undefined;
   /** A process is replaced after this many runs. Default 200. */
   recycleAfterRuns?: number | undefined;
@@ -60,6 +70,11 @@ export interface IsolateExecutorOptions {
   timeout?: number | undefined;
   /** The bound a `null` timeout asks for, and the largest one a request may ask for. Default max(300000, timeout). */
   maxTimeout?: number | undefined;
+  /**
+   * The CPU time, in ms, a request that leaves `cpuTimeout` undefined may spend: its process's own
+   * CPU time, beside the wall-clock `timeout`. Default: none (only the wall clock bounds a run).
+   */
+  cpuTimeout?: number | undefined;
   /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
   outbound?: OutboundFetch | null | undefined;
   pool?: IsolatePoolOptions | undefined;
@@ -78,9 +93,14 @@ export type IsolateLimits = Required<{ [K in keyof IsolateLimitOptions]: number 
 export interface IsolateSettings {
   timeout: number;
   maxTimeout: number;
+  /** The CPU-time bound of a request that sets none; `null`: none. */
+  cpuTimeout: number | null;
   outbound: OutboundFetch | null;
   maxWorkers: number;
+  minWorkers: number;
   spare: number;
+  idleTimeoutMs: number;
+  maxStarting: number;
   maxQueue: number;
   recycleAfterRuns: number;
   maxRssMb: number;
@@ -96,6 +116,86 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 const STARTUP_TIMEOUT_MS = 20_000;
+
+/** The pool options whose defaults are plain numbers (`maxWorkers` and `maxStarting` depend on the host). */
+export const DEFAULT_POOL = Object.freeze({
+  minWorkers: 0,
+  spare: 1,
+  idleTimeoutMs: 30_000,
+  maxQueue: 5_000,
+  recycleAfterRuns: 200,
+  maxRssMb: 512,
+  heapLimitMb: 256,
+  memoryLimitMb: 512,
+});
+
+/**
+ * What one member costs the host's memory while it serves programs, for sizing: measured, a fresh
+ * member is about 10 MB of proportional set (PSS) beside the binary's pages all members share, and
+ * one that has served `recycleAfterRuns` (200) runs about 40 MB (docs/isolate.md).
+ */
+const MEMBER_MEMORY_MB = 64;
+/** File descriptors the host holds per member (measured: 6), with room to spare. */
+const HOST_FDS_PER_MEMBER = 8;
+/** File descriptors left to the host's own sockets and files when sizing by them. */
+const HOST_FDS_RESERVED = 256;
+
+/** The host's memory in MB: the machine's, or less where the process is constrained (a cgroup). */
+function hostMemoryMb(): number {
+  const constrained = process.constrainedMemory?.() ?? 0;
+  const total = totalmem();
+  return (constrained > 0 && constrained < total ? constrained : total) / 2 ** 20;
+}
+
+/** The soft limit of open files, where Linux reports it (Node raises it to the hard limit at start). */
+function openFilesLimit(): number | undefined {
+  try {
+    const match = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the default of `pool.maxWorkers` is computed from. */
+export interface HostCapacity {
+  memoryMb: number;
+  cores: number;
+  /** The open-file limit, where known. */
+  openFiles: number | undefined;
+}
+
+/**
+ * The rule behind the default of `pool.maxWorkers`: half of the host's memory for the pool, of
+ * which room for one member per core at `memoryLimitMb` (only a running member can grow, and at
+ * most one per core runs at any moment), and the rest at MEMBER_MEMORY_MB per member. At least
+ * 1, and no more than the host's open-file limit can serve. 176 on a 24 GiB, 2-core host with
+ * the default cap of 512 MB.
+ */
+export function maxWorkersFor(host: HostCapacity, memoryLimitMb: number): number {
+  const budgetMb = host.memoryMb / 2 - host.cores * memoryLimitMb;
+  const byMemory = Math.floor(budgetMb / MEMBER_MEMORY_MB);
+  const byFiles =
+    host.openFiles === undefined ? byMemory : Math.floor((host.openFiles - HOST_FDS_RESERVED) / HOST_FDS_PER_MEMBER);
+  return Math.max(1, Math.min(byMemory, byFiles));
+}
+
+/** The default of `pool.maxWorkers` on this host (`maxWorkersFor`). */
+export function defaultMaxWorkers(memoryLimitMb: number = DEFAULT_POOL.memoryLimitMb): number {
+  return maxWorkersFor(
+    { memoryMb: hostMemoryMb(), cores: availableParallelism(), openFiles: openFilesLimit() },
+    memoryLimitMb,
+  );
+}
+
+/**
+ * The default of `pool.maxStarting`: two spawns per core (part of a spawn waits on the kernel),
+ * from 2 to 8 at once. Measured on 2 cores, a cold burst of 100 programs finished sooner with 4
+ * than with 1, 2 or no limit at all (the last made every program wait for all the spawns).
+ */
+export function defaultMaxStarting(): number {
+  return Math.max(2, Math.min(8, 2 * availableParallelism()));
+}
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
@@ -113,11 +213,25 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
  * the pool member, which refuses a value over 32 MiB; this leaves room for its framing.
  */
 const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
+/** The largest value each size cap takes. */
+export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
+  maxRequestBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxResultBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxToolArgsBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxToolResultBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxLogLines: 10_000_000,
+  maxLogBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxRequestBodyBytes: 1024 * MIB,
+  maxResponseBodyBytes: 1024 * MIB,
+});
 
-const TOP_LEVEL = ['timeout', 'maxTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
+const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
 const POOL_LEVEL = [
   'maxWorkers',
+  'minWorkers',
   'spare',
+  'idleTimeoutMs',
+  'maxStarting',
   'maxQueue',
   'recycleAfterRuns',
   'maxRssMb',
@@ -176,17 +290,17 @@ function cgroupPath(value: unknown): string | null {
 function resolveLimits(value: unknown): IsolateLimits {
   const limits = groupOf('limits', value);
   rejectUnknown(limits, LIMITS_LEVEL, 'limits.');
-  const cap = (name: keyof IsolateLimits, max = Number.MAX_SAFE_INTEGER) =>
-    bounded(`limits.${name}`, limits[name], 1, max, DEFAULT_LIMITS[name]);
+  const cap = (name: keyof IsolateLimits) =>
+    bounded(`limits.${name}`, limits[name], 1, LIMIT_MAXIMA[name], DEFAULT_LIMITS[name]);
   return {
-    maxRequestBytes: cap('maxRequestBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxResultBytes: cap('maxResultBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxToolArgsBytes: cap('maxToolArgsBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxToolResultBytes: cap('maxToolResultBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxLogLines: cap('maxLogLines', 10_000_000),
-    maxLogBytes: cap('maxLogBytes', MAX_RPC_PAYLOAD_BYTES),
-    maxRequestBodyBytes: cap('maxRequestBodyBytes', 1024 * MIB),
-    maxResponseBodyBytes: cap('maxResponseBodyBytes', 1024 * MIB),
+    maxRequestBytes: cap('maxRequestBytes'),
+    maxResultBytes: cap('maxResultBytes'),
+    maxToolArgsBytes: cap('maxToolArgsBytes'),
+    maxToolResultBytes: cap('maxToolResultBytes'),
+    maxLogLines: cap('maxLogLines'),
+    maxLogBytes: cap('maxLogBytes'),
+    maxRequestBodyBytes: cap('maxRequestBodyBytes'),
+    maxResponseBodyBytes: cap('maxResponseBodyBytes'),
   };
 }
 
@@ -218,8 +332,13 @@ export function resolveSettings(options: unknown): IsolateSettings {
       ),
     );
   }
+  const cpuTimeout = top.cpuTimeout === undefined ? null : positive('cpuTimeout', top.cpuTimeout, 0);
   const pool: IsolatePoolOptions = groupOf('pool', top.pool);
   rejectUnknown(pool, POOL_LEVEL, 'pool.');
+  const memoryLimitMb = integer('pool.memoryLimitMb', pool.memoryLimitMb, 64, DEFAULT_POOL.memoryLimitMb);
+  const maxWorkers = integer('pool.maxWorkers', pool.maxWorkers, 1, defaultMaxWorkers(memoryLimitMb));
+  const minWorkers = integer('pool.minWorkers', pool.minWorkers, 0, DEFAULT_POOL.minWorkers);
+  if (minWorkers > maxWorkers) throw invalid(isolateText.optionMinAboveMax(minWorkers, maxWorkers));
   const confinement = top.confinement ?? 'auto';
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
     const valid = CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`).join(', ');
@@ -228,14 +347,18 @@ export function resolveSettings(options: unknown): IsolateSettings {
   return {
     timeout,
     maxTimeout,
+    cpuTimeout,
     outbound: outbound ?? null,
-    maxWorkers: integer('pool.maxWorkers', pool.maxWorkers, 1, Math.max(1, Math.min(4, availableParallelism()))),
-    spare: integer('pool.spare', pool.spare, 0, 1),
-    maxQueue: integer('pool.maxQueue', pool.maxQueue, 0, 100),
-    recycleAfterRuns: integer('pool.recycleAfterRuns', pool.recycleAfterRuns, 1, 200),
-    maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, 512),
-    heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, 256),
-    memoryLimitMb: integer('pool.memoryLimitMb', pool.memoryLimitMb, 64, 512),
+    maxWorkers,
+    minWorkers,
+    spare: integer('pool.spare', pool.spare, 0, DEFAULT_POOL.spare),
+    idleTimeoutMs: integer('pool.idleTimeoutMs', pool.idleTimeoutMs, 0, DEFAULT_POOL.idleTimeoutMs),
+    maxStarting: integer('pool.maxStarting', pool.maxStarting, 1, defaultMaxStarting()),
+    maxQueue: integer('pool.maxQueue', pool.maxQueue, 0, DEFAULT_POOL.maxQueue),
+    recycleAfterRuns: integer('pool.recycleAfterRuns', pool.recycleAfterRuns, 1, DEFAULT_POOL.recycleAfterRuns),
+    maxRssMb: positive('pool.maxRssMb', pool.maxRssMb, DEFAULT_POOL.maxRssMb),
+    heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, DEFAULT_POOL.heapLimitMb),
+    memoryLimitMb,
     cgroup: cgroupPath(pool.cgroup),
     limits: resolveLimits(top.limits),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,
@@ -258,5 +381,21 @@ export function resolveTimeout(
     throw invalid(isolateText.timeoutInvalid(field, describeValue(value)));
   }
   if (value > settings.maxTimeout) throw invalid(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
+  return value;
+}
+
+/**
+ * The CPU-time bound of one request: `undefined` is the construction default (`null`: none), and a
+ * number must be a positive finite number of milliseconds.
+ */
+export function resolveCpuTimeout(
+  field: string,
+  value: unknown,
+  settings: Pick<IsolateSettings, 'cpuTimeout'>,
+): number | null {
+  if (value === undefined) return settings.cpuTimeout;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw invalid(isolateText.cpuTimeoutInvalid(field, describeValue(value)));
+  }
   return value;
 }

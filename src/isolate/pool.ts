@@ -1,21 +1,28 @@
 /**
- * The pool of workerd processes. One run per process at a time; at most `maxWorkers` busy; up to
- * `spare` warm processes beyond the busy ones, so a replacement never waits for a spawn; a bounded
- * queue of waiting runs. It decides which process serves whom, and when a process is replaced:
- * after a kill, a death, `recycleAfterRuns` runs, or `maxRssMb` of resident memory.
+ * The pool of workerd processes, elastic. One run per process at a time. It grows on demand to
+ * `maxWorkers` busy processes, starting at most `maxStarting` at once, so a burst does not spend
+ * every core on spawning; it keeps `spare` warm processes beyond the busy ones, so a replacement
+ * never waits for a spawn; and it reaps a process idle for `idleTimeoutMs`, down to `minWorkers`
+ * (and the spares). A bounded queue holds the runs waiting beyond `maxWorkers`. It decides which
+ * process serves whom, and when a process ends: after a kill, a death, `recycleAfterRuns` runs,
+ * `maxRssMb` of resident memory, or idleness.
  *
- * A process that holds retained executions is never killed for recycling: it stops taking new
- * executions (draining) and ends once its last retained execution is closed.
+ * A process that holds retained executions is never killed for recycling or idleness: it stops
+ * taking new executions (draining) and ends once its last retained execution is closed.
  */
 import { ExecutorError } from '../protocol/errors.js';
+import { MAX_TIMER_MS } from './cpu-watch.js';
 import type { IsolateSettings } from './options.js';
+import { pssMb } from './process-memory.js';
 import type { ProcessFate } from './run.js';
-import type { SandboxProcess } from './sandbox-process.js';
+import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 
 interface Waiter {
   resolve(process: SandboxProcess): void;
   reject(error: unknown): void;
+  /** Served or failed: no longer in the queue. */
+  settled: boolean;
   /** An invocation of a retained execution: only this process can serve it. */
   target?: SandboxProcess;
   /** The error a targeted waiter gets when its process ends first. */
@@ -28,46 +35,95 @@ export interface AcquireCancel {
   error: () => ExecutorError;
 }
 
+/** What a live member is doing. A draining member that serves an invocation is busy. */
+export type MemberState = 'idle' | 'busy' | 'draining';
+
 export interface PoolMemberStats {
   pid: number;
+  state: MemberState;
   runs: number;
   rssMb: number | undefined;
+  /** Proportional set size in MB, when `stats({pss: true})` asked for it and the platform reports it (Linux). */
+  pssMb: number | undefined;
   busy: boolean;
   draining: boolean;
   retained: number;
 }
 
-export interface PoolStats {
-  members: PoolMemberStats[];
-  starting: number;
-  queued: number;
+/** Why the pool lost a member. */
+export interface PoolEnds {
+  /** Idle past `pool.idleTimeoutMs`, beyond `pool.minWorkers` and the spares. */
+  reaped: number;
+  /** Worn: `pool.recycleAfterRuns` runs, or `pool.maxRssMb` of resident memory. */
+  recycled: number;
+  /** Ended because of its run: a spin or a timeout, the CPU bound, a memory or heap cap, a cancel. */
+  killed: number;
+  /** Ended on its own: a crash, or a signal from outside. */
+  died: number;
 }
 
-export type PoolSettings = Pick<IsolateSettings, 'maxWorkers' | 'spare' | 'maxQueue' | 'recycleAfterRuns' | 'maxRssMb'>;
+export interface PoolStats {
+  members: PoolMemberStats[];
+  /** Live members by state, and the processes still starting. */
+  states: Record<MemberState | 'starting', number>;
+  /** Processes still starting (as `states.starting`). */
+  starting: number;
+  /** Executions and invocations waiting for a process. */
+  queued: number;
+  /** The bound in force: its default depends on the host's memory. */
+  maxWorkers: number;
+  /** Processes started since construction. */
+  spawns: number;
+  /** Processes ended since construction, by why (not counting `dispose`). */
+  ends: PoolEnds;
+}
+
+export interface PoolStatsOptions {
+  /** Read each member's PSS (about a millisecond per member on Linux). Default false. */
+  pss?: boolean | undefined;
+}
+
+export type PoolSettings = Pick<
+  IsolateSettings,
+  'maxWorkers' | 'minWorkers' | 'spare' | 'idleTimeoutMs' | 'maxStarting' | 'maxQueue' | 'recycleAfterRuns' | 'maxRssMb'
+>;
+
+type EndCause = keyof PoolEnds | 'disposed';
 
 /** What the pool knows of one member. Only the pool writes it. */
-interface MemberState {
+interface Member {
+  readonly process: SandboxProcess;
   /** Runs completed in it (executions and invocations). */
   runs: number;
   /** The ids of the retained executions it holds. */
   readonly retained: Set<string>;
   /** Reserved for one run, from `acquire` to `release`. */
   busy: boolean;
-  /** No new executions: it is being recycled but still holds retained executions. */
+  /** No new executions: it is being ended but still holds retained executions. */
   draining: boolean;
   /** Its process is gone; the state stays until the run that was in it is released. */
   ended: boolean;
+  /** When it last became idle (`performance.now()`). */
+  idleSince: number;
+  /** Why the pool ended it, or is ending it once its retained executions are closed. */
+  endCause: EndCause | undefined;
 }
 
 export class Pool {
   readonly #settings: PoolSettings;
   readonly #launch: () => Promise<SandboxProcess>;
   /** Every member not yet both ended and released. */
-  readonly #members = new Map<SandboxProcess, MemberState>();
+  readonly #members = new Map<SandboxProcess, Member>();
   readonly #launching = new Set<Promise<unknown>>();
-  #idle: SandboxProcess[] = [];
+  /** Idle members, the longest idle first: served from the end, reaped from the start. */
+  #idle: Member[] = [];
   #waiters: Waiter[] = [];
+  /** Waiters any member can serve (not an invocation of a retained execution). */
+  #untargetedWaiters = 0;
   #busy = 0;
+  #reapTimer: NodeJS.Timeout | undefined;
+  #spawns = 0;
+  readonly #ends: PoolEnds = { reaped: 0, recycled: 0, killed: 0, died: 0 };
   #started = false;
   #disposed = false;
 
@@ -94,59 +150,68 @@ export class Pool {
     return new Promise<SandboxProcess>((settleResolve, settleReject) => {
       // A waiter leaves the queue when its caller aborts; once served or failed, it stops listening.
       const withdraw = () => {
-        const at = this.#waiters.indexOf(waiter);
-        if (at < 0) return;
-        this.#waiters.splice(at, 1);
-        settleReject(cancel!.error());
+        if (this.#removeWaiter(waiter)) settleReject(cancel!.error());
       };
       const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
-      const resolve = (process: SandboxProcess) => {
-        stopListening();
-        settleResolve(process);
+      const waiter: Waiter = {
+        settled: false,
+        resolve: (process) => {
+          stopListening();
+          settleResolve(process);
+        },
+        reject: (error) => {
+          stopListening();
+          settleReject(error);
+        },
       };
-      const reject = (error: unknown) => {
-        stopListening();
-        settleReject(error);
-      };
-      const waiter: Waiter = { resolve, reject };
       if (target !== undefined) {
         waiter.target = target.process;
         waiter.lost = target.lost;
-      }
+      } else this.#untargetedWaiters += 1;
       this.#waiters.push(waiter);
       this.#pump();
+      // The queue is what waits beyond the slots maxWorkers still has free.
       const freeSlots = Math.max(0, this.#settings.maxWorkers - this.#busy);
-      if (this.#waiters.includes(waiter) && this.#waiters.length - freeSlots > this.#settings.maxQueue) {
-        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-        reject(new ExecutorError('QUEUE_FULL', isolateText.queueFull(this.#settings.maxQueue), { retryable: true }));
+      if (!waiter.settled && this.#waiters.length - freeSlots > this.#settings.maxQueue) {
+        this.#removeWaiter(waiter);
+        waiter.reject(
+          new ExecutorError('QUEUE_FULL', isolateText.queueFull(this.#settings.maxQueue), { retryable: true }),
+        );
         return;
       }
-      if (this.#waiters.includes(waiter)) cancel?.signal.addEventListener('abort', withdraw, { once: true });
+      if (!waiter.settled) cancel?.signal.addEventListener('abort', withdraw, { once: true });
+      // Served or not, the spares and the waiters are covered again.
       this.#ensureCapacity();
     });
   }
 
   release(process: SandboxProcess, fate: ProcessFate): void {
-    const state = this.#members.get(process);
-    if (state === undefined || !state.busy) return;
-    state.busy = false;
+    const member = this.#members.get(process);
+    if (member === undefined || !member.busy) return;
+    member.busy = false;
     this.#busy -= 1;
-    state.runs += 1;
-    if (state.ended) {
+    member.runs += 1;
+    if (member.ended) {
       this.#members.delete(process);
     } else if (fate === 'dead') {
       // Its end is handled by #ended.
-    } else if (fate === 'kill' || this.#disposed) {
-      process.kill();
-    } else if (fate === 'retire' || this.#worn(process, state)) {
-      this.#retire(process, state);
-    } else if (state.draining) {
-      if (state.retained.size === 0) process.kill();
+    } else if (this.#disposed) {
+      this.#end(member, 'disposed');
+    } else if (fate === 'kill') {
+      this.#end(member, 'killed');
+    } else if (fate === 'retire') {
+      this.#retire(member, 'killed');
+    } else if (this.#worn(member)) {
+      this.#retire(member, 'recycled');
+    } else if (member.draining) {
+      if (member.retained.size === 0) this.#end(member, member.endCause ?? 'recycled');
     } else {
-      this.#idle.push(process);
+      member.idleSince = performance.now();
+      this.#idle.push(member);
     }
     this.#pump();
     this.#ensureCapacity();
+    this.#scheduleReap();
   }
 
   /** The run just settled holds a retained execution: the process is not recycled under it. */
@@ -156,98 +221,150 @@ export class Pool {
 
   /** A retained execution was closed; a draining process whose last one it was can go now. */
   closeRetained(process: SandboxProcess, executionId: string): void {
-    const state = this.#members.get(process);
-    if (state === undefined) return;
-    state.retained.delete(executionId);
-    if (state.draining && !state.busy && state.retained.size === 0) process.kill();
+    const member = this.#members.get(process);
+    if (member === undefined) return;
+    member.retained.delete(executionId);
+    if (member.draining && !member.busy && member.retained.size === 0) this.#end(member, member.endCause ?? 'recycled');
   }
 
-  stats(): PoolStats {
-    return {
-      members: this.#live().map(([process, state]) => ({
+  stats(options: PoolStatsOptions = {}): PoolStats {
+    const states = { starting: this.#launching.size, idle: 0, busy: 0, draining: 0 };
+    const members = this.#live().map((member): PoolMemberStats => {
+      const state: MemberState = member.busy ? 'busy' : member.draining ? 'draining' : 'idle';
+      states[state] += 1;
+      const { process } = member;
+      return {
         pid: process.pid,
-        runs: state.runs,
+        state,
+        runs: member.runs,
         rssMb: process.rssMb(),
-        busy: state.busy,
-        draining: state.draining,
-        retained: state.retained.size,
-      })),
+        pssMb: options.pss === true ? pssMb(process.pid) : undefined,
+        busy: member.busy,
+        draining: member.draining,
+        retained: member.retained.size,
+      };
+    });
+    return {
+      members,
+      states,
       starting: this.#launching.size,
       queued: this.#waiters.length,
+      maxWorkers: this.#settings.maxWorkers,
+      spawns: this.#spawns,
+      ends: { ...this.#ends },
     };
   }
 
   async dispose(): Promise<void> {
     this.#disposed = true;
+    clearTimeout(this.#reapTimer);
     const waiters = this.#waiters;
     this.#waiters = [];
-    for (const waiter of waiters) waiter.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
+    this.#untargetedWaiters = 0;
+    for (const waiter of waiters) {
+      waiter.settled = true;
+      waiter.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
+    }
     await Promise.allSettled([...this.#launching]);
-    const members = this.#live().map(([process]) => process);
-    for (const process of members) process.kill();
-    await Promise.all(members.map((process) => process.ended));
+    const members = this.#live();
+    for (const member of members) this.#end(member, 'disposed');
+    await Promise.all(members.map((member) => member.process.ended));
   }
 
   /** The members whose process is still there. */
-  #live(): [SandboxProcess, MemberState][] {
-    return [...this.#members].filter(([, state]) => !state.ended);
+  #live(): Member[] {
+    return [...this.#members.values()].filter((member) => !member.ended);
   }
 
-  #worn(process: SandboxProcess, state: MemberState): boolean {
-    if (state.runs >= this.#settings.recycleAfterRuns) return true;
-    const rss = process.rssMb();
+  /** Whether it can take runs: neither draining nor being ended. */
+  #serving(member: Member): boolean {
+    return !member.ended && !member.draining && member.process.alive;
+  }
+
+  #worn(member: Member): boolean {
+    if (member.runs >= this.#settings.recycleAfterRuns) return true;
+    const rss = member.process.rssMb();
     return rss !== undefined && rss > this.#settings.maxRssMb;
   }
 
-  #retire(process: SandboxProcess, state: MemberState): void {
-    if (state.retained.size > 0) state.draining = true;
-    else process.kill();
+  /** Ends it now, or, while it holds retained executions, once the last is closed. */
+  #retire(member: Member, cause: EndCause): void {
+    if (member.retained.size === 0) {
+      this.#end(member, cause);
+      return;
+    }
+    member.draining = true;
+    member.endCause ??= cause;
+  }
+
+  #end(member: Member, cause: EndCause): void {
+    member.endCause ??= cause;
+    member.process.kill();
+  }
+
+  #removeWaiter(waiter: Waiter): boolean {
+    const at = this.#waiters.indexOf(waiter);
+    if (at < 0) return false;
+    this.#waiters.splice(at, 1);
+    waiter.settled = true;
+    if (waiter.target === undefined) this.#untargetedWaiters -= 1;
+    return true;
+  }
+
+  /** The next idle member that can still serve, from the most recently used. */
+  #takeIdle(): Member | undefined {
+    for (;;) {
+      const member = this.#idle.pop();
+      if (member === undefined || this.#serving(member)) return member;
+    }
   }
 
   #pump(): void {
     for (let i = 0; i < this.#waiters.length; ) {
       const waiter = this.#waiters[i]!;
       const target = waiter.target;
-      const targetState = target === undefined ? undefined : this.#members.get(target);
-      if (target !== undefined && (targetState === undefined || targetState.ended)) {
-        this.#waiters.splice(i, 1);
+      const targetMember = target === undefined ? undefined : this.#members.get(target);
+      if (target !== undefined && (targetMember === undefined || targetMember.ended)) {
+        this.#removeWaiter(waiter);
         waiter.reject(waiter.lost!());
         continue;
       }
       if (this.#busy >= this.#settings.maxWorkers) return;
-      let process: SandboxProcess | undefined;
-      if (target === undefined) process = this.#idle.pop();
-      else if (targetState?.busy === false) {
-        process = target;
-        const at = this.#idle.indexOf(target);
+      let member: Member | undefined;
+      if (targetMember === undefined) member = this.#takeIdle();
+      else if (!targetMember.busy) {
+        member = targetMember;
+        const at = this.#idle.indexOf(targetMember);
         if (at >= 0) this.#idle.splice(at, 1);
       }
-      const state = process === undefined ? undefined : this.#members.get(process);
-      if (process === undefined || state === undefined) {
+      if (member === undefined) {
         i += 1;
         continue;
       }
-      this.#waiters.splice(i, 1);
-      state.busy = true;
+      this.#removeWaiter(waiter);
+      member.busy = true;
       this.#busy += 1;
-      waiter.resolve(process);
+      waiter.resolve(member.process);
     }
   }
 
-  /** Spawns until the busy processes, the runnable waiters and the spares are covered. */
+  /**
+   * Spawns, at most `maxStarting` at once, until the busy members, the runnable waiters and the
+   * spares are covered, and `minWorkers`; never beyond `maxWorkers` plus the spares.
+   */
   #ensureCapacity(): void {
     if (this.#disposed || !this.#started) return;
     let active = this.#launching.size;
     let busyActive = 0;
-    for (const [, state] of this.#live()) {
-      if (state.draining) continue;
+    for (const member of this.#members.values()) {
+      if (!this.#serving(member)) continue;
       active += 1;
-      if (state.busy) busyActive += 1;
+      if (member.busy) busyActive += 1;
     }
-    const waiting = this.#waiters.filter((waiter) => waiter.target === undefined).length;
-    const { maxWorkers, spare } = this.#settings;
-    const desired = Math.min(maxWorkers + spare, busyActive + Math.min(waiting, maxWorkers) + spare);
-    for (; active < desired; active += 1) this.#spawn();
+    const { maxWorkers, minWorkers, spare, maxStarting } = this.#settings;
+    const runnable = Math.min(this.#untargetedWaiters, Math.max(0, maxWorkers - this.#busy));
+    const desired = Math.min(maxWorkers + spare, Math.max(minWorkers, busyActive + runnable + spare));
+    for (; active < desired && this.#launching.size < maxStarting; active += 1) this.#spawn();
   }
 
   #spawn(): void {
@@ -258,10 +375,23 @@ export class Pool {
           process.kill();
           return;
         }
-        this.#members.set(process, { runs: 0, retained: new Set(), busy: false, draining: false, ended: false });
-        this.#idle.push(process);
-        void process.ended.then(() => this.#ended(process));
+        this.#spawns += 1;
+        const member: Member = {
+          process,
+          runs: 0,
+          retained: new Set(),
+          busy: false,
+          draining: false,
+          ended: false,
+          idleSince: performance.now(),
+          endCause: undefined,
+        };
+        this.#members.set(process, member);
+        this.#idle.push(member);
+        void process.ended.then((end) => this.#ended(member, end));
         this.#pump();
+        this.#ensureCapacity();
+        this.#scheduleReap();
       },
       (error: unknown) => {
         this.#launching.delete(launching);
@@ -270,20 +400,72 @@ export class Pool {
         if (this.#live().length === 0 && this.#launching.size === 0) {
           const failed = this.#waiters;
           this.#waiters = [];
-          for (const waiter of failed) waiter.reject(error);
+          this.#untargetedWaiters = 0;
+          for (const waiter of failed) {
+            waiter.settled = true;
+            waiter.reject(error);
+          }
         }
       },
     );
     this.#launching.add(launching);
   }
 
-  #ended(process: SandboxProcess): void {
-    const state = this.#members.get(process);
-    if (state !== undefined) state.ended = true;
-    if (state?.busy !== true) this.#members.delete(process);
-    const at = this.#idle.indexOf(process);
+  #ended(member: Member, end: ProcessEnd): void {
+    member.ended = true;
+    const cause = member.endCause ?? (end.intended ? 'killed' : 'died');
+    if (cause !== 'disposed') this.#ends[cause] += 1;
+    if (!member.busy) this.#members.delete(member.process);
+    const at = this.#idle.indexOf(member);
     if (at >= 0) this.#idle.splice(at, 1);
     this.#pump();
     this.#ensureCapacity();
+    this.#scheduleReap();
+  }
+
+  /** Idle members beyond the floor: `minWorkers`, and the spares beyond the busy members. */
+  #aboveFloor(): boolean {
+    let busy = 0;
+    let idle = 0;
+    for (const member of this.#members.values()) {
+      if (!this.#serving(member)) continue;
+      if (member.busy) busy += 1;
+      else idle += 1;
+    }
+    const { minWorkers, spare } = this.#settings;
+    return idle > 0 && busy + idle + this.#launching.size > Math.max(minWorkers, busy + spare);
+  }
+
+  /** The idle member that has waited longest and holds no retained execution (which it would lose). */
+  #reapCandidate(): Member | undefined {
+    return this.#idle.find((member) => member.retained.size === 0 && this.#serving(member));
+  }
+
+  /** One timer, for the longest-idle candidate's deadline, while the pool is above its floor. */
+  #scheduleReap(): void {
+    if (this.#disposed || this.#reapTimer !== undefined) return;
+    const oldest = this.#reapCandidate();
+    if (oldest === undefined || !this.#aboveFloor()) return;
+    const due = oldest.idleSince + this.#settings.idleTimeoutMs - performance.now();
+    this.#reapTimer = setTimeout(
+      () => {
+        this.#reapTimer = undefined;
+        this.#reap();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(due))),
+    );
+    // An idle pool must not keep the host's event loop alive (see loop-hold.ts).
+    this.#reapTimer.unref();
+  }
+
+  #reap(): void {
+    const now = performance.now();
+    for (;;) {
+      const oldest = this.#reapCandidate();
+      if (oldest === undefined || now - oldest.idleSince < this.#settings.idleTimeoutMs || !this.#aboveFloor()) break;
+      this.#idle.splice(this.#idle.indexOf(oldest), 1);
+      this.#end(oldest, 'reaped');
+    }
+    this.#scheduleReap();
   }
 }

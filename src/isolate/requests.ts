@@ -14,7 +14,7 @@ import type {
   OutboundFetch,
   ProviderDescriptor,
 } from '../protocol/types.js';
-import { type IsolateSettings, resolveTimeout } from './options.js';
+import { type IsolateSettings, resolveCpuTimeout, resolveTimeout } from './options.js';
 import { INTERNAL_MODULES } from './sandbox-constants.js';
 import { isolateText } from './texts.js';
 
@@ -28,6 +28,7 @@ export interface CheckedExecuteRequest {
   dispatch: Dispatch | null | undefined;
   modules: Record<string, ModuleSource>;
   timeout: number;
+  cpuTimeout: number | null;
   countHostWaits: boolean;
   outbound: OutboundFetch | null;
   retainHandles: boolean;
@@ -39,6 +40,7 @@ export interface CheckedInvokeRequest {
   args: unknown[];
   dispatch: Dispatch | null | undefined;
   timeout: number;
+  cpuTimeout: number | null;
   countHostWaits: boolean;
 }
 
@@ -98,6 +100,7 @@ export function checkExecuteRequest(request: unknown, settings: IsolateSettings)
     dispatch: optionalDispatch(raw.dispatch),
     modules: checkModules(raw.modules),
     timeout: resolveTimeout('request.timeout', raw.timeout, settings),
+    cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
     countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
     outbound: resolveOutbound('request.outbound', raw.outbound, settings.outbound),
     retainHandles: optionalBoolean('request.retainHandles', raw.retainHandles),
@@ -127,6 +130,7 @@ export function checkInvokeRequest(request: unknown, settings: IsolateSettings):
     args: raw.args ?? [],
     dispatch: optionalDispatch(raw.dispatch),
     timeout: resolveTimeout('request.timeout', raw.timeout, settings),
+    cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
     countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
   };
 }

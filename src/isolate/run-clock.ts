@@ -6,7 +6,7 @@
  * a host wait is spent from the budget (cpu-watch.ts), so a program that starts a tool call and
  * then spins is stopped at its bound although its clock is stopped.
  */
-import { type CpuTimed, CpuWatch } from './cpu-watch.js';
+import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
 
 export class RunClock {
   readonly #budget: number;
@@ -90,7 +90,7 @@ export class RunClock {
         this.stop();
         this.#onExpire();
       },
-      Math.max(0, Math.ceil(remaining)),
+      Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(remaining))),
     );
   }
 }

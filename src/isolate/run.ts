@@ -1,16 +1,24 @@
 /**
  * One run in one pool member: an execution, or a call of a retained handle. It sends the start
  * message, answers the sandbox's tool calls and fetches on the host, keeps the run clock, and
- * enforces the bound: on expiry it asks the supervisor to give the run up and, when the process
- * does not answer (a synchronous spin holds its only JavaScript thread), kills it.
+ * enforces the bounds, the wall-clock `timeout` and the CPU-time `cpuTimeout`: when one is spent
+ * it asks the supervisor to give the run up and, when the process does not answer (a synchronous
+ * spin holds its only JavaScript thread), kills it.
  */
 
 import { describeValue } from '../protocol/describe-value.js';
 import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js';
-import { ExecutionTimeoutError, ExecutorError, formatToolNotFound, messageOf } from '../protocol/errors.js';
+import {
+  ExecutionTimeoutError,
+  ExecutorError,
+  formatCpuTimeout,
+  formatToolNotFound,
+  messageOf,
+} from '../protocol/errors.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
+import { CpuWatch } from './cpu-watch.js';
 import { guardMemory } from './memory-guard.js';
 import type { IsolateLimits } from './options.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
@@ -35,6 +43,8 @@ export interface RunSpec {
   /** The message that starts the run in the supervisor; its `bound` is `timeout`. */
   start: RunMessage | InvokeMessage;
   timeout: number;
+  /** The CPU time the run's process may spend from its start, in ms; `null`: no such bound. */
+  cpuTimeout: number | null;
   countHostWaits: boolean;
   dispatch: Dispatch | null | undefined;
   outbound: OutboundFetch | null;
@@ -58,9 +68,14 @@ export interface RunOutcome {
   fate: ProcessFate;
   /** The execution is now retained in the process, under `spec.id`. */
   retained: boolean;
+  /** The CPU time its process spent during the run, in ms, where the platform tells (Linux). */
+  cpuMs: number | undefined;
 }
 
 type RunState = 'running' | 'cancelling' | 'finished';
+
+/** Which bound ended the run: the wall clock (`timeout`), or its CPU time (`cpuTimeout`). */
+type Expiry = 'timeout' | 'cpu';
 
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
 function formatFault(fault: string): string {
@@ -131,6 +146,10 @@ export class Run {
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   readonly #clock: RunClock;
+  /** Over the whole run: its process's CPU time from the start, against `cpuTimeout` when set. */
+  readonly #cpu: CpuWatch;
+  #expiry: Expiry = 'timeout';
+  #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
   #state: RunState = 'running';
   #started = false;
@@ -144,7 +163,8 @@ export class Run {
     this.#spec = spec;
     this.#process = process;
     // While a host wait stops it, the clock counts the process's own CPU time instead.
-    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, process, () => this.#expire());
+    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, process, () => this.#expire('timeout'));
+    this.#cpu = new CpuWatch(process, spec.cpuTimeout ?? Number.POSITIVE_INFINITY, () => this.#expire('cpu'));
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -171,6 +191,7 @@ export class Run {
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.sendText(text);
     this.#clock.start();
+    this.#cpu.start();
     this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
@@ -268,7 +289,8 @@ export class Run {
     const logs = message.logs;
     // The sandbox's race proves it settled within its bound, counted from after its synchronous
     // prefix (as upstream counts), even though the host's clock, started at hand-off, ran out.
-    if (this.#state === 'cancelling' && (this.#cancelled || !message.inTime)) {
+    // Nothing proves a win over the CPU bound: the CPU time was spent.
+    if (this.#state === 'cancelling' && (this.#cancelled || this.#expiry === 'cpu' || !message.inTime)) {
       // It settled inside the grace period, after its bound: still a timeout. Anything it
       // retained is released, since no execution id will ever name it.
       if (this.#spec.retain && message.outcome === 'value') this.#process.send({ t: 'release', exec: this.#spec.id });
@@ -307,8 +329,11 @@ export class Run {
     }
   }
 
-  #expire(): void {
-    if (this.#state === 'running') this.#giveUp(true);
+  #expire(expiry: Expiry): void {
+    if (this.#state !== 'running') return;
+    this.#expiry = expiry;
+    // At the wall-clock bound the sandbox's race may still prove a win; past the CPU bound, never.
+    this.#giveUp(expiry === 'timeout');
   }
 
   /** A heap still full after a full collection: out of memory now, not after V8's last attempts. */
@@ -334,6 +359,7 @@ export class Run {
   #giveUp(race: boolean): void {
     this.#state = 'cancelling';
     this.#clock.stop();
+    this.#cpu.stop();
     this.#process.send({ t: 'cancel', run: this.#spec.id, race });
     const since = performance.now();
     let cpuBefore = this.#process.cpuMs();
@@ -364,11 +390,18 @@ export class Run {
   }
 
   #timedOut(logs: LogEntry[]): ExecuteResult {
-    return { result: undefined, error: ExecutionTimeoutError.format(this.#spec.timeout), logs };
+    const error =
+      this.#expiry === 'cpu' && this.#spec.cpuTimeout !== null
+        ? formatCpuTimeout(this.#spec.cpuTimeout)
+        : ExecutionTimeoutError.format(this.#spec.timeout);
+    return { result: undefined, error, logs };
   }
 
   #settle(): void {
     this.#state = 'finished';
+    // Read before the process may be killed; a process that already died reads as unknown.
+    this.#cpuMs = this.#started ? this.#cpu.used() : undefined;
+    this.#cpu.stop();
     this.#clock.stop();
     this.#releaseMemoryGuard?.();
     clearTimeout(this.#grace);
@@ -377,6 +410,6 @@ export class Run {
   #finish(result: ExecuteResult, fate: ProcessFate, retained = false): void {
     if (this.#state === 'finished') return;
     this.#settle();
-    this.#resolve({ result, fate, retained });
+    this.#resolve({ result, fate, retained, cpuMs: this.#cpuMs });
   }
 }

@@ -89,6 +89,8 @@ export const isolateText = {
     `request.providers must be an array of provider descriptors or undefined, got ${got}.`,
   timeoutInvalid: (field: string, got: string) =>
     `${field} must be a non-negative finite number of milliseconds, null (the executor's maxTimeout) or undefined (its default), got ${got}.`,
+  cpuTimeoutInvalid: (field: string, got: string) =>
+    `${field} must be a positive finite number of milliseconds of CPU time, or undefined (the executor's default), got ${got}.`,
   timeoutAboveMax: (field: string, timeout: number, maxTimeout: number) =>
     `${field} ${timeout} ms is above this executor's maxTimeout of ${maxTimeout} ms. Ask for at most ${maxTimeout}, or null for the maximum.`,
   dispatchMissing: (providerName: string) =>
@@ -113,6 +115,8 @@ export const isolateText = {
     `IsolateExecutor option ${option} must be ${requirement}, got ${got}.`,
   optionUnknown: (option: string, known: string) =>
     `IsolateExecutor has no option ${option}; the options are ${known}.`,
+  optionMinAboveMax: (minWorkers: number, maxWorkers: number) =>
+    `IsolateExecutor option pool.minWorkers (${minWorkers}) is above pool.maxWorkers (${maxWorkers}).`,
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
     `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
 } as const;

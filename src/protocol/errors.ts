@@ -93,6 +93,14 @@ export class ExecutionTimeoutError extends ExecutorError {
   }
 }
 
+/**
+ * The failure text of a run that spent its CPU-time bound (`cpuTimeout`), written for the model
+ * that reads it. It is not a timeout: the wall-clock bound may be far off.
+ */
+export function formatCpuTimeout(cpuTimeout: number): string {
+  return `Execution used up its CPU time bound of ${cpuTimeout} ms (cpuTimeout). Compute less per run and return the part that is already finished.`;
+}
+
 function isExecutorErrorCode(code: unknown): code is ExecutorErrorCode {
   return typeof code === 'string' && (EXECUTOR_ERROR_CODES as readonly string[]).includes(code);
 }

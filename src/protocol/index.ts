@@ -19,6 +19,7 @@ export {
   EXECUTOR_ERROR_CODES,
   ExecutionTimeoutError,
   ExecutorError,
+  formatCpuTimeout,
   formatToolNotFound,
   messageOf,
   rehydrateExecutorError,

@@ -64,6 +64,12 @@ export interface ExecuteRequest {
   /** Milliseconds; `null` asks for the executor's maximum bound; `undefined` for its construction default. */
   timeout?: number | null | undefined;
   /**
+   * Milliseconds of CPU time the run may spend, beside its wall-clock `timeout`; `undefined` takes
+   * the executor's construction default (off unless the executor sets one). Time spent waiting for
+   * a tool, a fetch or a free core does not count.
+   */
+  cpuTimeout?: number | undefined;
+  /**
    * `false` (the default): the run clock stops while a tool call or an outbound request is in flight.
    * `true`: the clock is wall-clock time.
    */
@@ -94,6 +100,8 @@ export interface InvokeHandleRequest {
   /** Tool calls the handle makes are dispatched here. */
   dispatch?: Dispatch | null | undefined;
   timeout?: number | null | undefined;
+  /** As on `ExecuteRequest`: the CPU time this call may spend. */
+  cpuTimeout?: number | undefined;
   countHostWaits?: boolean | undefined;
 }
 

@@ -44,6 +44,7 @@ export function executeRequestToWire(
   if (request.providers !== undefined) wire.providers = request.providers;
   if (request.modules !== undefined) wire.modules = request.modules;
   if (timeout !== undefined) wire.timeout = timeout;
+  if (request.cpuTimeout !== undefined) wire.cpuTimeout = request.cpuTimeout;
   if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
   // retainHandles rides the request alone: retention is a per-run decision.
   if (request.retainHandles !== undefined) wire.retainHandles = request.retainHandles;
@@ -65,6 +66,7 @@ export function invokeRequestToWire(
   const countHostWaits = pick(request.countHostWaits, defaults.countHostWaits);
   if (request.args !== undefined) wire.args = encodeValue(request.args);
   if (timeout !== undefined) wire.timeout = timeout;
+  if (request.cpuTimeout !== undefined) wire.cpuTimeout = request.cpuTimeout;
   if (countHostWaits !== undefined) wire.countHostWaits = countHostWaits;
   addTerms(wire, terms);
   return wire;

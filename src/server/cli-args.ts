@@ -3,16 +3,33 @@
  * flag or a malformed value is refused with our text naming the flag.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type IsolatePoolOptions } from '../isolate/index.js';
+import {
+  CONFINEMENT_OPTIONS,
+  type ConfinementOption,
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_TIMEOUT_MS,
+  DEFAULT_POOL,
+  DEFAULT_TIMEOUT_MS,
+  defaultMaxStarting,
+  defaultMaxWorkers,
+  type IsolateExecutorOptions,
+  type IsolateLimitOptions,
+  type IsolateLimits,
+  type IsolatePoolOptions,
+  LIMIT_MAXIMA,
+} from '../isolate/index.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
 import { SERVER_DEFAULTS } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
+  formatCgroupNotAbsolute,
+  formatConfinementInvalid,
   formatFlagNeedsValue,
   formatFlagNotInteger,
   formatFlagOutOfRange,
   formatLogFormatInvalid,
+  formatMinWorkersAboveMax,
   formatMissingCommand,
   formatTimeoutAboveMaxTimeout,
   formatUnknownCommand,
@@ -22,18 +39,33 @@ import {
 
 export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
 
-/**
- * IsolateExecutor's pool defaults, as the help states them. They are IsolateExecutor's to define
- * (docs/isolate.md); only the timeouts are exported by it, so the rest is restated here.
- */
-const POOL_DEFAULTS_TEXT = {
-  'max-workers': 'the CPU count, at most 4',
-  spare: '1',
-  'max-queue': '100',
-  'recycle-after-runs': '200',
-  'max-rss-mb': '512',
-  'heap-limit-mb': '256',
-} as const;
+/** Flag name → IsolateExecutor pool option, with the smallest value each takes. */
+const POOL_FLAGS = [
+  ['max-workers', 'maxWorkers', 1],
+  ['min-workers', 'minWorkers', 0],
+  ['spare', 'spare', 0],
+  ['idle-timeout-ms', 'idleTimeoutMs', 0],
+  ['max-starting', 'maxStarting', 1],
+  ['max-queue', 'maxQueue', 0],
+  ['recycle-after-runs', 'recycleAfterRuns', 1],
+  ['max-rss-mb', 'maxRssMb', 1],
+  ['heap-limit-mb', 'heapLimitMb', 16],
+  ['memory-limit-mb', 'memoryLimitMb', 64],
+] as const satisfies readonly (readonly [string, keyof IsolatePoolOptions, number])[];
+
+/** Flag name → IsolateExecutor size cap (`limits.*`); each takes 1 to the cap's maximum. */
+const LIMIT_FLAGS = [
+  ['max-request-bytes', 'maxRequestBytes'],
+  ['max-result-bytes', 'maxResultBytes'],
+  ['max-tool-args-bytes', 'maxToolArgsBytes'],
+  ['max-tool-result-bytes', 'maxToolResultBytes'],
+  ['max-log-lines', 'maxLogLines'],
+  ['max-log-bytes', 'maxLogBytes'],
+  ['max-request-body-bytes', 'maxRequestBodyBytes'],
+  ['max-response-body-bytes', 'maxResponseBodyBytes'],
+] as const satisfies readonly (readonly [string, keyof IsolateLimits])[];
+
+const CONFINEMENT_CHOICES = CONFINEMENT_OPTIONS.join('|');
 
 export const USAGE = `Usage: codemode-executor serve [options]
 
@@ -66,12 +98,38 @@ Sandbox (IsolateExecutor):
   --timeout <ms>                         bound of a request that sets no timeout (default ${DEFAULT_TIMEOUT_MS})
   --max-timeout <ms>                     bound a null timeout asks for, and the largest allowed
                                          (default the larger of ${DEFAULT_MAX_TIMEOUT_MS} and --timeout)
-  --max-workers <n>                      workerd processes running executions at once (default ${POOL_DEFAULTS_TEXT['max-workers']})
-  --spare <n>                            warm processes kept ready beyond the busy ones (default ${POOL_DEFAULTS_TEXT.spare})
-  --max-queue <n>                        executions waiting for a process before QUEUE_FULL (default ${POOL_DEFAULTS_TEXT['max-queue']})
-  --recycle-after-runs <n>               replace a process after this many runs (default ${POOL_DEFAULTS_TEXT['recycle-after-runs']})
-  --max-rss-mb <n>                       replace a process past this resident set size (default ${POOL_DEFAULTS_TEXT['max-rss-mb']})
-  --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${POOL_DEFAULTS_TEXT['heap-limit-mb']})
+  --cpu-timeout <ms>                     CPU time a request that sets no cpuTimeout may spend
+                                         (default: none, only the wall clock bounds a run)
+  ${`--confinement <${CONFINEMENT_CHOICES}>`.padEnd(37)}  confine each workerd by the OS: where the host allows it,
+                                         or refuse to start, or never (default auto)
+
+Pool (processes, one execution each):
+  --max-workers <n>                      processes running executions at once; the pool grows to it on
+                                         demand (default: sized by the host's memory and
+                                         --memory-limit-mb, ${defaultMaxWorkers()} here with the default cap)
+  --min-workers <n>                      processes kept even when idle (default ${DEFAULT_POOL.minWorkers})
+  --spare <n>                            warm processes kept ready beyond the busy ones (default ${DEFAULT_POOL.spare})
+  --idle-timeout-ms <ms>                 end a process idle this long, beyond --min-workers and the
+                                         spares (default ${DEFAULT_POOL.idleTimeoutMs})
+  --max-starting <n>                     processes starting at once (default ${defaultMaxStarting()} here: twice the CPU count, 2 to 8)
+  --max-queue <n>                        executions waiting beyond --max-workers before QUEUE_FULL (default ${DEFAULT_POOL.maxQueue})
+  --recycle-after-runs <n>               replace a process after this many runs (default ${DEFAULT_POOL.recycleAfterRuns})
+  --max-rss-mb <n>                       replace a process past this resident set size (default ${DEFAULT_POOL.maxRssMb})
+  --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${DEFAULT_POOL.heapLimitMb})
+  --memory-limit-mb <n>                  memory cap of one execution: heap, buffers and WebAssembly
+                                         memory together (default ${DEFAULT_POOL.memoryLimitMb})
+  --cgroup <path>                        a cgroup v2 directory delegated to the daemon; each process
+                                         runs in a child of it capped at --memory-limit-mb (default: none)
+
+Size caps of one execution (bytes, UTF-8 for text):
+  --max-request-bytes <bytes>            code and modules, or invokeHandle arguments (default ${DEFAULT_LIMITS.maxRequestBytes})
+  --max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})
+  --max-tool-args-bytes <bytes>          one tool call's arguments (default ${DEFAULT_LIMITS.maxToolArgsBytes})
+  --max-tool-result-bytes <bytes>        one tool call's result (default ${DEFAULT_LIMITS.maxToolResultBytes})
+  --max-log-lines <n>                    console lines kept (default ${DEFAULT_LIMITS.maxLogLines})
+  --max-log-bytes <bytes>                console text kept (default ${DEFAULT_LIMITS.maxLogBytes})
+  --max-request-body-bytes <bytes>       one outbound fetch's request body (default ${DEFAULT_LIMITS.maxRequestBodyBytes})
+  --max-response-body-bytes <bytes>      one outbound fetch's response body (default ${DEFAULT_LIMITS.maxResponseBodyBytes})
 
   -h, --help                             this text
 `;
@@ -81,21 +139,7 @@ export class UsageError extends Error {
 }
 
 /** The IsolateExecutor options the command line sets; unset ones keep IsolateExecutor's defaults. */
-interface ExecutorFlags {
-  timeout?: number;
-  maxTimeout?: number;
-  pool: IsolatePoolOptions;
-}
-
-/** Flag name → IsolateExecutor pool option, with the smallest value each takes. */
-const POOL_FLAGS = [
-  ['max-workers', 'maxWorkers', 1],
-  ['spare', 'spare', 0],
-  ['max-queue', 'maxQueue', 0],
-  ['recycle-after-runs', 'recycleAfterRuns', 1],
-  ['max-rss-mb', 'maxRssMb', 1],
-  ['heap-limit-mb', 'heapLimitMb', 16],
-] as const;
+type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions; limits: IsolateLimitOptions };
 
 /** Flag name → server option, with the smallest value each takes. */
 const SERVER_FLAGS = [
@@ -119,6 +163,9 @@ const STRING_FLAGS = [
   'log-format',
   'timeout',
   'max-timeout',
+  'cpu-timeout',
+  'confinement',
+  'cgroup',
 ];
 
 export type CliCommand = { command: 'help' } | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
@@ -151,6 +198,7 @@ const OPTIONS = {
   ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(SERVER_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   detached: { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
 };
@@ -202,11 +250,34 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   }
   if (values.detached === true) daemon.detached = true;
 
-  const executor: ExecutorFlags = { pool: {} };
+  const executor: ExecutorFlags = { pool: {}, limits: {} };
   for (const [flag, option, min] of POOL_FLAGS) {
     const value = integer(flag, text(flag), min);
     if (value !== undefined) executor.pool[option] = value;
   }
+  for (const [flag, option] of LIMIT_FLAGS) {
+    const value = integer(flag, text(flag), 1, LIMIT_MAXIMA[option]);
+    if (value !== undefined) executor.limits[option] = value;
+  }
+  const { minWorkers = DEFAULT_POOL.minWorkers } = executor.pool;
+  const maxWorkers = executor.pool.maxWorkers ?? defaultMaxWorkers(executor.pool.memoryLimitMb);
+  if (minWorkers > maxWorkers) {
+    throw new UsageError(formatMinWorkersAboveMax(minWorkers, maxWorkers, executor.pool.maxWorkers !== undefined));
+  }
+  const cgroup = text('cgroup');
+  if (cgroup !== undefined) {
+    if (!cgroup.startsWith('/')) throw new UsageError(formatCgroupNotAbsolute(cgroup));
+    executor.pool.cgroup = cgroup;
+  }
+  const confinement = text('confinement');
+  if (confinement !== undefined) {
+    if (!(CONFINEMENT_OPTIONS as readonly string[]).includes(confinement)) {
+      throw new UsageError(formatConfinementInvalid(confinement, CONFINEMENT_OPTIONS));
+    }
+    executor.confinement = confinement as ConfinementOption;
+  }
+  const cpuTimeout = integer('cpu-timeout', text('cpu-timeout'), 1);
+  if (cpuTimeout !== undefined) executor.cpuTimeout = cpuTimeout;
   const timeout = integer('timeout', text('timeout'), 1);
   if (timeout !== undefined) executor.timeout = timeout;
   const maxTimeout = integer('max-timeout', text('max-timeout'), 1);

@@ -1,10 +1,11 @@
 /**
  * The daemon's Prometheus metrics, through prom-client (every name prefixed `codemode_executor_`).
  * The server counts what crosses it; the pool's state is read at scrape time from the executor's
- * `stats()`, when it has one (IsolateExecutor does).
+ * `stats()`, once per scrape, and each run's CPU time from its `observeRuns`, when it has them
+ * (IsolateExecutor does).
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { IsolateExecutorStats } from '../isolate/index.js';
+import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
 import type { ExecutionKind } from './texts.js';
 
@@ -34,21 +35,25 @@ function hasStats(executor: Executor): executor is Executor & WithStats {
   return typeof (executor as Partial<WithStats>).stats === 'function';
 }
 
+/** An executor that tells each run's CPU time, as IsolateExecutor does. */
+interface WithRunReports {
+  observeRuns(observer: RunObserver): () => void;
+}
+
+function hasRunReports(executor: Executor): executor is Executor & WithRunReports {
+  return typeof (executor as Partial<WithRunReports>).observeRuns === 'function';
+}
+
 /** Pool member states, as the `state` label of `pool_members` says them. */
 const MEMBER_STATES = ['starting', 'idle', 'busy', 'draining'] as const;
 
-function membersByState(stats: IsolateExecutorStats): Record<(typeof MEMBER_STATES)[number], number> {
-  const counts = { starting: stats.starting, idle: 0, busy: 0, draining: 0 };
-  for (const member of stats.members) {
-    if (member.busy) counts.busy += 1;
-    else if (member.draining) counts.draining += 1;
-    else counts.idle += 1;
-  }
-  return counts;
-}
+/** Why a member ended, as the `cause` label of `pool_members_ended_total` says it. */
+const END_CAUSES = ['reaped', 'recycled', 'killed', 'died'] as const satisfies readonly (keyof PoolEnds)[];
 
 /** Seconds: from a trivial run to a spin stopped at a long bound. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** Seconds of CPU: a trivial run costs a few milliseconds, a spin up to its bound. */
+const CPU_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class DaemonMetrics {
   readonly registry = new Registry();
@@ -104,6 +109,7 @@ export class DaemonMetrics {
       registers,
     });
     if (hasStats(executor)) this.#poolGauges(executor, name);
+    if (hasRunReports(executor)) this.#runCpu(executor, name);
   }
 
   executionSettled(kind: ExecutionKind, outcome: ExecutionOutcome, seconds?: number): void {
@@ -145,14 +151,59 @@ export class DaemonMetrics {
 
   #poolGauges(executor: WithStats, name: (suffix: string) => string): void {
     const registers = [this.registry];
+    // One snapshot serves every collect of a scrape: they run one after another, in one turn.
+    let snapshot: IsolateExecutorStats | undefined;
+    const stats = () => {
+      if (snapshot === undefined) {
+        snapshot = executor.stats();
+        queueMicrotask(() => {
+          snapshot = undefined;
+        });
+      }
+      return snapshot;
+    };
     new Gauge({
       name: name('pool_members'),
       help: 'Sandbox processes of the pool, by state (starting, idle, busy, draining).',
       labelNames: ['state'],
       registers,
       collect() {
-        const counts = membersByState(executor.stats());
-        for (const state of MEMBER_STATES) this.set({ state }, counts[state]);
+        const { states } = stats();
+        for (const state of MEMBER_STATES) this.set({ state }, states[state]);
+      },
+    });
+    new Gauge({
+      name: name('pool_max_workers'),
+      help: 'The most sandbox processes that run executions at once (pool.maxWorkers, sized by memory by default).',
+      registers,
+      collect() {
+        this.set(stats().maxWorkers);
+      },
+    });
+    // The pool counts these since it started; each scrape adds what it counted since the last.
+    let spawnsSeen = 0;
+    new Counter({
+      name: name('pool_members_started_total'),
+      help: 'Sandbox processes the pool started.',
+      registers,
+      collect() {
+        const { spawns } = stats();
+        this.inc(spawns - spawnsSeen);
+        spawnsSeen = spawns;
+      },
+    });
+    const endsSeen: PoolEnds = { reaped: 0, recycled: 0, killed: 0, died: 0 };
+    new Counter({
+      name: name('pool_members_ended_total'),
+      help: 'Sandbox processes the pool lost, by cause (reaped: idle; recycled: worn; killed: because of their run; died: on their own).',
+      labelNames: ['cause'],
+      registers,
+      collect() {
+        const { ends } = stats();
+        for (const cause of END_CAUSES) {
+          this.inc({ cause }, ends[cause] - endsSeen[cause]);
+          endsSeen[cause] = ends[cause];
+        }
       },
     });
     new Gauge({
@@ -160,7 +211,7 @@ export class DaemonMetrics {
       help: 'Executions waiting for a sandbox process.',
       registers,
       collect() {
-        this.set(executor.stats().queued);
+        this.set(stats().queued);
       },
     });
     new Gauge({
@@ -168,8 +219,21 @@ export class DaemonMetrics {
       help: 'Retained executions not yet closed.',
       registers,
       collect() {
-        this.set(executor.stats().retained);
+        this.set(stats().retained);
       },
+    });
+  }
+
+  #runCpu(executor: WithRunReports, name: (suffix: string) => string): void {
+    const cpu = new Histogram({
+      name: name('execution_cpu_seconds'),
+      help: 'CPU time of each execution or handle call, as its sandbox process spent it (where the platform tells: Linux).',
+      labelNames: ['kind'],
+      buckets: CPU_BUCKETS,
+      registers: [this.registry],
+    });
+    executor.observeRuns(({ kind, cpuMs }) => {
+      if (cpuMs !== undefined) cpu.observe({ kind }, cpuMs / 1000);
     });
   }
 }

@@ -34,6 +34,7 @@ export function executeRequestFromWire(
   if (wire.providers !== undefined) request.providers = wire.providers;
   if (wire.modules !== undefined) request.modules = wire.modules;
   if (wire.timeout !== undefined) request.timeout = wire.timeout;
+  if (wire.cpuTimeout !== undefined) request.cpuTimeout = wire.cpuTimeout;
   if (wire.countHostWaits !== undefined) request.countHostWaits = wire.countHostWaits;
   if (wire.retainHandles !== undefined) request.retainHandles = wire.retainHandles;
   if (wire.outboundMode === 'blocked') request.outbound = null;
@@ -54,6 +55,7 @@ export function invokeRequestFromWire(
   };
   if (args !== undefined) request.args = args;
   if (wire.timeout !== undefined) request.timeout = wire.timeout;
+  if (wire.cpuTimeout !== undefined) request.cpuTimeout = wire.cpuTimeout;
   if (wire.countHostWaits !== undefined) request.countHostWaits = wire.countHostWaits;
   return request;
 }

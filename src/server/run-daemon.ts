@@ -39,6 +39,8 @@ export async function runDaemon(
   const server = await createExecutorServer({ ...serverOptions, executor, log });
   log(formatListening(server.url));
   if (server.adminUrl !== undefined) log(formatAdminListening(server.adminUrl));
+  const confinement = confinementSummary(executor);
+  if (confinement !== undefined) log(confinement);
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) process.exit(1);
@@ -58,6 +60,17 @@ export async function runDaemon(
   process.on('SIGINT', () => void stop());
   if (!detached) watchParent(log, () => void stop());
   return server;
+}
+
+/**
+ * Which confinement mode is in force and why, for an executor that reports it (IsolateExecutor's
+ * `stats().confinement.summary`).
+ */
+function confinementSummary(executor: Executor): string | undefined {
+  const withStats = executor as Partial<{ stats(): { confinement?: { summary?: unknown } } }>;
+  if (typeof withStats.stats !== 'function') return undefined;
+  const summary = withStats.stats().confinement?.summary;
+  return typeof summary === 'string' ? summary : undefined;
 }
 
 /**

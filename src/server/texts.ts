@@ -206,6 +206,21 @@ export const TOKEN_EMPTY = '--token must not be empty';
 
 export const ADMIN_HOST_WITHOUT_PORT = '--admin-host needs --admin-port: the admin listener is off without a port';
 
+export function formatMinWorkersAboveMax(minWorkers: number, maxWorkers: number, maxWorkersGiven: boolean): string {
+  const bound = maxWorkersGiven
+    ? `--max-workers (${maxWorkers})`
+    : `the default --max-workers on this host (${maxWorkers})`;
+  return `--min-workers (${minWorkers}) is above ${bound}`;
+}
+
+export function formatCgroupNotAbsolute(got: string): string {
+  return `--cgroup must be an absolute path of a cgroup v2 directory, got ${JSON.stringify(got)}`;
+}
+
+export function formatConfinementInvalid(got: string, valid: readonly string[]): string {
+  return `--confinement must be one of ${valid.join(', ')}, got ${JSON.stringify(got)}`;
+}
+
 export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number, timeoutGiven: boolean): string {
   const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
   return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;

@@ -30,6 +30,7 @@ const EXECUTE_FIELDS: readonly (keyof WireExecuteRequest)[] = [
   'providers',
   'modules',
   'timeout',
+  'cpuTimeout',
   'countHostWaits',
   'retainHandles',
   'cancelToken',
@@ -42,6 +43,7 @@ const INVOKE_FIELDS: readonly (keyof WireInvokeHandleRequest)[] = [
   'args',
   'dispatch',
   'timeout',
+  'cpuTimeout',
   'countHostWaits',
   'cancelToken',
   'heartbeatLease',
@@ -72,6 +74,7 @@ const optional = (check: (value: unknown) => boolean) => (value: unknown) => val
 const isString = (value: unknown) => typeof value === 'string';
 const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
 const isTimeout = (value: unknown) => value === null || typeof value === 'number';
+const isNumber = (value: unknown) => typeof value === 'number';
 const isBoolean = (value: unknown) => typeof value === 'boolean';
 const isLease = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -87,6 +90,7 @@ function checkCancelToken(fields: Fields): void {
 function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'dispatch', 'a function or null', isFunctionOrNull);
   field(method, fields, 'timeout', 'a number, null or absent', optional(isTimeout));
+  field(method, fields, 'cpuTimeout', 'a number or absent', optional(isNumber));
   field(method, fields, 'countHostWaits', 'a boolean or absent', optional(isBoolean));
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
   checkCancelToken(fields);

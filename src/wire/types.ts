@@ -38,6 +38,7 @@ export interface WireExecuteRequest {
   providers?: ProviderDescriptor[];
   modules?: Record<string, ModuleSource>;
   timeout?: number | null;
+  cpuTimeout?: number;
   countHostWaits?: boolean;
   retainHandles?: boolean;
   /** Present when the caller passed a signal: `cancel(cancelToken)` aborts this call. */
@@ -57,6 +58,7 @@ export interface WireInvokeHandleRequest {
   args?: unknown;
   dispatch: Dispatch | null;
   timeout?: number | null;
+  cpuTimeout?: number;
   countHostWaits?: boolean;
   /** As on `WireExecuteRequest`. */
   cancelToken?: string;

@@ -171,12 +171,13 @@ describe('validation ends the call before the native executor', () => {
 });
 
 describe('options reach the request only when set', () => {
-  it('leaves modules, timeout and outbound off the request when the caller left them out', async () => {
+  it('leaves modules, timeout, cpuTimeout and outbound off the request when the caller left them out', async () => {
     const { native, executor } = setup();
     await executor.execute('async () => 1', [], {});
     const request = onlyRequest(native);
     expect('modules' in request).toBe(false);
     expect('timeout' in request).toBe(false);
+    expect('cpuTimeout' in request).toBe(false);
     expect('outbound' in request).toBe(false);
   });
 
@@ -185,12 +186,14 @@ describe('options reach the request only when set', () => {
     const modules = { 'lib.js': 'export const x = 1' };
     const outbound = () => new Response('ok');
     await executor.execute('async () => 1', [], { modules, timeout: null, outbound });
-    await executor.execute('async () => 1', [], { timeout: 250, outbound: null });
+    await executor.execute('async () => 1', [], { timeout: 250, cpuTimeout: 40, outbound: null });
     const [first, second] = native.requests;
     expect(first!.modules).toBe(modules);
     expect(first!.timeout).toBeNull();
     expect(first!.outbound).toBe(outbound);
+    expect('cpuTimeout' in first!).toBe(false);
     expect(second!.timeout).toBe(250);
+    expect(second!.cpuTimeout).toBe(40);
     expect(second!.outbound).toBeNull();
     expect('modules' in second!).toBe(false);
   });

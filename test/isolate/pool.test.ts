@@ -158,17 +158,38 @@ describe('construction options', () => {
     [
       'an unknown option',
       { timeOut: 5 },
-      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, outbound, pool, limits, confinement'),
+      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, cpuTimeout, outbound, pool, limits, confinement'),
     ],
     [
       'an unknown pool option',
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.spare, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup',
+        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup',
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
+    [
+      'a negative minWorkers',
+      { pool: { minWorkers: -1 } },
+      isolateText.optionInvalid('pool.minWorkers', 'an integer >= 0', '-1'),
+    ],
+    ['minWorkers above maxWorkers', { pool: { minWorkers: 3, maxWorkers: 2 } }, isolateText.optionMinAboveMax(3, 2)],
+    [
+      'a fractional idleTimeoutMs',
+      { pool: { idleTimeoutMs: 0.5 } },
+      isolateText.optionInvalid('pool.idleTimeoutMs', 'an integer >= 0', '0.5'),
+    ],
+    [
+      'maxStarting 0',
+      { pool: { maxStarting: 0 } },
+      isolateText.optionInvalid('pool.maxStarting', 'an integer >= 1', '0'),
+    ],
+    [
+      'a cpuTimeout that is not a number',
+      { cpuTimeout: '1s' },
+      isolateText.optionInvalid('cpuTimeout', 'a positive finite number', '"1s"'),
+    ],
     ['a fractional spare', { pool: { spare: 1.5 } }, isolateText.optionInvalid('pool.spare', 'an integer >= 0', '1.5')],
     [
       'a negative maxQueue',
@@ -231,7 +252,16 @@ describe('construction options', () => {
   it('starts no process before the first execution', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 1 } });
     const { confinement: _, ...pool } = executor.stats();
-    expect(pool).toEqual({ members: [], starting: 0, queued: 0, retained: 0 });
+    expect(pool).toEqual({
+      members: [],
+      states: { starting: 0, idle: 0, busy: 0, draining: 0 },
+      starting: 0,
+      queued: 0,
+      maxWorkers: 1,
+      spawns: 0,
+      ends: { reaped: 0, recycled: 0, killed: 0, died: 0 },
+      retained: 0,
+    });
     await executor.dispose();
   });
 });

@@ -49,3 +49,18 @@ describe('the completion guard on the daemon', () => {
     expect(executeRequestFromWire({ code: 'c', dispatch: null, outboundMode: 'blocked' }, guard).outbound).toBeNull();
   });
 });
+
+describe('the fields a wire request carries', () => {
+  it('become the native request fields, cpuTimeout among them, and only those present', () => {
+    const guard: CompletionGuard = { active: true };
+    const request = executeRequestFromWire(
+      { code: 'c', dispatch: null, outboundMode: 'default', timeout: 900, cpuTimeout: 120 },
+      guard,
+    );
+    expect(request).toEqual({ code: 'c', dispatch: null, timeout: 900, cpuTimeout: 120 });
+    const bare = executeRequestFromWire({ code: 'c', dispatch: null, outboundMode: 'default' }, guard);
+    expect(Object.keys(bare).sort()).toEqual(['code', 'dispatch']);
+    const invoke = invokeRequestFromWire({ executionId: 'e', handle: 'h', dispatch: null, cpuTimeout: 30 }, [], guard);
+    expect(invoke).toEqual({ executionId: 'e', handle: 'h', dispatch: null, args: [], cpuTimeout: 30 });
+  });
+});

@@ -44,6 +44,16 @@ describe('executeRequestToWire', () => {
     expect(executeRequestToWire({ code: 'c', timeout: null }, defaults).timeout).toBeNull();
   });
 
+  it('carries cpuTimeout when the request sets it, and no key otherwise', () => {
+    expect(executeRequestToWire({ code: 'c', cpuTimeout: 150 }, none)).toEqual({
+      code: 'c',
+      dispatch: null,
+      outboundMode: 'default',
+      cpuTimeout: 150,
+    });
+    expect(Object.keys(executeRequestToWire({ code: 'c', cpuTimeout: undefined }, none))).not.toContain('cpuTimeout');
+  });
+
   it('refuses an outbound that is neither a function, null nor undefined', () => {
     const error = (() => {
       try {
@@ -65,6 +75,11 @@ describe('invokeRequestToWire', () => {
     const wire = invokeRequestToWire({ executionId: 'e', handle: 'h', args: [new Set([1])] }, none);
     expect(Object.keys(wire).sort()).toEqual(['args', 'dispatch', 'executionId', 'handle']);
     expect(decodeValue(wire.args)).toEqual([new Set([1])]);
+  });
+
+  it('carries cpuTimeout when the call sets it', () => {
+    const wire = invokeRequestToWire({ executionId: 'e', handle: 'h', cpuTimeout: 75 }, none);
+    expect(wire).toEqual({ executionId: 'e', handle: 'h', dispatch: null, cpuTimeout: 75 });
   });
 });
 
