@@ -13,13 +13,14 @@ import { VALUE_CODEC_SOURCE } from '../protocol/value-codec.js';
 import { CHANNEL_GRAMMAR_SOURCE } from './channel.js';
 import { RELAY_CODEC_SOURCE } from './relay-frame.js';
 import { isolateText } from './texts.js';
-import type { HarnessSettings } from './worker-settings.js';
+import type { HarnessSettings, SandboxLimits } from './worker-settings.js';
 
 export interface SandboxSources {
   supervisor: string;
   valueCodecModule: string;
   channelGrammarModule: string;
   relayCodecModule: string;
+  /** The harness module, with its member's caps still to bake in (`harnessWithLimits`). */
   harness: string;
 }
 
@@ -35,6 +36,11 @@ function fill(source: string, placeholder: string, replacement: string): string 
   if (source.split(token).length !== 2) throw new Error(`worker asset must hold the placeholder ${token} once`);
   // A function replacement, so `$` sequences in the inserted source are taken literally.
   return source.replace(token, () => `(${replacement})`);
+}
+
+/** A member's harness: the caps go into the source, where no program can reach them. */
+export function harnessWithLimits(sources: SandboxSources, limits: SandboxLimits): string {
+  return fill(sources.harness, 'SANDBOX_LIMITS', JSON.stringify(limits));
 }
 
 export function sandboxSources(): SandboxSources {

@@ -11,9 +11,9 @@ import {
   SANDBOX_COMPATIBILITY_DATE,
   SANDBOX_COMPATIBILITY_FLAGS,
 } from './sandbox-constants.js';
-import type { SandboxSources } from './sandbox-sources.js';
+import { harnessWithLimits, type SandboxSources } from './sandbox-sources.js';
 import { isolateText } from './texts.js';
-import type { SupervisorSettings } from './worker-settings.js';
+import type { SandboxLimits, SupervisorSettings } from './worker-settings.js';
 
 /** The socket the host connects to; named in the control-fd `listen` event. */
 export const CONTROL_SOCKET = 'control';
@@ -54,6 +54,13 @@ export function buildSupervisorConfig({
   relay,
   controlSocket,
 }: SupervisorConfigInput): string {
+  const sandboxLimits: SandboxLimits = {
+    maxLogLines: limits.maxLogLines,
+    maxLogBytes: limits.maxLogBytes,
+    maxToolArgsBytes: limits.maxToolArgsBytes,
+    logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
+    toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
+  };
   const settings: SupervisorSettings = {
     token,
     tokenHeader: CHANNEL_TOKEN_HEADER,
@@ -67,13 +74,6 @@ export function buildSupervisorConfig({
     hostGone: isolateText.hostGone,
     supervisorFailure: isolateText.supervisorFailure,
     messageMalformed: isolateText.messageMalformed,
-    sandboxLimits: {
-      maxLogLines: limits.maxLogLines,
-      maxLogBytes: limits.maxLogBytes,
-      maxToolArgsBytes: limits.maxToolArgsBytes,
-      logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
-      toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
-    },
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,
@@ -106,7 +106,7 @@ const supervisor :Workerd.Worker = (
   bindings = [
     (name = "LOADER", workerLoader = ()),
     (name = "HOST", service = "host"),
-    (name = "HARNESS", text = ${capnpString(sources.harness)}),
+    (name = "HARNESS", text = ${capnpString(harnessWithLimits(sources, sandboxLimits))}),
     (name = "SETTINGS", json = ${capnpString(JSON.stringify(settings))}),
   ],
 );

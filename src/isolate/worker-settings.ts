@@ -20,8 +20,6 @@ export interface SupervisorSettings {
   hostGone: string;
   supervisorFailure: string;
   messageMalformed: string;
-  /** The caps the harness enforces, handed to every run. */
-  sandboxLimits: SandboxLimits;
   /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
   maxResultBytes: number;
   resultTooLarge: string;
@@ -30,8 +28,12 @@ export interface SupervisorSettings {
   requestBodyTooLarge: string;
 }
 
-/** The caps the harness enforces in the sandbox, and their texts. */
-interface SandboxLimits {
+/**
+ * The caps the harness enforces in the sandbox, and their texts. They are baked into each member's
+ * copy of the harness source (sandbox-sources.ts), not handed over per run, so no program can
+ * give its own run other caps.
+ */
+export interface SandboxLimits {
   maxLogLines: number;
   maxLogBytes: number;
   maxToolArgsBytes: number;

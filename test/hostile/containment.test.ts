@@ -354,6 +354,29 @@ describe('row 9: a log flood', () => {
     });
     await assertNextRunSucceeds();
   });
+
+  it('keeps its caps when a module that loads first calls into the harness to start the run itself', async () => {
+    // The harness module is importable by name. A module of the map runs before the entry's
+    // evaluate: it starts the run with caps of its own, then the program floods the logs.
+    const outcome = await executor.execute({
+      code: `import "./takeover.js";
+async () => { for (let i = 0; i < 1e5; i++) console.log("x".repeat(400)); return "done" }`,
+      modules: {
+        'takeover.js': `import * as harness from "__codemode_harness.js";
+const huge = 2 ** 30;
+try {
+  harness.begin([{}, { run: "mine", bound: 1e9, limits: { maxLogLines: huge, maxLogBytes: huge, maxToolArgsBytes: huge, logsCut: "", toolArgsTooLarge: "" } }]);
+} catch {}`,
+      },
+      timeout: 30_000,
+    });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.result).toBe('done');
+    const kept = Math.min(LIMITS.maxLogLines, Math.floor(LIMITS.maxLogBytes / 400));
+    expect(outcome.logs).toHaveLength(kept + 1);
+    expect(outcome.logs.at(-1)?.message).toBe(isolateText.logsCut(LIMITS.maxLogLines, LIMITS.maxLogBytes));
+    await assertNextRunSucceeds();
+  });
 });
 
 describe('row 10: timers user code can clear', () => {

@@ -62,14 +62,8 @@ const codec = codecOver(
 let logs = [];
 let logBytes = 0;
 let logsCut = false;
-/** The caps of the run in flight (set by every `evaluate` and `invoke`). @type {SandboxLimits} */
-let limits = {
-  maxLogLines: 0x7fffffff,
-  maxLogBytes: 0x7fffffff,
-  maxToolArgsBytes: 0x7fffffff,
-  logsCut: '',
-  toolArgsTooLarge: '',
-};
+/** The member's caps, baked into this source, so no program can change its own. */
+const limits = __SANDBOX_LIMITS__;
 
 const $encoder = new TextEncoder();
 const $encode = TextEncoder.prototype.encode;
@@ -95,19 +89,6 @@ function resetLogs() {
   logs = [];
   logBytes = 0;
   logsCut = false;
-}
-
-/**
- * Applies a run's caps to the lines captured before it had them (a statically imported module's
- * top level runs before `evaluate`).
- */
-function recapLogs() {
-  const early = logs;
-  resetLogs();
-  for (let i = 0; i < early.length; i++) {
-    const entry = early[i];
-    if (entry !== undefined) keep(entry);
-  }
 }
 
 /**
@@ -447,13 +428,13 @@ function failed(current, error) {
  */
 export function begin(args) {
   if (begun) return;
+  /** @type {{run: string, bound: number, retain?: boolean}} */
+  const options = args[1];
+  // First, since it throws outside a request (a module's top level has no timers): a module that
+  // calls this before the entry does then changes nothing, and the entry's own call still counts.
+  startRun(options.run, options.bound, options.retain === true);
   begun = true;
   bridge = args[0];
-  /** @type {{run: string, bound: number, retain?: boolean, limits: SandboxLimits}} */
-  const options = args[1];
-  limits = options.limits;
-  recapLogs();
-  startRun(options.run, options.bound, options.retain === true);
   args[0] = {};
   args[1] = {};
 }
@@ -566,14 +547,13 @@ export class Entrypoint extends WorkerEntrypoint {
    * @param {string} handle
    * @param {unknown[]} args
    * @param {SandboxBridge} nextBridge
-   * @param {{run: string, bound: number, limits: SandboxLimits}} options
+   * @param {{run: string, bound: number}} options
    * @returns {{missing: true} | SettledRun | Promise<SettledRun>}
    */
   invoke(handle, args, nextBridge, options) {
     const fn = retainedFunctions.get(handle);
     if (fn === undefined) return { missing: true };
     bridge = nextBridge;
-    limits = options.limits;
     resetLogs();
     const current = startRun(options.run, options.bound, true);
     /** @type {unknown} */

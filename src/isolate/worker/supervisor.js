@@ -357,7 +357,6 @@ export class Runner extends WorkerEntrypoint {
         run: message.run,
         bound: message.bound,
         retain: message.retain,
-        limits: settings.sandboxLimits,
       };
       const reply = await supervise(message.run, loaded, settings, (entrypoint) =>
         entrypoint.evaluate(bridge.dup(), options),
@@ -393,7 +392,7 @@ export class Runner extends WorkerEntrypoint {
         const invocation = await supervise(request.run, worker, this.env.SETTINGS, async (entrypoint) => {
           // Inside the call, so an argument the codec refuses is a fault of this run.
           const args = codec.decode(request.args);
-          const options = { run: request.run, bound: request.bound, limits: this.env.SETTINGS.sandboxLimits };
+          const options = { run: request.run, bound: request.bound };
           return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
         });
         await report(bridge, invocation);

@@ -21,10 +21,12 @@ declare module 'relay-codec.js' {
 }
 
 type LogEntry = import('../../protocol/types.js').LogEntry;
-type SandboxLimits = import('../worker-settings.js').SupervisorSettings['sandboxLimits'];
+type SandboxLimits = import('../worker-settings.js').SandboxLimits;
 
 /** harness.js: replaced by the harness settings when the sources are built (sandbox-sources.ts). */
 declare const __HARNESS_SETTINGS__: import('../worker-settings.js').HarnessSettings;
+/** The member's caps, baked into its harness source (sandbox-sources.ts). */
+declare const __SANDBOX_LIMITS__: SandboxLimits;
 /** harness.js: replaced by the protocol's `BINARY_CODEC_SOURCE`. */
 declare const __BINARY_CODEC__: typeof import('../../protocol/codec.js').createBinaryCodec;
 
@@ -98,16 +100,13 @@ type RaceVerdict = { won: true } | { won: false; logs: LogEntry[] };
  * `Entrypoint` and the `evaluate` the generated entry module adds (entry-module.ts).
  */
 interface SandboxEntrypoint extends Rpc.WorkerEntrypointBranded {
-  evaluate(
-    bridge: SandboxBridge,
-    options: { run: string; bound: number; retain: boolean; limits: SandboxLimits },
-  ): Promise<SettledRun>;
+  evaluate(bridge: SandboxBridge, options: { run: string; bound: number; retain: boolean }): Promise<SettledRun>;
   snapshot(): { logs: LogEntry[]; inTime: boolean };
   cancel(run: string, awaitRace: boolean): RaceVerdict | Promise<RaceVerdict>;
   invoke(
     handle: string,
     args: unknown[],
     bridge: SandboxBridge,
-    options: { run: string; bound: number; limits: SandboxLimits },
+    options: { run: string; bound: number },
   ): { missing: true } | SettledRun | Promise<SettledRun>;
 }
