@@ -19,7 +19,7 @@ export interface ExecutorServerOptions {
   token?: string | undefined;
   /** Bytes; a larger incoming message fails alone with `LIMIT_EXCEEDED`. Default 16 MiB. */
   maxMessageSize?: number | undefined;
-  /** Concurrent executions (and handle calls) per connection; more fail with `LIMIT_EXCEEDED`. Default 16. */
+  /** Concurrent executions (and handle calls) per connection; more fail with `LIMIT_EXCEEDED`. Default 1024, above the pool's own bounds, for a host that multiplexes its users onto one connection. */
   maxExecutionsPerConnection?: number | undefined;
   /** Milliseconds between WebSocket pings to each client; a client that misses one is dropped. Default 15000. */
   clientPingInterval?: number | undefined;
@@ -47,7 +47,7 @@ export const SERVER_DEFAULTS = {
   host: '127.0.0.1',
   port: 8787,
   maxMessageSize: 16 * 1024 * 1024,
-  maxExecutionsPerConnection: 16,
+  maxExecutionsPerConnection: 1024,
   clientPingInterval: 15_000,
   maxConnections: 512,
   maxSendBuffer: 64 * 1024 * 1024,

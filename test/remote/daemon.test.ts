@@ -181,6 +181,26 @@ describe('bounds', () => {
     await expect(executor.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     await Promise.all([executor.dispose(), other.dispose()]);
   });
+
+  it('by default lets one connection carry an agent host: 100 programs waiting on a tool at once', async () => {
+    // Two sandbox processes serve them in turn: the pool's queue holds the rest, not the connection.
+    const daemon = await startDaemon(['--max-workers', '2']);
+    const executor = await connect(daemon.url, { websocket: NodeWebSocket });
+    const dispatch = createEnvelopeDispatch(
+      { api: async (_tool, [n]) => new Promise((resolve) => setTimeout(() => resolve(n), 20)) },
+      { active: true },
+    );
+    const programs = Array.from({ length: 100 }, (_, n) =>
+      executor.execute({
+        code: `async () => (await api.echo(${n})) + 1`,
+        providers: [{ name: 'api', tools: ['echo'] }],
+        dispatch,
+      }),
+    );
+    const outcomes = await Promise.all(programs);
+    expect(outcomes.map((outcome) => outcome.result)).toEqual(Array.from({ length: 100 }, (_, n) => n + 1));
+    await executor.dispose();
+  });
 });
 
 describe('the pool queue bound', () => {
