@@ -63,6 +63,8 @@ export interface IsolateLimitOptions {
   maxRequestBodyBytes?: number | undefined;
   /** The body of one outbound response a sandbox `fetch` receives. Default 32 MiB. */
   maxResponseBodyBytes?: number | undefined;
+  /** Sandbox fetches one run may have in flight at once; one more fails at once. Default 256. */
+  maxConcurrentFetches?: number | undefined;
 }
 
 export interface IsolateExecutorOptions {
@@ -207,6 +209,7 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
   maxLogBytes: 4 * MIB,
   maxRequestBodyBytes: 32 * MIB,
   maxResponseBodyBytes: 32 * MIB,
+  maxConcurrentFetches: 256,
 });
 /**
  * The largest result, tool argument, tool result and log text: each crosses workerd's RPC inside
@@ -223,6 +226,8 @@ export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
   maxLogBytes: MAX_RPC_PAYLOAD_BYTES,
   maxRequestBodyBytes: 1024 * MIB,
   maxResponseBodyBytes: 1024 * MIB,
+  // Each fetch in flight holds a descriptor of the member, whose confined limit is 1024.
+  maxConcurrentFetches: 900,
 });
 
 const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
@@ -301,6 +306,7 @@ function resolveLimits(value: unknown): IsolateLimits {
     maxLogBytes: cap('maxLogBytes'),
     maxRequestBodyBytes: cap('maxRequestBodyBytes'),
     maxResponseBodyBytes: cap('maxResponseBodyBytes'),
+    maxConcurrentFetches: cap('maxConcurrentFetches'),
   };
 }
 

@@ -77,6 +77,8 @@ export function buildSupervisorConfig({
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,
+    maxConcurrentFetches: limits.maxConcurrentFetches,
+    tooManyFetches: isolateText.tooManyFetches(limits.maxConcurrentFetches),
     requestBodyTooLarge: isolateText.requestBodyTooLarge(limits.maxRequestBodyBytes),
   };
   return `using Workerd = import "/workerd/workerd.capnp";

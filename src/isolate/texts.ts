@@ -34,6 +34,9 @@ export const isolateText = {
   /** A sandbox fetch whose response body is over `limits.maxResponseBodyBytes`. */
   responseBodyTooLarge: (cap: number) =>
     `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
+  /** A sandbox fetch started while the run already has `limits.maxConcurrentFetches` in flight. */
+  tooManyFetches: (cap: number) =>
+    `This run already has ${cap} fetches in flight, the cap (limits.maxConcurrentFetches); nothing was sent. Wait for some to finish before starting more.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** The sandbox process ended during the run for a reason we did not cause. */

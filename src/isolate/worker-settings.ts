@@ -25,6 +25,9 @@ export interface SupervisorSettings {
   resultTooLarge: string;
   /** `limits.maxRequestBodyBytes`, and its text. */
   maxRequestBodyBytes: number;
+  /** `limits.maxConcurrentFetches`, and its text. */
+  maxConcurrentFetches: number;
+  tooManyFetches: string;
   requestBodyTooLarge: string;
 }
 

@@ -63,6 +63,7 @@ const LIMIT_FLAGS = [
   ['max-log-bytes', 'maxLogBytes'],
   ['max-request-body-bytes', 'maxRequestBodyBytes'],
   ['max-response-body-bytes', 'maxResponseBodyBytes'],
+  ['max-concurrent-fetches', 'maxConcurrentFetches'],
 ] as const satisfies readonly (readonly [string, keyof IsolateLimits])[];
 
 const CONFINEMENT_CHOICES = CONFINEMENT_OPTIONS.join('|');
@@ -130,6 +131,7 @@ Size caps of one execution (bytes, UTF-8 for text):
   --max-log-bytes <bytes>                console text kept (default ${DEFAULT_LIMITS.maxLogBytes})
   --max-request-body-bytes <bytes>       one outbound fetch's request body (default ${DEFAULT_LIMITS.maxRequestBodyBytes})
   --max-response-body-bytes <bytes>      one outbound fetch's response body (default ${DEFAULT_LIMITS.maxResponseBodyBytes})
+  --max-concurrent-fetches <n>           fetches one run may have in flight (default ${DEFAULT_LIMITS.maxConcurrentFetches})
 
   -h, --help                             this text
 `;

@@ -26,6 +26,7 @@ const LIMITS = {
   maxLogBytes: 256 * 1024,
   maxRequestBodyBytes: MIB,
   maxResponseBodyBytes: MIB,
+  maxConcurrentFetches: 50,
 };
 
 /** What the outbound function saw, and how much of a streamed response it was asked for. */
@@ -60,6 +61,7 @@ beforeAll(() => {
           }),
         );
       }
+      if (url.pathname === '/slow') await new Promise((resolve) => setTimeout(resolve, 300));
       return new Response(`answered ${request.method}`);
     },
     pool: { maxWorkers: 1, spare: 1, heapLimitMb: HEAP_LIMIT_MB, memoryLimitMb: MEMORY_LIMIT_MB },
@@ -246,6 +248,26 @@ describe('row 5: outbound bodies', () => {
     const text = isolateText.requestBodyTooLarge(LIMITS.maxRequestBodyBytes);
     expect(outcome.result).toEqual([[text, text], true]);
     expect(outboundSeen.calls).toBe(before);
+    await assertNextRunSucceeds();
+  });
+
+  it('fails a fetch past the cap on fetches in flight at once, and frees the slot as each settles', async () => {
+    const outcome = await executor.execute({
+      code: `async () => {
+        const flood = await Promise.allSettled(Array.from({ length: 120 }, () => fetch('http://x.test/slow')));
+        const refused = flood.filter((one) => one.status === 'rejected').map((one) => one.reason.message);
+        const answered = flood.filter((one) => one.status === 'fulfilled').length;
+        const after = await (await fetch('http://x.test/')).text();
+        return { answered, refused: refused.length, texts: [...new Set(refused)], after };
+      }`,
+      timeout: 30_000,
+    });
+    expect(outcome.result).toEqual({
+      answered: LIMITS.maxConcurrentFetches,
+      refused: 120 - LIMITS.maxConcurrentFetches,
+      texts: [isolateText.tooManyFetches(LIMITS.maxConcurrentFetches)],
+      after: 'answered GET',
+    });
     await assertNextRunSucceeds();
   });
 

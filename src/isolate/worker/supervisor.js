@@ -53,6 +53,8 @@ const keepers = new Map();
 const bridges = new Map();
 /** outbound route (the id of the run that loaded the worker) → the run currently answering for it. @type {Map<string, string>} */
 const routes = new Map();
+/** outbound route → its fetches in flight, bounded by `limits.maxConcurrentFetches`. @type {Map<string, number>} */
+const fetchesInFlight = new Map();
 
 /** @param {SupervisorMessage} message */
 function send(message) {
@@ -186,8 +188,27 @@ export class Outbound extends WorkerEntrypoint {
    */
   async fetch(request) {
     const settings = this.env.SETTINGS;
-    const run = routes.get(this.ctx.props.route);
+    const route = this.ctx.props.route;
+    const run = routes.get(route);
     if (run === undefined) throw new Error(settings.outboundAfterRun);
+    const inFlight = fetchesInFlight.get(route) ?? 0;
+    if (inFlight >= settings.maxConcurrentFetches) throw new Error(settings.tooManyFetches);
+    fetchesInFlight.set(route, inFlight + 1);
+    try {
+      return await this.#relay(request, run, settings);
+    } finally {
+      const left = (fetchesInFlight.get(route) ?? 1) - 1;
+      if (left === 0) fetchesInFlight.delete(route);
+      else fetchesInFlight.set(route, left);
+    }
+  }
+
+  /**
+   * @param {Request} request
+   * @param {string} run
+   * @param {SupervisorSettings} settings
+   */
+  async #relay(request, run, settings) {
     const nullBody = request.body === null;
     const body = nullBody ? new Uint8Array() : await readCapped(request, settings);
     const head = { url: request.url, method: request.method, headers: [...request.headers], nullBody };
