@@ -12,6 +12,7 @@ import type { WireExecuteResult } from '../wire/types.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
+import type { RefusalLog } from './refusal-log.js';
 import type { RetainedOutbounds } from './retained-outbounds.js';
 import {
   CLIENT_GONE,
@@ -39,6 +40,8 @@ export interface ServerContext {
   /** Learns from each execution whether the executor can still start a sandbox. */
   readonly readiness: Readiness;
   log: LogSink;
+  /** Where refused calls are logged: a flood of them is summed up, not written line by line. */
+  readonly refusals: RefusalLog;
   /** Counts an execution in flight for the drain; the returned function settles it. */
   track(): () => void;
 }
@@ -103,7 +106,10 @@ export class Connection {
 
   /** Logs and counts a call refused before it ran, and returns the error to throw. */
   refuse(kind: ExecutionKind, error: ExecutorError): ExecutorError {
-    this.server.log(formatExecutionRefused(this.id, kind, error.message), 'warn');
+    this.server.refusals.refused(
+      `connection ${this.id} ${error.code}`,
+      formatExecutionRefused(this.id, kind, error.message),
+    );
     this.server.metrics.executionSettled(kind, 'refused');
     return error;
   }

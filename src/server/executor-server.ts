@@ -18,10 +18,17 @@ import { Connection, type ServerContext } from './connection.js';
 import { ExecutorEndpoint } from './endpoint.js';
 import { DaemonMetrics } from './metrics.js';
 import { Readiness } from './readiness.js';
+import { RefusalLog } from './refusal-log.js';
 import { RetainedOutbounds } from './retained-outbounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
-import { formatConnectionOpened, formatDrainTimedOut, formatSendBufferExceeded, UPGRADE_REQUIRED } from './texts.js';
+import {
+  formatCallRefusalsSuppressed,
+  formatConnectionOpened,
+  formatDrainTimedOut,
+  formatSendBufferExceeded,
+  UPGRADE_REQUIRED,
+} from './texts.js';
 import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
@@ -67,6 +74,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const metrics = new DaemonMetrics(executor);
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
+  const refusals = new RefusalLog(log, formatCallRefusalsSuppressed);
 
   let draining = false;
   let running = 0;
@@ -88,6 +96,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     metrics,
     readiness,
     log,
+    refusals,
     track() {
       running += 1;
       let settled = false;
@@ -208,6 +217,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await stopped;
         await readiness.settled();
         gate.flush();
+        refusals.flush();
         await admin?.close();
       })();
       return closing;

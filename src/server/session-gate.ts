@@ -12,6 +12,7 @@ import { UPGRADE_REFUSAL_STATUS } from '../wire/refusals.js';
 import { checkBearer } from './auth.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, SessionRefusal } from './metrics.js';
+import { RefusalLog } from './refusal-log.js';
 import {
   formatConnectionRefused,
   formatHandshakeTimedOut,
@@ -37,10 +38,6 @@ interface Refusal {
   text: string;
 }
 
-/** Lines per refusal reason per window; past it they are counted and summed up in one line. */
-const REFUSAL_LINES_PER_WINDOW = 10;
-const REFUSAL_WINDOW_MS = 10_000;
-
 export function peerOf(socket: Socket): string {
   const { remoteAddress, remotePort } = socket;
   return remoteAddress?.includes(':') ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
@@ -48,18 +45,16 @@ export function peerOf(socket: Socket): string {
 
 export class SessionGate {
   readonly #settings: GateSettings;
-  readonly #log: LogSink;
   readonly #metrics: DaemonMetrics;
   /** Sockets not yet upgraded, by remote address. */
   readonly #pending = new Map<string, Set<Socket>>();
   readonly #timers = new Map<Socket, ReturnType<typeof setTimeout>>();
-  readonly #window = new Map<SessionRefusal, { logged: number; suppressed: number }>();
-  #windowTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #refusals: RefusalLog;
 
   constructor(settings: GateSettings, log: LogSink, metrics: DaemonMetrics) {
     this.#settings = settings;
-    this.#log = log;
     this.#metrics = metrics;
+    this.#refusals = new RefusalLog(log, formatRefusalsSuppressed);
   }
 
   /** A TCP connection was accepted: it has `handshakeTimeout` ms to become an authenticated session. */
@@ -128,33 +123,12 @@ export class SessionGate {
 
   #refused(peer: string, reason: SessionRefusal, text: string): void {
     this.#metrics.sessionRefused(reason);
-    const window = this.#window.get(reason) ?? { logged: 0, suppressed: 0 };
-    this.#window.set(reason, window);
-    if (window.logged < REFUSAL_LINES_PER_WINDOW) {
-      window.logged += 1;
-      this.#log(formatConnectionRefused(peer, text), 'warn');
-    } else {
-      window.suppressed += 1;
-    }
-    this.#windowTimer ??= setTimeout(() => this.#closeWindow(), REFUSAL_WINDOW_MS);
-    this.#windowTimer.unref();
-  }
-
-  /** A flood of refusals is logged as its first lines and one line with the count of the rest. */
-  #closeWindow(): void {
-    this.#windowTimer = undefined;
-    for (const [reason, window] of this.#window) {
-      if (window.suppressed > 0) {
-        this.#log(formatRefusalsSuppressed(window.suppressed, reason, REFUSAL_WINDOW_MS), 'warn');
-      }
-    }
-    this.#window.clear();
+    this.#refusals.refused(reason, formatConnectionRefused(peer, text));
   }
 
   /** Logs what the current window held back, at once (the server is closing). */
   flush(): void {
-    if (this.#windowTimer !== undefined) clearTimeout(this.#windowTimer);
-    this.#closeWindow();
+    this.#refusals.flush();
   }
 }
 

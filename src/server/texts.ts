@@ -40,6 +40,10 @@ export function formatRefusalsSuppressed(count: number, reason: string, windowMs
   return `${count} more connection${count === 1 ? '' : 's'} refused (${reason}) in the last ${windowMs / 1000} s; not logged one by one`;
 }
 
+export function formatCallRefusalsSuppressed(count: number, kind: string, windowMs: number): string {
+  return `${count} more call${count === 1 ? '' : 's'} refused (${kind}) in the last ${windowMs / 1000} s; not logged one by one`;
+}
+
 export type ExecutionKind = 'execute' | 'invokeHandle';
 
 export function formatExecutionSettled(

@@ -8,8 +8,9 @@ import type { Executor } from '../../src/protocol/index.js';
 import { Connection, type ServerContext } from '../../src/server/connection.js';
 import { DaemonMetrics } from '../../src/server/metrics.js';
 import { Readiness } from '../../src/server/readiness.js';
+import { RefusalLog } from '../../src/server/refusal-log.js';
 import { RetainedOutbounds } from '../../src/server/retained-outbounds.js';
-import { formatLeaseExpired } from '../../src/server/texts.js';
+import { formatCallRefusalsSuppressed, formatLeaseExpired } from '../../src/server/texts.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),
@@ -29,6 +30,7 @@ function context(lines: string[]): ServerContext {
     metrics: new DaemonMetrics(idle),
     readiness: new Readiness(idle),
     log: (message) => lines.push(message),
+    refusals: new RefusalLog((message) => lines.push(message), formatCallRefusalsSuppressed),
     track: () => () => {},
   };
 }
