@@ -13,7 +13,8 @@
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../src/protocol/dispatch.js';
-import { formatCpuTimeout, messageOf } from '../src/protocol/errors.js';
+import { messageOf } from '../src/protocol/errors.js';
+import { formatCpuTimeout } from '../src/protocol/texts.js';
 import { runDialect } from './ours.js';
 import { note } from './progress.js';
 import type { ReferencePeer } from './reference-peer.js';

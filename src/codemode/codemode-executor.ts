@@ -4,7 +4,8 @@
  * what comes back into the dialect's shape (flat prefixed log lines, the dialect's timeout text).
  */
 import type { CompletionGuard } from '../protocol/dispatch.js';
-import { ExecutionTimeoutError, TIMEOUT_MESSAGE } from '../protocol/errors.js';
+import { ExecutionTimeoutError } from '../protocol/errors.js';
+import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
 import { validateExecution } from './names.js';
 import { normalizeCode } from './normalize.js';

@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { COMPLETED_MESSAGE } from '../protocol/dispatch.js';
 import { messageOf } from '../protocol/errors.js';
+import { COMPLETED_MESSAGE } from '../protocol/texts.js';
 import { type RelayFrame, type RelayReplyHead, type RelayRequestHead, relayCodec } from './relay-frame.js';
 import { isolateText } from './texts.js';
 

@@ -7,14 +7,9 @@
  */
 
 import { describeValue } from '../protocol/describe-value.js';
-import { COMPLETED_MESSAGE, encodeErrorEnvelope } from '../protocol/dispatch.js';
-import {
-  ExecutionTimeoutError,
-  ExecutorError,
-  formatCpuTimeout,
-  formatToolNotFound,
-  messageOf,
-} from '../protocol/errors.js';
+import { encodeErrorEnvelope } from '../protocol/dispatch.js';
+import { ExecutionTimeoutError, ExecutorError, messageOf } from '../protocol/errors.js';
+import { COMPLETED_MESSAGE, formatCpuTimeout, formatToolNotFound } from '../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';

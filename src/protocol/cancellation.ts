@@ -6,18 +6,9 @@
  */
 import { describeValue } from './describe-value.js';
 import { ExecutorError } from './errors.js';
+import { cancellationText } from './texts.js';
 
 export type CancellableMethod = 'execute' | 'invokeHandle';
-
-export const cancellationText = {
-  /** The caller aborted `options.signal` (a daemon does when its client goes away). */
-  cancelled: (method: string) =>
-    `The ${method} call was cancelled through its abort signal before it settled. Its run is given up, and its sandbox process is released (killed if it was spinning).`,
-  callOptionsInvalid: (method: string, got: string) =>
-    `${method}(request, options): options must be an object or undefined, got ${got}.`,
-  signalInvalid: (method: string, got: string) =>
-    `${method}(request, options): options.signal must be an AbortSignal or undefined, got ${got}.`,
-} as const;
 
 /** What a call aborted through its signal rejects with. */
 export function cancellationError(method: CancellableMethod, signal: AbortSignal): ExecutorError {

@@ -4,13 +4,8 @@
  */
 import { binaryCodec } from './codec.js';
 import { messageOf, ToolNotFoundError } from './errors.js';
+import { COMPLETED_MESSAGE, UNPRINTABLE_THROW_MESSAGE } from './texts.js';
 import type { Dispatch } from './types.js';
-
-/** The text a tool call gets once its execution has completed. */
-export const COMPLETED_MESSAGE = 'Execution has already completed';
-
-/** The text of a tool failure when neither the thrown value nor the failure of its conversion has a text form. */
-export const UNPRINTABLE_THROW_MESSAGE = 'The tool threw a value that cannot be converted to text';
 
 /** One mutable flag per execution: the caller builds `{active: true}` and flips it in its `finally`. */
 export interface CompletionGuard {

@@ -3,6 +3,7 @@
  * (capnweb rebuilds only the standard classes), so every error carries its discriminator in
  * `code`, and `rehydrateExecutorError` rebuilds the class on the far side.
  */
+import { formatTimeout, formatToolNotFound, TIMEOUT_FIRST_SENTENCE } from './texts.js';
 
 export const EXECUTOR_ERROR_CODES = [
   /** The connection was refused: bad token, handshake failure, unusable options. */
@@ -50,11 +51,6 @@ export class ExecutorError extends Error {
   }
 }
 
-/** The text a tool call gets when no handler knows the tool, or the provider. */
-export function formatToolNotFound(tool: string): string {
-  return `Tool "${tool}" not found`;
-}
-
 export class ToolNotFoundError extends ExecutorError {
   override name = 'ToolNotFoundError';
   readonly tool: string;
@@ -64,11 +60,6 @@ export class ToolNotFoundError extends ExecutorError {
     this.tool = tool;
   }
 }
-
-/** The phrase a timed-out run's text opens with, and the whole text the dialect reports. */
-export const TIMEOUT_MESSAGE = 'Execution timed out';
-
-const TIMEOUT_FIRST_SENTENCE = /^Execution timed out at its (\d+) ms bound\.(?:\s|$)/;
 
 export class ExecutionTimeoutError extends ExecutorError {
   override name = 'ExecutionTimeoutError';
@@ -81,7 +72,7 @@ export class ExecutionTimeoutError extends ExecutorError {
 
   /** The native failure text, written for the model that reads it. */
   static format(timeout: number): string {
-    return `${TIMEOUT_MESSAGE} at its ${timeout} ms bound. Do less work per run and return the part that is already finished.`;
+    return formatTimeout(timeout);
   }
 
   /**
@@ -91,14 +82,6 @@ export class ExecutionTimeoutError extends ExecutorError {
   static matches(message: unknown): boolean {
     return typeof message === 'string' && TIMEOUT_FIRST_SENTENCE.test(message);
   }
-}
-
-/**
- * The failure text of a run that spent its CPU-time bound (`cpuTimeout`), written for the model
- * that reads it. It is not a timeout: the wall-clock bound may be far off.
- */
-export function formatCpuTimeout(cpuTimeout: number): string {
-  return `Execution used up its CPU time bound of ${cpuTimeout} ms (cpuTimeout). Compute less per run and return the part that is already finished.`;
 }
 
 function isExecutorErrorCode(code: unknown): code is ExecutorErrorCode {

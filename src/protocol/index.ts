@@ -7,23 +7,18 @@ export type { BinaryCodec } from './codec.js';
 export { BINARY_CODEC_SOURCE, BINARY_TAG, binaryCodec, createBinaryCodec } from './codec.js';
 export type { CompletionGuard, ProviderHandler } from './dispatch.js';
 export {
-  COMPLETED_MESSAGE,
   createEnvelopeDispatch,
   encodeErrorEnvelope,
   encodeResultEnvelope,
   parseDispatchArguments,
-  UNPRINTABLE_THROW_MESSAGE,
 } from './dispatch.js';
 export type { ExecutorErrorCode, ExecutorErrorOptions } from './errors.js';
 export {
   EXECUTOR_ERROR_CODES,
   ExecutionTimeoutError,
   ExecutorError,
-  formatCpuTimeout,
-  formatToolNotFound,
   messageOf,
   rehydrateExecutorError,
-  TIMEOUT_MESSAGE,
   ToolNotFoundError,
 } from './errors.js';
 export type { SeparatedImports } from './imports.js';
@@ -31,10 +26,22 @@ export { separateImports } from './imports.js';
 export {
   JAVASCRIPT_RESERVED_WORDS,
   PROVIDER_NAME_PATTERN,
-  providerRejection,
   RESERVED_PROVIDER_NAMES,
   validateProviders,
 } from './providers.js';
+export {
+  COMPLETED_MESSAGE,
+  cancellationText,
+  FUNCTION_NOT_RETAINED_MESSAGE,
+  formatCpuTimeout,
+  formatProtocolMismatch,
+  formatTimeout,
+  formatToolNotFound,
+  INERT_FUNCTION_TEXT,
+  providerRejection,
+  TIMEOUT_MESSAGE,
+  UNPRINTABLE_THROW_MESSAGE,
+} from './texts.js';
 export type {
   Dispatch,
   ExecuteRequest,
@@ -54,9 +61,7 @@ export {
   createValueCodec,
   decodeValue,
   encodeValue,
-  FUNCTION_NOT_RETAINED_MESSAGE,
-  INERT_FUNCTION_TEXT,
   InertFunction,
   VALUE_CODEC_SOURCE,
 } from './value-codec.js';
-export { assertProtocolCompatible, formatProtocolMismatch, PROTOCOL_VERSION } from './version.js';
+export { assertProtocolCompatible, PROTOCOL_VERSION } from './version.js';

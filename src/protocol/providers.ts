@@ -2,6 +2,8 @@
  * Providers and the sandbox scope: which names a namespace may take. A native executor checks
  * them with `validateProviders` before it spends a sandbox on the request.
  */
+
+import { providerRejection } from './texts.js';
 import type { ProviderDescriptor } from './types.js';
 
 /**
@@ -77,20 +79,6 @@ export const JAVASCRIPT_RESERVED_WORDS: ReadonlySet<string> = new Set([
   'eval',
   'arguments',
 ]);
-
-/** The texts `validateProviders` composes. They are written for the model that reads them. */
-export const providerRejection = {
-  reserved: (name: string) =>
-    `Provider name "${name}" is reserved: the sandbox scope already binds it. Choose another name.`,
-  notIdentifier: (name: string) =>
-    `Provider name "${name}" is not a valid JavaScript identifier: use ASCII letters, digits, _ and $, and do not start with a digit.`,
-  reservedWord: (name: string) =>
-    `Provider name "${name}" is a JavaScript reserved word and cannot name a namespace. Choose another name.`,
-  duplicate: (name: string) =>
-    `Provider name "${name}" is declared more than once. Every provider needs a distinct name.`,
-  malformed: (index: number) =>
-    `Provider ${index} is malformed: a provider is {name: string, tools: string[]} with optional positionalArgs, proxySource and prelude.`,
-} as const;
 
 /**
  * The texts one list of names is refused with, one per rule. The protocol's table is

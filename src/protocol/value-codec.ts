@@ -18,6 +18,7 @@
  */
 import { ExecutorError } from './errors.js';
 import { selfContainedSource } from './function-source.js';
+import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT } from './texts.js';
 
 export interface ValueCodec {
   encode(value: unknown): unknown;
@@ -254,14 +255,7 @@ export function createValueCodec(makeFunction: (key: string | undefined) => unkn
 /** The codec's source: an expression whose value is `createValueCodec`. */
 export const VALUE_CODEC_SOURCE = selfContainedSource(createValueCodec);
 
-/** What calling a function from the result of an execution that did not retain it rejects with. */
-export const FUNCTION_NOT_RETAINED_MESSAGE =
-  'This function came from an execution that did not set retainHandles, so it cannot be called. Set retainHandles: true and call it through invokeHandle.';
-
 const INERT_FUNCTION_BRAND = Symbol.for('codemode.inertFunction');
-
-/** How an inert function marker prints. */
-export const INERT_FUNCTION_TEXT = '[a function of the sandbox, not retained]';
 
 /**
  * The keys a host's runtime calls by itself: `JSON.stringify` calls `toJSON`, printing calls

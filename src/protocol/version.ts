@@ -1,11 +1,8 @@
 /** The version of the native executor protocol that crosses a wire. Bumped on any incompatible change. */
 import { ExecutorError } from './errors.js';
+import { formatProtocolMismatch } from './texts.js';
 
 export const PROTOCOL_VERSION = 1;
-
-export function formatProtocolMismatch(client: number, server: unknown): string {
-  return `Executor protocol mismatch: client speaks v${client}, server speaks v${String(server)}`;
-}
 
 /** Exact equality; anything else throws `PROTOCOL_MISMATCH`. */
 export function assertProtocolCompatible(serverVersion: unknown, clientVersion: number = PROTOCOL_VERSION): void {

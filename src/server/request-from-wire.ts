@@ -4,7 +4,8 @@
  * tri-state, and the caller's stubs are held to the call's completion guard, so that a call after
  * the execution settled gets the completion text instead of capnweb's disposed-stub error.
  */
-import { COMPLETED_MESSAGE, type CompletionGuard, guardDispatch } from '../protocol/dispatch.js';
+import { type CompletionGuard, guardDispatch } from '../protocol/dispatch.js';
+import { COMPLETED_MESSAGE } from '../protocol/texts.js';
 import type { Dispatch, ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
 import { requestToWire, responseFromWire } from '../wire/fetch-shape.js';
 import type { WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
-import { cancellationText } from '../../src/protocol/cancellation.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';
+import { cancellationText } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
 import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
 

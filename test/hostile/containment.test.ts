@@ -10,8 +10,9 @@ import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT, InertFunction } from '../../src/protocol/value-codec.js';
+import { InertFunction } from '../../src/protocol/value-codec.js';
 import { isAlive, waitFor } from '../isolate/processes.js';
 
 const MIB = 2 ** 20;

@@ -6,9 +6,8 @@ import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutorError, ToolNotFoundError } from '../../src/protocol/errors.js';
-import { providerRejection } from '../../src/protocol/providers.js';
+import { FUNCTION_NOT_RETAINED_MESSAGE, providerRejection } from '../../src/protocol/texts.js';
 import { type Dispatch, type ExecuteRequest, HANDLE_KEY, type OutboundFetch } from '../../src/protocol/types.js';
-import { FUNCTION_NOT_RETAINED_MESSAGE } from '../../src/protocol/value-codec.js';
 
 /** Every request the construction-level outbound answered. */
 const seenByDefaultOutbound: string[] = [];

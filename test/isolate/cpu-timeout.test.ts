@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { IsolateExecutor, type RunReport } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
-import { ExecutionTimeoutError, formatCpuTimeout } from '../../src/protocol/errors.js';
+import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { formatCpuTimeout } from '../../src/protocol/texts.js';
 import { waitFor } from './processes.js';
 
 const SPIN = 'async () => { while (true) {} }';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
-import { formatCpuTimeout } from '../../src/protocol/errors.js';
+import { formatCpuTimeout } from '../../src/protocol/texts.js';
 
 const WAITING = 100;
 const SPINNING = 4;

@@ -8,8 +8,9 @@
  * connects to it, so each test knows its connection's number.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type CancellableMethod, cancellationText } from '../../src/protocol/cancellation.js';
+import type { CancellableMethod } from '../../src/protocol/cancellation.js';
 import { createEnvelopeDispatch, ExecutorError, HANDLE_KEY } from '../../src/protocol/index.js';
+import { cancellationText } from '../../src/protocol/texts.js';
 import { type ConnectOptions, connect, type RemoteExecutor } from '../../src/remote/index.js';
 import { Session } from '../../src/remote/session.js';
 import { formatDuplicateCancelToken, formatInvalidCancelToken } from '../../src/server/texts.js';
