@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { IsolateExecutor } from '../src/isolate/index.js';
-import { connect, type WebSocketConstructor } from '../src/remote/index.js';
+import { connect } from '../src/remote/index.js';
 import { startDaemon } from './daemon.js';
 import { interleave } from './interleave.js';
 import { runNative } from './ours.js';
@@ -33,7 +33,7 @@ const REMOTE = 'remote';
 const local = new IsolateExecutor({ pool: POOL });
 const daemon = await startDaemon(POOL);
 try {
-  const remote = await connect(daemon.url, { websocket: WebSocket as unknown as WebSocketConstructor });
+  const remote = await connect(daemon.url, { websocket: WebSocket });
   try {
     console.log(
       `remote overhead, ${RUNS} interleaved rounds after ${WARMUP} warm-up, pool ${JSON.stringify(POOL)} on both sides\n`,

@@ -22,7 +22,7 @@ import { WebSocket } from 'ws';
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/errors.js';
-import { connect, type RemoteExecutor, type WebSocketConstructor } from '../src/remote/index.js';
+import { connect, type RemoteExecutor } from '../src/remote/index.js';
 import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
@@ -160,7 +160,7 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<{ results
   resources.executors.push(elastic);
   const dialect = new CodemodeExecutor(executor);
   const remote = await phase('connecting to the daemon and warming the pools', async () => {
-    resources.remote = await connect(daemon.url, { websocket: WebSocket as unknown as WebSocketConstructor });
+    resources.remote = await connect(daemon.url, { websocket: WebSocket });
     await executor.execute({ code: 'async () => 1' });
     await elastic.execute({ code: 'async () => 1' });
     await resources.remote.execute({ code: 'async () => 1' });

@@ -5,7 +5,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { connect, RemoteExecutor, type WebSocketConstructor } from '../../src/remote/index.js';
+import { connect, RemoteExecutor } from '../../src/remote/index.js';
 import { countingWebSocket, NodeWebSocket, rejection, toolGate } from './support/client.js';
 import { startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
@@ -96,7 +96,7 @@ describe('a client blocked past the heartbeat timeout, within its lease', () => 
       }
     }
     const executor = await connect(daemon.url, {
-      websocket: BlockingAfterHeartbeat as unknown as WebSocketConstructor,
+      websocket: BlockingAfterHeartbeat,
       heartbeatInterval: 1000,
       heartbeatTimeout: 300,
     });

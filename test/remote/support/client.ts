@@ -5,19 +5,19 @@ import { type Dispatch, ExecutorError, encodeResultEnvelope } from '../../../src
 import type { WebSocketConstructor } from '../../../src/remote/index.js';
 
 /** The ws constructor, which sends headers; Node 20 has no global WebSocket. */
-export const NodeWebSocket = WebSocket as unknown as WebSocketConstructor;
+export const NodeWebSocket: WebSocketConstructor = WebSocket;
 
 /** A WebSocket constructor that counts the sockets it opens. */
 export function countingWebSocket(): { websocket: WebSocketConstructor; readonly opened: number } {
   let opened = 0;
   class Counting extends WebSocket {
-    constructor(...args: ConstructorParameters<typeof WebSocket>) {
-      super(...args);
+    constructor(url: string, options?: WebSocket.ClientOptions) {
+      super(url, options);
       opened += 1;
     }
   }
   return {
-    websocket: Counting as unknown as WebSocketConstructor,
+    websocket: Counting,
     get opened() {
       return opened;
     },
