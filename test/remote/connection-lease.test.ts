@@ -4,36 +4,9 @@
  * freeze reads its sockets before its timers), while silence with no call running counts for nothing.
  */
 import { describe, expect, it } from 'vitest';
-import type { Executor } from '../../src/protocol/index.js';
-import { Connection, type ServerContext } from '../../src/server/connection.js';
-import { DaemonMetrics } from '../../src/server/metrics.js';
-import { Readiness } from '../../src/server/readiness.js';
-import { RefusalLog } from '../../src/server/refusal-log.js';
-import { RetainedOutbounds } from '../../src/server/retained-outbounds.js';
-import { formatCallRefusalsSuppressed, formatLeaseExpired } from '../../src/server/texts.js';
-
-const idle: Executor = {
-  execute: async () => ({ logs: [] }),
-  invokeHandle: async () => ({ logs: [] }),
-  closeHandles: async () => {},
-  dispose: async () => {},
-};
-
-function context(lines: string[]): ServerContext {
-  return {
-    executor: idle,
-    protocolVersion: 1,
-    maxExecutionsPerConnection: 4,
-    retained: new RetainedOutbounds(),
-    draining: false,
-    daemonId: 'test',
-    metrics: new DaemonMetrics(idle),
-    readiness: new Readiness(idle),
-    log: (message) => lines.push(message),
-    refusals: new RefusalLog((message) => lines.push(message), formatCallRefusalsSuppressed),
-    track: () => () => {},
-  };
-}
+import { Connection } from '../../src/server/connection.js';
+import { formatLeaseExpired } from '../../src/server/texts.js';
+import { idleServerContext } from './support/server-context.js';
 
 /** Holds this thread, as a frozen process would: no timer can run meanwhile. */
 function block(milliseconds: number): void {
@@ -45,7 +18,7 @@ describe('the heartbeat lease', () => {
   it('is checked on the first message after a silence past it, before any timer could run', async () => {
     const lines: string[] = [];
     const drops: string[] = [];
-    const connection = new Connection(1, context(lines), (reason) => drops.push(reason));
+    const connection = new Connection(1, idleServerContext(lines), (reason) => drops.push(reason));
     let signal: AbortSignal | undefined;
     const call = connection.run('execute', { heartbeatLease: 50 }, (given) => {
       signal = given;
@@ -61,7 +34,7 @@ describe('the heartbeat lease', () => {
 
   it('counts no silence while no call runs: the lease starts with the first call', async () => {
     const drops: string[] = [];
-    const connection = new Connection(1, context([]), (reason) => drops.push(reason));
+    const connection = new Connection(1, idleServerContext([]), (reason) => drops.push(reason));
     // Idle well past the lease, then a call: the lease starts with it.
     block(400);
     let release!: () => void;

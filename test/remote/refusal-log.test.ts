@@ -4,41 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
-import { Connection, type ServerContext } from '../../src/server/connection.js';
-import { DaemonMetrics } from '../../src/server/metrics.js';
-import { Readiness } from '../../src/server/readiness.js';
-import { RefusalLog } from '../../src/server/refusal-log.js';
-import { RetainedOutbounds } from '../../src/server/retained-outbounds.js';
+import { Connection } from '../../src/server/connection.js';
 import { formatCallRefusalsSuppressed, formatExecutionRefused } from '../../src/server/texts.js';
-
-const idle = {
-  execute: async () => ({ logs: [] }),
-  invokeHandle: async () => ({ logs: [] }),
-  closeHandles: async () => {},
-  dispose: async () => {},
-};
-
-function context(lines: string[]): ServerContext {
-  const log = (message: string) => void lines.push(message);
-  return {
-    executor: idle,
-    protocolVersion: 1,
-    maxExecutionsPerConnection: 4,
-    retained: new RetainedOutbounds(),
-    draining: false,
-    daemonId: 'test',
-    metrics: new DaemonMetrics(idle),
-    readiness: new Readiness(idle),
-    log,
-    refusals: new RefusalLog(log, formatCallRefusalsSuppressed),
-    track: () => () => {},
-  };
-}
+import { idleServerContext } from './support/server-context.js';
 
 describe('refused calls in the log', () => {
   it('are written one by one up to a share per window, then summed up in one line', () => {
     const lines: string[] = [];
-    const server = context(lines);
+    const server = idleServerContext(lines);
     const connection = new Connection(7, server, () => {});
     const error = new ExecutorError('INVALID_REQUEST', 'execute: the request must be an object, got null');
     for (let i = 0; i < 50; i++) connection.refuse('execute', error);

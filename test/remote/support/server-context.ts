@@ -1,0 +1,35 @@
+/**
+ * A daemon's per-connection context over an executor that does nothing, for tests that drive one
+ * `Connection` directly: every line the daemon would log lands in `lines`.
+ */
+import type { Executor } from '../../../src/protocol/index.js';
+import type { ServerContext } from '../../../src/server/connection.js';
+import { DaemonMetrics } from '../../../src/server/metrics.js';
+import { Readiness } from '../../../src/server/readiness.js';
+import { RefusalLog } from '../../../src/server/refusal-log.js';
+import { RetainedOutbounds } from '../../../src/server/retained-outbounds.js';
+import { formatCallRefusalsSuppressed } from '../../../src/server/texts.js';
+
+const idle: Executor = {
+  execute: async () => ({ logs: [] }),
+  invokeHandle: async () => ({ logs: [] }),
+  closeHandles: async () => {},
+  dispose: async () => {},
+};
+
+export function idleServerContext(lines: string[]): ServerContext {
+  const log = (message: string) => void lines.push(message);
+  return {
+    executor: idle,
+    protocolVersion: 1,
+    maxExecutionsPerConnection: 4,
+    retained: new RetainedOutbounds(),
+    draining: false,
+    daemonId: 'test',
+    metrics: new DaemonMetrics(idle),
+    readiness: new Readiness(idle),
+    log,
+    refusals: new RefusalLog(log, formatCallRefusalsSuppressed),
+    track: () => () => {},
+  };
+}
