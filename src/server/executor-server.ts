@@ -190,6 +190,8 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     close() {
       closing ??= (async () => {
         draining = true;
+        /** Set once the drain timeout passed: from then on nothing waits past it. */
+        let grace: Promise<void> | undefined;
         if (running > 0) {
           const finished = new Promise<void>((resolve) => (drained = resolve));
           let timer: ReturnType<typeof setTimeout> | undefined;
@@ -201,15 +203,18 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
             log(why, 'warn');
             for (const { connection } of sessions.values()) connection.giveUp(why);
             // An executor that ignores its signal still gets a bounded wait, not a hang.
-            await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, GIVE_UP_GRACE_MS).unref())]);
+            grace = new Promise((resolve) => setTimeout(resolve, GIVE_UP_GRACE_MS).unref());
+            await Promise.race([finished, grace]);
           }
           clearTimeout(timer);
         }
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        // drain() waits until every settled call's answer has been sent, so closing loses none.
+        // drain() waits until every settled call's answer has been sent, so closing loses none. It
+        // also waits for calls still running, so after a give-up it gets no more than the grace.
         await Promise.all(
           [...sessions].map(async ([ws, { session }]) => {
-            await session.drain().catch(() => {});
+            const drained = session.drain().catch(() => {});
+            await (grace === undefined ? drained : Promise.race([drained, grace]));
             await closeSocket(ws);
           }),
         );

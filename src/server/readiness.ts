@@ -14,6 +14,11 @@ const REPROBE_MS = 5_000;
 /** The codes that say the executor cannot run anything now. */
 const UNAVAILABLE_CODES = new Set(['SANDBOX_UNAVAILABLE', 'EXECUTOR_DISPOSED']);
 
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
+}
+
 export interface ReadinessState {
   ready: boolean;
   text: string;
@@ -37,8 +42,7 @@ export class Readiness {
 
   /** An execution's failure, or success, tells what the sandbox can do now. */
   observe(error: unknown): void {
-    const code = (error as { code?: unknown } | null | undefined)?.code;
-    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) {
+    if (isUnavailable(error)) {
       this.#sandbox = 'unavailable';
       this.#detail = messageOf(error);
     } else if (error === undefined) {
@@ -67,12 +71,10 @@ export class Readiness {
     this.#probing = this.#executor
       .execute(PROBE)
       .then(
-        (result) => this.observe(result.error === undefined ? undefined : result),
-        (error: unknown) => {
-          // Only an unavailable sandbox makes the daemon unready; any other answer shows it runs.
-          if (UNAVAILABLE_CODES.has(String((error as { code?: unknown } | null)?.code))) this.observe(error);
-          else this.#sandbox = 'available';
-        },
+        // Any result, even the program's own error (a cold start past the bound), shows the
+        // sandbox runs; only a refusal with an unavailable code makes the daemon unready.
+        () => this.observe(undefined),
+        (error: unknown) => this.observe(isUnavailable(error) ? error : undefined),
       )
       .finally(() => {
         this.#probing = undefined;

@@ -105,6 +105,40 @@ describe('--drain-timeout', () => {
   });
 });
 
+describe('a stop past the drain timeout', () => {
+  it('ends even when the executor ignores the cancel, and the caller is told', async () => {
+    let started!: () => void;
+    const reached = new Promise<void>((resolve) => (started = resolve));
+    const deaf: Executor = {
+      // Never settles and never looks at its signal, as a broken executor would.
+      execute: () => {
+        started();
+        return new Promise(() => {});
+      },
+      invokeHandle: async () => ({ logs: [] }),
+      closeHandles: async () => {},
+      dispose: async () => {},
+    };
+    const lines: string[] = [];
+    const server = await createExecutorServer({
+      executor: deaf,
+      port: 0,
+      drainTimeout: 100,
+      log: (line) => void lines.push(line),
+    });
+    const client = await connect(server.url, { websocket: NodeWebSocket, reconnect: false });
+    const outcome = rejection(client.execute(TRIVIAL));
+    await reached;
+    await server.close();
+    expect(lines).toContain(
+      'the drain timeout of 100 ms passed (--drain-timeout) with 1 execution still running: cancelling it',
+    );
+    // The executor never answered, so no answer was sent: the client learns the session broke.
+    expect((await outcome).code).toBe('CONNECTION_BROKEN');
+    await client.dispose();
+  });
+});
+
 /** The pids under `ancestor`, walking /proc. */
 function descendants(ancestor: number): { pid: number; args: string }[] {
   const parents = new Map<number, number>();
