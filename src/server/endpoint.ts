@@ -99,7 +99,7 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   rejectOversizedMessage(size: unknown, limit: unknown): never {
     const [checkedSize, checkedLimit] = this.#checked('other', () => checkOversizeArguments(size, limit));
     const error = oversizedMessageError(checkedSize, checkedLimit);
-    this.#connection.server.log(formatRefusedMessage(this.#connection.id, error.message), 'warn');
+    this.#refuseMessage(error);
     throw error;
   }
 
@@ -108,13 +108,19 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     this.#connection.end();
   }
 
+  /** A refused message that is no execution, logged through the same bounded window as refused calls. */
+  #refuseMessage(error: ExecutorError): void {
+    const { id, server } = this.#connection;
+    server.refusals.refused(`connection ${id} ${error.code}`, formatRefusedMessage(id, error.message));
+  }
+
   /** Runs a check; its failure is a refusal, logged and counted, before anything runs. */
   #checked<T>(kind: 'execute' | 'invokeHandle' | 'other', check: () => T): T {
     try {
       return check();
     } catch (error) {
       if (kind === 'other') {
-        this.#connection.server.log(formatRefusedMessage(this.#connection.id, (error as Error).message), 'warn');
+        this.#refuseMessage(error as ExecutorError);
         throw error;
       }
       throw this.#connection.refuse(kind, error as ExecutorError);

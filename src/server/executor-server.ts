@@ -22,13 +22,7 @@ import { RefusalLog } from './refusal-log.js';
 import { RetainedOutbounds } from './retained-outbounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
-import {
-  formatCallRefusalsSuppressed,
-  formatConnectionOpened,
-  formatDrainTimedOut,
-  formatSendBufferExceeded,
-  UPGRADE_REQUIRED,
-} from './texts.js';
+import { formatConnectionOpened, formatDrainTimedOut, formatSendBufferExceeded, UPGRADE_REQUIRED } from './texts.js';
 import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
@@ -74,7 +68,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const metrics = new DaemonMetrics(executor);
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
-  const refusals = new RefusalLog(log, formatCallRefusalsSuppressed);
+  const refusals = new RefusalLog(log, 'call');
 
   let draining = false;
   let running = 0;

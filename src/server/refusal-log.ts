@@ -4,23 +4,21 @@
  * rest are counted and summed up in one line when the window closes.
  */
 import type { LogSink } from './log.js';
+import { formatRefusalsSuppressed, type RefusedThing } from './texts.js';
 
 /** Lines per kind per window; past it they are counted and summed up in one line. */
 const LINES_PER_WINDOW = 10;
 const WINDOW_MS = 10_000;
 
-/** The line that sums up what a window held back of one kind. */
-export type SuppressedLine = (count: number, kind: string, windowMs: number) => string;
-
 export class RefusalLog {
   readonly #log: LogSink;
-  readonly #suppressedLine: SuppressedLine;
+  readonly #thing: RefusedThing;
   readonly #window = new Map<string, { logged: number; suppressed: number }>();
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(log: LogSink, suppressedLine: SuppressedLine) {
+  constructor(log: LogSink, thing: RefusedThing) {
     this.#log = log;
-    this.#suppressedLine = suppressedLine;
+    this.#thing = thing;
   }
 
   /** Logs `line`, unless this window already logged its share of `kind`. */
@@ -46,7 +44,8 @@ export class RefusalLog {
   #closeWindow(): void {
     this.#timer = undefined;
     for (const [kind, window] of this.#window) {
-      if (window.suppressed > 0) this.#log(this.#suppressedLine(window.suppressed, kind, WINDOW_MS), 'warn');
+      if (window.suppressed > 0)
+        this.#log(formatRefusalsSuppressed(this.#thing, window.suppressed, kind, WINDOW_MS), 'warn');
     }
     this.#window.clear();
   }

@@ -16,7 +16,6 @@ import { RefusalLog } from './refusal-log.js';
 import {
   formatConnectionRefused,
   formatHandshakeTimedOut,
-  formatRefusalsSuppressed,
   formatTooManySessions,
   formatTooManyUnauthenticated,
   SESSION_REFUSED_DRAINING,
@@ -54,7 +53,7 @@ export class SessionGate {
   constructor(settings: GateSettings, log: LogSink, metrics: DaemonMetrics) {
     this.#settings = settings;
     this.#metrics = metrics;
-    this.#refusals = new RefusalLog(log, formatRefusalsSuppressed);
+    this.#refusals = new RefusalLog(log, 'connection');
   }
 
   /** A TCP connection was accepted: it has `handshakeTimeout` ms to become an authenticated session. */

@@ -36,12 +36,12 @@ export function formatHandshakeTimedOut(timeout: number): string {
   return `no authenticated WebSocket upgrade within ${timeout} ms of connecting (--handshake-timeout)`;
 }
 
-export function formatRefusalsSuppressed(count: number, reason: string, windowMs: number): string {
-  return `${count} more connection${count === 1 ? '' : 's'} refused (${reason}) in the last ${windowMs / 1000} s; not logged one by one`;
-}
+/** What a refusal log counts: connections refused at the gate, or calls and messages on a session. */
+export type RefusedThing = 'connection' | 'call';
 
-export function formatCallRefusalsSuppressed(count: number, kind: string, windowMs: number): string {
-  return `${count} more call${count === 1 ? '' : 's'} refused (${kind}) in the last ${windowMs / 1000} s; not logged one by one`;
+/** The line that sums up what a refusal window held back of one kind. */
+export function formatRefusalsSuppressed(thing: RefusedThing, count: number, kind: string, windowMs: number): string {
+  return `${count} more ${thing}${count === 1 ? '' : 's'} refused (${kind}) in the last ${windowMs / 1000} s; not logged one by one`;
 }
 
 export type ExecutionKind = 'execute' | 'invokeHandle';

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
 import { Connection } from '../../src/server/connection.js';
-import { formatCallRefusalsSuppressed, formatExecutionRefused } from '../../src/server/texts.js';
+import { ExecutorEndpoint } from '../../src/server/endpoint.js';
+import { formatExecutionRefused } from '../../src/server/texts.js';
 import { idleServerContext } from './support/server-context.js';
 
 describe('refused calls in the log', () => {
@@ -21,7 +22,24 @@ describe('refused calls in the log', () => {
     expect(lines.filter((line) => line === one)).toHaveLength(10);
     expect(lines).toContain(formatExecutionRefused(7, 'execute', 'too many'));
     server.refusals.flush();
-    expect(lines.at(-1)).toBe(formatCallRefusalsSuppressed(40, 'connection 7 INVALID_REQUEST', 10_000));
+    expect(lines.at(-1)).toBe(
+      '40 more calls refused (connection 7 INVALID_REQUEST) in the last 10 s; not logged one by one',
+    );
     expect(lines).toHaveLength(12);
+  });
+
+  it('bound refused messages that are no execution too: a malformed closeHandles, an oversized call', async () => {
+    const lines: string[] = [];
+    const server = idleServerContext(lines);
+    const endpoint = new ExecutorEndpoint(new Connection(3, server, () => {}));
+    for (let i = 0; i < 30; i++) await expect(endpoint.closeHandles(7)).rejects.toThrow();
+    for (let i = 0; i < 30; i++) expect(() => endpoint.rejectOversizedMessage(2_000_000, 1_000_000)).toThrow();
+    expect(lines.filter((line) => line.startsWith('connection 3 refused a message: closeHandles'))).toHaveLength(10);
+    expect(lines.filter((line) => line.startsWith('connection 3 refused a message:'))).toHaveLength(20);
+    server.refusals.flush();
+    expect(lines).toContain(
+      '20 more calls refused (connection 3 INVALID_REQUEST) in the last 10 s; not logged one by one',
+    );
+    expect(lines).toHaveLength(22);
   });
 });

@@ -8,7 +8,6 @@ import { DaemonMetrics } from '../../../src/server/metrics.js';
 import { Readiness } from '../../../src/server/readiness.js';
 import { RefusalLog } from '../../../src/server/refusal-log.js';
 import { RetainedOutbounds } from '../../../src/server/retained-outbounds.js';
-import { formatCallRefusalsSuppressed } from '../../../src/server/texts.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),
@@ -29,7 +28,7 @@ export function idleServerContext(lines: string[]): ServerContext {
     metrics: new DaemonMetrics(idle),
     readiness: new Readiness(idle),
     log,
-    refusals: new RefusalLog(log, formatCallRefusalsSuppressed),
+    refusals: new RefusalLog(log, 'call'),
     track: () => () => {},
   };
 }
