@@ -217,6 +217,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await readiness.settled();
         gate.flush();
         refusals.flush();
+        metrics.close();
         await admin?.close();
       })();
       return closing;

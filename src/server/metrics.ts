@@ -11,6 +11,20 @@ import type { ExecutionKind } from './texts.js';
 
 const METRIC_PREFIX = 'codemode_executor_';
 
+/**
+ * prom-client's default metrics of this Node process: one registry per process, since they start a
+ * GC observer and an event-loop monitor that nothing stops. Started by the first scrape, so a
+ * daemon without an admin listener (or a test that makes many servers) starts none.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry, prefix: METRIC_PREFIX });
+  }
+  return processRegistry;
+}
+
 /** How an execution (or a handle call) ended, as the `outcome` label says it. */
 export type ExecutionOutcome = 'ok' | 'error' | 'failed' | 'cancelled' | 'refused';
 
@@ -56,7 +70,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const CPU_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class DaemonMetrics {
-  readonly registry = new Registry();
+  readonly #registry = new Registry();
   readonly #executions: Counter<'kind' | 'outcome'>;
   readonly #durations: Histogram<'kind' | 'outcome'>;
   readonly #sessions: Gauge;
@@ -66,11 +80,12 @@ export class DaemonMetrics {
   readonly #bytesIn: Counter;
   readonly #bytesOut: Counter;
   #open = 0;
+  /** Stops listening to the executor's runs (see close). */
+  #unobserveRuns: (() => void) | undefined;
 
   constructor(executor: Executor) {
-    const registers = [this.registry];
+    const registers = [this.#registry];
     const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
-    collectDefaultMetrics({ register: this.registry, prefix: METRIC_PREFIX });
     this.#executions = new Counter({
       name: name('executions_total'),
       help: 'Executions and handle calls, by kind and by how they ended (refused: before they ran).',
@@ -144,13 +159,20 @@ export class DaemonMetrics {
     this.#bytesOut.inc(bytes);
   }
 
-  /** The Prometheus text exposition of every metric. */
+  /** The Prometheus text exposition of every metric, the process's own included. */
   async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const registry = Registry.merge([this.#registry, processMetrics()]);
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+
+  /** The server closed: an executor that outlives it no longer feeds its histograms. */
+  close(): void {
+    this.#unobserveRuns?.();
+    this.#unobserveRuns = undefined;
   }
 
   #poolGauges(executor: WithStats, name: (suffix: string) => string): void {
-    const registers = [this.registry];
+    const registers = [this.#registry];
     // One snapshot serves every collect of a scrape: they run one after another, in one turn.
     let snapshot: IsolateExecutorStats | undefined;
     const stats = () => {
@@ -230,9 +252,9 @@ export class DaemonMetrics {
       help: 'CPU time of each execution or handle call, as its sandbox process spent it (where the platform tells: Linux).',
       labelNames: ['kind'],
       buckets: CPU_BUCKETS,
-      registers: [this.registry],
+      registers: [this.#registry],
     });
-    executor.observeRuns(({ kind, cpuMs }) => {
+    this.#unobserveRuns = executor.observeRuns(({ kind, cpuMs }) => {
       if (cpuMs !== undefined) cpu.observe({ kind }, cpuMs / 1000);
     });
   }
