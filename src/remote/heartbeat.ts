@@ -6,8 +6,8 @@
  * ms (plus `VERDICT_GRACE_MS`).
  *
  * The daemon holds the client to the same bound from its side (the call's `heartbeatLease`): when
- * it has heard nothing for `interval + timeout` ms it gives the calls up, since by then this side
- * has declared the session dead, or is about to.
+ * it has heard nothing for `interval + timeout` ms it drops the connection and gives its calls up,
+ * since by then this side has declared the session dead, or is about to.
  * Timers only: it works wherever `setTimeout` does (Node, workerd, browsers).
  */
 import { formatHeartbeatTimeout } from './texts.js';

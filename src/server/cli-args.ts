@@ -20,7 +20,7 @@ import {
 } from '../isolate/index.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
-import { SERVER_DEFAULTS } from './server-options.js';
+import { SERVER_DEFAULTS, TOKEN_ENV } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
   formatCgroupNotAbsolute,
@@ -36,8 +36,6 @@ import {
   formatUnknownFlag,
   TOKEN_EMPTY,
 } from './texts.js';
-
-export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
 
 /** Flag name → IsolateExecutor pool option, with the smallest value each takes. */
 const POOL_FLAGS = [

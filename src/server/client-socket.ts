@@ -21,11 +21,18 @@ export function watchLiveness(ws: WebSocket, interval: number, onMissed: () => v
   ws.on('close', () => clearInterval(timer));
 }
 
-export function closeSocket(ws: WebSocket): Promise<void> {
+/** RFC 6455: the endpoint is going away (the daemon stops). */
+const GOING_AWAY = 1001;
+
+/**
+ * Closes a client's socket with a close frame, and cuts it if the client does not answer within
+ * the grace. By default the daemon is stopping; a drop passes its own code and reason.
+ */
+export function closeSocket(ws: WebSocket, code = GOING_AWAY, reason = SOCKET_CLOSED_ON_STOP): Promise<void> {
   return new Promise((resolve) => {
     if (ws.readyState === ws.CLOSED) return resolve();
     ws.once('close', () => resolve());
-    ws.close(1001, SOCKET_CLOSED_ON_STOP);
+    ws.close(code, reason);
     setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
   });
 }

@@ -69,6 +69,8 @@ export class Connection {
   /** Running calls the client may cancel, by the token it chose; tokens are per connection. */
   readonly #byCancelToken = new Map<string, Running>();
   #ended = false;
+  /** Why the daemon dropped the client: a message that arrives with the drop runs nothing. */
+  #dropped: string | undefined;
   /** Drops the client (closes its socket) with a reason; the socket's close then ends the connection. */
   readonly #drop: (reason: string) => void;
   /** The client's heartbeat interval plus timeout, once a call has told it. */
@@ -90,7 +92,8 @@ export class Connection {
   /**
    * Any message from the client: it is alive, unless it arrives after a silence past the lease.
    * Then the client has counted the session broken (this daemon was frozen, say, and reads what
-   * waited in its socket only now), and the calls are given up before anything else is done.
+   * waited in its socket only now), and the client is dropped: its calls are given up, and this
+   * message, and any that follow it before the socket closes, run nothing.
    * Checked here as well as on a timer, since a daemon that wakes reads its sockets before it runs
    * its timers.
    */
@@ -129,6 +132,7 @@ export class Connection {
     if (cancelToken !== undefined && this.#byCancelToken.has(cancelToken)) {
       throw this.refuse(kind, new ExecutorError('INVALID_REQUEST', formatDuplicateCancelToken(cancelToken)));
     }
+    if (this.#dropped !== undefined) throw this.refuse(kind, new ExecutorError('EXECUTION_CANCELLED', this.#dropped));
     if (this.server.draining) {
       throw this.refuse(kind, new ExecutorError('EXECUTOR_DISPOSED', DRAINING_REFUSAL, { retryable: true }));
     }
@@ -207,7 +211,8 @@ export class Connection {
 
   /** Drops the client for a reason of the daemon's: its calls are given up first, then its socket closed. */
   dropClient(cause: DropCause, reason: string): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#dropped !== undefined) return;
+    this.#dropped = reason;
     this.server.log(formatClientDropped(this.id, reason), 'warn');
     this.server.metrics.clientDropped(cause);
     this.giveUp(reason);

@@ -59,8 +59,6 @@ function hardCeiling(maxMessageSize: number): number {
 const POLICY_VIOLATION = 1008;
 /** How long cancelled executions may take to end after the drain timeout before the stop goes on. */
 const GIVE_UP_GRACE_MS = 5_000;
-/** How long a dropped client may take to answer the close frame before its socket is cut. */
-const DROP_GRACE_MS = 1_000;
 
 export async function createExecutorServer(options: ExecutorServerOptions): Promise<ExecutorServer> {
   const settings = resolveServerOptions(options);
@@ -114,10 +112,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     wss.handleUpgrade(request, socket, head, (ws) => {
       gate.settled(request.socket);
       connections += 1;
-      const drop = (reason: string) => {
-        ws.close(POLICY_VIOLATION, truncateCloseReason(reason));
-        setTimeout(() => ws.terminate(), DROP_GRACE_MS).unref();
-      };
+      const drop = (reason: string) => void closeSocket(ws, POLICY_VIOLATION, truncateCloseReason(reason));
       const connection = new Connection(connections, context, drop);
       log(formatConnectionOpened(connection.id, peerOf(request.socket)));
       metrics.sessionOpened();

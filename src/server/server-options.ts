@@ -8,6 +8,9 @@ import { isValidDaemonId } from './handle-ids.js';
 import type { LogSink } from './log.js';
 import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from './texts.js';
 
+/** The environment variable the daemon's CLI reads its bearer token from when `--token` is not given. */
+export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
+
 export interface ExecutorServerOptions {
   /** The native executor every connection shares. The server does not dispose it. */
   executor: Executor;

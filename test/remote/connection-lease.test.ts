@@ -30,6 +30,15 @@ describe('the heartbeat lease', () => {
     expect(signal?.aborted).toBe(true);
     expect(lines).toContain(`connection 1 execute 1 cancelled: ${formatLeaseExpired(50)}`);
     await call.catch(() => {});
+    // The message that arrived with the drop (and any after it) runs nothing.
+    let ran = false;
+    const late = connection.run('execute', {}, async () => {
+      ran = true;
+      return { logs: [] };
+    });
+    await expect(late).rejects.toMatchObject({ code: 'EXECUTION_CANCELLED', message: formatLeaseExpired(50) });
+    expect(ran).toBe(false);
+    expect(drops).toHaveLength(1);
   });
 
   it('counts no silence while no call runs: the lease starts with the first call', async () => {
