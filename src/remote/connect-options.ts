@@ -21,7 +21,10 @@ export interface ConnectOptions {
   token?: string | undefined;
   /** Retire the session after this many executions and open a fresh one. Unset: never. */
   rotateAfterExecutions?: number | undefined;
-  /** `false`: one attempt to reopen a broken session. Default `true`. */
+  /**
+   * `false`: one attempt to reopen a broken session (a daemon that answers 503, draining or full,
+   * still sends the attempt elsewhere, up to `maxReconnectAttempts` times). Default `true`.
+   */
   reconnect?: boolean | undefined;
   /** Attempts per reopen when `reconnect` is on. Default 5. */
   maxReconnectAttempts?: number | undefined;

@@ -228,6 +228,7 @@ export class RemoteExecutor implements Executor {
     previous?.dispose();
     // A daemon that is not taking sessions (draining, full) sends the attempt elsewhere: those
     // attempts have a budget of their own, so connect()'s single attempt survives a draining daemon.
+    // The 503 is known only where the WebSocket reports the status (ws does; see session.ts).
     for (let failed = 0, elsewhere = 0; ; ) {
       let session: Session;
       try {
