@@ -12,8 +12,9 @@ import type {
   ExecutorCallOptions,
   InvokeHandleRequest,
 } from '../protocol/types.js';
-import { AFFINITY_HEADER, DRAINING_REFUSAL } from '../wire/refusals.js';
+import { AFFINITY_HEADER } from '../wire/refusals.js';
 import { resultFromWire } from '../wire/results.js';
+import { DRAINING_REFUSAL } from '../wire/texts.js';
 import {
   type ConnectOptions,
   type ResolvedConnectOptions,

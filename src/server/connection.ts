@@ -6,8 +6,8 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
-import { DRAINING_REFUSAL } from '../wire/refusals.js';
 import { resultToWire } from '../wire/results.js';
+import { DRAINING_REFUSAL } from '../wire/texts.js';
 import type { WireExecuteResult } from '../wire/types.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';

@@ -1,8 +1,8 @@
 /**
  * How the daemon refuses, in terms both ends know: the HTTP status of a refused WebSocket upgrade
- * (the client turns each into a text of its own), the text of an execution refused while the
- * daemon drains (the client then opens a session elsewhere and sends the call there: it never
- * ran), and the header a client sends so a load balancer can keep it on one daemon.
+ * (the client turns each into a text of its own) and the header a client sends so a load balancer
+ * can keep it on one daemon. The text of an execution refused while the daemon drains is in
+ * texts.ts: the client knows it by that text, opens a session elsewhere and sends the call there.
  */
 
 export const UPGRADE_REFUSAL_STATUS = {
@@ -13,9 +13,6 @@ export const UPGRADE_REFUSAL_STATUS = {
   /** The daemon drains or is at its connection limit: another daemon may take the session. */
   notTakingSessions: 503,
 } as const;
-
-/** What an execution (or handle call) sent to a draining daemon is refused with, before it runs. */
-export const DRAINING_REFUSAL = 'The executor daemon is shutting down and accepts no new executions';
 
 /** Sent by `connect()` on every session it opens; the same value for the life of one executor. */
 export const AFFINITY_HEADER = 'x-codemode-executor-affinity';

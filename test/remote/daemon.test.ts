@@ -10,7 +10,7 @@ import { createEnvelopeDispatch } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
 import { formatNotTakingSessions, formatTokenMissing, formatTokenWrong } from '../../src/remote/texts.js';
 import { TOKEN_MISSING, TOKEN_WRONG } from '../../src/server/texts.js';
-import { DRAINING_REFUSAL } from '../../src/wire/refusals.js';
+import { DRAINING_REFUSAL } from '../../src/wire/texts.js';
 import { NodeWebSocket, rejection, toolGate } from './support/client.js';
 import { spawnDaemon, startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
