@@ -3,6 +3,7 @@
  * refused with `CONNECTION_REJECTED` (the contract's code for unusable options), naming the option.
  */
 import { ExecutorError } from '../protocol/errors.js';
+import { everyKey } from '../protocol/every-key.js';
 import type { OutboundFetch } from '../protocol/types.js';
 import { formatInvalidOption, formatInvalidOutbound, formatInvalidUrl, formatUnknownOption } from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
@@ -51,22 +52,22 @@ export interface ConnectOptions {
 }
 
 /** Every option `connect()` takes, for the refusal of one it does not. */
-const CONNECT_OPTIONS = [
-  'websocket',
-  'headers',
-  'token',
-  'rotateAfterExecutions',
-  'reconnect',
-  'maxReconnectAttempts',
-  'backoff',
-  'handshakeTimeout',
-  'heartbeatInterval',
-  'heartbeatTimeout',
-  'timeout',
-  'countHostWaits',
-  'outbound',
-  'affinity',
-] as const satisfies readonly (keyof ConnectOptions)[];
+const CONNECT_OPTIONS = everyKey<ConnectOptions>({
+  websocket: true,
+  headers: true,
+  token: true,
+  rotateAfterExecutions: true,
+  reconnect: true,
+  maxReconnectAttempts: true,
+  backoff: true,
+  handshakeTimeout: true,
+  heartbeatInterval: true,
+  heartbeatTimeout: true,
+  timeout: true,
+  countHostWaits: true,
+  outbound: true,
+  affinity: true,
+});
 
 export interface ResolvedConnectOptions {
   websocket: WebSocketConstructor | undefined;

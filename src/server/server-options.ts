@@ -2,6 +2,7 @@
  * The options of `createExecutorServer`: their defaults, and the checks that name the option a
  * value broke. The CLI maps each flag onto one of these (cli-args.ts).
  */
+import { everyKey } from '../protocol/every-key.js';
 import type { Executor } from '../protocol/types.js';
 import { isLoopbackHost } from './auth.js';
 import { isValidDaemonId } from './handle-ids.js';
@@ -79,24 +80,24 @@ export interface ServerSettings {
   log: LogSink;
 }
 
-const KNOWN = [
-  'executor',
-  'host',
-  'port',
-  'token',
-  'maxMessageSize',
-  'maxExecutionsPerConnection',
-  'clientPingInterval',
-  'maxConnections',
-  'maxSendBuffer',
-  'handshakeTimeout',
-  'maxUnauthenticatedPerPeer',
-  'drainTimeout',
-  'daemonId',
-  'admin',
-  'protocolVersion',
-  'log',
-] as const;
+const KNOWN = everyKey<ExecutorServerOptions>({
+  executor: true,
+  host: true,
+  port: true,
+  token: true,
+  maxMessageSize: true,
+  maxExecutionsPerConnection: true,
+  clientPingInterval: true,
+  maxConnections: true,
+  maxSendBuffer: true,
+  handshakeTimeout: true,
+  maxUnauthenticatedPerPeer: true,
+  drainTimeout: true,
+  daemonId: true,
+  admin: true,
+  protocolVersion: true,
+  log: true,
+});
 
 function integer(name: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;

@@ -6,6 +6,7 @@
  */
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
+import { everyKey } from '../protocol/every-key.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { OutboundMode, WireExecuteRequest, WireInvokeHandleRequest } from '../wire/types.js';
 import {
@@ -22,32 +23,32 @@ type WireMethod = 'execute' | 'invokeHandle' | 'closeHandles' | 'rejectOversized
 
 const OUTBOUND_MODES: readonly OutboundMode[] = ['default', 'blocked', 'stub'];
 
-const EXECUTE_FIELDS: readonly (keyof WireExecuteRequest)[] = [
-  'code',
-  'dispatch',
-  'outboundMode',
-  'outbound',
-  'providers',
-  'modules',
-  'timeout',
-  'cpuTimeout',
-  'countHostWaits',
-  'retainHandles',
-  'cancelToken',
-  'heartbeatLease',
-];
+const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
+  code: true,
+  dispatch: true,
+  outboundMode: true,
+  outbound: true,
+  providers: true,
+  modules: true,
+  timeout: true,
+  cpuTimeout: true,
+  countHostWaits: true,
+  retainHandles: true,
+  cancelToken: true,
+  heartbeatLease: true,
+});
 
-const INVOKE_FIELDS: readonly (keyof WireInvokeHandleRequest)[] = [
-  'executionId',
-  'handle',
-  'args',
-  'dispatch',
-  'timeout',
-  'cpuTimeout',
-  'countHostWaits',
-  'cancelToken',
-  'heartbeatLease',
-];
+const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
+  executionId: true,
+  handle: true,
+  args: true,
+  dispatch: true,
+  timeout: true,
+  cpuTimeout: true,
+  countHostWaits: true,
+  cancelToken: true,
+  heartbeatLease: true,
+});
 
 function invalid(message: string): ExecutorError {
   return new ExecutorError('INVALID_REQUEST', message);
