@@ -14,7 +14,7 @@ import { type ConfinementPlan, memberCommand } from './confinement/command-line.
 import { createMemberDirectory } from './confinement/member-directory.js';
 import { reportsFullHeap } from './heap-trace.js';
 import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
-import type { IsolateLimits } from './options.js';
+import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
 import type { OutboundServer } from './outbound-server.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
@@ -153,9 +153,8 @@ export class SandboxProcess {
     const workerd = spawned.value;
     void workerd.exited.then(cleanUp);
     try {
-      // The supervisor checks every cap before it sends; this bounds what a broken one can make us read.
-      const { maxResultBytes, maxLogBytes } = options.limits;
-      const maxPayload = maxResultBytes + 6 * maxLogBytes + 2 ** 21;
+      // The supervisor sends no frame over this; it bounds what a broken one can make us read.
+      const maxPayload = maxSupervisorFrameBytes(options.limits);
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
       const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
       trackUntilEnd(member);

@@ -4,7 +4,7 @@
  */
 import { CHANNEL_TOKEN_HEADER } from './channel.js';
 import { HEAP_TRACE_FLAGS } from './heap-trace.js';
-import type { IsolateLimits } from './options.js';
+import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
@@ -74,6 +74,9 @@ export function buildSupervisorConfig({
     hostGone: isolateText.hostGone,
     supervisorFailure: isolateText.supervisorFailure,
     messageMalformed: isolateText.messageMalformed,
+    maxFrameBytes: maxSupervisorFrameBytes(limits),
+    callTooLarge: isolateText.callTooLarge('{size}', maxSupervisorFrameBytes(limits)),
+    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits)),
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,

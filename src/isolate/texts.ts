@@ -25,6 +25,12 @@ export const isolateText = {
   /** Thrown in the sandbox by a tool call whose arguments are over `limits.maxToolArgsBytes`. */
   toolArgsTooLarge: (size: number | string, cap: number) =>
     `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolArgsBytes). Send less per call.`,
+  /** Thrown in the sandbox by a tool call whose frame to the host (its names and escaped arguments) is over what the caps let the channel carry. */
+  callTooLarge: (size: number | string, cap: number) =>
+    `This tool call is ${size} bytes as sent to the host (its tool name and its arguments), above the ${cap} bytes the channel carries (set by limits.maxToolArgsBytes). Send less per call, under a shorter tool name.`,
+  /** An outcome whose frame to the host (its value or error text, and its logs) is over what the caps let the channel carry. */
+  outcomeTooLarge: (size: number | string, cap: number) =>
+    `The execution's outcome is ${size} bytes as sent to the host (its value or error text, and its logs), above the ${cap} bytes the channel carries (set by limits.maxResultBytes, limits.maxLogBytes and limits.maxLogLines). Return or throw less.`,
   /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
   toolResultTooLarge: (tool: string, size: number, cap: number) =>
     `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
+import { DEFAULT_LIMITS, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
@@ -455,5 +456,59 @@ describe('row 12: heap bombs', () => {
       }
     }
     await assertNextRunSucceeds();
+  });
+});
+
+describe('row 13: the host-supervisor channel carries whatever the caps let through', () => {
+  // Small result and log caps beside the default tool-argument cap: a frame sized from the first
+  // two alone would be closed by the host's socket, ending the member mid-run.
+  const limits = { maxResultBytes: MIB, maxLogBytes: 64 * 1024, maxLogLines: 100 };
+  const FRAMED_CAP = maxSupervisorFrameBytes({ ...DEFAULT_LIMITS, ...limits });
+  let framed: IsolateExecutor;
+  beforeAll(() => {
+    framed = new IsolateExecutor({ timeout: 30_000, pool: { maxWorkers: 1, spare: 0 }, limits });
+  });
+  afterAll(async () => {
+    await framed.dispose();
+  });
+
+  it('answers a tool call whose arguments are under their cap but escape to more than the result and log caps', async () => {
+    let received = 0;
+    const dispatch = createEnvelopeDispatch(
+      { api: (_tool, [text]) => (received = (text as string).length) },
+      { active: true },
+    );
+    // Four MiB of quotes: eight as argument JSON, sixteen once that JSON is a string in the frame.
+    const outcome = await framed.execute({
+      code: 'async () => await api.send("\\"".repeat(4 * 2 ** 20))',
+      providers: [{ name: 'api', tools: ['send'] }],
+      dispatch,
+    });
+    expect(outcome).toEqual({ result: 4 * MIB, logs: [] });
+    expect(received).toBe(4 * MIB);
+  });
+
+  it('fails in the sandbox a tool call whose name makes it too large for the channel, before the host sees it', async () => {
+    let called = 0;
+    const dispatch = createEnvelopeDispatch({ api: () => ++called }, { active: true });
+    // Six MiB of control characters in the tool's name: 36 once escaped in the frame.
+    const outcome = await framed.execute({
+      code: 'async () => { try { return await api["\\u0001".repeat(6 * 2 ** 20)]() } catch (e) { return e.message } }',
+      providers: [{ name: 'api', tools: ['send'] }],
+      dispatch,
+    });
+    const size = Number(/^This tool call is (\d+) bytes/.exec(String(outcome.result))?.[1]);
+    expect(size).toBeGreaterThan(6 * 6 * MIB);
+    expect(outcome.result).toBe(isolateText.callTooLarge(size, FRAMED_CAP));
+    expect(called).toBe(0);
+  });
+
+  it('fails a thrown text too large for the channel with a text naming the caps, not a dead sandbox', async () => {
+    const outcome = await framed.execute({ code: 'async () => { throw new Error("\\u0001".repeat(8 * 2 ** 20)) }' });
+    expect(outcome.result).toBeUndefined();
+    const size = Number(/^The execution's outcome is (\d+) bytes/.exec(String(outcome.error))?.[1]);
+    expect(size).toBeGreaterThan(6 * 8 * MIB);
+    expect(outcome.error).toBe(isolateText.outcomeTooLarge(size, FRAMED_CAP));
+    expect(await framed.execute({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
   });
 });

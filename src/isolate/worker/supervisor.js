@@ -39,6 +39,7 @@ import createValueCodec from 'value-codec.js';
 const codec = createValueCodec(() => undefined);
 const grammar = createChannelGrammar();
 const relay = createRelayCodec();
+const encoder = new TextEncoder();
 
 /** The host's socket, once it connected. @type {WebSocket | null} */
 let socket = null;
@@ -118,8 +119,14 @@ class Bridge extends RpcTarget {
         return;
       }
       const ask = nextAsk++;
+      const text = JSON.stringify({ t: 'call', run, ask, provider, tool, args });
+      const size = overFrameCap(text, this.#settings);
+      if (size !== null) {
+        reject(new Error(this.#settings.callTooLarge.replace('{size}', String(size))));
+        return;
+      }
       asks.set(ask, { resolve, reject });
-      send({ t: 'call', run, ask, provider, tool, args });
+      socket.send(text);
     });
   }
 
@@ -168,12 +175,33 @@ async function readCapped(request, settings) {
 }
 
 /**
- * Sends a run's outcome to the host through its bridge.
+ * The UTF-8 size of a frame over `maxFrameBytes`, or null when it fits: the host's socket closes
+ * on a larger one, which would end the member for what is a size over a cap.
+ * @param {string} text
+ * @param {SupervisorSettings} settings
+ * @returns {number | null}
+ */
+function overFrameCap(text, settings) {
+  // Three bytes at most per UTF-16 unit: most frames are measured without encoding them.
+  if (text.length * 3 <= settings.maxFrameBytes) return null;
+  const size = encoder.encode(text).byteLength;
+  return size > settings.maxFrameBytes ? size : null;
+}
+
+/**
+ * Sends a run's outcome to the host through its bridge; one too large for the channel becomes a
+ * fault saying so.
  * @param {RunBridge} bridge
  * @param {SupervisorMessage} message
+ * @param {SupervisorSettings} settings
  */
-function report(bridge, message) {
-  return bridge.report(JSON.stringify(message));
+function report(bridge, message, settings) {
+  const text = JSON.stringify(message);
+  const size = overFrameCap(text, settings);
+  if (size === null) return bridge.report(text);
+  const fault = settings.outcomeTooLarge.replace('{size}', String(size));
+  const inTime = message.t === 'done' ? message.inTime : false;
+  return bridge.report(JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs: [], inTime }));
 }
 
 /**
@@ -241,8 +269,6 @@ async function snapshotOf(worker) {
     disposeQuietly(entrypoint);
   }
 }
-
-const encoder = new TextEncoder();
 
 /**
  * The encoded value, or the text saying it is over `limits.maxResultBytes`: checked here, before
@@ -362,14 +388,18 @@ export class Runner extends WorkerEntrypoint {
           globalOutbound: message.outbound ? this.ctx.exports.Outbound({ props: { route: message.run } }) : null,
         });
       } catch (error) {
-        await report(bridge, {
-          t: 'done',
-          run: message.run,
-          outcome: 'fault',
-          fault: messageOf(error),
-          logs: [],
-          inTime: true,
-        });
+        await report(
+          bridge,
+          {
+            t: 'done',
+            run: message.run,
+            outcome: 'fault',
+            fault: messageOf(error),
+            logs: [],
+            inTime: true,
+          },
+          settings,
+        );
         return;
       }
       const loaded = worker;
@@ -383,7 +413,7 @@ export class Runner extends WorkerEntrypoint {
         entrypoint.evaluate(bridge.dup(), options),
       );
       if (!message.retain || reply.t !== 'done' || reply.outcome !== 'value') {
-        await report(bridge, reply);
+        await report(bridge, reply, settings);
         return;
       }
       await this.#keep(message.run, loaded, bridge, reply);
@@ -404,7 +434,7 @@ export class Runner extends WorkerEntrypoint {
   async #keep(exec, worker, bridge, reply) {
     try {
       let next = this.#nextRequest(exec);
-      await report(bridge, reply);
+      await report(bridge, reply, this.env.SETTINGS);
       for (;;) {
         const request = await next;
         if (request === null) return;
@@ -416,7 +446,7 @@ export class Runner extends WorkerEntrypoint {
           const options = { run: request.run, bound: request.bound };
           return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
         });
-        await report(bridge, invocation);
+        await report(bridge, invocation, this.env.SETTINGS);
       }
     } finally {
       keepers.delete(exec);
