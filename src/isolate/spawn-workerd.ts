@@ -111,11 +111,11 @@ export function spawnWorkerd({
   startupTimeoutMs,
   cgroup,
 }: SpawnOptions): Promise<SpawnedWorkerd> {
-  directory.writeConfig(config);
   const removeConfig = () => rmSync(directory.configPath, { force: true });
 
   let child: ChildProcess;
   try {
+    directory.writeConfig(config);
     child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', directory.path, cgroup?.path ?? '', ...command.argv], {
       stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...command.extraFds],
       detached: true,
