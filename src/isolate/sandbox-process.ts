@@ -12,7 +12,7 @@ import { ExecutorError } from '../protocol/errors.js';
 import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
 import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
 import { createMemberDirectory } from './confinement/member-directory.js';
-import { reportsFullHeap } from './heap-trace.js';
+import { heapIsFull } from './heap-trace.js';
 import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
 import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
 import type { OutboundServer } from './outbound-server.js';
@@ -77,7 +77,7 @@ export class SandboxProcess {
     this.#workerd = workerd;
     this.#socket = socket;
     workerd.onOutputLine((line) => {
-      if (reportsFullHeap(line, heapLimitMb)) this.#heapWatcher?.();
+      if (heapIsFull(line, heapLimitMb, () => this.rssMb())) this.#heapWatcher?.();
     });
     socket.on('message', (data, isBinary) => {
       const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));

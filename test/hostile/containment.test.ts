@@ -459,6 +459,17 @@ describe('row 12: heap bombs', () => {
   });
 });
 
+describe("row 12b: a forged line of V8's heap trace", () => {
+  it("does not end a run that prints one (console.info reaches workerd's output) while its heap has room", async () => {
+    const forged = `[1:0x1]    5 ms: Mark-Compact ${HEAP_LIMIT_MB * 2}.0 (${HEAP_LIMIT_MB * 2}.0) -> ${HEAP_LIMIT_MB * 2}.0 (${HEAP_LIMIT_MB * 2}.0) MB, 1.0 / 0.0 ms`;
+    const outcome = await executor.execute({
+      code: `async () => { for (let i = 0; i < 20; i++) { console.info(${JSON.stringify(forged)}); await new Promise((resolve) => setTimeout(resolve, 10)); } return "fine" }`,
+    });
+    expect(outcome).toEqual({ result: 'fine', logs: [] });
+    await assertNextRunSucceeds();
+  });
+});
+
 describe('row 13: the host-supervisor channel carries whatever the caps let through', () => {
   // Small result and log caps beside the default tool-argument cap: a frame sized from the first
   // two alone would be closed by the host's socket, ending the member mid-run.

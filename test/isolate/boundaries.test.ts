@@ -11,7 +11,7 @@ import {
   type SupervisorMessage,
 } from '../../src/isolate/channel.js';
 import { parseControlEvent } from '../../src/isolate/control-events.js';
-import { reportsFullHeap } from '../../src/isolate/heap-trace.js';
+import { heapIsFull, reportsFullHeap } from '../../src/isolate/heap-trace.js';
 import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/relay-frame.js';
 
 const hostMessages: HostMessage[] = [
@@ -183,5 +183,13 @@ describe("V8's GC trace", () => {
       false,
     );
     expect(reportsFullHeap('workerd/server/server.c++:5492: error: Uncaught exception', 256)).toBe(false);
+  });
+
+  it('takes a full-heap line as proof only from a process whose resident set is that large', () => {
+    expect(heapIsFull(line('258.6'), 256, () => 300)).toBe(true);
+    // A line the sandbox printed itself, from a process holding far less.
+    expect(heapIsFull(line('258.6'), 256, () => 90)).toBe(false);
+    expect(heapIsFull(line('258.6'), 256, () => undefined)).toBe(false);
+    expect(heapIsFull(line('120.0'), 256, () => 300)).toBe(false);
   });
 });
