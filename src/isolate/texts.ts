@@ -61,6 +61,9 @@ export const isolateText = {
   relayMalformed: 'The host answered this fetch with a malformed relay frame.',
   /** A relayed request outside the frame grammar; the host answers it with this failure. */
   relayRequestMalformed: 'The sandbox sent a malformed relay frame for this fetch.',
+  /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
+  memoryGuardRestarted: (detail: string, guarded: number) =>
+    `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,
   /** A question to the host from a supervisor whose host connection closed. */
   hostGone: 'The host connection is closed.',
   /** workerd's stderr line for a host message the supervisor failed to handle (it ends in the error's message). */

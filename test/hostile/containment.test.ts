@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
+import { memoryGuardThread } from '../../src/isolate/memory-guard.js';
 import { DEFAULT_LIMITS, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
@@ -232,6 +233,47 @@ describe('row 4: one execution, one memory cap', () => {
       await assertNextRunSucceeds();
     });
   }
+});
+
+describe('row 4b: the memory guard fails', () => {
+  it('keeps the cap of a running execution: a new guard thread takes it over, and the host is warned', async () => {
+    let asked!: () => void;
+    const waiting = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const dispatch = createEnvelopeDispatch(
+      {
+        gate: async () => {
+          asked();
+          await gate;
+          return 'go';
+        },
+      },
+      { active: true },
+    );
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const run = executor.execute({
+        code: 'async () => { await gate.wait(); const a = []; for (let i = 0; i < 12; i++) a.push(new Uint8Array(100 * 2 ** 20).fill(1)); return a.length }',
+        providers: [{ name: 'gate', tools: ['wait'] }],
+        dispatch,
+        timeout: 30_000,
+      });
+      await waiting;
+      const thread = memoryGuardThread();
+      expect(thread).toBeDefined();
+      await thread!.terminate();
+      release();
+      expect(await run).toEqual({ result: undefined, error: isolateText.memoryLimit(MEMORY_LIMIT_MB), logs: [] });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([isolateText.memoryGuardRestarted('it exited', 1)]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    await assertNextRunSucceeds();
+  });
 });
 
 describe('row 5: outbound bodies', () => {
