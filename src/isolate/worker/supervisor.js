@@ -388,6 +388,8 @@ export class Runner extends WorkerEntrypoint {
           globalOutbound: message.outbound ? this.ctx.exports.Outbound({ props: { route: message.run } }) : null,
         });
       } catch (error) {
+        // No supervise() to end it: its control goes here.
+        controls.delete(message.run);
         await report(
           bridge,
           {
