@@ -288,6 +288,10 @@ export class IsolateExecutor implements Executor {
         // Before the release, so the pool never recycles a process that holds it.
         this.#retained.set(spec.id, { member, outbound: spec.outbound });
         this.#pool.retain(member, spec.id);
+        // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
+        void member.ended.then(() => {
+          if (this.#retained.get(spec.id)?.member === member) this.#retained.delete(spec.id);
+        });
       }
       return outcome;
     } finally {
