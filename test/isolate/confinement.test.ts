@@ -451,7 +451,7 @@ describe('the seccomp filter, loaded by the kernel', () => {
 
 describe("a member's private directory", () => {
   it('goes as soon as the member is killed, before its exit is seen', async () => {
-    const relay = await OutboundServer.start(DEFAULT_LIMITS.maxRequestBodyBytes);
+    const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
     const confinement = resolveConfinement('required', resolveWorkerdBinary);
     const member = await SandboxProcess.start({
       binary: resolveWorkerdBinary(),
@@ -476,7 +476,7 @@ describe('a member that cannot start', () => {
   it('leaves no descriptor open and no directory behind when a file its view binds is gone', async () => {
     const confinement = resolveConfinement('required', resolveWorkerdBinary);
     if (!confinement.confined) throw new Error(confinement.reason);
-    const relay = await OutboundServer.start(DEFAULT_LIMITS.maxRequestBodyBytes);
+    const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
     const missing = join(tmpdir(), `codemode-gone-${process.pid}.so`);
     const plan = { ...confinement.plan, linkedFiles: [...confinement.plan.linkedFiles, missing] };
     const openDescriptors = () => readdirSync('/proc/self/fd').length;
