@@ -13,6 +13,8 @@ import {
 import { parseControlEvent } from '../../src/isolate/control-events.js';
 import { heapIsFull, reportsFullHeap } from '../../src/isolate/heap-trace.js';
 import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/relay-frame.js';
+import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { TIMEOUT_FIRST_SENTENCE } from '../../src/protocol/texts.js';
 
 const hostMessages: HostMessage[] = [
   {
@@ -191,5 +193,20 @@ describe("V8's GC trace", () => {
     expect(heapIsFull(line('258.6'), 256, () => 90)).toBe(false);
     expect(heapIsFull(line('258.6'), 256, () => undefined)).toBe(false);
     expect(heapIsFull(line('120.0'), 256, () => 300)).toBe(false);
+  });
+});
+
+describe('the timeout text', () => {
+  it('is recognized, with the bound it names, for every bound a request may ask for', () => {
+    for (const bound of [0, 300, 1.5, 60_000, 1e21]) {
+      const text = ExecutionTimeoutError.format(bound);
+      expect(ExecutionTimeoutError.matches(text)).toBe(true);
+      expect(Number(TIMEOUT_FIRST_SENTENCE.exec(text)?.[1])).toBe(bound);
+    }
+  });
+
+  it('is not a program text that merely opens with the same words', () => {
+    expect(ExecutionTimeoutError.matches('Execution timed out waiting for the vendor API')).toBe(false);
+    expect(ExecutionTimeoutError.matches('Execution timed out at its 300 ms bound, the vendor said')).toBe(false);
   });
 });
