@@ -9,13 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
-import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
+import { channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
 import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
 import { createMemberDirectory } from './confinement/member-directory.js';
 import { heapIsFull } from './heap-trace.js';
 import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
 import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
 import type { OutboundServer } from './outbound-server.js';
+import { relayCodec } from './relay-frame.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
@@ -231,7 +232,7 @@ export class SandboxProcess {
 function connect(controlSocket: string, token: string, timeoutMs: number, maxPayload: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
-      headers: { [CHANNEL_TOKEN_HEADER]: token },
+      headers: { [relayCodec.tokenHeader]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
       maxPayload,

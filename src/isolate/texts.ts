@@ -45,6 +45,15 @@ export const isolateText = {
     `This run already has ${cap} fetches in flight, the cap (limits.maxConcurrentFetches); nothing was sent. Wait for some to finish before starting more.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
+  /** How a process ended: its signal, or its exit code (a shell reports a signal as 128 + its number). */
+  exitStatus: (code: number | null, signal: string | null) =>
+    signal !== null
+      ? `killed by ${signal}`
+      : code !== null && code > 128
+        ? `signal ${code - 128}`
+        : `exit code ${String(code)}`,
+  /** A dispatch function that answered a tool call with something other than an envelope string. */
+  dispatchNotEnvelope: (got: string) => `dispatch returned ${got} instead of an envelope string`,
   /** The sandbox process ended during the run for a reason we did not cause. */
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
