@@ -168,7 +168,10 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
   };
 }
 
-/** One detection per host setting and binary, for the life of the process. */
+/**
+ * One detection per host setting, for the life of the process. The binary is not part of the key:
+ * every executor of a process runs the one its workerd package resolves.
+ */
 const detections = new Map<string, Detection>();
 
 /**
