@@ -196,7 +196,7 @@ function overFrameCap(text, settings) {
  * @param {SupervisorSettings} settings
  */
 function report(bridge, message, settings) {
-  const text = JSON.stringify(message);
+  const text = messageText(message);
   const size = overFrameCap(text, settings);
   if (size === null) return bridge.report(text);
   const fault = settings.outcomeTooLarge.replace('{size}', String(size));
@@ -270,18 +270,36 @@ async function snapshotOf(worker) {
   }
 }
 
+/** A `done` message's value as JSON, already made to measure it. @type {WeakMap<object, string>} */
+const valueJson = new WeakMap();
+
 /**
- * The encoded value, or the text saying it is over `limits.maxResultBytes`: checked here, before
- * anything is sent, so the host never receives a value over its cap.
+ * A message as its frame's text. A value measured as JSON goes in as that text, not stringified
+ * again.
+ * @param {SupervisorMessage} message
+ * @returns {string}
+ */
+function messageText(message) {
+  const json = valueJson.get(message);
+  if (json === undefined || message.t !== 'done' || message.outcome !== 'value') return JSON.stringify(message);
+  const { value: _measured, ...rest } = message;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)},"value":${json}}`;
+}
+
+/**
+ * The encoded value and its JSON, or the text saying it is over `limits.maxResultBytes`: checked
+ * here, before anything is sent, so the host never receives a value over its cap.
  * @param {unknown} value
  * @param {SupervisorSettings} settings
- * @returns {{value: unknown} | {fault: string}}
+ * @returns {{value: unknown, json: string} | {fault: string}}
  */
 function encodeCapped(value, settings) {
   const encoded = codec.encode(value);
-  const size = encoder.encode(JSON.stringify(encoded)).byteLength;
+  const json = JSON.stringify(encoded);
+  const size = encoder.encode(json).byteLength;
   if (size > settings.maxResultBytes) return { fault: settings.resultTooLarge.replace('{size}', String(size)) };
-  return { value: encoded };
+  return { value: encoded, json };
 }
 
 /**
@@ -310,7 +328,10 @@ async function settle(run, worker, settings, call) {
     try {
       const encoded = encodeCapped(out.value, settings);
       if ('fault' in encoded) return { t: 'done', run, outcome: 'fault', fault: encoded.fault, logs, inTime };
-      return { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
+      /** @type {DoneMessage} */
+      const done = { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
+      valueJson.set(done, encoded.json);
+      return done;
     } catch (error) {
       return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
     }
