@@ -10,9 +10,6 @@
 import { selfContainedSource } from '../protocol/function-source.js';
 import type { LogEntry, ModuleSource } from '../protocol/types.js';
 
-/** The header of the host's WebSocket upgrade that carries the channel's token. */
-export const CHANNEL_TOKEN_HEADER = 'x-codemode-token';
-
 // ---- host to supervisor ------------------------------------------------------------------------
 
 /** Load a fresh dynamic worker and run the entry's arrow in it. */
@@ -122,6 +119,8 @@ export type SupervisorMessage = CallMessage | DoneMessage | CancelledMessage;
 export interface ChannelGrammar {
   parseHostMessage(text: string): HostMessage | null;
   parseSupervisorMessage(text: string): SupervisorMessage | null;
+  /** One module of a request (`{js}`, `{cjs}`, `{text}`, `{json}` or source text), as the channel carries it. */
+  parseModuleSource(value: unknown): ModuleSource | null;
 }
 
 function createChannelGrammar(): ChannelGrammar {
@@ -288,7 +287,7 @@ function createChannelGrammar(): ChannelGrammar {
     }
   }
 
-  return { parseHostMessage, parseSupervisorMessage };
+  return { parseHostMessage, parseSupervisorMessage, parseModuleSource: moduleOf };
 }
 
 /** The grammar's source: an expression whose value is `createChannelGrammar`. */

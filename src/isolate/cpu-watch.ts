@@ -37,9 +37,12 @@ export class CpuWatch {
     this.#spent = spent;
   }
 
-  /** An infinite budget only measures (`used()`). */
-  start(): void {
-    this.#atStart = this.#process.cpuMs();
+  /**
+   * An infinite budget only measures (`used()`). `cpuMsNow`: a reading the caller just took, so
+   * the process is not read twice for one instant.
+   */
+  start(cpuMsNow: number | undefined = this.#process.cpuMs()): void {
+    this.#atStart = cpuMsNow;
     if (this.#atStart === undefined || !Number.isFinite(this.#budgetMs)) return;
     this.#schedule(this.#budgetMs);
   }

@@ -8,6 +8,9 @@
  * A heap that is still at its cap after a full collection cannot make room: V8 would spend
  * seconds in further collections before it aborts, so the host ends the run as out of memory at
  * once, whatever its bound.
+ *
+ * A sandbox can print to the same output (`console.info`), so a line alone proves nothing: it
+ * counts only when the process holds at least that much memory, which a printed line cannot fake.
  */
 
 /** The share of the heap cap a full collection leaving this much live counts as full. */
@@ -25,6 +28,16 @@ function heapAfterFullCollection(line: string): number | undefined {
 export function reportsFullHeap(line: string, heapLimitMb: number): boolean {
   const after = heapAfterFullCollection(line);
   return after !== undefined && after >= FULL_HEAP_SHARE * heapLimitMb;
+}
+
+/**
+ * Whether a heap capped at `heapLimitMb` is full: a trace line says so, and the process's
+ * resident set (read only then; undefined when unreadable) is at least that large.
+ */
+export function heapIsFull(line: string, heapLimitMb: number, residentMb: () => number | undefined): boolean {
+  if (!reportsFullHeap(line, heapLimitMb)) return false;
+  const resident = residentMb();
+  return resident !== undefined && resident >= FULL_HEAP_SHARE * heapLimitMb;
 }
 
 /** The V8 flags that make the trace. */

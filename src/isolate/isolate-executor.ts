@@ -71,7 +71,7 @@ export class IsolateExecutor implements Executor {
   readonly #runs = new Set<Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
-  #relay: Promise<OutboundServer> | undefined;
+  readonly #relay: OutboundServer;
   #disposing: Promise<void> | undefined;
   #cgroupChecked = false;
 
@@ -79,6 +79,7 @@ export class IsolateExecutor implements Executor {
     this.#settings = resolveSettings(options);
     // Detected once per process; 'required' throws here, naming what this host is missing.
     this.#confinement = resolveConfinement(this.#settings.confinement, resolveWorkerdBinary);
+    this.#relay = new OutboundServer(this.#settings.limits.maxRequestBodyBytes);
     this.#pool = new Pool(this.#settings, () => this.#launch());
   }
 
@@ -178,12 +179,11 @@ export class IsolateExecutor implements Executor {
       const disposed = new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
       for (const run of this.#runs) run.abort(disposed);
       this.#retained.clear();
-      const relay = this.#relay;
       // Held: the processes' pipes are unref'd, so awaiting their exit alone would not keep the
       // host's event loop running.
       this.#disposing = this.#hold.during(async () => {
         await this.#pool.dispose();
-        await (await relay?.catch(() => undefined))?.close();
+        await this.#relay.close();
       });
     }
     return this.#disposing;
@@ -277,7 +277,7 @@ export class IsolateExecutor implements Executor {
 
   async #supervise(run: Run, member: SandboxProcess, spec: RunSpec): Promise<RunOutcome> {
     this.#runs.add(run);
-    const relay = spec.outbound === null ? undefined : await this.#relay;
+    const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));
     let fate: ProcessFate = 'keep';
     try {
@@ -288,6 +288,10 @@ export class IsolateExecutor implements Executor {
         // Before the release, so the pool never recycles a process that holds it.
         this.#retained.set(spec.id, { member, outbound: spec.outbound });
         this.#pool.retain(member, spec.id);
+        // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
+        void member.ended.then(() => {
+          if (this.#retained.get(spec.id)?.member === member) this.#retained.delete(spec.id);
+        });
       }
       return outcome;
     } finally {
@@ -299,12 +303,6 @@ export class IsolateExecutor implements Executor {
 
   async #launch(): Promise<SandboxProcess> {
     try {
-      // A failed start is forgotten, so the next launch tries again.
-      this.#relay ??= OutboundServer.start(this.#settings.limits.maxRequestBodyBytes).catch((error: unknown) => {
-        this.#relay = undefined;
-        throw error;
-      });
-      const relay = await this.#relay;
       const { cgroup, memoryLimitMb } = this.#settings;
       if (cgroup !== null && !this.#cgroupChecked) {
         checkDelegatedCgroup(cgroup);
@@ -312,7 +310,7 @@ export class IsolateExecutor implements Executor {
       }
       const member = await SandboxProcess.start({
         binary: resolveWorkerdBinary(),
-        relay,
+        relay: this.#relay,
         heapLimitMb: this.#settings.heapLimitMb,
         limits: this.#settings.limits,
         startupTimeoutMs: this.#settings.startupTimeoutMs,

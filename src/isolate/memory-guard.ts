@@ -11,8 +11,14 @@
  * twice that rate still outgrows its cap by at most what it writes in one interval. Each is read
  * through a descriptor of its /proc/<pid>/statm opened once, which names that process and not a
  * later one that reuses its pid.
+ *
+ * Should the thread fail, a new one takes over every live guard at once (and the host is warned):
+ * nothing else would bound those runs. It opens each descriptor again only if the pid still names
+ * the process it guarded (the start time in its /proc/<pid>/stat).
  */
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { isolateText } from './texts.js';
 
 const GUARD_INTERVAL_MS = 2;
 /** Faster than any process was measured to fill memory (3.5 MB/ms: buffers, WebAssembly memory, objects). */
@@ -22,9 +28,16 @@ const MAX_WAIT_MS = 100;
 /** The worker's source: plain JavaScript, evaluated as is (no file to resolve from src/ or dist/). */
 const GUARD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
-const { openSync, readSync, closeSync } = require('node:fs');
+const { openSync, readSync, closeSync, readFileSync } = require('node:fs');
 const growthKbPerMs = ${GROWTH_MB_PER_MS * 1024};
 const buffer = Buffer.alloc(256);
+/** Field 22 of /proc/<pid>/stat: when the process started, which a later one with its pid does not share. */
+function startTimeOf(pid) {
+  try {
+    const stat = readFileSync('/proc/' + pid + '/stat', 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch { return undefined; }
+}
 /** statm counts pages; the base page size is the first mapping's KernelPageSize. */
 const pageKb = (() => {
   try {
@@ -72,32 +85,73 @@ parentPort.on('message', (message) => {
   if (!message.guard) { unguard(message.id); return; }
   let fd;
   try { fd = openSync('/proc/' + message.pid + '/statm', 'r'); } catch { return; }
+  // Opened first, checked after: the descriptor then names the process that has this start time.
+  if (startTimeOf(message.pid) !== message.startTime) { try { closeSync(fd); } catch {} return; }
   guarded.set(message.id, { pid: message.pid, fd, limitKb: message.limitKb, due: 0 });
   timer ??= setInterval(sample, ${GUARD_INTERVAL_MS});
   sample();
 });
 `;
 
+interface Guard {
+  pid: number;
+  limitKb: number;
+  /** The process's start time (/proc/<pid>/stat), so a new thread guards that process and no later one. */
+  startTime: string | undefined;
+  exceeded: (rssMb: number) => void;
+}
+
 let worker: Worker | undefined;
 let nextId = 1;
-const alarms = new Map<number, (rssMb: number) => void>();
+/** Every live guard, by id: what a new thread takes over. */
+const guards = new Map<number, Guard>();
+
+function post(thread: Worker, id: number, guard: Guard): void {
+  const { pid, limitKb, startTime } = guard;
+  thread.postMessage({ guard: true, id, pid, limitKb, startTime });
+}
 
 function guardWorker(): Worker {
   if (worker !== undefined) return worker;
   const started = new Worker(GUARD_SOURCE, { eval: true });
   started.on('message', ({ id, rssKb }: { id: number; rssKb: number }) => {
-    const alarm = alarms.get(id);
-    alarms.delete(id);
-    alarm?.(rssKb / 1024);
+    const guard = guards.get(id);
+    guards.delete(id);
+    guard?.exceeded(rssKb / 1024);
   });
-  // A thread that cannot run leaves the main thread's watch to do the job.
-  started.on('error', () => {
-    if (worker === started) worker = undefined;
+  let failure = 'it exited';
+  // Without a listener, the thread's error would be thrown on the host's main thread.
+  started.on('error', (error) => {
+    failure = error.message;
+  });
+  // The thread never ends on its own, and nothing here terminates it: an exit is a failure, and
+  // the runs it guarded would have no memory bound left.
+  started.once('exit', () => {
+    if (worker !== started) return;
+    worker = undefined;
+    if (guards.size === 0) return;
+    process.emitWarning(isolateText.memoryGuardRestarted(failure, guards.size));
+    const next = guardWorker();
+    for (const [id, guard] of guards) post(next, id, guard);
   });
   // It must not keep the host alive: only guarded runs matter, and those hold the loop already.
   started.unref();
   worker = started;
   return started;
+}
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The guard's thread while it runs, for a test that makes it fail. */
+export function memoryGuardThread(): Worker | undefined {
+  return worker;
 }
 
 /** Whether this platform has the off-thread guard. */
@@ -110,10 +164,11 @@ const MEMORY_GUARD_AVAILABLE = process.platform === 'linux';
 export function guardMemory(pid: number, limitMb: number, exceeded: (rssMb: number) => void): () => void {
   if (!MEMORY_GUARD_AVAILABLE) return () => {};
   const id = nextId++;
-  alarms.set(id, exceeded);
-  guardWorker().postMessage({ guard: true, id, pid, limitKb: limitMb * 1024 });
+  const guard: Guard = { pid, limitKb: limitMb * 1024, startTime: startTimeOf(pid), exceeded };
+  guards.set(id, guard);
+  post(guardWorker(), id, guard);
   return () => {
-    if (!alarms.delete(id)) return;
+    if (!guards.delete(id)) return;
     worker?.postMessage({ guard: false, id });
   };
 }

@@ -230,6 +230,27 @@ export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
   maxConcurrentFetches: 900,
 });
 
+/** What one captured line adds to a frame beside its text: `{"level":"error","message":""},`. */
+const LOG_LINE_FRAME_BYTES = 32;
+/** Room in a frame for everything besides its payload: the ids, the names, the logs' marker line. */
+const FRAME_SLACK_BYTES = 2 * MIB;
+
+/**
+ * The largest frame a supervisor sends the host (channel.ts), from the caps: the host's socket
+ * reads no more, and the supervisor sends none larger (one it would is refused there, with a text
+ * naming the caps). Each frame kind:
+ * - `call`: the arguments' JSON text inside a JSON string, where each `"` and `\` doubles (JSON
+ *   text holds nothing else JSON escapes), so twice `maxToolArgsBytes`;
+ * - `done`: the value as JSON, as measured against `maxResultBytes` (a thrown value's text or a
+ *   fault in its place), and the logs, whose text may escape to six bytes a byte (`\u0001`);
+ * - `cancelled`: the logs alone.
+ */
+export function maxSupervisorFrameBytes(limits: IsolateLimits): number {
+  const call = 2 * limits.maxToolArgsBytes;
+  const logs = 6 * limits.maxLogBytes + LOG_LINE_FRAME_BYTES * (limits.maxLogLines + 1);
+  return Math.max(call, limits.maxResultBytes + logs) + FRAME_SLACK_BYTES;
+}
+
 const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
 const POOL_LEVEL = [
   'maxWorkers',

@@ -67,14 +67,13 @@ export class OutboundServer {
   readonly #maxFrameBytes: number;
   readonly #requestBodyTooLarge: string;
 
-  /** `maxRequestBodyBytes`: the supervisor enforces it first; this bounds what the host reads. */
-  private constructor(maxRequestBodyBytes: number) {
+  /**
+   * `maxRequestBodyBytes`: the supervisor enforces it first; this bounds what the host reads.
+   * Nothing listens until a member does (`listen`).
+   */
+  constructor(maxRequestBodyBytes: number) {
     this.#maxFrameBytes = maxRequestBodyBytes + HEAD_ALLOWANCE_BYTES;
     this.#requestBodyTooLarge = isolateText.requestBodyTooLarge(maxRequestBodyBytes);
-  }
-
-  static async start(maxRequestBodyBytes: number): Promise<OutboundServer> {
-    return new OutboundServer(maxRequestBodyBytes);
   }
 
   /**

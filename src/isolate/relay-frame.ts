@@ -122,6 +122,7 @@ function createRelayCodec(): RelayCodec {
   }
 
   return {
+    // Also the header of the host's WebSocket upgrade, which carries the channel's token.
     tokenHeader: 'x-codemode-token',
     runHeader: 'x-codemode-run',
     encodeRequest: encode,

@@ -14,6 +14,7 @@ import type {
   OutboundFetch,
   ProviderDescriptor,
 } from '../protocol/types.js';
+import { channelGrammar } from './channel.js';
 import { type IsolateSettings, resolveCpuTimeout, resolveTimeout } from './options.js';
 import { INTERNAL_MODULES } from './sandbox-constants.js';
 import { isolateText } from './texts.js';
@@ -55,17 +56,6 @@ function optionalDispatch(value: unknown): Dispatch | null | undefined {
   throw invalid(isolateText.dispatchNotFunction(describeValue(value)));
 }
 
-function isModuleSource(value: unknown): value is ModuleSource {
-  if (typeof value === 'string') return true;
-  if (typeof value !== 'object' || value === null) return false;
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return false;
-  const [kind] = keys;
-  const content = (value as Record<string, unknown>)[kind!];
-  if (kind === 'json') return content !== undefined;
-  return (kind === 'js' || kind === 'cjs' || kind === 'text') && typeof content === 'string';
-}
-
 /** The user's modules, minus any that would collide with the executor's own module names. */
 function checkModules(value: unknown): Record<string, ModuleSource> {
   if (value === undefined) return {};
@@ -74,8 +64,10 @@ function checkModules(value: unknown): Record<string, ModuleSource> {
   }
   const modules: Record<string, ModuleSource> = {};
   for (const [name, source] of Object.entries(value)) {
-    if (!isModuleSource(source)) throw invalid(isolateText.modulesInvalid(name));
-    if (!INTERNAL_MODULES.has(name)) modules[name] = source;
+    // The channel's own reading of a module, so the host refuses what the supervisor would.
+    const module = channelGrammar.parseModuleSource(source);
+    if (module === null) throw invalid(isolateText.modulesInvalid(name));
+    if (!INTERNAL_MODULES.has(name)) modules[name] = module;
   }
   return modules;
 }

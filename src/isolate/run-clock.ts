@@ -62,7 +62,7 @@ export class RunClock {
       this.stop();
       this.#onExpire();
     });
-    this.#cpuWatch.start();
+    this.#cpuWatch.start(this.#pausedAtCpu);
   }
 
   #resume(): void {

@@ -238,7 +238,7 @@ export class Run {
         envelope =
           typeof answer === 'string'
             ? answer
-            : encodeErrorEnvelope(`dispatch returned ${describeValue(answer)} instead of an envelope string`);
+            : encodeErrorEnvelope(isolateText.dispatchNotEnvelope(describeValue(answer)));
       }
     } catch (error) {
       envelope = encodeErrorEnvelope(messageOf(error));

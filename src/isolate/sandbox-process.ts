@@ -9,13 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
-import { CHANNEL_TOKEN_HEADER, channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
+import { channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
 import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
 import { createMemberDirectory } from './confinement/member-directory.js';
-import { reportsFullHeap } from './heap-trace.js';
+import { heapIsFull } from './heap-trace.js';
 import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
-import type { IsolateLimits } from './options.js';
+import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
 import type { OutboundServer } from './outbound-server.js';
+import { relayCodec } from './relay-frame.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
@@ -77,7 +78,7 @@ export class SandboxProcess {
     this.#workerd = workerd;
     this.#socket = socket;
     workerd.onOutputLine((line) => {
-      if (reportsFullHeap(line, heapLimitMb)) this.#heapWatcher?.();
+      if (heapIsFull(line, heapLimitMb, () => this.rssMb())) this.#heapWatcher?.();
     });
     socket.on('message', (data, isBinary) => {
       const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
@@ -153,9 +154,8 @@ export class SandboxProcess {
     const workerd = spawned.value;
     void workerd.exited.then(cleanUp);
     try {
-      // The supervisor checks every cap before it sends; this bounds what a broken one can make us read.
-      const { maxResultBytes, maxLogBytes } = options.limits;
-      const maxPayload = maxResultBytes + 6 * maxLogBytes + 2 ** 21;
+      // The supervisor sends no frame over this; it bounds what a broken one can make us read.
+      const maxPayload = maxSupervisorFrameBytes(options.limits);
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
       const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
       trackUntilEnd(member);
@@ -232,7 +232,7 @@ export class SandboxProcess {
 function connect(controlSocket: string, token: string, timeoutMs: number, maxPayload: number): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
-      headers: { [CHANNEL_TOKEN_HEADER]: token },
+      headers: { [relayCodec.tokenHeader]: token },
       perMessageDeflate: false,
       handshakeTimeout: timeoutMs,
       maxPayload,

@@ -98,10 +98,8 @@ function lines(stream: Readable, onLine: (line: string) => void): void {
   });
 }
 
-function describeExit(info: ExitInfo): string {
-  if (info.signal !== null) return `killed by ${info.signal}`;
-  if (info.code !== null && info.code > 128) return `signal ${info.code - 128}`;
-  return `exit code ${String(info.code)}`;
+export function describeExit(info: ExitInfo): string {
+  return isolateText.exitStatus(info.code, info.signal);
 }
 
 export function spawnWorkerd({
@@ -111,11 +109,11 @@ export function spawnWorkerd({
   startupTimeoutMs,
   cgroup,
 }: SpawnOptions): Promise<SpawnedWorkerd> {
-  directory.writeConfig(config);
   const removeConfig = () => rmSync(directory.configPath, { force: true });
 
   let child: ChildProcess;
   try {
+    directory.writeConfig(config);
     child = spawn('/bin/sh', ['-c', WRAPPER, 'codemode-workerd', directory.path, cgroup?.path ?? '', ...command.argv], {
       stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...command.extraFds],
       detached: true,
@@ -235,5 +233,3 @@ export function spawnWorkerd({
     );
   });
 }
-
-export { describeExit };

@@ -2,9 +2,9 @@
  * The workerd config of one pool member, as capnp text. Every module and binding is inline, so the
  * config is one file that can be deleted as soon as workerd is listening.
  */
-import { CHANNEL_TOKEN_HEADER } from './channel.js';
 import { HEAP_TRACE_FLAGS } from './heap-trace.js';
-import type { IsolateLimits } from './options.js';
+import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
+import { relayCodec } from './relay-frame.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
@@ -63,7 +63,7 @@ export function buildSupervisorConfig({
   };
   const settings: SupervisorSettings = {
     token,
-    tokenHeader: CHANNEL_TOKEN_HEADER,
+    tokenHeader: relayCodec.tokenHeader,
     hostToken: relay.token,
     compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
     compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
@@ -74,6 +74,9 @@ export function buildSupervisorConfig({
     hostGone: isolateText.hostGone,
     supervisorFailure: isolateText.supervisorFailure,
     messageMalformed: isolateText.messageMalformed,
+    maxFrameBytes: maxSupervisorFrameBytes(limits),
+    callTooLarge: isolateText.callTooLarge('{size}', maxSupervisorFrameBytes(limits)),
+    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits)),
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,

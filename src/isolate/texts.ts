@@ -25,6 +25,12 @@ export const isolateText = {
   /** Thrown in the sandbox by a tool call whose arguments are over `limits.maxToolArgsBytes`. */
   toolArgsTooLarge: (size: number | string, cap: number) =>
     `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolArgsBytes). Send less per call.`,
+  /** Thrown in the sandbox by a tool call whose frame to the host (its names and escaped arguments) is over what the caps let the channel carry. */
+  callTooLarge: (size: number | string, cap: number) =>
+    `This tool call is ${size} bytes as sent to the host (its tool name and its arguments), above the ${cap} bytes the channel carries (set by limits.maxToolArgsBytes). Send less per call, under a shorter tool name.`,
+  /** An outcome whose frame to the host (its value or error text, and its logs) is over what the caps let the channel carry. */
+  outcomeTooLarge: (size: number | string, cap: number) =>
+    `The execution's outcome is ${size} bytes as sent to the host (its value or error text, and its logs), above the ${cap} bytes the channel carries (set by limits.maxResultBytes, limits.maxLogBytes and limits.maxLogLines). Return or throw less.`,
   /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
   toolResultTooLarge: (tool: string, size: number, cap: number) =>
     `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
@@ -39,6 +45,15 @@ export const isolateText = {
     `This run already has ${cap} fetches in flight, the cap (limits.maxConcurrentFetches); nothing was sent. Wait for some to finish before starting more.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
+  /** How a process ended: its signal, or its exit code (a shell reports a signal as 128 + its number). */
+  exitStatus: (code: number | null, signal: string | null) =>
+    signal !== null
+      ? `killed by ${signal}`
+      : code !== null && code > 128
+        ? `signal ${code - 128}`
+        : `exit code ${String(code)}`,
+  /** A dispatch function that answered a tool call with something other than an envelope string. */
+  dispatchNotEnvelope: (got: string) => `dispatch returned ${got} instead of an envelope string`,
   /** The sandbox process ended during the run for a reason we did not cause. */
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
@@ -55,6 +70,9 @@ export const isolateText = {
   relayMalformed: 'The host answered this fetch with a malformed relay frame.',
   /** A relayed request outside the frame grammar; the host answers it with this failure. */
   relayRequestMalformed: 'The sandbox sent a malformed relay frame for this fetch.',
+  /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
+  memoryGuardRestarted: (detail: string, guarded: number) =>
+    `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,
   /** A question to the host from a supervisor whose host connection closed. */
   hostGone: 'The host connection is closed.',
   /** workerd's stderr line for a host message the supervisor failed to handle (it ends in the error's message). */

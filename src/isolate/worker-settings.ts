@@ -20,6 +20,10 @@ export interface SupervisorSettings {
   hostGone: string;
   supervisorFailure: string;
   messageMalformed: string;
+  /** The largest frame sent to the host (options.ts `maxSupervisorFrameBytes`), and the texts of a call and an outcome over it, with `{size}`. */
+  maxFrameBytes: number;
+  callTooLarge: string;
+  outcomeTooLarge: string;
   /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
   maxResultBytes: number;
   resultTooLarge: string;

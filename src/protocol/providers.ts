@@ -7,8 +7,12 @@ import { providerRejection } from './texts.js';
 import type { ProviderDescriptor } from './types.js';
 
 /**
- * Names the sandbox's entry scope binds for the harness or that the harness relies on. A provider
- * bound to one of them would shadow what the run depends on.
+ * Names no provider may take. `__codemode` is the one the harness needs: the entry module binds
+ * the harness under it. The harness captured every intrinsic it uses before user code ran, so the
+ * others no longer matter to it; they are kept so a provider refused upstream is refused here too
+ * (0.4+ reserves `console`, `Promise`, `setTimeout` and `Error`, and its generated module fails on a
+ * provider named `Proxy` with a temporal-dead-zone error), and `globalThis`, which would hide the
+ * global object from the program.
  */
 export const RESERVED_PROVIDER_NAMES: ReadonlySet<string> = new Set([
   'console',

@@ -18,13 +18,27 @@ export function formatToolNotFound(tool: string): string {
 /** The phrase a timed-out run's text opens with, and the whole text the dialect reports. */
 export const TIMEOUT_MESSAGE = 'Execution timed out';
 
-/** The native failure text of a run past its bound. */
-export function formatTimeout(timeout: number): string {
-  return `${TIMEOUT_MESSAGE} at its ${timeout} ms bound. Do less work per run and return the part that is already finished.`;
+/** The first sentence of a timeout's text, naming its bound. */
+function timeoutFirstSentence(bound: string): string {
+  return `${TIMEOUT_MESSAGE} at its ${bound} ms bound.`;
 }
 
-/** The first sentence of `formatTimeout`'s text, and the bound it names. */
-export const TIMEOUT_FIRST_SENTENCE = /^Execution timed out at its (\d+) ms bound\.(?:\s|$)/;
+/** The native failure text of a run past its bound. */
+export function formatTimeout(timeout: number): string {
+  return `${timeoutFirstSentence(String(timeout))} Do less work per run and return the part that is already finished.`;
+}
+
+const BOUND_SLOT = '\u0000';
+const [BEFORE_BOUND = '', AFTER_BOUND = ''] = timeoutFirstSentence(BOUND_SLOT).split(BOUND_SLOT);
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The first sentence of `formatTimeout`'s text, made from the same words, and the bound it names
+ * as `String` writes a number (`300`, `1.5`, `1e+21`).
+ */
+export const TIMEOUT_FIRST_SENTENCE = new RegExp(
+  `^${escapeRegExp(BEFORE_BOUND)}(\\d+(?:\\.\\d+)?(?:e[+-]\\d+)?)${escapeRegExp(AFTER_BOUND)}(?:\\s|$)`,
+);
 
 /**
  * The failure text of a run that spent its CPU-time bound (`cpuTimeout`), written for the model

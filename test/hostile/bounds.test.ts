@@ -320,6 +320,8 @@ describe('cancellation through options.signal', () => {
     controller.abort();
     expect((await cancelled(spinning)).message).toBe(cancellationText.cancelled('invokeHandle'));
     await waitFor(() => !isAlive(spinner), 'the spinning process to be killed');
+    // The execution went with its process: the executor no longer counts it, nor holds the process.
+    await waitFor(() => executor.stats().retained === 0, 'the lost execution to be dropped');
     await expect(executor.invokeHandle({ executionId, handle })).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND' });
     await assertHealthy();
   });

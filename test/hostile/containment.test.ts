@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
+import { memoryGuardThread } from '../../src/isolate/memory-guard.js';
+import { DEFAULT_LIMITS, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
@@ -233,6 +235,47 @@ describe('row 4: one execution, one memory cap', () => {
   }
 });
 
+describe('row 4b: the memory guard fails', () => {
+  it('keeps the cap of a running execution: a new guard thread takes it over, and the host is warned', async () => {
+    let asked!: () => void;
+    const waiting = new Promise<void>((resolve) => (asked = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const dispatch = createEnvelopeDispatch(
+      {
+        gate: async () => {
+          asked();
+          await gate;
+          return 'go';
+        },
+      },
+      { active: true },
+    );
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const run = executor.execute({
+        code: 'async () => { await gate.wait(); const a = []; for (let i = 0; i < 12; i++) a.push(new Uint8Array(100 * 2 ** 20).fill(1)); return a.length }',
+        providers: [{ name: 'gate', tools: ['wait'] }],
+        dispatch,
+        timeout: 30_000,
+      });
+      await waiting;
+      const thread = memoryGuardThread();
+      expect(thread).toBeDefined();
+      await thread!.terminate();
+      release();
+      expect(await run).toEqual({ result: undefined, error: isolateText.memoryLimit(MEMORY_LIMIT_MB), logs: [] });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([isolateText.memoryGuardRestarted('it exited', 1)]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    await assertNextRunSucceeds();
+  });
+});
+
 describe('row 5: outbound bodies', () => {
   it('refuses a request body over the cap in the sandbox, before anything reaches the host', async () => {
     const before = outboundSeen.calls;
@@ -455,5 +498,70 @@ describe('row 12: heap bombs', () => {
       }
     }
     await assertNextRunSucceeds();
+  });
+});
+
+describe("row 12b: a forged line of V8's heap trace", () => {
+  it("does not end a run that prints one (console.info reaches workerd's output) while its heap has room", async () => {
+    const forged = `[1:0x1]    5 ms: Mark-Compact ${HEAP_LIMIT_MB * 2}.0 (${HEAP_LIMIT_MB * 2}.0) -> ${HEAP_LIMIT_MB * 2}.0 (${HEAP_LIMIT_MB * 2}.0) MB, 1.0 / 0.0 ms`;
+    const outcome = await executor.execute({
+      code: `async () => { for (let i = 0; i < 20; i++) { console.info(${JSON.stringify(forged)}); await new Promise((resolve) => setTimeout(resolve, 10)); } return "fine" }`,
+    });
+    expect(outcome).toEqual({ result: 'fine', logs: [] });
+    await assertNextRunSucceeds();
+  });
+});
+
+describe('row 13: the host-supervisor channel carries whatever the caps let through', () => {
+  // Small result and log caps beside the default tool-argument cap: a frame sized from the first
+  // two alone would be closed by the host's socket, ending the member mid-run.
+  const limits = { maxResultBytes: MIB, maxLogBytes: 64 * 1024, maxLogLines: 100 };
+  const FRAMED_CAP = maxSupervisorFrameBytes({ ...DEFAULT_LIMITS, ...limits });
+  let framed: IsolateExecutor;
+  beforeAll(() => {
+    framed = new IsolateExecutor({ timeout: 30_000, pool: { maxWorkers: 1, spare: 0 }, limits });
+  });
+  afterAll(async () => {
+    await framed.dispose();
+  });
+
+  it('answers a tool call whose arguments are under their cap but escape to more than the result and log caps', async () => {
+    let received = 0;
+    const dispatch = createEnvelopeDispatch(
+      { api: (_tool, [text]) => (received = (text as string).length) },
+      { active: true },
+    );
+    // Four MiB of quotes: eight as argument JSON, sixteen once that JSON is a string in the frame.
+    const outcome = await framed.execute({
+      code: 'async () => await api.send("\\"".repeat(4 * 2 ** 20))',
+      providers: [{ name: 'api', tools: ['send'] }],
+      dispatch,
+    });
+    expect(outcome).toEqual({ result: 4 * MIB, logs: [] });
+    expect(received).toBe(4 * MIB);
+  });
+
+  it('fails in the sandbox a tool call whose name makes it too large for the channel, before the host sees it', async () => {
+    let called = 0;
+    const dispatch = createEnvelopeDispatch({ api: () => ++called }, { active: true });
+    // Six MiB of control characters in the tool's name: 36 once escaped in the frame.
+    const outcome = await framed.execute({
+      code: 'async () => { try { return await api["\\u0001".repeat(6 * 2 ** 20)]() } catch (e) { return e.message } }',
+      providers: [{ name: 'api', tools: ['send'] }],
+      dispatch,
+    });
+    const size = Number(/^This tool call is (\d+) bytes/.exec(String(outcome.result))?.[1]);
+    expect(size).toBeGreaterThan(6 * 6 * MIB);
+    expect(outcome.result).toBe(isolateText.callTooLarge(size, FRAMED_CAP));
+    expect(called).toBe(0);
+  });
+
+  it('fails a thrown text too large for the channel with a text naming the caps, not a dead sandbox', async () => {
+    const outcome = await framed.execute({ code: 'async () => { throw new Error("\\u0001".repeat(8 * 2 ** 20)) }' });
+    expect(outcome.result).toBeUndefined();
+    const size = Number(/^The execution's outcome is (\d+) bytes/.exec(String(outcome.error))?.[1]);
+    expect(size).toBeGreaterThan(6 * 8 * MIB);
+    expect(outcome.error).toBe(isolateText.outcomeTooLarge(size, FRAMED_CAP));
+    expect(await framed.execute({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
   });
 });

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
+import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import type { Dispatch } from '../../src/protocol/types.js';
 
 let executor: IsolateExecutor;
@@ -54,6 +55,34 @@ describe('the harness', () => {
       harness: 'object',
     });
   });
+
+  // The program can reach the harness's race through `__codemode`. Each probe then settles 200 ms
+  // past a 300 ms bound, inside the host's grace period for a process that is not spinning.
+  const forgeries = {
+    'settling the race early with returned()': '__codemode.returned(0);',
+    'settling the race early with threw()': '__codemode.threw(0);',
+    'racing a settled promise of its own first': '__codemode.raced(Promise.resolve(0));',
+    'racing again later, after clearing every timer, to move the deadline': `setTimeout(() => {
+        for (let i = 0; i < 1e5; i++) if (i !== own) clearTimeout(i);
+        __codemode.raced(0);
+      }, 250);`,
+  };
+  for (const [forgery, prefix] of Object.entries(forgeries)) {
+    it(`cannot forge a win of the race by ${forgery}: a run past its bound times out`, async () => {
+      const outcome = await run({
+        code: `async () => {
+        let finish;
+        const settled = new Promise((resolve) => (finish = resolve));
+        const own = setTimeout(() => finish("late"), 500);
+        ${prefix}
+        return await settled;
+      }`,
+        timeout: 300,
+      });
+      expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(300), logs: [] });
+      expect(await run({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
+    });
+  }
 });
 
 describe('the host and the network', () => {

@@ -11,8 +11,10 @@ import {
   type SupervisorMessage,
 } from '../../src/isolate/channel.js';
 import { parseControlEvent } from '../../src/isolate/control-events.js';
-import { reportsFullHeap } from '../../src/isolate/heap-trace.js';
+import { heapIsFull, reportsFullHeap } from '../../src/isolate/heap-trace.js';
 import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/relay-frame.js';
+import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { TIMEOUT_FIRST_SENTENCE } from '../../src/protocol/texts.js';
 
 const hostMessages: HostMessage[] = [
   {
@@ -183,5 +185,28 @@ describe("V8's GC trace", () => {
       false,
     );
     expect(reportsFullHeap('workerd/server/server.c++:5492: error: Uncaught exception', 256)).toBe(false);
+  });
+
+  it('takes a full-heap line as proof only from a process whose resident set is that large', () => {
+    expect(heapIsFull(line('258.6'), 256, () => 300)).toBe(true);
+    // A line the sandbox printed itself, from a process holding far less.
+    expect(heapIsFull(line('258.6'), 256, () => 90)).toBe(false);
+    expect(heapIsFull(line('258.6'), 256, () => undefined)).toBe(false);
+    expect(heapIsFull(line('120.0'), 256, () => 300)).toBe(false);
+  });
+});
+
+describe('the timeout text', () => {
+  it('is recognized, with the bound it names, for every bound a request may ask for', () => {
+    for (const bound of [0, 300, 1.5, 60_000, 1e21]) {
+      const text = ExecutionTimeoutError.format(bound);
+      expect(ExecutionTimeoutError.matches(text)).toBe(true);
+      expect(Number(TIMEOUT_FIRST_SENTENCE.exec(text)?.[1])).toBe(bound);
+    }
+  });
+
+  it('is not a program text that merely opens with the same words', () => {
+    expect(ExecutionTimeoutError.matches('Execution timed out waiting for the vendor API')).toBe(false);
+    expect(ExecutionTimeoutError.matches('Execution timed out at its 300 ms bound, the vendor said')).toBe(false);
   });
 });

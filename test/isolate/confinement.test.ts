@@ -451,7 +451,7 @@ describe('the seccomp filter, loaded by the kernel', () => {
 
 describe("a member's private directory", () => {
   it('goes as soon as the member is killed, before its exit is seen', async () => {
-    const relay = await OutboundServer.start(DEFAULT_LIMITS.maxRequestBodyBytes);
+    const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
     const confinement = resolveConfinement('required', resolveWorkerdBinary);
     const member = await SandboxProcess.start({
       binary: resolveWorkerdBinary(),
@@ -468,6 +468,35 @@ describe("a member's private directory", () => {
     // Synchronously: a host SIGKILLed right now would leave nothing (the watcher died with the group).
     expect(existsSync(directory)).toBe(false);
     await member.ended;
+    await relay.close();
+  });
+});
+
+describe('a member that cannot start', () => {
+  it('leaves no descriptor open and no directory behind when a file its view binds is gone', async () => {
+    const confinement = resolveConfinement('required', resolveWorkerdBinary);
+    if (!confinement.confined) throw new Error(confinement.reason);
+    const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
+    const missing = join(tmpdir(), `codemode-gone-${process.pid}.so`);
+    const plan = { ...confinement.plan, linkedFiles: [...confinement.plan.linkedFiles, missing] };
+    const openDescriptors = () => readdirSync('/proc/self/fd').length;
+    const directories = () =>
+      readdirSync(tmpdir())
+        .filter((name) => name.startsWith('codemode-'))
+        .sort();
+    const [descriptorsBefore, directoriesBefore] = [openDescriptors(), directories()];
+    const start = SandboxProcess.start({
+      binary: resolveWorkerdBinary(),
+      relay,
+      heapLimitMb: 64,
+      limits: DEFAULT_LIMITS,
+      startupTimeoutMs: 20_000,
+      confinement: plan,
+      cgroup: null,
+    });
+    await expect(start).rejects.toThrow(/ENOENT/);
+    expect(openDescriptors()).toBe(descriptorsBefore);
+    expect(directories()).toEqual(directoriesBefore);
     await relay.close();
   });
 });

@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor, type RunReport } from '../../src/isolate/index.js';
+import { RunClock } from '../../src/isolate/run-clock.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
@@ -204,5 +205,36 @@ describe('defaults and refusals', () => {
         message: isolateText.optionInvalid('cpuTimeout', 'a positive finite number', '0'),
       }),
     );
+  });
+});
+
+describe('the run clock over a host wait', () => {
+  it("reads the process's CPU time once as the wait starts and once as it ends, and spends what it used", () => {
+    let reads = 0;
+    let cpu = 1_000;
+    const process = {
+      cpuMs: () => {
+        reads += 1;
+        return cpu;
+      },
+    };
+    let expired = false;
+    const clock = new RunClock(60_000, false, process, () => (expired = true));
+    clock.start();
+    const atStart = reads;
+    clock.beginHostWait();
+    expect(reads - atStart).toBe(1);
+    // The sandbox spins through the wait: 40 s of its CPU time is spent from the budget.
+    cpu += 40_000;
+    clock.endHostWait();
+    expect(reads - atStart).toBe(2);
+    clock.beginHostWait();
+    cpu += 30_000;
+    clock.endHostWait();
+    // 70 s of CPU time spent during waits passes the 60 s budget: the clock expires at once.
+    return new Promise<void>((resolve) => setTimeout(resolve, 50)).then(() => {
+      clock.stop();
+      expect(expired).toBe(true);
+    });
   });
 });

@@ -176,11 +176,19 @@ export function memberCommand(
     };
   }
   const program = openSeccompProgram(plan, directory);
+  let argv: string[];
+  try {
+    argv = confinedArgv(plan, workerdServeArgs(configPath), directory, lineBuffering);
+  } catch (error) {
+    // A bound file gone since detection: no command, and nothing left open for it.
+    program.close();
+    throw error;
+  }
   const extraFds: ('ignore' | number)[] = [];
   for (let fd = 4; fd < SECCOMP_FD; fd += 1) extraFds.push('ignore');
   extraFds.push(program.fd);
   return {
-    argv: confinedArgv(plan, workerdServeArgs(configPath), directory, lineBuffering),
+    argv,
     env: {},
     extraFds,
     workerdPid: onlyChildOf,

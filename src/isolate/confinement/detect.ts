@@ -10,6 +10,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { isolateText } from '../texts.js';
 import { type ConfinementPlan, confinedArgv, openSeccompProgram, SECCOMP_FD, UNPRIVILEGED_ID } from './command-line.js';
 import { linkedFiles } from './linked-libraries.js';
 import type { SeccompArch } from './syscalls.js';
@@ -94,7 +95,7 @@ function trial(plan: ConfinementPlan): string | null {
       const result = spawnSync(command!, args, { stdio, env: {}, encoding: 'utf8', timeout: 20_000 });
       if (result.error !== undefined) return messageOf(result.error);
       if (result.status === 0 && /workerd/i.test(result.stdout)) return null;
-      const status = result.signal === null ? `exit code ${String(result.status)}` : `killed by ${result.signal}`;
+      const status = isolateText.exitStatus(result.status, result.signal);
       const said = firstLine(result.stderr) || firstLine(result.stdout);
       return said === '' ? status : `${status}: ${said}`;
     } finally {
@@ -167,7 +168,10 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
   };
 }
 
-/** One detection per host setting and binary, for the life of the process. */
+/**
+ * One detection per host setting, for the life of the process. The binary is not part of the key:
+ * every executor of a process runs the one its workerd package resolves.
+ */
 const detections = new Map<string, Detection>();
 
 /**

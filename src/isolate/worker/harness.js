@@ -281,6 +281,14 @@ function retainFunctions(value, seen) {
 // The clock decides, not the timer: user code can clear any timer by guessing its id, so a run
 // wins only if it settled before the timer fired and no later than its deadline by `Date.now()`
 // (which advances in real time here), give or take CLOCK_SLACK_MS for the clock's granularity.
+//
+// The program can call `raced`, `returned` and `threw` itself (they are exports of `__codemode`).
+// So the first `raced` arms the race and no later call moves its deadline (an early one only
+// brings it closer), and what a run reports as in time (`inTime`) is read from the clock by the
+// very call that settles it, the entry's, never from a decision an earlier call made. A forged
+// early win can then only make `cancel` wait for the run's own reply, which says it was late.
+// The decision is not taken by a reaction on the program's promise: a second reaction there
+// would end V8's async stack at the program's frame.
 
 /**
  * @typedef {object} Race
@@ -288,6 +296,8 @@ function retainFunctions(value, seen) {
  * @property {boolean | undefined} won Undecided while undefined.
  * @property {boolean} timerFired
  * @property {number} deadline When the run's bound is up (`Date.now()`); Infinity until armed.
+ * @property {boolean} armed
+ * @property {boolean | undefined} settledInTime What the latest settling call read from the clock.
  */
 
 /** @type {Race | null} */
@@ -308,7 +318,14 @@ function verdictOf(current) {
 /** @param {string} run */
 function beginRace(run) {
   /** @type {Race} */
-  const current = { run, won: undefined, timerFired: false, deadline: Infinity };
+  const current = {
+    run,
+    won: undefined,
+    timerFired: false,
+    deadline: Infinity,
+    armed: false,
+    settledInTime: undefined,
+  };
   race = current;
   return current;
 }
@@ -321,9 +338,16 @@ function decide(current, won) {
   if (current.won === undefined) current.won = won;
 }
 
-/** @param {Race} current */
+/**
+ * The run settles now: whether that is in time, by the clock, whatever an earlier call decided.
+ * @param {Race} current
+ * @returns {boolean}
+ */
 function decideSettled(current) {
-  decide(current, !current.timerFired && $now() <= current.deadline + CLOCK_SLACK_MS);
+  const inTime = !current.timerFired && $now() <= current.deadline + CLOCK_SLACK_MS;
+  decide(current, inTime);
+  current.settledInTime = inTime;
+  return inTime;
 }
 
 /**
@@ -384,6 +408,8 @@ function startRun(run, bound, retain) {
  */
 function arm(current) {
   const state = current.race;
+  if (state.armed) return;
+  state.armed = true;
   state.deadline = $now() + current.bound;
   current.timer = $setTimeout(() => {
     state.timerFired = true;
@@ -403,10 +429,10 @@ function endRun(current) {
  * @returns {SettledRun}
  */
 function succeeded(current, value) {
-  decideSettled(current.race);
+  const inTime = decideSettled(current.race);
   endRun(current);
   const kept = current.retain ? retainFunctions(value, new $Map()) : value;
-  return { ok: true, value: kept, logs, inTime: current.race.won === true };
+  return { ok: true, value: kept, logs, inTime };
 }
 
 /**
@@ -415,9 +441,9 @@ function succeeded(current, value) {
  * @returns {SettledRun}
  */
 function failed(current, error) {
-  decideSettled(current.race);
+  const inTime = decideSettled(current.race);
   endRun(current);
-  return { ok: false, error: describeThrown(error), logs, inTime: current.race.won === true };
+  return { ok: false, error: describeThrown(error), logs, inTime };
 }
 
 /**
@@ -510,7 +536,7 @@ export class Entrypoint extends WorkerEntrypoint {
 
   /** The lines captured so far, and whether the last run settled in time (a fault's report). */
   snapshot() {
-    return { logs, inTime: race === null || race.won !== false };
+    return { logs, inTime: race === null || (race.won !== false && race.settledInTime !== false) };
   }
 
   /**

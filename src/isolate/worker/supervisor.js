@@ -39,6 +39,7 @@ import createValueCodec from 'value-codec.js';
 const codec = createValueCodec(() => undefined);
 const grammar = createChannelGrammar();
 const relay = createRelayCodec();
+const encoder = new TextEncoder();
 
 /** The host's socket, once it connected. @type {WebSocket | null} */
 let socket = null;
@@ -118,8 +119,14 @@ class Bridge extends RpcTarget {
         return;
       }
       const ask = nextAsk++;
+      const text = JSON.stringify({ t: 'call', run, ask, provider, tool, args });
+      const size = overFrameCap(text, this.#settings);
+      if (size !== null) {
+        reject(new Error(this.#settings.callTooLarge.replace('{size}', String(size))));
+        return;
+      }
       asks.set(ask, { resolve, reject });
-      send({ t: 'call', run, ask, provider, tool, args });
+      socket.send(text);
     });
   }
 
@@ -168,12 +175,33 @@ async function readCapped(request, settings) {
 }
 
 /**
- * Sends a run's outcome to the host through its bridge.
+ * The UTF-8 size of a frame over `maxFrameBytes`, or null when it fits: the host's socket closes
+ * on a larger one, which would end the member for what is a size over a cap.
+ * @param {string} text
+ * @param {SupervisorSettings} settings
+ * @returns {number | null}
+ */
+function overFrameCap(text, settings) {
+  // Three bytes at most per UTF-16 unit: most frames are measured without encoding them.
+  if (text.length * 3 <= settings.maxFrameBytes) return null;
+  const size = encoder.encode(text).byteLength;
+  return size > settings.maxFrameBytes ? size : null;
+}
+
+/**
+ * Sends a run's outcome to the host through its bridge; one too large for the channel becomes a
+ * fault saying so.
  * @param {RunBridge} bridge
  * @param {SupervisorMessage} message
+ * @param {SupervisorSettings} settings
  */
-function report(bridge, message) {
-  return bridge.report(JSON.stringify(message));
+function report(bridge, message, settings) {
+  const text = messageText(message);
+  const size = overFrameCap(text, settings);
+  if (size === null) return bridge.report(text);
+  const fault = settings.outcomeTooLarge.replace('{size}', String(size));
+  const inTime = message.t === 'done' ? message.inTime : false;
+  return bridge.report(JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs: [], inTime }));
 }
 
 /**
@@ -242,20 +270,36 @@ async function snapshotOf(worker) {
   }
 }
 
-const encoder = new TextEncoder();
+/** A `done` message's value as JSON, already made to measure it. @type {WeakMap<object, string>} */
+const valueJson = new WeakMap();
 
 /**
- * The encoded value, or the text saying it is over `limits.maxResultBytes`: checked here, before
- * anything is sent, so the host never receives a value over its cap.
+ * A message as its frame's text. A value measured as JSON goes in as that text, not stringified
+ * again.
+ * @param {SupervisorMessage} message
+ * @returns {string}
+ */
+function messageText(message) {
+  const json = valueJson.get(message);
+  if (json === undefined || message.t !== 'done' || message.outcome !== 'value') return JSON.stringify(message);
+  const { value: _measured, ...rest } = message;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)},"value":${json}}`;
+}
+
+/**
+ * The encoded value and its JSON, or the text saying it is over `limits.maxResultBytes`: checked
+ * here, before anything is sent, so the host never receives a value over its cap.
  * @param {unknown} value
  * @param {SupervisorSettings} settings
- * @returns {{value: unknown} | {fault: string}}
+ * @returns {{value: unknown, json: string} | {fault: string}}
  */
 function encodeCapped(value, settings) {
   const encoded = codec.encode(value);
-  const size = encoder.encode(JSON.stringify(encoded)).byteLength;
+  const json = JSON.stringify(encoded);
+  const size = encoder.encode(json).byteLength;
   if (size > settings.maxResultBytes) return { fault: settings.resultTooLarge.replace('{size}', String(size)) };
-  return { value: encoded };
+  return { value: encoded, json };
 }
 
 /**
@@ -284,7 +328,10 @@ async function settle(run, worker, settings, call) {
     try {
       const encoded = encodeCapped(out.value, settings);
       if ('fault' in encoded) return { t: 'done', run, outcome: 'fault', fault: encoded.fault, logs, inTime };
-      return { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
+      /** @type {DoneMessage} */
+      const done = { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
+      valueJson.set(done, encoded.json);
+      return done;
     } catch (error) {
       return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
     }
@@ -362,14 +409,20 @@ export class Runner extends WorkerEntrypoint {
           globalOutbound: message.outbound ? this.ctx.exports.Outbound({ props: { route: message.run } }) : null,
         });
       } catch (error) {
-        await report(bridge, {
-          t: 'done',
-          run: message.run,
-          outcome: 'fault',
-          fault: messageOf(error),
-          logs: [],
-          inTime: true,
-        });
+        // No supervise() to end it: its control goes here.
+        controls.delete(message.run);
+        await report(
+          bridge,
+          {
+            t: 'done',
+            run: message.run,
+            outcome: 'fault',
+            fault: messageOf(error),
+            logs: [],
+            inTime: true,
+          },
+          settings,
+        );
         return;
       }
       const loaded = worker;
@@ -383,7 +436,7 @@ export class Runner extends WorkerEntrypoint {
         entrypoint.evaluate(bridge.dup(), options),
       );
       if (!message.retain || reply.t !== 'done' || reply.outcome !== 'value') {
-        await report(bridge, reply);
+        await report(bridge, reply, settings);
         return;
       }
       await this.#keep(message.run, loaded, bridge, reply);
@@ -404,7 +457,7 @@ export class Runner extends WorkerEntrypoint {
   async #keep(exec, worker, bridge, reply) {
     try {
       let next = this.#nextRequest(exec);
-      await report(bridge, reply);
+      await report(bridge, reply, this.env.SETTINGS);
       for (;;) {
         const request = await next;
         if (request === null) return;
@@ -416,7 +469,7 @@ export class Runner extends WorkerEntrypoint {
           const options = { run: request.run, bound: request.bound };
           return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
         });
-        await report(bridge, invocation);
+        await report(bridge, invocation, this.env.SETTINGS);
       }
     } finally {
       keepers.delete(exec);
