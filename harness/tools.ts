@@ -1,11 +1,10 @@
 /**
- * Tool materialization, shared by every side: ours, ours over a daemon, and the reference worker
- * (which bundles this file). A declared behaviour therefore cannot mean two things across a diff.
- * Runtime-neutral: no Node built-ins.
+ * What every side (ours, ours over a daemon, the reference worker, which bundles this file) does
+ * alike around `execute`: the host functions a case declares, and the outcome's normalization. A
+ * declared behaviour therefore cannot mean two things across a diff. Runtime-neutral.
  */
-
-import { formatToolNotFound } from '../src/protocol/index.js';
-import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
+import { formatToolNotFound, messageOf } from '../src/protocol/index.js';
+import type { CaseConnector, CaseOutbound, CaseProvider, Outcome, SpecialValue, ToolBehaviour } from './case-model.js';
 
 type ToolFunction = (...args: unknown[]) => Promise<unknown>;
 
@@ -185,4 +184,23 @@ export function materializeOutbound(
       status,
       headers: { ...headers, 'x-seen-method': request.method, 'x-seen-url': request.url },
     });
+}
+
+/**
+ * What `execute` resolved to, as a JSON round trip, so a `Map` or a `Set` collapses the same way
+ * on every side and `undefined` members drop out alike. A BigInt is made visible (`10n`), and a
+ * value JSON cannot carry at all is reported instead of failing the round trip.
+ */
+export function normalizeResult(raw: unknown): Outcome {
+  try {
+    const bigintsShown = (_key: string, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value);
+    return JSON.parse(JSON.stringify(raw, bigintsShown) ?? '{}') as Outcome;
+  } catch (error) {
+    return { error: `[normalizeResult] the outcome could not be serialized: ${messageOf(error)}` };
+  }
+}
+
+/** The outcome of an `execute` that rejected. */
+export function normalizeThrow(error: unknown): Outcome {
+  return { threw: messageOf(error) };
 }

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupMembers } from '../reference/process-group.js';
+import { groupMembers } from '../processes.js';
 import { caseText, type FixtureCatalogue, fixtureCatalogue } from './fixture-catalogue.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
