@@ -109,7 +109,7 @@ async function startRemoteSide(): Promise<Side> {
   let native: Executor;
   try {
     // Node 20 has no global WebSocket; the ws package's constructor also takes `{ headers }`.
-    native = await connect(daemon.url, { websocket: WebSocket as never });
+    native = await connect(daemon.url, { websocket: WebSocket });
   } catch (error) {
     await daemon.stop();
     throw error;
