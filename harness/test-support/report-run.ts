@@ -1,14 +1,13 @@
 /**
- * A fixture run for the writers' tests. It tests rendering, not executor behaviour: the cells come
+ * A fixture run for the report writers' tests (test-only). It tests rendering, not executor behaviour: the cells come
  * from the real rules (planCell, settleCell) applied to scripted outcomes, so every status the
  * report knows appears, with a stale skip, a skip that fails as it says, an upstream expectation,
  * an unsupported case and a column that did not open.
  */
 import type { Boundary, LoadedCase, Outcome } from '../case-model.js';
 import { type Plan, planCell, settleCell } from '../judge.js';
+import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
-import type { MatrixCell, MatrixColumn, MatrixRun } from './model.js';
-import { summarize } from './model.js';
 
 const shared = { workerd: '1.20260426.1', compatibilityDate: '2025-06-01', compatibilityFlags: ['nodejs_compat'] };
 
