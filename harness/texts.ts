@@ -24,6 +24,9 @@ const AGAINST: Record<Against, string> = {
 export const texts = {
   loader: {
     schemaComment: (comment: string) => `the file must begin with the line ${comment}`,
+    unknownProperty: (key: string) => `has an unknown property "${key}"`,
+    notOneOf: (allowed: readonly unknown[]) =>
+      `must be one of: ${allowed.map((value) => JSON.stringify(value)).join(', ')}`,
     duplicateId: (first: string) => `duplicate id, first declared at ${first}`,
     unknownBoundary: (name: string, known: readonly string[]) =>
       `names the boundary "${name}", which cases/boundaries.yaml does not list; the boundaries are: ${known.join(', ')}`,
