@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
 import { referenceRefusal } from './judge.js';
@@ -60,30 +60,16 @@ class Positions {
     private readonly lines: LineCounter,
   ) {}
 
-  /** The node at a path, or the deepest ancestor that exists. */
-  private nodeAt(segments: readonly string[]): Node | undefined {
-    let node: unknown = this.doc.contents;
-    for (const key of segments) {
-      let next: unknown;
-      if (isSeq(node)) next = node.items[Number(key)];
-      else if (isMap(node))
-        next = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)?.value;
-      if (next === undefined || next === null) break;
-      node = next;
-    }
-    return node as Node | undefined;
-  }
-
-  /** The line of the key `segments` ends with, or of the deepest node that exists. */
+  /** The line of the key `segments` ends with, or of the deepest node on the path that exists. */
   lineOf(segments: readonly string[]): number {
-    const parent = this.nodeAt(segments.slice(0, -1));
+    const parent = this.doc.getIn(segments.slice(0, -1), true);
     const last = segments[segments.length - 1];
-    if (last !== undefined && isMap(parent)) {
-      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last);
-      const range = (pair?.key as Node | undefined)?.range;
-      if (range) return this.lines.linePos(range[0]).line;
-    }
-    const range = this.nodeAt(segments)?.range;
+    const pair = isMap(parent)
+      ? parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last)
+      : undefined;
+    let range = (pair?.key as Node | undefined)?.range;
+    for (let depth = segments.length; range === undefined && depth >= 0; depth -= 1)
+      range = (this.doc.getIn(segments.slice(0, depth), true) as Node | undefined)?.range ?? undefined;
     return range ? this.lines.linePos(range[0]).line : 1;
   }
 
