@@ -88,16 +88,14 @@ export async function startWranglerDev(column: string, configPath: string, ready
 }
 
 /** Starts one column; its versions are read first, so a drifted alias is an error before anything starts. */
-export async function startReferenceColumn(name: string, readyTimeoutMs = READY_TIMEOUT_MS): Promise<ReferenceColumn> {
+export async function startReferenceColumn(name: string): Promise<ReferenceColumn> {
   const versions = referenceVersions(name);
-  const dev = await startWranglerDev(name, referenceConfig(name), readyTimeoutMs);
+  const dev = await startWranglerDev(name, referenceConfig(name), READY_TIMEOUT_MS);
   let stopped = false;
   return {
+    ...dev,
     name,
     versions,
-    url: dev.url,
-    processGroup: dev.processGroup,
-    output: dev.output,
     run: (request) =>
       stopped ? Promise.reject(new Error(texts.reference.stopped(name))) : post(name, dev.url, request),
     stop: () => {
