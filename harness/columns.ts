@@ -42,7 +42,7 @@ function installedPackage(name: string, from = ROOT): { version: string; dir: st
     const manifest = join(base, name, 'package.json');
     if (existsSync(manifest)) return { version: String(readJson(manifest).version), dir: dirname(manifest) };
   }
-  throw new Error(`${name} is not installed (looked from ${from})`);
+  throw new Error(texts.reference.notInstalled(name, from));
 }
 
 /** The compatibility date and flags as the release's executor source hands them to the loader. */
@@ -51,7 +51,7 @@ function sandboxCompatibility(codemodeDir: string): { date: string; flags: strin
   const date = /compatibilityDate:\s*"([^"]+)"/.exec(source)?.[1];
   const flags = /compatibilityFlags:\s*\[([^\]]*)\]/.exec(source)?.[1];
   if (date === undefined || flags === undefined)
-    throw new Error(`Could not find the loader's compatibility settings in ${codemodeDir}/dist/index.js`);
+    throw new Error(texts.reference.noCompatibility(join(codemodeDir, 'dist', 'index.js')));
   return { date, flags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1] as string) };
 }
 

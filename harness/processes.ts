@@ -104,7 +104,7 @@ async function stopGroup(pgid: number, graceMs: number): Promise<void> {
   signalGroup(pgid, 'SIGTERM');
   if (!(await waitUntilEmpty(pgid, graceMs))) {
     signalGroup(pgid, 'SIGKILL');
-    if (!(await waitUntilEmpty(pgid, graceMs))) throw new Error(`Process group ${pgid} still runs after SIGKILL`);
+    if (!(await waitUntilEmpty(pgid, graceMs))) throw new Error(texts.service.outlivedKill(pgid));
   }
   live.delete(pgid);
 }

@@ -139,6 +139,8 @@ export const texts = {
     timedOut: (column: string, caseId: string, ms: number) =>
       `Reference column ${column} did not answer case "${caseId}" within ${ms} ms`,
     stopped: (column: string) => `Reference column ${column} has been stopped`,
+    notInstalled: (name: string, from: string) => `${name} is not installed (looked from ${from})`,
+    noCompatibility: (file: string) => `Could not find the loader's compatibility settings in ${file}`,
   },
 
   /** A process the harness starts (processes.ts), by the label its starter gives it. */
@@ -153,6 +155,7 @@ export const texts = {
     exitedLater: (label: string, status: string, output: string) =>
       `${label} exited during the run (${status}). Its output:\n${output || '(no output)'}`,
     portsTaken: 'Address already in use, on every attempt',
+    outlivedKill: (group: number) => `Process group ${group} still runs after SIGKILL`,
   },
 
   surface: {

@@ -6,6 +6,7 @@
 import { messageOf } from '../../src/protocol/index.js';
 import type { CellStatus, MatrixRun } from './model.js';
 import { CELL_STATUSES, cellKey } from './model.js';
+import { reportTexts } from './texts.js';
 
 /** One letter per status, so a record stays small: `p f s u i`; `-` is no cell. */
 const LETTER: Record<CellStatus, string> = { pass: 'p', fail: 'f', skip: 's', unsupported: 'u', 'infra-error': 'i' };
@@ -81,7 +82,7 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${source}: not JSON (${messageOf(error)})`);
+    throw new Error(reportTexts.historyNotJson(source, messageOf(error)));
   }
   const record = value as Partial<HistoryRecord>;
   if (
@@ -91,16 +92,14 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
     typeof record.cases !== 'object' ||
     record.cases === null
   )
-    throw new Error(`${source}: not a history record (expected schemaVersion 1 with date, columns and cases)`);
+    throw new Error(reportTexts.notHistoryRecord(source));
   for (const [caseId, letters] of Object.entries(record.cases)) {
     if (
       typeof letters !== 'string' ||
       letters.length !== record.columns.length ||
       [...letters].some((letter) => letter !== '-' && !FROM_LETTER.has(letter))
     )
-      throw new Error(
-        `${source}: case "${caseId}" has statuses "${String(letters)}", expected ${record.columns.length} of p f s u i -`,
-      );
+      throw new Error(reportTexts.badHistoryStatuses(source, caseId, letters, record.columns.length));
   }
   return record as HistoryRecord;
 }

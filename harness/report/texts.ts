@@ -1,5 +1,5 @@
 /**
- * The report's own texts (matrix.md and the page), in one place. The statuses' labels, symbols
+ * The report's own texts (matrix.md, the page, and what reading or writing its files can fail with), in one place. The statuses' labels, symbols
  * and meanings are the harness's (../texts.ts), since the commands print them too.
  */
 import type { CellChange } from './history.js';
@@ -114,4 +114,14 @@ export const reportTexts = {
     },
     { mark: 'new', className: 'new-mark', meaning: 'A case the previous run did not have.' },
   ],
+
+  historyNotJson: (source: string, why: string) => `${source}: not JSON (${why})`,
+  notHistoryRecord: (source: string) =>
+    `${source}: not a history record (expected schemaVersion 1 with date, columns and cases)`,
+  badHistoryStatuses: (source: string, caseId: string, letters: unknown, columns: number) =>
+    `${source}: case "${caseId}" has statuses "${String(letters)}", expected ${columns} of p f s u i -`,
+  matrixInvalid: (problems: readonly string[]) =>
+    `matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`,
+  noChromium: (path: string) =>
+    `Chromium is not installed at ${path}: run \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
 } as const;
