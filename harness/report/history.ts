@@ -46,16 +46,10 @@ export interface RunChanges {
 }
 
 export function toHistoryRecord(run: MatrixRun): HistoryRecord {
-  const cells = new Map(run.cells.map((cell) => [cellKey(cell.case, cell.column), cell]));
+  const letters = new Map(run.cells.map((cell) => [cellKey(cell.case, cell.column), LETTER[cell.status]]));
   const cases: Record<string, string> = {};
-  for (const testCase of run.cases) {
-    cases[testCase.id] = run.columns
-      .map((column) => {
-        const cell = cells.get(cellKey(testCase.id, column.id));
-        return cell ? LETTER[cell.status] : '-';
-      })
-      .join('');
-  }
+  for (const { id } of run.cases)
+    cases[id] = run.columns.map((column) => letters.get(cellKey(id, column.id)) ?? '-').join('');
   return {
     schemaVersion: 1,
     date: run.run.date,
