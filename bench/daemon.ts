@@ -1,12 +1,12 @@
 /** The executor daemon for the remote benchmark, started by the harness's one daemon starter. */
-import { type DaemonProcess, startDaemonProcess } from '../harness/daemon-process.js';
+import { type Service, startDaemonProcess } from '../harness/processes.js';
 
 export interface DaemonOptions {
   maxWorkers: number;
   spare: number;
 }
 
-export type Daemon = DaemonProcess;
+export type Daemon = Service;
 
 export function startDaemon({ maxWorkers, spare }: DaemonOptions): Promise<Daemon> {
   return startDaemonProcess({

@@ -8,8 +8,10 @@
  * pool to the same wrangler. The report subtracts it pairwise, round by round.
  */
 import { readFileSync } from 'node:fs';
-import { type ColumnVersions, type ReferenceRequest, startReferenceColumn } from '../harness/reference/index.js';
-import { groupMembers } from '../harness/reference/process-group.js';
+import { groupMembers } from '../harness/processes.js';
+import type { ReferenceRequest } from '../harness/reference/request.js';
+import { startReferenceColumn } from '../harness/reference/wrangler.js';
+import type { ColumnVersions } from '../harness/report/model.js';
 import { checkOutcome, type Workload } from './workloads.js';
 
 const REFERENCE_COLUMN = 'latest';

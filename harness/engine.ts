@@ -9,10 +9,10 @@
  */
 import { messageOf } from '../src/protocol/index.js';
 import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
-import { type ColumnId, type PlannedColumn, plannedColumn } from './columns.js';
+import { type ColumnId, describeColumn } from './columns.js';
 import { brief, checkExpectation } from './expect.js';
 import { type Observation, type Plan, planCell, settleCell } from './judge.js';
-import type { MatrixCell } from './report/model.js';
+import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
 
@@ -88,9 +88,8 @@ export function printEachWarningOnce(target: { warn(...args: unknown[]): void } 
 
 export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
-  private readonly plans = new Map<string, Plan>();
-  /** Each column's release, read once from what is installed. */
-  private readonly planned = new Map<ColumnId, PlannedColumn>();
+  /** Each column as installed, read once. */
+  private readonly described = new Map<ColumnId, MatrixColumn>();
   private aborted = false;
 
   constructor(
@@ -104,16 +103,16 @@ export class Engine {
     return this.aborted;
   }
 
+  /** The column as the report describes it: its label, versions, and why it cannot run, if so. */
+  describe(id: ColumnId): MatrixColumn {
+    let column = this.described.get(id);
+    if (!column) this.described.set(id, (column = describeColumn(id)));
+    return column;
+  }
+
   /** What the case means on the column: run, skip (still run) or unsupported. */
   plan(item: Case, column: ColumnId): Plan {
-    const key = `${item.id}\u0000${column}`;
-    let plan = this.plans.get(key);
-    if (!plan) {
-      let planned = this.planned.get(column);
-      if (!planned) this.planned.set(column, (planned = plannedColumn(column)));
-      this.plans.set(key, (plan = planCell(item, planned, this.boundaries)));
-    }
-    return plan;
+    return planCell(item, this.describe(column), this.boundaries);
   }
 
   /** Starts the columns not started yet, at most `parallelism` at once; never rejects. */

@@ -13,17 +13,13 @@ export interface Mismatch {
   actual: string;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
 /** An object whose only key is `match` (a string), `any: true` or `absent: true`. */
 export function isMatcher(value: unknown): value is Matcher {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return false;
-  const record = value as Record<string, unknown>;
-  return (
-    (keys[0] === 'match' && typeof record.match === 'string') ||
-    (keys[0] === 'any' && record.any === true) ||
-    (keys[0] === 'absent' && record.absent === true)
-  );
+  if (!isRecord(value) || Object.keys(value).length !== 1) return false;
+  return typeof value.match === 'string' || value.any === true || value.absent === true;
 }
 
 const LONG_STRING = 160;
@@ -58,55 +54,35 @@ function childPath(path: string, key: string | number): string {
 
 /** Deep match of an actual value against an expected one, which may contain matchers anywhere. */
 function matchValue(expected: unknown, actual: unknown, path: string, out: Mismatch[]): void {
+  const differ = () => out.push({ path, expected: showExpected(expected), actual: show(actual) });
   if (isMatcher(expected)) {
     const ok =
       'any' in expected ||
       ('absent' in expected && actual === undefined) ||
       ('match' in expected && typeof actual === 'string' && new RegExp(expected.match).test(actual));
-    if (!ok) out.push({ path, expected: showExpected(expected), actual: show(actual) });
-    return;
-  }
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) {
-      out.push({ path, expected: showExpected(expected), actual: show(actual) });
-      return;
-    }
-    if (expected.length !== actual.length) {
+    if (!ok) differ();
+  } else if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) differ();
+    else if (expected.length !== actual.length)
       out.push({
         path,
         expected: `${showExpected(expected)} (${expected.length} items)`,
         actual: `${show(actual)} (${actual.length} items)`,
       });
-      return;
+    else
+      expected.forEach((item, index) => {
+        matchValue(item, actual[index], childPath(path, index), out);
+      });
+  } else if (isRecord(expected)) {
+    if (!isRecord(actual)) differ();
+    else {
+      for (const key of Object.keys(expected))
+        matchValue(expected[key], Object.hasOwn(actual, key) ? actual[key] : undefined, childPath(path, key), out);
+      for (const key of Object.keys(actual))
+        if (!Object.hasOwn(expected, key))
+          out.push({ path: childPath(path, key), expected: '(absent)', actual: show(actual[key]) });
     }
-    expected.forEach((item, index) => {
-      matchValue(item, actual[index], childPath(path, index), out);
-    });
-    return;
-  }
-  if (expected !== null && typeof expected === 'object') {
-    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) {
-      out.push({ path, expected: showExpected(expected), actual: show(actual) });
-      return;
-    }
-    const expectedRecord = expected as Record<string, unknown>;
-    const actualRecord = actual as Record<string, unknown>;
-    for (const key of Object.keys(expectedRecord)) {
-      matchValue(
-        expectedRecord[key],
-        Object.hasOwn(actualRecord, key) ? actualRecord[key] : undefined,
-        childPath(path, key),
-        out,
-      );
-    }
-    for (const key of Object.keys(actualRecord)) {
-      if (!Object.hasOwn(expectedRecord, key)) {
-        out.push({ path: childPath(path, key), expected: '(absent)', actual: show(actualRecord[key]) });
-      }
-    }
-    return;
-  }
-  if (expected !== actual) out.push({ path, expected: showExpected(expected), actual: show(actual) });
+  } else if (expected !== actual) differ();
 }
 
 const ABSENT: Matcher = { absent: true };

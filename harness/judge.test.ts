@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Boundary, Case, Outcome } from './case-model.js';
-import type { PlannedColumn } from './columns.js';
-import { type Plan, planCell, settleCell } from './judge.js';
+import { type Plan, type PlannedColumn, planCell, settleCell } from './judge.js';
 import { texts } from './texts.js';
 
 const boundaries = new Map<string, Boundary>([
@@ -14,9 +13,9 @@ const boundaries = new Map<string, Boundary>([
   ['gate', { id: 'gate', release: '0.5.5', reason: '0.5.5 brought the gate.' }],
 ]);
 
-const ours: PlannedColumn = { id: 'ours', kind: 'ours' };
-const remote: PlannedColumn = { id: 'ours-remote', kind: 'ours-remote' };
-const at = (release: string): PlannedColumn => ({ id: 'latest', kind: 'reference', release });
+const ours: PlannedColumn = { kind: 'ours', versions: { codemode: null } };
+const remote: PlannedColumn = { kind: 'ours-remote', versions: { codemode: null } };
+const at = (release: string): PlannedColumn => ({ kind: 'reference', versions: { codemode: release } });
 
 const base: Case = { id: 'c', description: 'd', features: ['result'], code: 'async () => 1', expect: { result: 1 } };
 const kinds = (item: Case, releases: string[]) =>

@@ -9,10 +9,9 @@
  * cell that passes is a stale skip and fails.
  */
 import type { Boundary, Case, Expectation, Outcome } from './case-model.js';
-import type { PlannedColumn } from './columns.js';
 import { brief, checkExpectation, fieldsOf, formatMismatches, type Mismatch } from './expect.js';
-import { describeRequest } from './reference/describe-request.js';
-import type { MatrixCell } from './report/model.js';
+import { describeRequest } from './reference/request.js';
+import type { ColumnVersions, MatrixCell, MatrixColumn } from './report/model.js';
 import { texts } from './texts.js';
 
 export type Plan =
@@ -75,6 +74,10 @@ function compareReleases(a: string, b: string): number {
   return 0;
 }
 
+/** What planning needs of a column: its kind, and the release a reference column runs (null when unreadable). */
+export type PlannedColumn = Pick<MatrixColumn, 'kind'> & { versions: Pick<ColumnVersions, 'codemode'> };
+
+/** What the case means on a column; ours follows no release, so no boundary skips it. */
 export function planCell(item: Case, column: PlannedColumn, boundaries: ReadonlyMap<string, Boundary>): Plan {
   if (column.kind !== 'reference') return { kind: 'run', expect: item.expect, upstream: false };
   const refusal = referenceRefusal(item);
@@ -82,7 +85,8 @@ export function planCell(item: Case, column: PlannedColumn, boundaries: Readonly
   const upstream = item.upstream !== undefined;
   const expect = item.upstream?.expect ?? item.expect;
   // A release that cannot be read leaves the column unable to open; its cells say so.
-  const skip = column.release === undefined ? undefined : skipFor(item, column.release, boundaries);
+  const release = column.versions.codemode;
+  const skip = release === null ? undefined : skipFor(item, release, boundaries);
   return skip === undefined ? { kind: 'run', expect, upstream } : { kind: 'skip', expect, upstream, ...skip };
 }
 

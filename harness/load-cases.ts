@@ -6,17 +6,16 @@
  * `cases/args.yaml:42 (case "args-spread"): /expect/logs must be array`. Node-only.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
 import { referenceRefusal } from './judge.js';
 import { texts } from './texts.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(import.meta.dirname, '..');
 const CASES_DIR = join(ROOT, 'cases');
 const UPSTREAM_DOC = join(ROOT, 'docs', 'upstream.md');
 export const BOUNDARIES_FILE = 'boundaries.yaml';
@@ -53,14 +52,6 @@ function displayName(file: string): string {
   return fromCwd.startsWith('..') ? file : fromCwd;
 }
 
-function pointerSegments(pointer: string): string[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
 /** Lines and ids in one parsed file, for complaints. */
 class Positions {
   constructor(
@@ -69,30 +60,16 @@ class Positions {
     private readonly lines: LineCounter,
   ) {}
 
-  /** The node at a path, or the deepest ancestor that exists. */
-  private nodeAt(segments: readonly string[]): Node | undefined {
-    let node: unknown = this.doc.contents;
-    for (const key of segments) {
-      let next: unknown;
-      if (isSeq(node)) next = node.items[Number(key)];
-      else if (isMap(node))
-        next = node.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key)?.value;
-      if (next === undefined || next === null) break;
-      node = next;
-    }
-    return node as Node | undefined;
-  }
-
-  /** The line of the key `segments` ends with, or of the deepest node that exists. */
+  /** The line of the key `segments` ends with, or of the deepest node on the path that exists. */
   lineOf(segments: readonly string[]): number {
-    const parent = this.nodeAt(segments.slice(0, -1));
+    const parent = this.doc.getIn(segments.slice(0, -1), true);
     const last = segments[segments.length - 1];
-    if (last !== undefined && isMap(parent)) {
-      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last);
-      const range = (pair?.key as Node | undefined)?.range;
-      if (range) return this.lines.linePos(range[0]).line;
-    }
-    const range = this.nodeAt(segments)?.range;
+    const pair = isMap(parent)
+      ? parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last)
+      : undefined;
+    let range = (pair?.key as Node | undefined)?.range;
+    for (let depth = segments.length; range === undefined && depth >= 0; depth -= 1)
+      range = (this.doc.getIn(segments.slice(0, depth), true) as Node | undefined)?.range ?? undefined;
     return range ? this.lines.linePos(range[0]).line : 1;
   }
 
@@ -128,28 +105,22 @@ function usefulErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   });
 }
 
+/** The complaint for one schema error, and the property it is about when that has a line of its own. */
 function describeError(error: ErrorObject): { message: string; key?: string } {
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return {
-        message: `has an unknown property "${String(params.additionalProperty)}"`,
-        key: String(params.additionalProperty),
-      };
-    case 'propertyNames':
-      return { message: `has an unknown property "${String(params.propertyName)}"`, key: String(params.propertyName) };
-    case 'enum':
-      return {
-        message: `must be one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
-      };
-    case 'oneOf':
-    case 'anyOf': {
-      const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
-      return { message: typeof description === 'string' ? description : (error.message ?? error.keyword) };
-    }
-    default:
-      return { message: error.message ?? error.keyword };
-  }
+  const params = error.params as { additionalProperty?: string; propertyName?: string; allowedValues?: unknown[] };
+  const unknownKey =
+    error.keyword === 'additionalProperties'
+      ? params.additionalProperty
+      : error.keyword === 'propertyNames'
+        ? params.propertyName
+        : undefined;
+  if (unknownKey !== undefined) return { message: texts.loader.unknownProperty(unknownKey), key: unknownKey };
+  if (error.keyword === 'enum') return { message: texts.loader.notOneOf(params.allowedValues ?? []) };
+  // A union's own error is vague ("must match exactly one schema"); its schema's description says what it takes.
+  const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  if ((error.keyword === 'oneOf' || error.keyword === 'anyOf') && typeof description === 'string')
+    return { message: description };
+  return { message: error.message ?? error.keyword };
 }
 
 /** Parses one YAML file and checks it against its schema; the data, or every complaint. */
@@ -179,7 +150,11 @@ function parseFile(
   if (validate(data)) return { data: data as unknown[], positions };
   const problems = usefulErrors(validate.errors ?? []).map((error) => {
     const { message, key } = describeError(error);
-    const segments = pointerSegments(error.instancePath);
+    // A JSON pointer: `/0/expect/logs`, with `~1` for `/` and `~0` for `~` inside a key.
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
     return positions.complaint(segments, message, key);
   });
   return { problems };
@@ -262,13 +237,6 @@ function caseProblems(item: Case, boundaries: ReadonlyMap<string, Boundary>, hea
   return problems;
 }
 
-function caseFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((entry) => entry.endsWith('.yaml') && entry !== BOUNDARIES_FILE)
-    .sort()
-    .map((entry) => join(dir, entry));
-}
-
 /** Loads the boundaries and every case file of a directory; one error names every problem of every file. */
 export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPSTREAM_DOC): Catalogue {
   const problems: string[] = [];
@@ -279,24 +247,22 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
   if ('problems' in parsedBoundaries) problems.push(...parsedBoundaries.problems);
   else
     (parsedBoundaries.data as Boundary[]).forEach((boundary, index) => {
-      const at = (key: string, message: string) =>
-        problems.push(parsedBoundaries.positions.complaint([String(index), key], message));
+      const { positions } = parsedBoundaries;
       if (boundaries.has(boundary.id))
         problems.push(
-          parsedBoundaries.positions.complaint(
-            [String(index)],
-            texts.loader.duplicateId(displayName(boundariesFile)),
-            'id',
-          ),
+          positions.complaint([String(index)], texts.loader.duplicateId(displayName(boundariesFile)), 'id'),
         );
       if (boundary.basis !== undefined && !headings.has(boundary.basis))
-        at('basis', texts.loader.unknownBasis(boundary.basis));
+        problems.push(positions.complaint([String(index), 'basis'], texts.loader.unknownBasis(boundary.basis)));
       boundaries.set(boundary.id, boundary);
     });
 
   const cases: LoadedCase[] = [];
   const seen = new Map<string, string>();
-  const files = caseFiles(dir);
+  const files = readdirSync(dir)
+    .filter((entry) => entry.endsWith('.yaml') && entry !== BOUNDARIES_FILE)
+    .sort()
+    .map((entry) => join(dir, entry));
   for (const file of files) {
     const parsed = parseFile(file, 'case.schema.json', SCHEMA_COMMENT);
     if ('problems' in parsed) {

@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixtureRun, greenFixtureRun } from './report/fixture.js';
 import { CELL_STATUSES } from './report/model.js';
 import { matrixProblems, matrixSchema, writeReports } from './report/write-reports.js';
+import { fixtureRun, greenFixtureRun } from './test-support/report-run.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const schema = (name: string) => JSON.parse(readFileSync(join(ROOT, 'schema', name), 'utf8')) as unknown;

@@ -12,13 +12,13 @@
 import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptions } from '../src/index.js';
 import type { Case, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
-import { normalizeResult, normalizeThrow } from './normalize-result.js';
-import type { ColumnName } from './reference/columns.js';
 import {
   type CallRecord,
   materializeConnectors,
   materializeOutbound,
   materializeProviders,
+  normalizeResult,
+  normalizeThrow,
   settledCalls,
 } from './tools.js';
 
@@ -36,9 +36,19 @@ export interface Side {
 const OUR_POOL = 1;
 
 export async function startSide(name: ColumnId): Promise<Side> {
-  if (name === 'ours') return createOursSide();
+  if (name === 'ours') return startOursSide();
   if (name === 'ours-remote') return startRemoteSide();
-  return startReferenceSide(name);
+  const [{ startReferenceColumn }, { describeRequest }] = await Promise.all([
+    import('./reference/wrangler.js'),
+    import('./reference/request.js'),
+  ]);
+  const column = await startReferenceColumn(name);
+  return {
+    name,
+    run: (item) => column.run(describeRequest(item)),
+    output: () => column.output(),
+    dispose: () => column.stop(),
+  };
 }
 
 /** The dialect call a case describes: code, providers (or the bare record) and options. */
@@ -82,7 +92,7 @@ async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Ou
   };
 }
 
-export async function createOursSide(): Promise<Side> {
+async function startOursSide(): Promise<Side> {
   const { IsolateExecutor } = await import('../src/isolate/index.js');
   const native = new IsolateExecutor({ pool: { maxWorkers: OUR_POOL } });
   const run = await dialectOver(native);
@@ -93,13 +103,13 @@ async function startRemoteSide(): Promise<Side> {
   const [{ connect }, { WebSocket }, { startDaemonProcess }] = await Promise.all([
     import('../src/index.js'),
     import('ws'),
-    import('./daemon-process.js'),
+    import('./processes.js'),
   ]);
   const daemon = await startDaemonProcess({ label: 'ours-remote', args: ['--max-workers', String(OUR_POOL)] });
   let native: Executor;
   try {
     // Node 20 has no global WebSocket; the ws package's constructor also takes `{ headers }`.
-    native = await connect(daemon.url, { websocket: WebSocket as never });
+    native = await connect(daemon.url, { websocket: WebSocket });
   } catch (error) {
     await daemon.stop();
     throw error;
@@ -121,16 +131,5 @@ async function startRemoteSide(): Promise<Side> {
         await daemon.stop();
       }
     },
-  };
-}
-
-async function startReferenceSide(name: ColumnName): Promise<Side> {
-  const { runOnReference, startReferenceColumn } = await import('./reference/index.js');
-  const column = await startReferenceColumn(name);
-  return {
-    name,
-    run: (item) => runOnReference(column, item),
-    output: () => column.output(),
-    dispose: () => column.stop(),
   };
 }

@@ -1,8 +1,8 @@
 /**
- * Every text the harness composes (loader complaints, cell reasons, progress and CLI lines, page
- * labels), in one place so a reword is one deliberate edit and tests can name the exact string.
- * The reference columns' own texts are in reference/messages.ts, the surface inventory's in
- * surface/messages.ts.
+ * Every text the harness composes (loader complaints, cell reasons, progress and CLI lines, the
+ * reference wire's refusals, process failures, the surface inventory's), in one place so a reword
+ * is one deliberate edit and tests can name the exact string. The report's own are in
+ * report/texts.ts. Runtime-neutral: the reference worker bundles it.
  */
 import type { CellStatus } from './report/model.js';
 
@@ -24,6 +24,9 @@ const AGAINST: Record<Against, string> = {
 export const texts = {
   loader: {
     schemaComment: (comment: string) => `the file must begin with the line ${comment}`,
+    unknownProperty: (key: string) => `has an unknown property "${key}"`,
+    notOneOf: (allowed: readonly unknown[]) =>
+      `must be one of: ${allowed.map((value) => JSON.stringify(value)).join(', ')}`,
     duplicateId: (first: string) => `duplicate id, first declared at ${first}`,
     unknownBoundary: (name: string, known: readonly string[]) =>
       `names the boundary "${name}", which cases/boundaries.yaml does not list; the boundaries are: ${known.join(', ')}`,
@@ -109,6 +112,71 @@ export const texts = {
       `no case matches "${selector}"${near.length ? `; did you mean ${near.join(', ')}?` : ''}`,
     ranCases: (cases: number, columns: readonly string[], failed: number) =>
       `\n${cases} case(s) on ${columns.join(', ')}: ${failed === 0 ? 'all as expected' : `${failed} failed`}`,
+  },
+
+  /** The reference columns: what the wire refuses, and how a column fails. */
+  reference: {
+    refusal: (caseId: string, why: string) => `Case "${caseId}" cannot be sent to a reference column: ${why}`,
+    countHostWaitsFalse:
+      'options.countHostWaits: false: the reference clock is always wall-clock time (DynamicWorkerExecutor has no such option)',
+    proxySource: (provider: string) =>
+      `providers[${JSON.stringify(provider)}].proxySource: upstream ResolvedProvider has no field for a provider's own proxy source`,
+    bareRecordShape:
+      'options.bareRecord with more than one provider, or with a provider carrying name, positionalArgs, prelude or proxySource: a bare record carries functions only',
+    unknownField: (where: string, key: string) => `${where}.${key}: the reference wire does not know this field`,
+    timeoutNotNumber: (value: unknown) =>
+      `options.timeout ${JSON.stringify(value)}: upstream splices the timeout into module source, so it must be a finite number`,
+    badBody: (detail: string) => `Bad reference request body: ${detail}`,
+    unknownColumn: (name: string, known: readonly string[]) =>
+      `Unknown reference column "${name}"; the columns are ${known.map((k) => `"${k}"`).join(', ')}`,
+    aliasMismatch: (column: string, packageName: string, found: string) =>
+      `Reference column ${column} expects ${packageName} to be @cloudflare/codemode ${column}, but ${found} is installed; fix the npm alias in package.json`,
+    label: (column: string) => `wrangler dev for reference column ${column}`,
+    requestFailed: (column: string, caseId: string, status: number, body: string) =>
+      `Reference column ${column} failed case "${caseId}" with HTTP ${status}: ${body}`,
+    unreachable: (column: string, caseId: string, cause: string) =>
+      `Reference column ${column} could not be reached for case "${caseId}": ${cause}`,
+    timedOut: (column: string, caseId: string, ms: number) =>
+      `Reference column ${column} did not answer case "${caseId}" within ${ms} ms`,
+    stopped: (column: string) => `Reference column ${column} has been stopped`,
+    notInstalled: (name: string, from: string) => `${name} is not installed (looked from ${from})`,
+    noCompatibility: (file: string) => `Could not find the loader's compatibility settings in ${file}`,
+  },
+
+  /** A process the harness starts (processes.ts), by the label its starter gives it. */
+  service: {
+    daemonLabel: (label: string, command: readonly string[]) => `The ${label} daemon (${command.join(' ')})`,
+    status: (code: number | null, signal: string | null) => `code ${code}, signal ${signal}`,
+    spawnFailed: (why = 'no process id') => `could not be spawned: ${why}`,
+    notReady: (label: string, line: string, ms: number, output: string) =>
+      `${label} printed no "${line}" line within ${ms} ms. Its output:\n${output || '(no output)'}`,
+    exitedEarly: (label: string, status: string, output: string) =>
+      `${label} exited before it was ready (${status}). Its output:\n${output || '(no output)'}`,
+    exitedLater: (label: string, status: string, output: string) =>
+      `${label} exited during the run (${status}). Its output:\n${output || '(no output)'}`,
+    portsTaken: 'Address already in use, on every attempt',
+    outlivedKill: (group: number) => `Process group ${group} still runs after SIGKILL`,
+  },
+
+  surface: {
+    probeFailed: (side: string, outcome: unknown) =>
+      `The surface probe did not return a record on ${side}; its outcome was ${JSON.stringify(outcome)}`,
+    tableMissing: (path: string, cause: string) =>
+      `The recorded surface table ${path} could not be read (${cause}); run \`npx tsx harness/surface/record.ts\``,
+    tableLacksSide: (path: string, side: string) =>
+      `The recorded surface table ${path} holds no measurement for ${side}; run \`npx tsx harness/surface/record.ts --side ${side}\``,
+    unknownArgument: (argument: string) =>
+      `Unknown argument "${argument}"; expected --side reference|ours (repeatable) or --doc-only`,
+    unexplained: 'UNEXPLAINED: add a reason to DEVIATION_REASONS in harness/surface/surface.ts and re-record',
+    docOutOfDate: (path: string) =>
+      `${path} does not list the recorded differences as the table has them; run \`npx tsx harness/surface/record.ts --doc-only\``,
+    docMarkersMissing: (path: string, start: string, end: string) =>
+      `${path} lacks the markers ${start} and ${end} that enclose the generated list of differences`,
+    noDifference: 'The recorded table holds no difference between ours and the reference.',
+    recorded: (path: string, reference: number, ours: number) =>
+      `${path}: reference ${reference} entries, ours ${ours} entries`,
+    differences: (count: number, unexplained: number) =>
+      `${count} differences between ours and the reference; ${unexplained} without a reason`,
   },
 
   statusLabel: {

@@ -1,11 +1,10 @@
 /**
- * Tool materialization, shared by every side: ours, ours over a daemon, and the reference worker
- * (which bundles this file). A declared behaviour therefore cannot mean two things across a diff.
- * Runtime-neutral: no Node built-ins.
+ * What every side (ours, ours over a daemon, the reference worker, which bundles this file) does
+ * alike around `execute`: the host functions a case declares, and the outcome's normalization. A
+ * declared behaviour therefore cannot mean two things across a diff. Runtime-neutral.
  */
-
-import { formatToolNotFound } from '../src/protocol/index.js';
-import type { CaseConnector, CaseOutbound, CaseProvider, SpecialValue, ToolBehaviour } from './case-model.js';
+import { formatToolNotFound, messageOf } from '../src/protocol/index.js';
+import type { CaseConnector, CaseOutbound, CaseProvider, Outcome, SpecialValue, ToolBehaviour } from './case-model.js';
 
 type ToolFunction = (...args: unknown[]) => Promise<unknown>;
 
@@ -76,34 +75,30 @@ function behave(behaviour: ToolBehaviour, key: string, counters: Counters, recor
     if ('inspect' in behaviour) return args.map(inspectValue);
     if ('pause' in behaviour) return { [CONTROL_KEY]: 'pause' };
     if ('controlError' in behaviour) return { [CONTROL_KEY]: 'error', message: behaviour.controlError };
-    if ('returnsSpecial' in behaviour) return specialValue(behaviour.returnsSpecial);
+    if ('returnsSpecial' in behaviour) return SPECIAL_VALUES[behaviour.returnsSpecial]();
     if ('inspectDeep' in behaviour) return args.map(revealBinaries);
     throw new Error(`Unknown tool behaviour ${JSON.stringify(behaviour)}`);
   };
 }
 
-/** Builds a value YAML cannot write. Fresh on every call, like `returns`. */
-function specialValue(kind: SpecialValue): unknown {
-  switch (kind) {
-    case 'undefined':
-      return undefined;
-    case 'bigint':
-      return 10n;
-    case 'date':
-      return new Date(0);
-    case 'map':
-      return new Map([['k', 1]]);
-    case 'set':
-      return new Set([1, 2]);
-    case 'nan':
-      return NaN;
-    case 'int16array':
-      return new Int16Array([258]);
-    case 'dataview':
-      return new DataView(Uint8Array.from([7, 8, 9]).buffer);
-    case 'nested-binary':
-      return { b: Uint8Array.from([1, 2]), list: [Uint8Array.from([3]).buffer] };
-  }
+/** Values YAML cannot write, each built fresh on every call, like `returns`. */
+const SPECIAL_VALUES: Record<SpecialValue, () => unknown> = {
+  undefined: () => undefined,
+  bigint: () => 10n,
+  date: () => new Date(0),
+  map: () => new Map([['k', 1]]),
+  set: () => new Set([1, 2]),
+  nan: () => NaN,
+  int16array: () => new Int16Array([258]),
+  dataview: () => new DataView(Uint8Array.from([7, 8, 9]).buffer),
+  'nested-binary': () => ({ b: Uint8Array.from([1, 2]), list: [Uint8Array.from([3]).buffer] }),
+};
+
+/** The bytes of an ArrayBuffer or of a view's window onto one, as numbers. */
+function bytesOf(value: ArrayBuffer | ArrayBufferView): number[] {
+  return ArrayBuffer.isView(value)
+    ? Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength))
+    : Array.from(new Uint8Array(value));
 }
 
 /**
@@ -111,11 +106,8 @@ function specialValue(kind: SpecialValue): unknown {
  * round trip keeps what the host function actually received.
  */
 function revealBinaries(value: unknown): unknown {
-  if (value instanceof ArrayBuffer) return { binary: 'ArrayBuffer', bytes: Array.from(new Uint8Array(value)) };
-  if (ArrayBuffer.isView(value)) {
-    const brand = Object.prototype.toString.call(value).slice(8, -1);
-    return { binary: brand, bytes: Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)) };
-  }
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value))
+    return { binary: Object.prototype.toString.call(value).slice(8, -1), bytes: bytesOf(value) };
   if (Array.isArray(value)) return value.map(revealBinaries);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, nested]) => [key, revealBinaries(nested)]));
@@ -126,12 +118,9 @@ function revealBinaries(value: unknown): unknown {
 /** `typeof`, the brand, and a JSON-safe view of one argument as the host function received it. */
 function inspectValue(value: unknown): { type: string; tag: string; value: unknown } {
   const tag = Object.prototype.toString.call(value).slice(8, -1);
-  let view: unknown;
-  if (value instanceof ArrayBuffer) view = Array.from(new Uint8Array(value));
-  else if (ArrayBuffer.isView(value))
-    view = Array.from(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+  let view: unknown = value;
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) view = bytesOf(value);
   else if (value === undefined || typeof value === 'bigint' || typeof value === 'function') view = String(value);
-  else view = value;
   return { type: typeof value, tag, value: view };
 }
 
@@ -141,16 +130,12 @@ export function materializeProviders(
   record?: CallRecord,
 ): MaterializedProvider[] {
   const counters: Counters = new Map();
-  return (providers ?? []).map((provider) => {
-    const name = provider.name ?? DEFAULT_PROVIDER_NAME;
+  return (providers ?? []).map(({ name = DEFAULT_PROVIDER_NAME, tools, ...rest }) => {
     const fns: Record<string, ToolFunction> = {};
-    for (const [tool, behaviour] of Object.entries(provider.tools))
+    for (const [tool, behaviour] of Object.entries(tools))
       fns[tool] = behave(behaviour, `${name}.${tool}`, counters, record);
-    const materialized: MaterializedProvider = { name, fns };
-    if (provider.positionalArgs !== undefined) materialized.positionalArgs = provider.positionalArgs;
-    if (provider.proxySource !== undefined) materialized.proxySource = provider.proxySource;
-    if (provider.prelude !== undefined) materialized.prelude = provider.prelude;
-    return materialized;
+    // positionalArgs, proxySource and prelude pass as the case wrote them.
+    return { ...rest, name, fns };
   });
 }
 
@@ -185,4 +170,23 @@ export function materializeOutbound(
       status,
       headers: { ...headers, 'x-seen-method': request.method, 'x-seen-url': request.url },
     });
+}
+
+/**
+ * What `execute` resolved to, as a JSON round trip, so a `Map` or a `Set` collapses the same way
+ * on every side and `undefined` members drop out alike. A BigInt is made visible (`10n`), and a
+ * value JSON cannot carry at all is reported instead of failing the round trip.
+ */
+export function normalizeResult(raw: unknown): Outcome {
+  try {
+    const bigintsShown = (_key: string, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value);
+    return JSON.parse(JSON.stringify(raw, bigintsShown) ?? '{}') as Outcome;
+  } catch (error) {
+    return { error: `[normalizeResult] the outcome could not be serialized: ${messageOf(error)}` };
+  }
+}
+
+/** The outcome of an `execute` that rejected. */
+export function normalizeThrow(error: unknown): Outcome {
+  return { threw: messageOf(error) };
 }

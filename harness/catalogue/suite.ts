@@ -10,7 +10,7 @@ import { type ColumnId, describeColumn } from '../columns.js';
 import { cellDeadlineMs, Engine } from '../engine.js';
 import { settleCell } from '../judge.js';
 import { caseTitle, loadCatalogue } from '../load-cases.js';
-import { CELL_STATUSES, type MatrixCell, summarize } from '../report/model.js';
+import { type MatrixCell, summarize } from '../report/model.js';
 import { texts } from '../texts.js';
 
 /** A `wrangler dev` cold start on a busy two-core machine, with its port retries. */
@@ -62,7 +62,6 @@ export function catalogueSuite(column: ColumnId): void {
 
 function summaryLine(column: ColumnId, cells: readonly MatrixCell[]): string {
   const described = describeColumn(column);
-  const [summary] = summarize([described], cells).columns;
-  const counts = summary?.counts ?? Object.fromEntries(CELL_STATUSES.map((status) => [status, 0]));
-  return texts.suite.summary(described.label, texts.counts(counts as never, summary?.unexpectedPass ?? 0));
+  const { counts, unexpectedPass } = summarize([described], cells).columns[0]!; // One column in, one out.
+  return texts.suite.summary(described.label, texts.counts(counts, unexpectedPass));
 }

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caseText, type FixtureCatalogue, fixtureCatalogue } from './fixture-catalogue.js';
+import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-support/catalogue-dir.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupMembers } from '../reference/process-group.js';
-import { caseText, type FixtureCatalogue, fixtureCatalogue } from './fixture-catalogue.js';
+import { groupMembers } from '../processes.js';
+import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-support/catalogue-dir.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');

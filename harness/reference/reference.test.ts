@@ -8,11 +8,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Case } from '../case-model.js';
-import { COLUMN_NAMES, columnByName, readColumnVersions, WRANGLER_BIN } from './columns.js';
-import { describeRequest } from './describe-request.js';
-import { groupMembers } from './process-group.js';
-import { type StartedReferenceColumn, startReferenceColumn } from './wrangler.js';
-import { startWranglerDev } from './wrangler-dev.js';
+import { REFERENCE_COLUMNS, referenceConfig, referenceVersions } from '../columns.js';
+import { groupMembers } from '../processes.js';
+import { describeRequest } from './request.js';
+import { type ReferenceColumn, startReferenceColumn, startWranglerDev } from './wrangler.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -21,7 +20,7 @@ function smokeCase(id: string, code: string, extra: Partial<Case> = {}): Case {
 }
 
 describe('a reference column under wrangler dev', () => {
-  let column: StartedReferenceColumn | undefined;
+  let column: ReferenceColumn | undefined;
 
   beforeAll(async () => {
     column = await startReferenceColumn('0.4.1');
@@ -32,17 +31,14 @@ describe('a reference column under wrangler dev', () => {
   }, 60_000);
 
   it('each column pins its release through its npm alias, and latest reads what npm installed', () => {
-    const versions = COLUMN_NAMES.map((name) => readColumnVersions(columnByName(name)));
-    expect(
-      versions.map((entry) => [
-        entry.column,
-        entry.codemode === columnByName(entry.column).pinned || entry.column === 'latest',
-      ]),
-    ).toEqual(COLUMN_NAMES.map((name) => [name, true]));
-    expect(versions.find((entry) => entry.column === 'latest')?.codemode).toMatch(/^0\.5\.\d+$/); // The peer range is <0.6.0.
+    const versions = REFERENCE_COLUMNS.map((name) => ({ name, ...referenceVersions(name) }));
+    expect(versions.map((entry) => [entry.name, entry.codemode === entry.name || entry.name === 'latest'])).toEqual(
+      REFERENCE_COLUMNS.map((name) => [name, true]),
+    );
+    expect(versions.find((entry) => entry.name === 'latest')?.codemode).toMatch(/^0\.5\.\d+$/); // The peer range is <0.6.0.
     for (const entry of versions) {
-      expect(entry.sandboxCompatibilityDate).toBe('2025-06-01');
-      expect(entry.sandboxCompatibilityFlags).toEqual(['nodejs_compat']);
+      expect(entry.compatibilityDate).toBe('2025-06-01');
+      expect(entry.compatibilityFlags).toEqual(['nodejs_compat']);
     }
     expect(column?.versions.codemode).toBe('0.4.1');
   });
@@ -82,24 +78,14 @@ describe('start failures', () => {
   });
 
   it('reports a wrangler that exits before it is ready, with its output', async () => {
-    const start = startWranglerDev({
-      label: 'bogus',
-      wranglerBin: WRANGLER_BIN,
-      configPath: join(HERE, 'no-such-config.json'),
-      readyTimeoutMs: 120_000,
-    });
+    const start = startWranglerDev('bogus', join(HERE, 'no-such-config.json'), 120_000);
     await expect(start).rejects.toThrow(
       /^wrangler dev for reference column bogus exited before it was ready \(code 1, signal null\)\. Its output:\n[\s\S]*no-such-config\.json/,
     );
   });
 
   it('reports a wrangler that is not ready in time, with its output', async () => {
-    const start = startWranglerDev({
-      label: 'impatient',
-      wranglerBin: WRANGLER_BIN,
-      configPath: columnByName('latest').configPath,
-      readyTimeoutMs: 50,
-    });
+    const start = startWranglerDev('impatient', referenceConfig('latest'), 50);
     await expect(start).rejects.toThrow(
       'wrangler dev for reference column impatient printed no "Ready on http://..." line within 50 ms. Its output:',
     );

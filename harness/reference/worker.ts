@@ -7,17 +7,18 @@ import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
 import { DynamicWorkerExecutor } from '@cloudflare/codemode';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
-import { normalizeResult, normalizeThrow } from '../normalize-result.js';
+import { texts } from '../texts.js';
 import {
   type CallRecord,
   type ConnectorCall,
   materializeConnectors,
   materializeOutbound,
   materializeProviders,
+  normalizeResult,
+  normalizeThrow,
   settledCalls,
 } from '../tools.js';
-import { badReferenceBody } from './messages.js';
-import { type OutboundResponse, parseReferenceRequest, type ReferenceRequest } from './wire.js';
+import { type OutboundResponse, parseReferenceRequest, type ReferenceRequest } from './request.js';
 
 interface Env {
   /** The `worker_loaders` binding of the column's configuration. */
@@ -77,25 +78,10 @@ function constructorOptions(
  */
 async function runExecute(request: ReferenceRequest, loader: unknown, exports: Exports): Promise<Outcome> {
   const record: CallRecord = [];
-  const outcome = await settleExecute(request, loader, exports, record);
-  if (request.recordCalls) outcome.calls = await settledCalls(record);
-  return outcome;
-}
-
-async function settleExecute(
-  request: ReferenceRequest,
-  loader: unknown,
-  exports: Exports,
-  record: CallRecord,
-): Promise<Outcome> {
+  let outcome: Outcome;
   try {
     const executor = new DynamicWorkerExecutor(constructorOptions(request, loader, exports));
-    const providers = materializeProviders(request.providers, record).map(({ name, fns, positionalArgs, prelude }) => ({
-      name,
-      fns,
-      ...(positionalArgs === undefined ? {} : { positionalArgs }),
-      ...(prelude === undefined ? {} : { prelude }),
-    }));
+    const providers = materializeProviders(request.providers, record);
     const providersOrFns = request.bareRecord ? (providers[0]?.fns ?? {}) : providers;
     const options = request.connectors
       ? {
@@ -105,16 +91,18 @@ async function settleExecute(
           })),
         }
       : undefined;
-    return normalizeResult(await executor.execute(request.code, providersOrFns, options));
+    outcome = normalizeResult(await executor.execute(request.code, providersOrFns, options));
   } catch (error) {
-    return normalizeThrow(error);
+    outcome = normalizeThrow(error);
   }
+  if (request.recordCalls) outcome.calls = await settledCalls(record);
+  return outcome;
 }
 
 export default {
   async fetch(request: Request, env: Env, ctx: { exports: Exports }): Promise<Response> {
     if (request.method !== 'POST')
-      return new Response(badReferenceBody(`expected POST, got ${request.method}`), { status: 405 });
+      return new Response(texts.reference.badBody(`expected POST, got ${request.method}`), { status: 405 });
     let body: ReferenceRequest;
     try {
       body = parseReferenceRequest(await request.text());

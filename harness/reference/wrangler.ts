@@ -1,69 +1,103 @@
 /**
- * Reference columns as running services: `startReferenceColumn` bundles `worker.ts` against one
- * release under `wrangler dev`, and `runOnReference` runs a case there as one POST. Used by the
- * engine's sides, the surface inventory and the benchmark. Node-only.
+ * A reference column as a running service: `wrangler dev` bundling `worker.ts` against one release
+ * (its configuration in this folder), on free loopback ports, stopped with its whole process group.
+ * A case runs there as one POST. Used by the engine's sides, the surface inventory and the
+ * benchmark. Node-only.
  */
-
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { dirname, join } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
-import type { Case, Outcome } from '../case-model.js';
-import {
-  type ColumnName,
-  type ColumnVersions,
-  columnByName,
-  type ReferenceColumn,
-  readColumnVersions,
-  WRANGLER_BIN,
-} from './columns.js';
-import { describeRequest } from './describe-request.js';
-import { columnRequestFailed, columnRequestTimedOut, columnStopped, columnUnreachable } from './messages.js';
-import type { ReferenceRequest } from './wire.js';
-import { startWranglerDev } from './wrangler-dev.js';
+import type { Outcome } from '../case-model.js';
+import { referenceConfig, referenceVersions, WRANGLER_BIN } from '../columns.js';
+import { type Service, ServiceRefused, startService } from '../processes.js';
+import type { ColumnVersions } from '../report/model.js';
+import { texts } from '../texts.js';
+import type { ReferenceRequest } from './request.js';
 
-export interface StartedReferenceColumn {
-  column: ReferenceColumn;
-  /** Where the worker answers POSTs. */
-  url: string;
+export interface ReferenceColumn extends Omit<Service, 'gone'> {
+  name: string;
   versions: ColumnVersions;
-  /** One `execute` on this column. Rejects only on infrastructure failure (never for the case's own outcome). */
+  /** One `execute` on this column. Rejects only on infrastructure failure, never for the case's own outcome. */
   run(request: ReferenceRequest): Promise<Outcome>;
-  /** The process group of wrangler and everything it spawned. */
-  processGroup: number;
-  /** wrangler's captured output, for diagnosing a failure. */
-  output(): string;
-  /** Stops wrangler and everything it spawned. Idempotent. */
-  stop(): Promise<void>;
 }
 
-export interface StartOptions {
-  /** How long one cold start may take. Default 120 s: 10–25 s is usual, but the machine is shared. */
-  readyTimeoutMs?: number;
+/** A cold start takes 3–25 s; the machine is shared. */
+const READY_TIMEOUT_MS = 120_000;
+const START_ATTEMPTS = 3;
+/** The longest default timeout of any release (docs/upstream.md, "The default timeout"). */
+const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
+/** Room for loading the dynamic worker and the round trip, beyond the in-sandbox timeout. */
+const ANSWER_GRACE_MS = 30_000;
+
+/** No telemetry, no prompts, no colour, no interactive session. */
+const QUIET_ENV = {
+  CI: 'true',
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_SEND_ERROR_REPORTS: 'false',
+  NO_COLOR: '1',
+  FORCE_COLOR: '0',
+};
+
+/** `count` distinct free ports: every listener stays open until all are known, so none repeats. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers: Server[] = [];
+  try {
+    for (let i = 0; i < count; i += 1)
+      servers.push(
+        await new Promise<Server>((resolve, reject) => {
+          const server = createServer().once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+      );
+    return servers.map((server) => (server.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
 }
 
-const DEFAULT_READY_TIMEOUT_MS = 120_000;
+/**
+ * Starts `wrangler dev` on one configuration and waits for its `Ready on http://...` line. Two
+ * `wrangler dev` sharing an inspector port collide, so both ports are probed free and distinct; a
+ * port taken between probing and binding is retried on fresh ports.
+ */
+export async function startWranglerDev(column: string, configPath: string, readyTimeoutMs: number): Promise<Service> {
+  const label = texts.reference.label(column);
+  for (let attempt = 1; ; attempt += 1) {
+    const [port, inspectorPort] = await freePorts(2);
+    const ports = ['--port', String(port), '--inspector-port', String(inspectorPort)];
+    try {
+      return await startService({
+        label,
+        command: WRANGLER_BIN,
+        args: ['dev', '--config', configPath, '--ip', '127.0.0.1', ...ports, '--show-interactive-dev-session=false'],
+        cwd: dirname(configPath),
+        // Its debug logs stay beside the column's other state, not in the user's home.
+        env: { ...process.env, ...QUIET_ENV, WRANGLER_LOG_PATH: join(dirname(configPath), '.wrangler', 'logs') },
+        ready: /Ready on (http:\/\/\S+)/,
+        readyLine: 'Ready on http://...',
+        readyTimeoutMs,
+        refusal: /Address already in use/,
+        stopGraceMs: 5_000,
+      });
+    } catch (error) {
+      if (!(error instanceof ServiceRefused)) throw error;
+      if (attempt === START_ATTEMPTS)
+        throw new Error(texts.service.exitedEarly(label, texts.service.portsTaken, error.message));
+    }
+  }
+}
 
-export async function startReferenceColumn(
-  name: ColumnName | string,
-  options: StartOptions = {},
-): Promise<StartedReferenceColumn> {
-  const column = columnByName(name);
-  const versions = readColumnVersions(column); // Before starting anything: a drifted alias is an error.
-  const dev = await startWranglerDev({
-    label: column.name,
-    wranglerBin: WRANGLER_BIN,
-    configPath: column.configPath,
-    readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-  });
+/** Starts one column; its versions are read first, so a drifted alias is an error before anything starts. */
+export async function startReferenceColumn(name: string): Promise<ReferenceColumn> {
+  const versions = referenceVersions(name);
+  const dev = await startWranglerDev(name, referenceConfig(name), READY_TIMEOUT_MS);
   let stopped = false;
   return {
-    column,
-    url: dev.url,
+    ...dev,
+    name,
     versions,
     run: (request) =>
-      stopped
-        ? Promise.reject(new Error(columnStopped(column.name)))
-        : postReferenceRequest(column.name, dev.url, request),
-    processGroup: dev.processGroup,
-    output: dev.output,
+      stopped ? Promise.reject(new Error(texts.reference.stopped(name))) : post(name, dev.url, request),
     stop: () => {
       stopped = true;
       return dev.stop();
@@ -71,18 +105,9 @@ export async function startReferenceColumn(
   };
 }
 
-/** The longest default timeout of any release (docs/upstream.md, "The default timeout"). */
-const LONGEST_DEFAULT_TIMEOUT_MS = 60_000;
-/** Room for loading the dynamic worker and the round trip, beyond the in-sandbox timeout. */
-const ANSWER_GRACE_MS = 30_000;
-
-/** How long to wait for an answer: the case's own bound, plus grace. */
-function answerDeadlineMs(request: ReferenceRequest): number {
-  return (request.timeout ?? LONGEST_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
-}
-
-async function postReferenceRequest(column: string, url: string, request: ReferenceRequest): Promise<Outcome> {
-  const deadline = answerDeadlineMs(request);
+async function post(column: string, url: string, request: ReferenceRequest): Promise<Outcome> {
+  // The case's own bound, plus grace.
+  const deadline = (request.timeout ?? LONGEST_DEFAULT_TIMEOUT_MS) + ANSWER_GRACE_MS;
   let response: Response;
   try {
     response = await fetch(url, {
@@ -93,19 +118,11 @@ async function postReferenceRequest(column: string, url: string, request: Refere
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'TimeoutError')
-      throw new Error(columnRequestTimedOut(column, request.caseId, deadline));
-    throw new Error(columnUnreachable(column, request.caseId, messageOf(error)));
+      throw new Error(texts.reference.timedOut(column, request.caseId, deadline));
+    throw new Error(texts.reference.unreachable(column, request.caseId, messageOf(error)));
   }
   const text = await response.text();
-  if (response.status !== 200) throw new Error(columnRequestFailed(column, request.caseId, response.status, text));
+  if (response.status !== 200)
+    throw new Error(texts.reference.requestFailed(column, request.caseId, response.status, text));
   return JSON.parse(text) as Outcome;
-}
-
-/**
- * One case on a running column, as a normalized outcome. Refuses (rejects, naming the case) what the
- * reference wire cannot represent, before anything is sent; rejects on infrastructure failure. The
- * case's own outcome, a `threw` included, resolves.
- */
-export async function runOnReference(column: StartedReferenceColumn, testCase: Case): Promise<Outcome> {
-  return column.run(describeRequest(testCase));
 }

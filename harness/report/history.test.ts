@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixtureRun } from './fixture.js';
+import { fixtureRun } from '../test-support/report-run.js';
 import type { HistoryRecord } from './history.js';
 import { changesByRun, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
 import { readHistory, writeReports } from './write-reports.js';

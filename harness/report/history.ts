@@ -6,6 +6,7 @@
 import { messageOf } from '../../src/protocol/index.js';
 import type { CellStatus, MatrixRun } from './model.js';
 import { CELL_STATUSES, cellKey } from './model.js';
+import { reportTexts } from './texts.js';
 
 /** One letter per status, so a record stays small: `p f s u i`; `-` is no cell. */
 const LETTER: Record<CellStatus, string> = { pass: 'p', fail: 'f', skip: 's', unsupported: 'u', 'infra-error': 'i' };
@@ -45,16 +46,10 @@ export interface RunChanges {
 }
 
 export function toHistoryRecord(run: MatrixRun): HistoryRecord {
-  const cells = new Map(run.cells.map((cell) => [cellKey(cell.case, cell.column), cell]));
+  const letters = new Map(run.cells.map((cell) => [cellKey(cell.case, cell.column), LETTER[cell.status]]));
   const cases: Record<string, string> = {};
-  for (const testCase of run.cases) {
-    cases[testCase.id] = run.columns
-      .map((column) => {
-        const cell = cells.get(cellKey(testCase.id, column.id));
-        return cell ? LETTER[cell.status] : '-';
-      })
-      .join('');
-  }
+  for (const { id } of run.cases)
+    cases[id] = run.columns.map((column) => letters.get(cellKey(id, column.id)) ?? '-').join('');
   return {
     schemaVersion: 1,
     date: run.run.date,
@@ -81,7 +76,7 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${source}: not JSON (${messageOf(error)})`);
+    throw new Error(reportTexts.historyNotJson(source, messageOf(error)));
   }
   const record = value as Partial<HistoryRecord>;
   if (
@@ -91,16 +86,14 @@ export function parseHistoryRecord(text: string, source: string): HistoryRecord 
     typeof record.cases !== 'object' ||
     record.cases === null
   )
-    throw new Error(`${source}: not a history record (expected schemaVersion 1 with date, columns and cases)`);
+    throw new Error(reportTexts.notHistoryRecord(source));
   for (const [caseId, letters] of Object.entries(record.cases)) {
     if (
       typeof letters !== 'string' ||
       letters.length !== record.columns.length ||
       [...letters].some((letter) => letter !== '-' && !FROM_LETTER.has(letter))
     )
-      throw new Error(
-        `${source}: case "${caseId}" has statuses "${String(letters)}", expected ${record.columns.length} of p f s u i -`,
-      );
+      throw new Error(reportTexts.badHistoryStatuses(source, caseId, letters, record.columns.length));
   }
   return record as HistoryRecord;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun, greenFixtureRun } from './fixture.js';
+import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun, greenFixtureRun } from '../test-support/report-run.js';
 import type { MatrixRun } from './model.js';
 import { MARKDOWN_LIST_LIMIT, renderMatrixMarkdown } from './write-markdown.js';
 

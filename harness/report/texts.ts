@@ -1,11 +1,13 @@
 /**
- * The report's own texts (matrix.md and the page), in one place. The statuses' labels, symbols
+ * The report's own texts (matrix.md, the page, and what reading or writing its files can fail with), in one place. The statuses' labels, symbols
  * and meanings are the harness's (../texts.ts), since the commands print them too.
  */
 import type { CellChange } from './history.js';
 import type { ColumnVersions, MatrixRun } from './model.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** ` (commit 3822a5fae1dd)` after a run's date, or nothing when the commit is unknown. */
+const ofCommit = (commit: string | null) => (commit ? ` (commit ${commit.slice(0, 12)})` : '');
 
 /** `codemode 0.5.6 · workerd 1.20260426.1 · wrangler 4.86.0 · compat 2025-06-01 · flags nodejs_compat`. */
 export function versionsLine(versions: ColumnVersions): string {
@@ -65,8 +67,7 @@ export const reportTexts = {
     `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
   sinceTitle: 'Since the previous run',
   noPreviousRun: 'No earlier run is recorded in this directory, so there is nothing to compare with.',
-  comparedWith: (date: string, commit: string | null) =>
-    `Compared with the run of ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}.`,
+  comparedWith: (date: string, commit: string | null) => `Compared with the run of ${date}${ofCommit(commit)}.`,
   nothingChanged: 'No cell changed status.',
   moreChanges: '{n} more cases changed',
   change: (change: CellChange) =>
@@ -82,7 +83,7 @@ export const reportTexts = {
   earlierTitle: 'Earlier changes',
   noEarlier: 'No earlier run in this directory changed a cell.',
   earlierRun: (date: string, commit: string | null, previous: string) =>
-    `Run ${date}${commit ? ` (commit ${commit.slice(0, 12)})` : ''}, against the run of ${previous}`,
+    `Run ${date}${ofCommit(commit)}, against the run of ${previous}`,
   earlierLine: (caseId: string, changes: string) => `${caseId}: ${changes}`,
   noMatch: 'No case matches these filters.',
   shown: 'showing {shown} of {total} cases',
@@ -114,4 +115,14 @@ export const reportTexts = {
     },
     { mark: 'new', className: 'new-mark', meaning: 'A case the previous run did not have.' },
   ],
+
+  historyNotJson: (source: string, why: string) => `${source}: not JSON (${why})`,
+  notHistoryRecord: (source: string) =>
+    `${source}: not a history record (expected schemaVersion 1 with date, columns and cases)`,
+  badHistoryStatuses: (source: string, caseId: string, letters: unknown, columns: number) =>
+    `${source}: case "${caseId}" has statuses "${String(letters)}", expected ${columns} of p f s u i -`,
+  matrixInvalid: (problems: readonly string[]) =>
+    `matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`,
+  noChromium: (path: string) =>
+    `Chromium is not installed at ${path}: run \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
 } as const;

@@ -8,6 +8,7 @@ import { join, relative, sep } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { changesByRun, type HistoryRecord, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
 import type { MatrixRun } from './model.js';
+import { reportTexts } from './texts.js';
 import { renderIndexHtml } from './write-html.js';
 import { renderMatrixMarkdown } from './write-markdown.js';
 
@@ -69,5 +70,5 @@ export function matrixProblems(value: unknown): string[] {
 
 export function assertValidMatrix(value: unknown): void {
   const problems = matrixProblems(value);
-  if (problems.length) throw new Error(`matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`);
+  if (problems.length) throw new Error(reportTexts.matrixInvalid(problems));
 }

@@ -4,88 +4,73 @@
  *   --doc-only              measure nothing; rewrite the generated section of docs/runtime-deviations.md
  * It then rewrites recorded.json and, with both sides recorded, that section of the doc.
  */
-import { readFileSync } from 'node:fs';
-import { installedVersion } from '../reference/columns.js';
-import { startReferenceColumn } from '../reference/wrangler.js';
-import { UNEXPLAINED, unknownSide } from './messages.js';
+import { parseArgs } from 'node:util';
+import { describeColumn } from '../columns.js';
+import { type Side, startSide } from '../sides.js';
+import { texts } from '../texts.js';
 import {
-  measureOurSurface,
-  measureReferenceSurface,
+  deviationRows,
+  measureSurface,
+  type RecordedTable,
+  readTable,
   SURFACE_REFERENCE_COLUMN,
   SURFACE_SIDES,
   type SurfaceSide,
-} from './probe.js';
-import {
-  deviationRows,
-  type OursMeasuredOn,
-  type RecordedTable,
-  readTable,
   TABLE_ABOUT,
   TABLE_PATH,
   writeDeviationSection,
   writeTable,
-} from './table.js';
+} from './surface.js';
 
-function parseArguments(argv: readonly string[]): { sides: SurfaceSide[]; docOnly: boolean } {
-  const sides: SurfaceSide[] = [];
-  let docOnly = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    if (arg === '--doc-only') docOnly = true;
-    else if (arg === '--side') {
-      const value = argv[(i += 1)] ?? '';
-      if (!(SURFACE_SIDES as readonly string[]).includes(value)) throw new Error(unknownSide(value, SURFACE_SIDES));
-      sides.push(value as SurfaceSide);
-    } else throw new Error(`Unknown argument "${arg}"; expected --side reference|ours or --doc-only`);
-  }
-  return { sides: docOnly ? [] : sides.length > 0 ? sides : [...SURFACE_SIDES], docOnly };
-}
-
-function existingTable(): RecordedTable {
+function sidesAsked(argv: string[]): SurfaceSide[] {
+  let values: { side?: string[]; 'doc-only'?: boolean };
   try {
-    return readTable();
+    ({ values } = parseArgs({
+      args: argv,
+      options: { side: { type: 'string', multiple: true }, 'doc-only': { type: 'boolean' } },
+    }));
   } catch {
-    return { about: TABLE_ABOUT, measuredOn: {} };
+    throw new Error(texts.surface.unknownArgument(argv.join(' ')));
   }
+  const unknown = values.side?.find((side) => !(SURFACE_SIDES as readonly string[]).includes(side));
+  if (unknown !== undefined) throw new Error(texts.surface.unknownArgument(`--side ${unknown}`));
+  if (values['doc-only']) return [];
+  return (values.side as SurfaceSide[] | undefined) ?? [...SURFACE_SIDES];
 }
 
-function oursMeasuredOn(): OursMeasuredOn {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    name: string;
-    version: string;
-  };
-  return {
-    composition: 'new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1 } }))',
-    package: `${manifest.name}@${manifest.version}`,
-    workerd: installedVersion('workerd'),
-  };
+/** What the side is measured on: the column's versions, and for ours the composition the probe ran through. */
+async function measure(side: SurfaceSide): Promise<{ surface: RecordedTable['ours']; on: object }> {
+  const column = side === 'ours' ? 'ours' : SURFACE_REFERENCE_COLUMN;
+  const started: Side = await startSide(column);
+  try {
+    const surface = await measureSurface(started);
+    const { versions } = describeColumn(column);
+    const composition = 'new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1 } }))';
+    return { surface, on: side === 'ours' ? { composition, ...versions } : { column, ...versions } };
+  } finally {
+    await started.dispose();
+  }
 }
 
 async function main(): Promise<void> {
-  const { sides } = parseArguments(process.argv.slice(2));
-  const table = { ...existingTable(), about: TABLE_ABOUT };
-  if (sides.includes('reference')) {
-    const column = await startReferenceColumn(SURFACE_REFERENCE_COLUMN);
-    try {
-      table.reference = await measureReferenceSurface(column);
-      table.measuredOn = { ...table.measuredOn, reference: column.versions };
-    } finally {
-      await column.stop();
-    }
-  }
-  if (sides.includes('ours')) {
-    table.ours = await measureOurSurface();
-    table.measuredOn = { ...table.measuredOn, ours: oursMeasuredOn() };
+  const sides = sidesAsked(process.argv.slice(2));
+  let table: RecordedTable = { about: TABLE_ABOUT, measuredOn: {} };
+  try {
+    table = { ...readTable(), about: TABLE_ABOUT };
+  } catch {} // A first recording starts from nothing.
+  for (const side of sides) {
+    const { surface, on } = await measure(side);
+    table = { ...table, [side]: surface, measuredOn: { ...table.measuredOn, [side]: on } };
   }
   if (sides.length > 0) writeTable(table);
   console.log(
-    `${TABLE_PATH}: reference ${Object.keys(table.reference ?? {}).length} entries, ours ${Object.keys(table.ours ?? {}).length} entries`,
+    texts.surface.recorded(TABLE_PATH, Object.keys(table.reference ?? {}).length, Object.keys(table.ours ?? {}).length),
   );
   if (table.reference && table.ours) {
     writeDeviationSection(table);
     const rows = deviationRows(table.reference, table.ours);
-    const unexplained = rows.filter((row) => row.reason === UNEXPLAINED);
-    console.log(`${rows.length} differences between ours and the reference; ${unexplained.length} without a reason`);
+    const unexplained = rows.filter((row) => row.reason === texts.surface.unexplained);
+    console.log(texts.surface.differences(rows.length, unexplained.length));
     for (const row of unexplained) console.log(`  ${row.key}: reference ${row.reference} | ours ${row.ours}`);
   }
 }

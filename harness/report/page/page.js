@@ -138,7 +138,7 @@
   // Failures, listed before the grid: what a nightly reader opens the page for.
   var failuresBox = byId('failures');
   var failing = run.cells.filter((c) => c.status === 'fail');
-  failuresBox.appendChild(el('h2', { id: 'failures-title', text: `${ui.failuresTitle} (${failing.length})` }));
+  failuresBox.appendChild(el('h2', { id: 'failures-title', text: `${ui.failuresHeading} (${failing.length})` }));
   if (!failing.length) failuresBox.appendChild(el('p', { className: 'empty-note', text: ui.none }));
   else {
     var failureList = el('ul', { className: 'changes' });

@@ -1,18 +1,15 @@
 /**
- * A fixture run for the writers' tests. It tests rendering, not executor behaviour: the cells come
+ * A fixture run for the report writers' tests (test-only). It tests rendering, not executor behaviour: the cells come
  * from the real rules (planCell, settleCell) applied to scripted outcomes, so every status the
  * report knows appears, with a stale skip, a skip that fails as it says, an upstream expectation,
  * an unsupported case and a column that did not open.
  */
 import type { Boundary, LoadedCase, Outcome } from '../case-model.js';
-import type { ColumnId, PlannedColumn } from '../columns.js';
 import { type Plan, planCell, settleCell } from '../judge.js';
+import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
-import type { MatrixCell, MatrixColumn, MatrixRun } from './model.js';
-import { summarize } from './model.js';
 
 const shared = { workerd: '1.20260426.1', compatibilityDate: '2025-06-01', compatibilityFlags: ['nodejs_compat'] };
-const RELEASES: Partial<Record<ColumnId, string>> = { '0.2.2': '0.2.2', '0.3.8': '0.3.8', latest: '0.5.6' };
 
 const fixtureColumns: MatrixColumn[] = [
   {
@@ -32,7 +29,7 @@ const fixtureColumns: MatrixColumn[] = [
       id,
       label: id === 'latest' ? 'latest (0.5.6)' : id,
       kind: 'reference',
-      versions: { ...shared, codemode: RELEASES[id] ?? null, executor: null, wrangler: '4.86.0' },
+      versions: { ...shared, codemode: id === 'latest' ? '0.5.6' : id, executor: null, wrangler: '4.86.0' },
     }),
   ),
 ];
@@ -119,12 +116,7 @@ export function fixtureRun(
   const cells: MatrixCell[] = [];
   for (const item of fixtureCases) {
     for (const column of columns) {
-      const planned: PlannedColumn = {
-        id: column.id as ColumnId,
-        kind: column.kind,
-        ...(RELEASES[column.id as ColumnId] ? { release: RELEASES[column.id as ColumnId]! } : {}),
-      };
-      const plan = planCell(item, planned, fixtureBoundaries);
+      const plan = planCell(item, column, fixtureBoundaries);
       const observation =
         plan.kind === 'unsupported'
           ? undefined

@@ -1,4 +1,4 @@
-/** A scratch catalogue directory for the command tests: the real boundaries file, and case files given as text. */
+/** A scratch catalogue directory for the command tests (test-only): the real boundaries file, and case files given as text. */
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
