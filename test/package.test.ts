@@ -12,9 +12,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relativeLinks, shellLines, typeScriptSnippets } from './package/markdown.js';
+import { bundleWorker } from './remote/support/workerd.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -204,20 +204,10 @@ describe('the packed package in an empty project', () => {
     if (!worker) throw new Error('docs/moving-a-host.md shows no Worker');
     await writeFile(join(host, 'worker-snippet.ts'), worker.source);
     // Bundled from the installed package the way a Worker project bundles it.
-    const bundle = await build({
-      entryPoints: [join(host, 'worker-snippet.ts')],
-      absWorkingDir: host,
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'browser',
-      conditions: ['workerd', 'worker', 'browser'],
-      external: ['cloudflare:*'],
-      logLevel: 'silent',
-    });
+    const bundle = await bundleWorker('worker-snippet.ts', host);
     const project = join(dir, 'worker');
     await mkdir(project);
-    await writeFile(join(project, 'worker.js'), bundle.outputFiles[0]!.text);
+    await writeFile(join(project, 'worker.js'), bundle.code);
     await writeFile(join(project, 'config.capnp'), WORKER_CONFIG);
     // No token: a Worker's WebSocket sends no headers, so its daemon is reached without one.
     const daemon = await startDaemon(

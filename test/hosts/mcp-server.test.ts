@@ -5,8 +5,7 @@
  */
 import '../../src/register/index.js';
 import { codeMcpServer } from '@cloudflare/codemode/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -22,6 +21,7 @@ import {
   UNKNOWN_TOOL_ERROR,
   UNKNOWN_TOOL_PROGRAM,
 } from './support/issues.js';
+import { connectModelClient } from './support/mcp-client.js';
 import { describeOnBothExecutors } from './support/on-both-executors.js';
 
 /** The host's own MCP server, with the one tool under its raw name. */
@@ -40,10 +40,7 @@ describeOnBothExecutors('codeMcpServer with the MCP SDK', (executor) => {
 
   beforeAll(async () => {
     const server = await codeMcpServer({ server: hostServer(), executor: executor() });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    client = new Client({ name: 'model-client', version: '1.0.0' });
-    await client.connect(clientTransport);
+    client = await connectModelClient(server);
   });
 
   afterAll(async () => {

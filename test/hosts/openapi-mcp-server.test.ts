@@ -6,10 +6,10 @@
  */
 import '../../src/register/index.js';
 import { openApiMcpServer } from '@cloudflare/codemode/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listIssues } from './support/issues.js';
+import { connectModelClient } from './support/mcp-client.js';
 import { describeOnBothExecutors } from './support/on-both-executors.js';
 
 /** A spec whose response schema sits behind a `$ref`, which the sandbox resolves. */
@@ -44,10 +44,7 @@ describeOnBothExecutors('openApiMcpServer with the MCP SDK', (executor) => {
         return listIssues({ repo });
       },
     });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    client = new Client({ name: 'model-client', version: '1.0.0' });
-    await client.connect(clientTransport);
+    client = await connectModelClient(server);
   });
 
   afterAll(async () => {

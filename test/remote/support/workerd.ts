@@ -13,10 +13,14 @@ import { build, type Metafile } from 'esbuild';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const WORKERD = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd');
 
-/** Bundles for workerd the way a Worker project would: the `workerd` export condition, no Node built-ins. */
-export async function bundleWorker(entry: string): Promise<{ code: string; metafile: Metafile }> {
+/**
+ * Bundles for workerd the way a Worker project would: the `workerd` export condition, no Node
+ * built-ins. `project` is where packages resolve from: this repository, or an installed host.
+ */
+export async function bundleWorker(entry: string, project = ROOT): Promise<{ code: string; metafile: Metafile }> {
   const result = await build({
-    entryPoints: [join(ROOT, entry)],
+    entryPoints: [join(project, entry)],
+    absWorkingDir: project,
     bundle: true,
     write: false,
     format: 'esm',
