@@ -174,6 +174,11 @@ export function formatDrainTimedOut(running: number, timeout: number): string {
   return `the drain timeout of ${timeout} ms passed (--drain-timeout) with ${running} execution${running === 1 ? '' : 's'} still running: cancelling ${running === 1 ? 'it' : 'them'}`;
 }
 
+/** What the client of a call the drain timeout cancelled is told: the daemon's doing, not its own signal. */
+export function formatDrainCancelledCall(kind: ExecutionKind, timeout: number): string {
+  return `The daemon stopped, and this ${kind} call's run was cancelled after the daemon's drain timeout of ${timeout} ms passed (--drain-timeout).`;
+}
+
 export function formatParentGone(parent: number): string {
   return `the parent process (pid ${parent}) is gone: shutting down as on SIGTERM (--detached keeps serving)`;
 }
