@@ -184,7 +184,17 @@ export function formatParentGone(parent: number): string {
 }
 
 export function formatUnknownFlag(flag: string): string {
-  return `unknown flag ${flag}; codemode-executor --help lists the flags`;
+  return `unknown flag ${flag}`;
+}
+
+/** A usage error, as the CLI prints it: one line, which points to --help rather than printing it. */
+export function formatUsageErrorLine(message: string): string {
+  return `codemode-executor: ${message}; codemode-executor --help lists the flags\n`;
+}
+
+/** `codemode-executor --version`: the package's version, and the wire protocol's a client must match. */
+export function formatVersion(version: string, protocolVersion: number): string {
+  return `codemode-executor ${version} (protocol ${protocolVersion})\n`;
 }
 
 export function formatFlagNeedsValue(flag: string): string {
@@ -195,8 +205,11 @@ export function formatFlagNotInteger(flag: string, min: number, got: string): st
   return `--${flag} must be an integer >= ${min}, got ${JSON.stringify(got)}`;
 }
 
-export function formatFlagOutOfRange(flag: string, max: number, got: number): string {
-  return `--${flag} must be at most ${max}, got ${got}`;
+/** An integer outside what the flag takes; `max` undefined: no upper bound. */
+export function formatFlagOutOfRange(flag: string, min: number, max: number | undefined, got: number): string {
+  return max === undefined
+    ? `--${flag} must be at least ${min}, got ${got}`
+    : `--${flag} must be from ${min} to ${max}, got ${got}`;
 }
 
 export function formatLogFormatInvalid(got: string): string {
