@@ -48,7 +48,7 @@ function previousKeyLine(lines: readonly string[], line: number): KeyLine | unde
 }
 
 /** The id of the case item that holds `line`, when it has one. */
-export function caseIdAt(lines: readonly string[], line: number): string | undefined {
+function caseIdAt(lines: readonly string[], line: number): string | undefined {
   let start = line;
   while (start >= 1 && !ITEM_START.test(lines[start - 1]!)) start -= 1;
   if (start < 1) return undefined;
