@@ -34,6 +34,8 @@ export function assertNativeExecutor(native: unknown): asserts native is Executo
 
 /** The option names already reported in this process (or Worker isolate). */
 const reported = new Set<string>();
+/** Past this many distinct names nothing more is reported, so a host passing ever-new keys grows no set. */
+const MAX_REPORTED_NAMES = 100;
 
 /** The process-warning emitter where there is a Node `process`; Workers have none. */
 type WarningEmitter = (message: string, type: string) => void;
@@ -42,7 +44,7 @@ type WarningEmitter = (message: string, type: string) => void;
 export function warnUnknownOptions(options: object | undefined): void {
   if (options === undefined || options === null) return;
   for (const name of Object.keys(options)) {
-    if (KNOWN_OPTIONS.includes(name) || reported.has(name)) continue;
+    if (KNOWN_OPTIONS.includes(name) || reported.has(name) || reported.size >= MAX_REPORTED_NAMES) continue;
     reported.add(name);
     const text = formatUnknownExecuteOption(name, KNOWN_OPTIONS);
     const host = (globalThis as { process?: { emitWarning?: WarningEmitter } }).process;

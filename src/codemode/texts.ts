@@ -3,6 +3,7 @@
  * their operators, and the compatibility cases diff them character for character against the
  * reference, so each is contract: a reword here is a deliberate edit, in one place.
  */
+import { describeValue } from '../protocol/describe-value.js';
 import type { NameRejectionTexts } from '../protocol/providers.js';
 import type { LogLevel } from '../protocol/types.js';
 
@@ -67,5 +68,6 @@ export const constructionText = {
 
 /** Written once per process for each option name `execute()` does not know; the call goes on without it. */
 export function formatUnknownExecuteOption(name: string, known: readonly string[]): string {
-  return `[@supolka/cloudflare-codemode-executor] execute() ignores the option "${name}": the options it knows are ${known.join(', ')}.`;
+  // Quoted and cut short by describeValue: a key is the host's, and may hold anything.
+  return `[@supolka/cloudflare-codemode-executor] execute() ignores the option ${describeValue(name)}: the options it knows are ${known.join(', ')}.`;
 }

@@ -98,3 +98,19 @@ describe('an option name execute() does not know', () => {
     ]);
   });
 });
+
+describe('an unknown option name the host did not write itself', () => {
+  it('is quoted and cut short, so a line break in it cannot start a log line of its own', async () => {
+    const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const executor = new CodemodeExecutor(new VmExecutor());
+    const name = `x\nlevel=error ${'y'.repeat(60)}`;
+    await executor.execute('1', [], { [name]: 1 } as Record<string, unknown>);
+    // Its first 40 characters: "x", the line break, "level=error " and 26 of the y's.
+    expect(warnings.mock.calls).toEqual([
+      [
+        `[@supolka/cloudflare-codemode-executor] execute() ignores the option "x\\nlevel=error ${'y'.repeat(26)}…": the options it knows are connectors, modules, timeout, cpuTimeout, outbound.`,
+        'CodemodeExecutorWarning',
+      ],
+    ]);
+  });
+});
