@@ -22,7 +22,7 @@ const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 /** Both TypeScript lines a user may have: 5.9, and 7 (the `typescript-7` alias of the dev dependencies). */
 const TYPESCRIPTS = [
-  { major: '5', tsc },
+  { major: '5.9', tsc },
   { major: '7', tsc: join(root, 'node_modules', 'typescript-7', 'bin', 'tsc') },
 ];
 const WORKERD = join(root, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
@@ -164,7 +164,7 @@ describe('the packed package in an empty project', () => {
     "type-checks every entry's declarations under TypeScript %s, strict, with no @types and no flag",
     async (major, compiler) => {
       expect((await run(process.execPath, [compiler, '--version'], bare)).trim()).toMatch(
-        new RegExp(`^Version ${major}\\.`),
+        new RegExp(`^Version ${major.replace('.', '\\.')}\\.`),
       );
       expect(existsSync(join(bare, 'node_modules', '@types'))).toBe(false);
       await writeFile(join(bare, 'entries.ts'), ENTRIES_CHECK);
@@ -180,6 +180,16 @@ describe('the packed package in an empty project', () => {
     };
     expect(Object.keys(manifest.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
     expect(bareInstallWarnings).not.toContain(`${PACKAGE}@`);
+  });
+
+  it('has a bin that prints the version it was installed at', async () => {
+    const manifest = JSON.parse(await readFile(join(bare, 'node_modules', PACKAGE, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const printed = await run(join(bare, 'node_modules', '.bin', 'codemode-executor'), ['--version'], bare);
+    expect(printed).toMatch(
+      new RegExp(`^codemode-executor ${manifest.version.replaceAll('.', '\\.')} \\(protocol \\d+\\)\\n$`),
+    );
   });
 
   it('ships the files its source maps point at, so a stack trace names files that exist', async () => {
