@@ -7,6 +7,7 @@ import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
+import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
 import { normalizeCode } from './normalize.js';
 import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
@@ -35,6 +36,8 @@ export class CodemodeExecutor {
   readonly #native: Executor;
 
   constructor(native: Executor) {
+    // Refused here rather than at the first execute(), where it would fail far from the mistake.
+    assertNativeExecutor(native);
     this.#native = native;
   }
 
@@ -44,6 +47,7 @@ export class CodemodeExecutor {
     options?: ExtendedExecuteOptions,
   ): Promise<CodemodeExecuteResult> {
     const providers = resolveProviders(providersOrFns);
+    warnUnknownOptions(options);
     const connectors = options?.connectors ?? [];
     // A refused request costs no worker: the native executor is never touched.
     const refusal = validateExecution(providers, connectors);

@@ -52,8 +52,8 @@ const STDERR_TAIL_BYTES = 4096;
 export interface ExitInfo {
   /** The wrapper's exit code: workerd's status, or 128 + signal when workerd died of a signal. */
   code: number | null;
-  /** Set when the wrapper itself was killed (our group SIGKILL). */
-  signal: NodeJS.Signals | null;
+  /** Set when the wrapper itself was killed (our group SIGKILL): a signal's name, such as 'SIGKILL'. */
+  signal: string | null;
   /** The end of workerd's stderr. */
   stderr: string;
   /** The kernel ended it for passing its cgroup's `memory.max`. */

@@ -132,6 +132,7 @@ Size caps of one execution (bytes, UTF-8 for text):
   --max-concurrent-fetches <n>           fetches one run may have in flight (default ${DEFAULT_LIMITS.maxConcurrentFetches})
 
   -h, --help                             this text
+  -V, --version                          the package's version and its wire protocol's
 `;
 
 export class UsageError extends Error {
@@ -168,20 +169,20 @@ const STRING_FLAGS = [
   'cgroup',
 ];
 
-export type CliCommand = { command: 'help' } | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
+export type CliCommand =
+  | { command: 'help' }
+  | { command: 'version' }
+  | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
 
-function integer(
-  flag: string,
-  text: string | undefined,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined {
+function integer(flag: string, text: string | undefined, min: number, max?: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) {
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value)) {
     throw new UsageError(formatFlagNotInteger(flag, min, text));
   }
-  if (value > max) throw new UsageError(formatFlagOutOfRange(flag, max, value));
+  if (value < min || (max !== undefined && value > max)) {
+    throw new UsageError(formatFlagOutOfRange(flag, min, max, value));
+  }
   return value;
 }
 
@@ -201,11 +202,30 @@ const OPTIONS = {
   ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   detached: { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
+  version: { type: 'boolean' as const, short: 'V' },
 };
+
+/**
+ * `--port -1` as `--port=-1`: parseArgs takes a value that starts with a dash for a flag, and
+ * would say `--port needs a value` where the value is only out of range.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    const next = argv[index + 1];
+    const flag = arg.startsWith('--') ? (OPTIONS as Record<string, { type: string }>)[arg.slice(2)] : undefined;
+    if (flag?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else joined.push(arg);
+  }
+  return joined;
+}
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+    return parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     throw parseFailure(error);
   }
@@ -216,6 +236,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const text = (flag: string) => values[flag] as string | undefined;
   if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
   const { positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'serve') {
     throw new UsageError(

@@ -53,6 +53,8 @@ interface Running {
   controller: AbortController;
   /** Why the daemon gave the call up itself: the cancellation line stands in for the settled one. */
   givenUp: string | undefined;
+  /** What the client is told instead of the executor's cancellation text, when the daemon has a better one. */
+  toClient: ((kind: ExecutionKind) => string) | undefined;
 }
 
 /** What a call carries that the connection reads before running it. */
@@ -149,6 +151,7 @@ export class Connection {
       kind,
       controller: new AbortController(),
       givenUp: undefined,
+      toClient: undefined,
     };
     this.#running.add(running);
     if (cancelToken !== undefined) this.#byCancelToken.set(cancelToken, running);
@@ -168,6 +171,10 @@ export class Connection {
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'EXECUTION_CANCELLED') outcome = 'cancelled';
       detail = typeof code === 'string' ? `threw ${code}` : 'threw';
+      // The executor says its signal was aborted; the client passed none, so it hears the daemon's reason.
+      if (code === 'EXECUTION_CANCELLED' && running.toClient !== undefined) {
+        throw new ExecutorError('EXECUTION_CANCELLED', running.toClient(kind), { cause: error });
+      }
       throw error;
     } finally {
       this.#running.delete(running);
@@ -189,11 +196,15 @@ export class Connection {
     this.#byCancelToken.get(cancelToken)?.controller.abort();
   }
 
-  /** Gives up every running call, logging why: the daemon's own decision, not the client's. */
-  giveUp(why: string): void {
+  /**
+   * Gives up every running call, logging why: the daemon's own decision, not the client's.
+   * `toClient` words it for a client still there to read it.
+   */
+  giveUp(why: string, toClient?: (kind: ExecutionKind) => string): void {
     for (const running of this.#running) {
       if (running.givenUp !== undefined) continue;
       running.givenUp = why;
+      running.toClient = toClient;
       this.server.log(formatExecutionCancelled(this.id, running.execution, running.kind, why), 'warn');
       running.controller.abort(new Error(why));
     }

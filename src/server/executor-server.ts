@@ -22,7 +22,14 @@ import { RefusalLog } from './refusal-log.js';
 import { RetainedOutbounds } from './retained-outbounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
-import { formatConnectionOpened, formatDrainTimedOut, formatSendBufferExceeded, UPGRADE_REQUIRED } from './texts.js';
+import {
+  type ExecutionKind,
+  formatConnectionOpened,
+  formatDrainCancelledCall,
+  formatDrainTimedOut,
+  formatSendBufferExceeded,
+  UPGRADE_REQUIRED,
+} from './texts.js';
 import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
@@ -190,7 +197,8 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
           if ((await Promise.race([finished, timedOut])) === 'timeout') {
             const why = formatDrainTimedOut(running, settings.drainTimeout);
             log(why, 'warn');
-            for (const { connection } of sessions.values()) connection.giveUp(why);
+            const toClient = (kind: ExecutionKind) => formatDrainCancelledCall(kind, settings.drainTimeout);
+            for (const { connection } of sessions.values()) connection.giveUp(why, toClient);
             // An executor that ignores its signal still gets a bounded wait, not a hang.
             grace = new Promise((resolve) => setTimeout(resolve, GIVE_UP_GRACE_MS).unref());
             await Promise.race([finished, grace]);

@@ -174,12 +174,27 @@ export function formatDrainTimedOut(running: number, timeout: number): string {
   return `the drain timeout of ${timeout} ms passed (--drain-timeout) with ${running} execution${running === 1 ? '' : 's'} still running: cancelling ${running === 1 ? 'it' : 'them'}`;
 }
 
+/** What the client of a call the drain timeout cancelled is told: the daemon's doing, not its own signal. */
+export function formatDrainCancelledCall(kind: ExecutionKind, timeout: number): string {
+  return `The daemon stopped, and this ${kind} call's run was cancelled after the daemon's drain timeout of ${timeout} ms passed (--drain-timeout).`;
+}
+
 export function formatParentGone(parent: number): string {
   return `the parent process (pid ${parent}) is gone: shutting down as on SIGTERM (--detached keeps serving)`;
 }
 
 export function formatUnknownFlag(flag: string): string {
-  return `unknown flag ${flag}; codemode-executor --help lists the flags`;
+  return `unknown flag ${flag}`;
+}
+
+/** A usage error, as the CLI prints it: one line, which points to --help rather than printing it. */
+export function formatUsageErrorLine(message: string): string {
+  return `codemode-executor: ${message}; codemode-executor --help lists the flags\n`;
+}
+
+/** `codemode-executor --version`: the package's version, and the wire protocol's a client must match. */
+export function formatVersion(version: string, protocolVersion: number): string {
+  return `codemode-executor ${version} (protocol ${protocolVersion})\n`;
 }
 
 export function formatFlagNeedsValue(flag: string): string {
@@ -190,8 +205,11 @@ export function formatFlagNotInteger(flag: string, min: number, got: string): st
   return `--${flag} must be an integer >= ${min}, got ${JSON.stringify(got)}`;
 }
 
-export function formatFlagOutOfRange(flag: string, max: number, got: number): string {
-  return `--${flag} must be at most ${max}, got ${got}`;
+/** An integer outside what the flag takes; `max` undefined: no upper bound. */
+export function formatFlagOutOfRange(flag: string, min: number, max: number | undefined, got: number): string {
+  return max === undefined
+    ? `--${flag} must be at least ${min}, got ${got}`
+    : `--${flag} must be from ${min} to ${max}, got ${got}`;
 }
 
 export function formatLogFormatInvalid(got: string): string {
