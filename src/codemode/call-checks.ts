@@ -4,6 +4,7 @@
  * know, which it accepts, as upstream does, but reports once per name.
  */
 import { describeValue } from '../protocol/describe-value.js';
+import { everyKey } from '../protocol/every-key.js';
 import type { Executor } from '../protocol/types.js';
 import { constructionText, formatUnknownExecuteOption } from './texts.js';
 import type { ExtendedExecuteOptions } from './types.js';
@@ -12,14 +13,13 @@ import type { ExtendedExecuteOptions } from './types.js';
 const UPSTREAM_CONSTRUCTOR_OPTIONS = ['loader', 'timeout', 'globalOutbound', 'modules', 'bindings'];
 
 /** Every option `execute()` reads. A change to `ExtendedExecuteOptions` fails to compile until it is here. */
-const KNOWN_OPTIONS_RECORD: Record<keyof ExtendedExecuteOptions, true> = {
+const KNOWN_OPTIONS: readonly string[] = everyKey<ExtendedExecuteOptions>({
   connectors: true,
   modules: true,
   timeout: true,
   cpuTimeout: true,
   outbound: true,
-};
-const KNOWN_OPTIONS = Object.keys(KNOWN_OPTIONS_RECORD);
+});
 
 /** Throws a TypeError saying what the constructor takes unless `native` has the methods it calls. */
 export function assertNativeExecutor(native: unknown): asserts native is Executor {
