@@ -47,6 +47,8 @@ export interface IsolatePoolOptions {
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
 export interface IsolateLimitOptions {
+  /** A request's code, checked before anything reads it (UTF-8). Default 1 MiB. */
+  maxCodeBytes?: number | undefined;
   /** What a request sends into the sandbox: its code and modules, or invokeHandle's arguments. Default 16 MiB. */
   maxRequestBytes?: number | undefined;
   /** The settled value, in its encoded form. Default 16 MiB. */
@@ -201,6 +203,7 @@ export function defaultMaxStarting(): number {
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
+  maxCodeBytes: MIB,
   maxRequestBytes: 16 * MIB,
   maxResultBytes: 16 * MIB,
   maxToolArgsBytes: 16 * MIB,
@@ -218,6 +221,8 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
 const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
 /** The largest value each size cap takes. */
 export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
+  // The code goes into the start message, which maxRequestBytes bounds.
+  maxCodeBytes: MAX_RPC_PAYLOAD_BYTES,
   maxRequestBytes: MAX_RPC_PAYLOAD_BYTES,
   maxResultBytes: MAX_RPC_PAYLOAD_BYTES,
   maxToolArgsBytes: MAX_RPC_PAYLOAD_BYTES,
@@ -229,6 +234,16 @@ export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
   // Each fetch in flight holds a descriptor of the member, whose confined limit is 1024.
   maxConcurrentFetches: 900,
 });
+
+/** workerd's limit on one value crossing its RPC. */
+export const WORKERD_RPC_LIMIT_BYTES = 32 * MIB;
+/**
+ * The largest outcome frame (`done`, `cancelled`) as it crosses workerd's RPC inside the member:
+ * the run's context hands it to the socket's as one string, which V8 serializes at a byte a
+ * UTF-16 unit when every unit is below 0x100, else at two. Room is left for the serialization's
+ * own header. An outcome over it fails with a text naming it beside the frame cap.
+ */
+export const MAX_OUTCOME_RPC_BYTES = WORKERD_RPC_LIMIT_BYTES - 64 * 1024;
 
 /** What one captured line adds to a frame beside its text: `{"level":"error","message":""},`. */
 const LOG_LINE_FRAME_BYTES = 32;
@@ -319,6 +334,7 @@ function resolveLimits(value: unknown): IsolateLimits {
   const cap = (name: keyof IsolateLimits) =>
     bounded(`limits.${name}`, limits[name], 1, LIMIT_MAXIMA[name], DEFAULT_LIMITS[name]);
   return {
+    maxCodeBytes: cap('maxCodeBytes'),
     maxRequestBytes: cap('maxRequestBytes'),
     maxResultBytes: cap('maxResultBytes'),
     maxToolArgsBytes: cap('maxToolArgsBytes'),

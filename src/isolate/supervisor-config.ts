@@ -3,7 +3,7 @@
  * config is one file that can be deleted as soon as workerd is listening.
  */
 import { HEAP_TRACE_FLAGS } from './heap-trace.js';
-import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
+import { type IsolateLimits, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from './options.js';
 import { relayCodec } from './relay-frame.js';
 import {
   ENTRY_MODULE,
@@ -76,7 +76,8 @@ export function buildSupervisorConfig({
     messageMalformed: isolateText.messageMalformed,
     maxFrameBytes: maxSupervisorFrameBytes(limits),
     callTooLarge: isolateText.callTooLarge('{size}', maxSupervisorFrameBytes(limits)),
-    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits)),
+    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits), MAX_OUTCOME_RPC_BYTES),
+    maxOutcomeRpcBytes: MAX_OUTCOME_RPC_BYTES,
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,

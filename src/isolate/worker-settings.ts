@@ -24,6 +24,8 @@ export interface SupervisorSettings {
   maxFrameBytes: number;
   callTooLarge: string;
   outcomeTooLarge: string;
+  /** The largest outcome frame as workerd's RPC serializes it (options.ts `MAX_OUTCOME_RPC_BYTES`). */
+  maxOutcomeRpcBytes: number;
   /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
   maxResultBytes: number;
   resultTooLarge: string;

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { memoryGuardThread } from '../../src/isolate/memory-guard.js';
-import { DEFAULT_LIMITS, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
+import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
@@ -561,7 +561,7 @@ describe('row 13: the host-supervisor channel carries whatever the caps let thro
     expect(outcome.result).toBeUndefined();
     const size = Number(/^The execution's outcome is (\d+) bytes/.exec(String(outcome.error))?.[1]);
     expect(size).toBeGreaterThan(6 * 8 * MIB);
-    expect(outcome.error).toBe(isolateText.outcomeTooLarge(size, FRAMED_CAP));
+    expect(outcome.error).toBe(isolateText.outcomeTooLarge(size, FRAMED_CAP, MAX_OUTCOME_RPC_BYTES));
     expect(await framed.execute({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
   });
 });

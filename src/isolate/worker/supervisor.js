@@ -188,19 +188,41 @@ function overFrameCap(text, settings) {
   return size > settings.maxFrameBytes ? size : null;
 }
 
+/** A unit V8 cannot store in a one-byte string. */
+const TWO_BYTE_UNIT = /[^\u0000-\u00ff]/;
+
+/**
+ * The size of an outcome frame over what the channel carries, or null when it fits: the host's
+ * frame cap (UTF-8), and before it workerd's RPC from the run's context to the socket's, which
+ * serializes a string at one byte a unit, or two once any unit needs them.
+ * @param {string} text
+ * @param {SupervisorSettings} settings
+ * @returns {number | null}
+ */
+function overOutcomeCaps(text, settings) {
+  const frame = overFrameCap(text, settings);
+  if (frame !== null) return frame;
+  if (text.length <= settings.maxOutcomeRpcBytes / 2) return null;
+  const serialized = TWO_BYTE_UNIT.test(text) ? 2 * text.length : text.length;
+  return serialized > settings.maxOutcomeRpcBytes ? serialized : null;
+}
+
 /**
  * Sends a run's outcome to the host through its bridge; one too large for the channel becomes a
- * fault saying so.
+ * fault saying so, with the run's logs when they fit beside it.
  * @param {RunBridge} bridge
  * @param {SupervisorMessage} message
  * @param {SupervisorSettings} settings
  */
 function report(bridge, message, settings) {
   const text = messageText(message);
-  const size = overFrameCap(text, settings);
+  const size = overOutcomeCaps(text, settings);
   if (size === null) return bridge.report(text);
   const fault = settings.outcomeTooLarge.replace('{size}', String(size));
   const inTime = message.t === 'done' ? message.inTime : false;
+  const logs = message.t === 'call' ? [] : message.logs;
+  const withLogs = JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs, inTime });
+  if (overOutcomeCaps(withLogs, settings) === null) return bridge.report(withLogs);
   return bridge.report(JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs: [], inTime }));
 }
 
