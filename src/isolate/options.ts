@@ -57,6 +57,10 @@ export interface IsolateLimitOptions {
   maxToolArgsBytes?: number | undefined;
   /** One tool call's result envelope, as JSON. Default 16 MiB. */
   maxToolResultBytes?: number | undefined;
+  /** Tool calls one execution may have waiting on the host at once; one more fails at once. Default 256. */
+  maxConcurrentToolCalls?: number | undefined;
+  /** The arguments (JSON) of the tool calls one execution has waiting on the host, together. Default 32 MiB. */
+  maxConcurrentToolArgsBytes?: number | undefined;
   /** Captured console lines; past this a marker line says the logs were cut. Default 10000. */
   maxLogLines?: number | undefined;
   /** Captured console text; past this a marker line says the logs were cut. Default 4 MiB. */
@@ -67,6 +71,11 @@ export interface IsolateLimitOptions {
   maxResponseBodyBytes?: number | undefined;
   /** Sandbox fetches one run may have in flight at once; one more fails at once. Default 256. */
   maxConcurrentFetches?: number | undefined;
+  /**
+   * What a run's process may write to its stdout and stderr (`console.info`, `console.debug`…,
+   * which are not captured as logs); past it the run ends and the process is killed. Default 1 MiB.
+   */
+  maxProcessOutputBytes?: number | undefined;
 }
 
 export interface IsolateExecutorOptions {
@@ -208,11 +217,14 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
   maxResultBytes: 16 * MIB,
   maxToolArgsBytes: 16 * MIB,
   maxToolResultBytes: 16 * MIB,
+  maxConcurrentToolCalls: 256,
+  maxConcurrentToolArgsBytes: 32 * MIB,
   maxLogLines: 10_000,
   maxLogBytes: 4 * MIB,
   maxRequestBodyBytes: 32 * MIB,
   maxResponseBodyBytes: 32 * MIB,
   maxConcurrentFetches: 256,
+  maxProcessOutputBytes: MIB,
 });
 /**
  * The largest result, tool argument, tool result and log text: each crosses workerd's RPC inside
@@ -227,12 +239,15 @@ export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
   maxResultBytes: MAX_RPC_PAYLOAD_BYTES,
   maxToolArgsBytes: MAX_RPC_PAYLOAD_BYTES,
   maxToolResultBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxConcurrentToolCalls: 10_000,
+  maxConcurrentToolArgsBytes: 1024 * MIB,
   maxLogLines: 10_000_000,
   maxLogBytes: MAX_RPC_PAYLOAD_BYTES,
   maxRequestBodyBytes: 1024 * MIB,
   maxResponseBodyBytes: 1024 * MIB,
   // Each fetch in flight holds a descriptor of the member, whose confined limit is 1024.
   maxConcurrentFetches: 900,
+  maxProcessOutputBytes: 1024 * MIB,
 });
 
 /** workerd's limit on one value crossing its RPC. */
@@ -339,11 +354,14 @@ function resolveLimits(value: unknown): IsolateLimits {
     maxResultBytes: cap('maxResultBytes'),
     maxToolArgsBytes: cap('maxToolArgsBytes'),
     maxToolResultBytes: cap('maxToolResultBytes'),
+    maxConcurrentToolCalls: cap('maxConcurrentToolCalls'),
+    maxConcurrentToolArgsBytes: cap('maxConcurrentToolArgsBytes'),
     maxLogLines: cap('maxLogLines'),
     maxLogBytes: cap('maxLogBytes'),
     maxRequestBodyBytes: cap('maxRequestBodyBytes'),
     maxResponseBodyBytes: cap('maxResponseBodyBytes'),
     maxConcurrentFetches: cap('maxConcurrentFetches'),
+    maxProcessOutputBytes: cap('maxProcessOutputBytes'),
   };
 }
 

@@ -37,6 +37,12 @@ export const isolateText = {
    */
   outcomeTooLarge: (size: number | string, frameCap: number, rpcCap: number) =>
     `The execution's outcome is ${size} bytes as sent to the host (its value or error text, and its logs), above what the channel carries: ${frameCap} bytes a frame (set by limits.maxResultBytes, limits.maxLogBytes and limits.maxLogLines), and ${rpcCap} bytes through workerd's RPC inside the sandbox process (its limit of 32 MiB a value). Return, throw or log less.`,
+  /** Thrown in the sandbox by a tool call made while the execution already has `limits.maxConcurrentToolCalls` waiting. */
+  tooManyToolCalls: (cap: number) =>
+    `This execution already has ${cap} tool calls waiting on the host, the cap (limits.maxConcurrentToolCalls); this call was not sent. Await some before making more.`,
+  /** Thrown in the sandbox by a tool call whose arguments would take the execution's waiting calls over `limits.maxConcurrentToolArgsBytes`. */
+  toolArgsInFlightTooLarge: (size: number | string, held: number | string, cap: number) =>
+    `The arguments of this tool call are ${size} bytes as JSON, and the calls this execution has waiting on the host hold ${held}: together above the cap of ${cap} bytes (limits.maxConcurrentToolArgsBytes). This call was not sent; await some calls before making more, or send less per call.`,
   /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
   toolResultTooLarge: (tool: string, size: number, cap: number) =>
     `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
@@ -49,6 +55,9 @@ export const isolateText = {
   /** A sandbox fetch started while the run already has `limits.maxConcurrentFetches` in flight. */
   tooManyFetches: (cap: number) =>
     `This run already has ${cap} fetches in flight, the cap (limits.maxConcurrentFetches); nothing was sent. Wait for some to finish before starting more.`,
+  /** The run's process wrote more than `limits.maxProcessOutputBytes` to its output; it was killed. */
+  processOutputTooLarge: (cap: number) =>
+    `The execution wrote more than ${cap} bytes to its process's output (console.info, console.debug and the other console methods that are not captured as logs), the cap (limits.maxProcessOutputBytes). It was ended; write less, or use console.log, whose lines are returned as logs.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** How a process ended: its signal, or its exit code (a shell reports a signal as 128 + its number). */

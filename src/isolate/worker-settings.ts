@@ -26,6 +26,12 @@ export interface SupervisorSettings {
   outcomeTooLarge: string;
   /** The largest outcome frame as workerd's RPC serializes it (options.ts `MAX_OUTCOME_RPC_BYTES`). */
   maxOutcomeRpcBytes: number;
+  /** `limits.maxConcurrentToolCalls`, and its text. */
+  maxConcurrentToolCalls: number;
+  tooManyToolCalls: string;
+  /** `limits.maxConcurrentToolArgsBytes`, and its text with `{size}` and `{held}`. */
+  maxConcurrentToolArgsBytes: number;
+  toolArgsInFlightTooLarge: string;
   /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
   maxResultBytes: number;
   resultTooLarge: string;

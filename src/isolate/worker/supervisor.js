@@ -87,6 +87,9 @@ function messageOf(error) {
 class Bridge extends RpcTarget {
   #run;
   #settings;
+  /** Its calls waiting on the host, and the UTF-8 bytes of their arguments, held there meanwhile. */
+  #calls = 0;
+  #heldBytes = 0;
 
   /**
    * @param {string} run
@@ -112,20 +115,46 @@ class Bridge extends RpcTarget {
    */
   call(provider, tool, args) {
     const run = this.#run;
-    const hostGone = this.#settings.hostGone;
+    const settings = this.#settings;
     return new Promise((resolve, reject) => {
       if (socket === null) {
-        reject(new Error(hostGone));
+        reject(new Error(settings.hostGone));
+        return;
+      }
+      // Bounded before anything is sent: the host holds every waiting call's arguments.
+      if (this.#calls >= settings.maxConcurrentToolCalls) {
+        reject(new Error(settings.tooManyToolCalls));
+        return;
+      }
+      const bytes = encoder.encode(args).byteLength;
+      if (this.#heldBytes + bytes > settings.maxConcurrentToolArgsBytes) {
+        const text = settings.toolArgsInFlightTooLarge.replace('{size}', String(bytes));
+        reject(new Error(text.replace('{held}', String(this.#heldBytes))));
         return;
       }
       const ask = nextAsk++;
       const text = JSON.stringify({ t: 'call', run, ask, provider, tool, args });
-      const size = overFrameCap(text, this.#settings);
+      const size = overFrameCap(text, settings);
       if (size !== null) {
-        reject(new Error(this.#settings.callTooLarge.replace('{size}', String(size))));
+        reject(new Error(settings.callTooLarge.replace('{size}', String(size))));
         return;
       }
-      asks.set(ask, { resolve, reject });
+      this.#calls += 1;
+      this.#heldBytes += bytes;
+      const release = () => {
+        this.#calls -= 1;
+        this.#heldBytes -= bytes;
+      };
+      asks.set(ask, {
+        resolve: (envelope) => {
+          release();
+          resolve(envelope);
+        },
+        reject: (error) => {
+          release();
+          reject(error);
+        },
+      });
       socket.send(text);
     });
   }
