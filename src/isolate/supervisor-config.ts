@@ -110,6 +110,7 @@ const supervisor :Workerd.Worker = (
     (name = "value-codec.js", esModule = ${capnpString(sources.valueCodecModule)}),
     (name = "channel-grammar.js", esModule = ${capnpString(sources.channelGrammarModule)}),
     (name = "relay-codec.js", esModule = ${capnpString(sources.relayCodecModule)}),
+    (name = "expanded-size.js", esModule = ${capnpString(sources.expandedSizeModule)}),
   ],
   compatibilityDate = ${capnpString(SANDBOX_COMPATIBILITY_DATE)},
   compatibilityFlags = [ "enable_ctx_exports" ],

@@ -14,6 +14,7 @@
 // `cancel`, an `invoke` or a `release` to the run it is for.
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
 import createChannelGrammar from 'channel-grammar.js';
+import createExpandedSizer from 'expanded-size.js';
 import createRelayCodec from 'relay-codec.js';
 import createValueCodec from 'value-codec.js';
 
@@ -39,6 +40,7 @@ import createValueCodec from 'value-codec.js';
 const codec = createValueCodec(() => undefined);
 const grammar = createChannelGrammar();
 const relay = createRelayCodec();
+const expandedSize = createExpandedSizer();
 const encoder = new TextEncoder();
 
 /** The host's socket, once it connected. @type {WebSocket | null} */
@@ -338,9 +340,14 @@ function messageText(message) {
   return `${head.slice(0, -1)},"value":${json}}`;
 }
 
+/** Where the encoded JSON holds a shared reference: inside a JSON string, a `"` is escaped. */
+const SHARED_REFERENCE = '["x",';
+
 /**
  * The encoded value and its JSON, or the text saying it is over `limits.maxResultBytes`: checked
- * here, before anything is sent, so the host never receives a value over its cap.
+ * here, before anything is sent, so the host never receives a value over its cap. A value holding
+ * shared references is measured as it expands (expanded-size.js), since that is what a host that
+ * serializes it writes.
  * @param {unknown} value
  * @param {SupervisorSettings} settings
  * @returns {{value: unknown, json: string} | {fault: string}}
@@ -348,9 +355,11 @@ function messageText(message) {
 function encodeCapped(value, settings) {
   const encoded = codec.encode(value);
   const json = JSON.stringify(encoded);
-  const size = encoder.encode(json).byteLength;
-  if (size > settings.maxResultBytes) return { fault: settings.resultTooLarge.replace('{size}', String(size)) };
-  return { value: encoded, json };
+  let size = encoder.encode(json).byteLength;
+  if (size <= settings.maxResultBytes && json.includes(SHARED_REFERENCE)) size = expandedSize(encoded);
+  if (size <= settings.maxResultBytes) return { value: encoded, json };
+  const shown = Number.isSafeInteger(size) ? String(size) : `more than ${Number.MAX_SAFE_INTEGER}`;
+  return { fault: settings.resultTooLarge.replace('{size}', shown) };
 }
 
 /**
