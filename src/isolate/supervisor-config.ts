@@ -81,7 +81,11 @@ export function buildSupervisorConfig({
     maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
     tooManyToolCalls: isolateText.tooManyToolCalls(limits.maxConcurrentToolCalls),
     maxConcurrentToolArgsBytes: limits.maxConcurrentToolArgsBytes,
-    toolArgsInFlightTooLarge: isolateText.toolArgsInFlightTooLarge('{size}', '{held}', limits.maxConcurrentToolArgsBytes),
+    toolArgsInFlightTooLarge: isolateText.toolArgsInFlightTooLarge(
+      '{size}',
+      '{held}',
+      limits.maxConcurrentToolArgsBytes,
+    ),
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,

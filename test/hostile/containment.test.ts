@@ -21,6 +21,8 @@ const MIB = 2 ** 20;
 const MEMORY_LIMIT_MB = 256;
 const HEAP_LIMIT_MB = 64;
 const LIMITS = {
+  // Above maxRequestBytes, so a large program meets the request cap, not the code cap.
+  maxCodeBytes: 4 * MIB,
   maxRequestBytes: MIB,
   maxResultBytes: MIB,
   maxToolArgsBytes: MIB,
