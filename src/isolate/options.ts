@@ -251,7 +251,7 @@ export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
 });
 
 /** workerd's limit on one value crossing its RPC. */
-export const WORKERD_RPC_LIMIT_BYTES = 32 * MIB;
+const WORKERD_RPC_LIMIT_BYTES = 32 * MIB;
 /**
  * The largest outcome frame (`done`, `cancelled`) as it crosses workerd's RPC inside the member:
  * the run's context hands it to the socket's as one string, which V8 serializes at a byte a

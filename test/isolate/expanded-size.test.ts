@@ -26,6 +26,8 @@ function doubled(times: number, leaf: () => unknown, shared: boolean): unknown {
 
 describe('the expanded size of an encoded value', () => {
   it('is the encoded size of a value that shares nothing', () => {
+    const holes: number[] = [];
+    holes[1] = 1;
     const value = {
       text: 'é "quoted" \u0001',
       numbers: [1, -0, NaN, 2.5, 10n],
@@ -34,7 +36,7 @@ describe('the expanded size of an encoded value', () => {
       map: new Map([['k', new Set([1])]]),
       bytes: new Uint8Array([1, 2, 3]),
       error: new RangeError('bad'),
-      holes: [, 1],
+      holes,
       nothing: undefined,
     };
     expect(expandedSize(encodeValue(value))).toBe(encodedBytes(value));

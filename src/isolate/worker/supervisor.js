@@ -220,7 +220,7 @@ function overFrameCap(text, settings) {
 }
 
 /** A unit V8 cannot store in a one-byte string. */
-const TWO_BYTE_UNIT = /[^\u0000-\u00ff]/;
+const TWO_BYTE_UNIT = /[\u0100-\uffff]/;
 
 /**
  * The size of an outcome frame over what the channel carries, or null when it fits: the host's
