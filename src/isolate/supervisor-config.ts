@@ -60,6 +60,14 @@ export function buildSupervisorConfig({
     maxToolArgsBytes: limits.maxToolArgsBytes,
     logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
     toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
+    maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
+    tooManyToolCalls: isolateText.tooManyToolCalls(limits.maxConcurrentToolCalls),
+    maxConcurrentToolArgsBytes: limits.maxConcurrentToolArgsBytes,
+    toolArgsInFlightTooLarge: isolateText.toolArgsInFlightTooLarge(
+      '{size}',
+      '{held}',
+      limits.maxConcurrentToolArgsBytes,
+    ),
   };
   const settings: SupervisorSettings = {
     token,
@@ -78,14 +86,6 @@ export function buildSupervisorConfig({
     callTooLarge: isolateText.callTooLarge('{size}', maxSupervisorFrameBytes(limits)),
     outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits), MAX_OUTCOME_RPC_BYTES),
     maxOutcomeRpcBytes: MAX_OUTCOME_RPC_BYTES,
-    maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
-    tooManyToolCalls: isolateText.tooManyToolCalls(limits.maxConcurrentToolCalls),
-    maxConcurrentToolArgsBytes: limits.maxConcurrentToolArgsBytes,
-    toolArgsInFlightTooLarge: isolateText.toolArgsInFlightTooLarge(
-      '{size}',
-      '{held}',
-      limits.maxConcurrentToolArgsBytes,
-    ),
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,

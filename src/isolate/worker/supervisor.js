@@ -89,9 +89,6 @@ function messageOf(error) {
 class Bridge extends RpcTarget {
   #run;
   #settings;
-  /** Its calls waiting on the host, and the UTF-8 bytes of their arguments, held there meanwhile. */
-  #calls = 0;
-  #heldBytes = 0;
 
   /**
    * @param {string} run
@@ -117,46 +114,20 @@ class Bridge extends RpcTarget {
    */
   call(provider, tool, args) {
     const run = this.#run;
-    const settings = this.#settings;
+    const hostGone = this.#settings.hostGone;
     return new Promise((resolve, reject) => {
       if (socket === null) {
-        reject(new Error(settings.hostGone));
-        return;
-      }
-      // Bounded before anything is sent: the host holds every waiting call's arguments.
-      if (this.#calls >= settings.maxConcurrentToolCalls) {
-        reject(new Error(settings.tooManyToolCalls));
-        return;
-      }
-      const bytes = encoder.encode(args).byteLength;
-      if (this.#heldBytes + bytes > settings.maxConcurrentToolArgsBytes) {
-        const text = settings.toolArgsInFlightTooLarge.replace('{size}', String(bytes));
-        reject(new Error(text.replace('{held}', String(this.#heldBytes))));
+        reject(new Error(hostGone));
         return;
       }
       const ask = nextAsk++;
       const text = JSON.stringify({ t: 'call', run, ask, provider, tool, args });
-      const size = overFrameCap(text, settings);
+      const size = overFrameCap(text, this.#settings);
       if (size !== null) {
-        reject(new Error(settings.callTooLarge.replace('{size}', String(size))));
+        reject(new Error(this.#settings.callTooLarge.replace('{size}', String(size))));
         return;
       }
-      this.#calls += 1;
-      this.#heldBytes += bytes;
-      const release = () => {
-        this.#calls -= 1;
-        this.#heldBytes -= bytes;
-      };
-      asks.set(ask, {
-        resolve: (envelope) => {
-          release();
-          resolve(envelope);
-        },
-        reject: (error) => {
-          release();
-          reject(error);
-        },
-      });
+      asks.set(ask, { resolve, reject });
       socket.send(text);
     });
   }
