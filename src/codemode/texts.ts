@@ -50,3 +50,13 @@ export const BARE_RECORD_DEPRECATION =
 
 /** What a connector's pause marker becomes: the message of the throw the sandbox sees. */
 export const PAUSE_MESSAGE = '__CODEMODE_PAUSE__';
+
+/** A program over `maxCodeBytes`, refused before normalization reads it; the run's `error`. */
+export function formatCodeTooLarge(size: number, cap: number): string {
+  return `The code is ${size} bytes, above the cap of ${cap} bytes (CodemodeExecutor option maxCodeBytes). Send a smaller program, or pass large data through a tool.`;
+}
+
+/** A `maxCodeBytes` option that is not a positive integer. */
+export function formatMaxCodeBytesInvalid(got: string): string {
+  return `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${got}.`;
+}

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
+import { DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
@@ -212,7 +213,7 @@ export function defaultMaxStarting(): number {
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
-  maxCodeBytes: MIB,
+  maxCodeBytes: DEFAULT_MAX_CODE_BYTES,
   maxRequestBytes: 16 * MIB,
   maxResultBytes: 16 * MIB,
   maxToolArgsBytes: 16 * MIB,

@@ -4,6 +4,7 @@
  * name is a result (`validateProviders`), as the contract says.
  */
 
+import { codeBytesOver } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type {
@@ -118,14 +119,11 @@ export function checkExecuteRequest(request: unknown, settings: IsolateSettings)
 
 /**
  * The refusal of code over `limits.maxCodeBytes`, or null: checked before anything reads the code
- * (the import scan, the entry module), so a huge program costs its size count alone. A UTF-16
- * unit is at most three bytes of UTF-8, so most programs are judged by their length alone.
+ * (the import scan, the entry module), so a huge program costs its size count alone.
  */
 export function codeOverCap(code: string, limits: Pick<IsolateLimits, 'maxCodeBytes'>): string | null {
-  const cap = limits.maxCodeBytes;
-  if (code.length * 3 <= cap) return null;
-  const size = Buffer.byteLength(code, 'utf8');
-  return size > cap ? isolateText.codeTooLarge(size, cap) : null;
+  const size = codeBytesOver(code, limits.maxCodeBytes);
+  return size === null ? null : isolateText.codeTooLarge(size, limits.maxCodeBytes);
 }
 
 /** After `validateProviders` accepted the names: a declared provider needs a way to the host. */
