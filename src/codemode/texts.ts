@@ -71,3 +71,13 @@ export function formatUnknownExecuteOption(name: string, known: readonly string[
   // Quoted and cut short by describeValue: a key is the host's, and may hold anything.
   return `[@supolka/cloudflare-codemode-executor] execute() ignores the option ${describeValue(name)}: the options it knows are ${known.join(', ')}.`;
 }
+
+/** A program over `maxCodeBytes`, refused before normalization reads it; the run's `error`. */
+export function formatCodeTooLarge(size: number, cap: number): string {
+  return `The code is ${size} bytes, above the cap of ${cap} bytes (CodemodeExecutor option maxCodeBytes). Send a smaller program, or pass large data through a tool.`;
+}
+
+/** A `maxCodeBytes` option that is not a positive integer. */
+export function formatMaxCodeBytesInvalid(got: string): string {
+  return `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${got}.`;
+}

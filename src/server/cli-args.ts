@@ -53,6 +53,7 @@ const POOL_FLAGS = [
 
 /** Flag name → IsolateExecutor size cap (`limits.*`); each takes 1 to the cap's maximum. */
 const LIMIT_FLAGS = [
+  ['max-code-bytes', 'maxCodeBytes'],
   ['max-request-bytes', 'maxRequestBytes'],
   ['max-result-bytes', 'maxResultBytes'],
   ['max-tool-args-bytes', 'maxToolArgsBytes'],
@@ -62,6 +63,9 @@ const LIMIT_FLAGS = [
   ['max-request-body-bytes', 'maxRequestBodyBytes'],
   ['max-response-body-bytes', 'maxResponseBodyBytes'],
   ['max-concurrent-fetches', 'maxConcurrentFetches'],
+  ['max-concurrent-tool-calls', 'maxConcurrentToolCalls'],
+  ['max-concurrent-tool-args-bytes', 'maxConcurrentToolArgsBytes'],
+  ['max-process-output-bytes', 'maxProcessOutputBytes'],
 ] as const satisfies readonly (readonly [string, keyof IsolateLimits])[];
 
 const CONFINEMENT_CHOICES = CONFINEMENT_OPTIONS.join('|');
@@ -121,6 +125,7 @@ Pool (processes, one execution each):
                                          runs in a child of it capped at --memory-limit-mb (default: none)
 
 Size caps of one execution (bytes, UTF-8 for text):
+  --max-code-bytes <bytes>               a request's code, checked before anything reads it (default ${DEFAULT_LIMITS.maxCodeBytes})
   --max-request-bytes <bytes>            code and modules, or invokeHandle arguments (default ${DEFAULT_LIMITS.maxRequestBytes})
   --max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})
   --max-tool-args-bytes <bytes>          one tool call's arguments (default ${DEFAULT_LIMITS.maxToolArgsBytes})
@@ -130,6 +135,11 @@ Size caps of one execution (bytes, UTF-8 for text):
   --max-request-body-bytes <bytes>       one outbound fetch's request body (default ${DEFAULT_LIMITS.maxRequestBodyBytes})
   --max-response-body-bytes <bytes>      one outbound fetch's response body (default ${DEFAULT_LIMITS.maxResponseBodyBytes})
   --max-concurrent-fetches <n>           fetches one run may have in flight (default ${DEFAULT_LIMITS.maxConcurrentFetches})
+  --max-concurrent-tool-calls <n>        tool calls one execution may have waiting on the host (default ${DEFAULT_LIMITS.maxConcurrentToolCalls})
+  --max-concurrent-tool-args-bytes <bytes>
+                                         their arguments together (default ${DEFAULT_LIMITS.maxConcurrentToolArgsBytes})
+  --max-process-output-bytes <bytes>     what a run's process may write to its stdout and stderr
+                                         (default ${DEFAULT_LIMITS.maxProcessOutputBytes})
 
   -h, --help                             this text
   -V, --version                          the package's version and its wire protocol's

@@ -138,18 +138,40 @@ console.error = capture('error');
 let bridge;
 
 /**
- * Sends one tool call: the arguments as codec JSON, checked against their cap before anything is
- * sent, so the host never receives an argument over it. Returns the bridge's promise of the
- * answer's envelope.
+ * The execution's tool calls waiting on the host, and the UTF-8 bytes of their arguments, which
+ * the host holds until it answers: bounded by `limits.maxConcurrentToolCalls` and
+ * `limits.maxConcurrentToolArgsBytes`.
+ */
+const waiting = { calls: 0, bytes: 0 };
+
+/**
+ * Sends one tool call: the arguments as codec JSON, checked against their cap and against what
+ * the calls still waiting hold, before anything is sent, so the host never receives an argument
+ * over them. Counts the call as waiting; `answered` ends that.
  * @param {string} provider
  * @param {string} tool
  * @param {unknown[]} args
+ * @returns {{answer: Promise<string>, size: number}}
  */
 function send(provider, tool, args) {
   const argsJson = codec.stringify(args);
   const size = utf8Bytes(argsJson);
   if (size > limits.maxToolArgsBytes) throw new $Error(limits.toolArgsTooLarge.replace('{size}', $String(size)));
-  return bridge.call(provider, tool, argsJson);
+  if (waiting.calls >= limits.maxConcurrentToolCalls) throw new $Error(limits.tooManyToolCalls);
+  if (waiting.bytes + size > limits.maxConcurrentToolArgsBytes) {
+    const text = limits.toolArgsInFlightTooLarge.replace('{size}', $String(size));
+    throw new $Error(text.replace('{held}', $String(waiting.bytes)));
+  }
+  const answer = bridge.call(provider, tool, argsJson);
+  waiting.calls += 1;
+  waiting.bytes += size;
+  return { answer, size };
+}
+
+/** @param {number} size */
+function answered(size) {
+  waiting.calls -= 1;
+  waiting.bytes -= size;
 }
 
 /**
@@ -177,10 +199,15 @@ function toolFunction(provider, tool, positional) {
   /** @type {{fn: (...args: unknown[]) => Promise<unknown>}} */
   const self = { fn: async () => undefined };
   self.fn = async (...args) => {
+    /** @type {{answer: Promise<string>, size: number} | undefined} */
+    let sent;
     try {
-      return readEnvelope(await send(provider, tool, positional ? args : [args[0] ?? {}]));
+      sent = send(provider, tool, positional ? args : [args[0] ?? {}]);
+      return readEnvelope(await sent.answer);
     } catch (error) {
       throw fromCaller(error, self.fn);
+    } finally {
+      if (sent !== undefined) answered(sent.size);
     }
   };
   return self.fn;
