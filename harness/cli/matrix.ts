@@ -246,7 +246,8 @@ runCommand(async () => {
   if (engine.isAborted) return new Promise<number>(() => {}); // The signal handler exits.
   await engine.closeAll();
   assertValidMatrix(JSON.parse(JSON.stringify(run)));
-  writeReports(run, out);
+  // A fresh clone has no run of its own yet: the first one is compared with the committed snapshot.
+  writeReports(run, out, out === SNAPSHOT_DIR ? undefined : join(SNAPSHOT_DIR, 'history'));
   progress.line(texts.progress.written(relative(process.cwd(), out) || '.'));
   progress.line(texts.progress.verdict(run.summary.green));
   return run.summary.green ? 0 : 1;

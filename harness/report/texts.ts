@@ -67,7 +67,10 @@ export const reportTexts = {
     `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
   sinceTitle: 'Since the previous run',
   noPreviousRun: 'No earlier run is recorded in this directory, so there is nothing to compare with.',
-  comparedWith: (date: string, commit: string | null) => `Compared with the run of ${date}${ofCommit(commit)}.`,
+  comparedWith: (date: string, commit: string | null, snapshot = false) =>
+    snapshot
+      ? `No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of ${date}${ofCommit(commit)}.`
+      : `Compared with the run of ${date}${ofCommit(commit)}.`,
   nothingChanged: 'No cell changed status.',
   moreChanges: '{n} more cases changed',
   change: (change: CellChange) =>
