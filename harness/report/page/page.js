@@ -372,8 +372,9 @@
   // The panel starts below the column heads, wherever they are, so it never covers them.
   function placeDetails() {
     if (details.hidden) return;
-    var head = grid.querySelector('thead');
-    var below = head ? Math.max(0, head.getBoundingClientRect().bottom) : 0;
+    // The heads (th) stick to the top of the window, not their thead: measure them.
+    var heads = Array.from(grid.querySelectorAll('thead th'));
+    var below = Math.max(0, ...heads.map((head) => head.getBoundingClientRect().bottom));
     details.style.setProperty('--details-top', `${Math.round(below) + 8}px`);
   }
   window.addEventListener('scroll', placeDetails, { passive: true });
