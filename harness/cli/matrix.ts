@@ -7,11 +7,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { basename, join, relative, resolve, sep } from 'node:path';
+import { messageOf } from '../../src/protocol/index.js';
 import type { LoadedCase } from '../case-model.js';
 import { COLUMN_IDS, type ColumnId } from '../columns.js';
 import { Engine } from '../engine.js';
 import { type Catalogue, caseTitle, loadCatalogue } from '../load-cases.js';
 import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
+import { reportTexts } from '../report/texts.js';
 import { assertValidMatrix, writeReports } from '../report/write-reports.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
 import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
@@ -20,6 +22,8 @@ const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** Where a run writes: ignored by git. `--snapshot` writes the committed copy instead. */
 const RUN_DIR = join(REPO_ROOT, 'reports', 'run');
 const SNAPSHOT_DIR = join(REPO_ROOT, 'reports');
+/** The README's picture of the snapshot's page. */
+const REPORT_PICTURE = join(REPO_ROOT, 'docs', 'report.png');
 /** Time between count lines in a log. */
 const LOG_EVERY_MS = 5000;
 
@@ -224,6 +228,18 @@ async function runMatrix(
   };
 }
 
+/** The README's picture of the page follows the snapshot; without Chromium it says so (and a test fails). */
+async function refreshPicture(progress: Progress): Promise<void> {
+  const png = relative(process.cwd(), REPORT_PICTURE);
+  try {
+    const { screenshotReport } = await import('../report/browser.js');
+    await screenshotReport(SNAPSHOT_DIR, REPORT_PICTURE);
+    progress.line(reportTexts.pictureWritten(png));
+  } catch (error) {
+    progress.line(reportTexts.pictureNotRefreshed(png, messageOf(error)));
+  }
+}
+
 runCommand(async () => {
   const { values, positionals } = parseCommand(
     process.argv.slice(2),
@@ -249,6 +265,7 @@ runCommand(async () => {
   // A fresh clone has no run of its own yet: the first one is compared with the committed snapshot.
   writeReports(run, out, out === SNAPSHOT_DIR ? undefined : join(SNAPSHOT_DIR, 'history'));
   progress.line(texts.progress.written(relative(process.cwd(), out) || '.'));
+  if (values.snapshot) await refreshPicture(progress);
   progress.line(texts.progress.verdict(run.summary.green));
   return run.summary.green ? 0 : 1;
 });

@@ -128,4 +128,9 @@ export const reportTexts = {
     `matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`,
   noChromium: (path: string) =>
     `Chromium is not installed at ${path}: run \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
+  notPng: 'not a PNG file',
+  pngWithoutEnd: 'a PNG file without its IEND chunk',
+  pictureWritten: (png: string) => `wrote ${png}`,
+  pictureNotRefreshed: (png: string, why: string) =>
+    `${png} was not refreshed (${why}); run \`npx tsx harness/report/browser.ts\` once Chromium is there`,
 } as const;
