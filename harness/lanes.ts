@@ -7,7 +7,7 @@
  */
 
 /** A case still running after this long lets the next one start. */
-export const LONG_CASE_MS = 2_000;
+const LONG_CASE_MS = 2_000;
 /** Cases of one column that may wait beside the one running in the lane. */
 export const MAX_WAITING_CASES = 4;
 
