@@ -1,7 +1,7 @@
 /**
- * `npm run matrix`: every case on every column asked for, one column after another in report
- * order (a column's long cases still waiting while the next runs), each opened, run and closed by
- * the engine; then the reports. Exit code 0 when the matrix
+ * `npm run matrix`: every case on every column asked for, two columns at a time in report order
+ * (a column's long cases still waiting while the next runs), each opened, run and closed by the
+ * engine; then the reports. Exit code 0 when the matrix
  * is green (no fail, no infra-error), 1 when it is not, 2 when the run could not be made (a bad
  * option, a malformed catalogue), 130 when it was interrupted.
  */
@@ -24,6 +24,8 @@ const RUN_DIR = join(REPO_ROOT, 'reports', 'run');
 const SNAPSHOT_DIR = join(REPO_ROOT, 'reports');
 /** The README's picture of the snapshot's page. */
 const REPORT_PICTURE = join(REPO_ROOT, 'docs', 'report.png');
+/** Columns whose cases run at once: two cores, and a column's long cases wait without holding its place. */
+const COLUMNS_AT_ONCE = 2;
 /** Time between count lines in a log. */
 const LOG_EVERY_MS = 5000;
 
@@ -158,10 +160,40 @@ function git(args: string[]): string | undefined {
 }
 
 /**
- * Every case on each column asked for, in report order; the run every report is written from.
- * A column's cases go through its lane (harness/lanes.ts); once the lane is free, the next column
- * opens while the long cases of the last one still wait, and a column closes when its last case
- * is done.
+ * One column: opened, then every case asked of it at once, through its lane. Resolves once the
+ * lane is free (every case started, none holding it), with `done`, which settles when its last case
+ * has and the column is closed.
+ */
+async function startColumn(
+  engine: Engine,
+  id: ColumnId,
+  ordered: readonly LoadedCase[],
+  progress: Progress,
+): Promise<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> }> {
+  const column = { ...engine.describe(id) };
+  const columnStarted = Date.now();
+  progress.columnStart(id, ordered.length);
+  const failure = column.infraError ?? (await engine.open(id));
+  if (failure !== undefined) column.infraError = failure;
+  const cells: MatrixCell[] = [];
+  const asking = ordered.map(async (item, index) => {
+    const { cell } = await engine.cell(item, id);
+    cells[index] = cell;
+    progress.cell(id, item, cell);
+  });
+  await engine.whenLaneFree(id);
+  const done = Promise.all(asking).then(async () => {
+    await engine.close(id);
+    column.durationMs = Date.now() - columnStarted;
+    progress.columnDone(column, cells);
+  });
+  return { column, cells, done };
+}
+
+/**
+ * Every case on each column asked for; the run every report is written from. Columns share no
+ * process, so `COLUMNS_AT_ONCE` run at a time, taken in report order; a column gives its place to
+ * the next once its lane is free, while its long cases still wait (harness/lanes.ts).
  */
 async function runMatrix(
   engine: Engine,
@@ -171,35 +203,20 @@ async function runMatrix(
 ): Promise<MatrixRun> {
   const started = new Date();
   const ordered = [...cases].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  const columns: MatrixColumn[] = [];
-  const columnCells: MatrixCell[][] = [];
-  const finishing: Promise<void>[] = [];
-  for (const id of COLUMN_IDS.filter((column) => asked.includes(column))) {
-    if (engine.isAborted) break;
-    const column = { ...engine.describe(id) };
-    columns.push(column);
-    const columnStarted = Date.now();
-    progress.columnStart(id, ordered.length);
-    const failure = column.infraError ?? (await engine.open(id));
-    if (failure !== undefined) column.infraError = failure;
-    const own: MatrixCell[] = [];
-    columnCells.push(own);
-    const asking = ordered.map(async (item, index) => {
-      const { cell } = await engine.cell(item, id);
-      own[index] = cell;
-      progress.cell(id, item, cell);
-    });
-    await engine.whenLaneFree(id);
-    finishing.push(
-      Promise.all(asking).then(async () => {
-        await engine.close(id);
-        column.durationMs = Date.now() - columnStarted;
-        progress.columnDone(column, own);
-      }),
-    );
-  }
-  await Promise.all(finishing);
+  const queue = COLUMN_IDS.filter((column) => asked.includes(column));
+  const slots: Array<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> } | undefined> = [];
+  const place = async () => {
+    for (let index = slots.length; index < queue.length && !engine.isAborted; index = slots.length) {
+      slots[index] = undefined; // Claimed, so the other place takes the next one.
+      slots[index] = await startColumn(engine, queue[index]!, ordered, progress);
+    }
+  };
+  await Promise.all(Array.from({ length: COLUMNS_AT_ONCE }, place));
+  const ran = slots.filter((entry) => entry !== undefined);
+  await Promise.all(ran.map((entry) => entry.done));
   progress.stop();
+  const columns = ran.map((entry) => entry.column);
+  const columnCells = ran.map((entry) => entry.cells);
   const cells = columnCells.flat();
   const status = git(['status', '--porcelain']);
   const commit = git(['rev-parse', 'HEAD'])?.trim();
