@@ -138,7 +138,8 @@ class Progress {
       )
       .join('  ');
     if (this.out.isTTY) {
-      this.out.write(`\r\x1b[K${text}`);
+      // A line that wraps could not be rewritten in place: it is cut to the terminal's width.
+      this.out.write(`\r\x1b[K${text.slice(0, Math.max(20, (this.out.columns ?? 80) - 1))}`);
       this.pending = true;
     } else if (now) {
       this.line(text);
