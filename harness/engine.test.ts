@@ -95,6 +95,8 @@ describe('Engine', () => {
     expect(fake.runs).toEqual(['ours:first', 'ours:long', 'ours:after']);
     expect(settled).toEqual(['first pass', 'after pass', 'long pass']);
     expect(engine.waitingOn('ours')).toEqual([]);
+    // A later column can start it first.
+    expect([...engine.knownLong]).toEqual(['long']);
     await engine.closeAll();
   });
 

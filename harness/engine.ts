@@ -91,6 +91,8 @@ export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
   /** Each column's cases run in the order asked, a long one waiting beside the next (lanes.ts). */
   private readonly lanes = new Map<ColumnId, CaseLane>();
+  /** Cases that ran long on some column: a later column may start them first. */
+  private readonly longCases = new Set<string>();
   /** Each column as installed, read once. */
   private readonly described = new Map<ColumnId, MatrixColumn>();
   private aborted = false;
@@ -157,6 +159,11 @@ export class Engine {
     return this.lanes.get(name)?.waiting ?? [];
   }
 
+  /** The ids of the cases that ran past the lane's bound on any column so far. */
+  get knownLong(): ReadonlySet<string> {
+    return this.longCases;
+  }
+
   /** Resolves once every cell asked of the column has started and none holds its lane. */
   whenLaneFree(name: ColumnId): Promise<void> {
     return this.lane(name).whenFree();
@@ -164,7 +171,7 @@ export class Engine {
 
   private lane(name: ColumnId): CaseLane {
     let lane = this.lanes.get(name);
-    if (!lane) this.lanes.set(name, (lane = new CaseLane()));
+    if (!lane) this.lanes.set(name, (lane = new CaseLane(undefined, undefined, (id) => this.longCases.add(id))));
     return lane;
   }
 

@@ -42,7 +42,8 @@ describe('CaseLane', () => {
   });
 
   it('lets the next case start once one runs long, names it as waiting, and frees the lane', async () => {
-    const lane = new CaseLane(1000, 2);
+    const told: string[] = [];
+    const lane = new CaseLane(1000, 2, (id) => told.push(id));
     const log: string[] = [];
     const long = controlled(log, 'long');
     const short = controlled(log, 'short');
@@ -55,6 +56,7 @@ describe('CaseLane', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(log).toEqual(['start long', 'start short']);
     expect(lane.waiting).toEqual(['long']);
+    expect(told).toEqual(['long']);
     expect(free).toBe(false);
     short.finish();
     await vi.advanceTimersByTimeAsync(0);

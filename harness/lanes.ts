@@ -32,6 +32,8 @@ export class CaseLane {
   constructor(
     private readonly longCaseMs = LONG_CASE_MS,
     private readonly maxWaiting = MAX_WAITING_CASES,
+    /** Told each case that ran past `longCaseMs`. */
+    private readonly onLong: (id: string) => void = () => {},
   ) {}
 
   /**
@@ -97,6 +99,7 @@ export class CaseLane {
 
   /** The holder moves to the waiting cases and the next case may start. */
   private release(item: Queued): void {
+    this.onLong(item.id);
     item.waiting = true;
     this.waitingIds.push(item.id);
     this.holder = undefined;

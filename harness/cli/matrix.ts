@@ -177,11 +177,17 @@ async function startColumn(
   const failure = column.infraError ?? (await engine.open(id));
   if (failure !== undefined) column.infraError = failure;
   const cells: MatrixCell[] = [];
-  const asking = ordered.map(async (item, index) => {
+  const ask = async (item: LoadedCase, index: number) => {
     const { cell } = await engine.cell(item, id);
     cells[index] = cell;
     progress.cell(id, item, cell);
-  });
+  };
+  // A case that ran long on an earlier column starts first here, so its wait overlaps the rest
+  // instead of ending the column; the report keeps catalogue order.
+  const indexed = ordered.map((item, index) => ({ item, index }));
+  const long = indexed.filter(({ item }) => engine.knownLong.has(item.id));
+  const rest = indexed.filter(({ item }) => !engine.knownLong.has(item.id));
+  const asking = [...long, ...rest].map(({ item, index }) => ask(item, index));
   await engine.whenLaneFree(id);
   const done = Promise.all(asking).then(async () => {
     await engine.close(id);
