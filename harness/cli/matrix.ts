@@ -139,7 +139,7 @@ class Progress {
       .join('  ');
     if (this.out.isTTY) {
       // A line that wraps could not be rewritten in place: it is cut to the terminal's width.
-      this.out.write(`\r\x1b[K${text.slice(0, Math.max(20, (this.out.columns ?? 80) - 1))}`);
+      this.out.write(`\r\x1b[K${text.slice(0, (this.out.columns || 80) - 1)}`);
       this.pending = true;
     } else if (now) {
       this.line(text);
