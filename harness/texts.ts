@@ -91,8 +91,15 @@ export const texts = {
 
   progress: {
     opening: (column: string) => `[${column}] opening the column…`,
-    columnLine: (column: string, done: number, total: number, elapsedMs: number, failures: number) =>
-      `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}`,
+    columnLine: (
+      column: string,
+      done: number,
+      total: number,
+      elapsedMs: number,
+      failures: number,
+      waitingOn: readonly string[],
+    ) =>
+      `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}${waitingOn.length ? ` · waiting on ${waitingOn.join(', ')}` : ''}`,
     failure: (column: string, title: string, reason: string) => `[${column}] ✗ ${title}: ${reason}`,
     infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
     columnDone: (column: string, counts: string, elapsedMs: number) =>
