@@ -20,6 +20,7 @@ import { DaemonMetrics } from './metrics.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
 import { RetainedOutbounds } from './retained-outbounds.js';
+import { RpcGuard } from './rpc-bounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
 import { formatConnectionOpened, formatDrainTimedOut, formatSendBufferExceeded, UPGRADE_REQUIRED } from './texts.js';
@@ -122,20 +123,19 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         metrics.sessionClosed();
         connection.end();
       });
-      const transport = new WsTransport(
-        ws,
-        { maxMessageSize, maxSendBuffer },
-        {
-          received: (bytes) => {
-            connection.heard();
-            metrics.received(bytes);
-          },
-          sent: (bytes) => metrics.sent(bytes),
-          overflowed: (buffered) =>
-            connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
+      const guard = new RpcGuard(settings);
+      const transport = new WsTransport(ws, { maxMessageSize, maxSendBuffer }, guard, {
+        received: (bytes) => {
+          connection.heard();
+          metrics.received(bytes);
         },
-      );
+        sent: (bytes) => metrics.sent(bytes),
+        overflowed: (buffered) =>
+          connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
+        violated: ({ cause, reason }) => connection.dropClient(cause, reason),
+      });
       const session = new RpcSession(transport, new ExecutorEndpoint(connection), { limits: { maxMessageSize } });
+      guard.attach(session);
       sessions.set(ws, { session, connection });
     });
   });

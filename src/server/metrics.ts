@@ -38,7 +38,13 @@ export type SessionRefusal =
   | 'handshake_timeout';
 
 /** Why the daemon dropped an open session. */
-export type DropCause = 'send_buffer' | 'heartbeat_lease' | 'missed_ping';
+export type DropCause =
+  | 'send_buffer'
+  | 'heartbeat_lease'
+  | 'missed_ping'
+  | 'rpc_message'
+  | 'rpc_exports'
+  | 'rpc_imports';
 
 /** An executor that can report its pool, as IsolateExecutor does. */
 interface WithStats {
