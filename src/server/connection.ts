@@ -13,7 +13,7 @@ import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
-import type { RetainedOutbounds } from './retained-outbounds.js';
+import type { RetainedExecutions } from './retained-executions.js';
 import {
   CLIENT_GONE,
   type ExecutionKind,
@@ -32,7 +32,7 @@ export interface ServerContext {
   readonly executor: Executor;
   readonly protocolVersion: number;
   readonly maxExecutionsPerConnection: number;
-  readonly retained: RetainedOutbounds;
+  readonly retained: RetainedExecutions;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
   readonly daemonId: string;
@@ -87,6 +87,11 @@ export class Connection {
 
   get running(): number {
     return this.#running.size;
+  }
+
+  /** The client is gone (`end` ran). */
+  get ended(): boolean {
+    return this.#ended;
   }
 
   /**
@@ -205,7 +210,7 @@ export class Connection {
     this.#ended = true;
     this.#unwatchLease();
     this.giveUp(why);
-    this.server.retained.releaseConnection(this.id);
+    this.server.retained.connectionEnded(this.id);
     this.server.log(formatConnectionClosed(this.id, this.#executions));
   }
 

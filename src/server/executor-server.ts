@@ -19,11 +19,17 @@ import { ExecutorEndpoint } from './endpoint.js';
 import { DaemonMetrics } from './metrics.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
-import { RetainedOutbounds } from './retained-outbounds.js';
+import { type RetainedCounts, RetainedExecutions } from './retained-executions.js';
 import { RpcGuard } from './rpc-bounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
-import { formatConnectionOpened, formatDrainTimedOut, formatSendBufferExceeded, UPGRADE_REQUIRED } from './texts.js';
+import {
+  formatConnectionOpened,
+  formatDrainTimedOut,
+  formatRetainedIdleClosed,
+  formatSendBufferExceeded,
+  UPGRADE_REQUIRED,
+} from './texts.js';
 import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
@@ -40,6 +46,8 @@ export interface ExecutorServer {
   readonly adminUrl: string | undefined;
   /** Executions in flight, across every connection. */
   readonly running: number;
+  /** Retained executions the daemon holds, of open connections and of gone ones (closed at `retainedIdleTimeout`). */
+  readonly retained: RetainedCounts;
   /** True from the moment `close()` is called: `/readyz` answers 503, new sessions and executions are refused. */
   readonly draining: boolean;
   readonly metrics: DaemonMetrics;
@@ -68,6 +76,18 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
   const refusals = new RefusalLog(log, 'call');
+  const retained = new RetainedExecutions({
+    maxRetainedPerConnection: settings.maxRetainedPerConnection,
+    retainedIdleTimeout: settings.retainedIdleTimeout,
+    closeIdle(executionId) {
+      log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeout));
+      metrics.retainedIdleClosed();
+      executor.closeHandles(executionId).catch(() => {
+        // Already gone at the executor (its own bound, or its member died): nothing is held.
+      });
+    },
+  });
+  metrics.watchRetained(retained);
 
   let draining = false;
   let running = 0;
@@ -79,7 +99,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     executor,
     protocolVersion: settings.protocolVersion ?? PROTOCOL_VERSION,
     maxExecutionsPerConnection: settings.maxExecutionsPerConnection,
-    retained: new RetainedOutbounds(),
+    retained,
     get draining() {
       return draining;
     },
@@ -173,6 +193,9 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     get running() {
       return running;
     },
+    get retained() {
+      return retained.counts();
+    },
     get draining() {
       return draining;
     },
@@ -212,6 +235,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await readiness.settled();
         gate.flush();
         refusals.flush();
+        retained.stop();
         metrics.close();
         await admin?.close();
       })();
