@@ -13,6 +13,7 @@ import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
+import { exceedsWireDepth, MAX_WIRE_DEPTH } from './result-depth.js';
 import type { RetainedExecutions } from './retained-executions.js';
 import {
   CLIENT_GONE,
@@ -24,6 +25,7 @@ import {
   formatExecutionRefused,
   formatExecutionSettled,
   formatLeaseExpired,
+  formatResultTooDeep,
   formatTooManyExecutions,
 } from './texts.js';
 
@@ -165,9 +167,11 @@ export class Connection {
     try {
       const result = await body(running.controller.signal);
       this.server.readiness.observe(undefined);
+      const wire = resultToWire(result);
+      if (exceedsWireDepth(wire)) throw new ExecutorError('LIMIT_EXCEEDED', formatResultTooDeep(MAX_WIRE_DEPTH));
       outcome = result.error === undefined ? 'ok' : 'error';
       detail = result.error === undefined ? 'ok' : 'returned an error';
-      return resultToWire(result);
+      return wire;
     } catch (error) {
       this.server.readiness.observe(error);
       const code = (error as { code?: unknown } | null)?.code;
