@@ -17,6 +17,7 @@ import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ServerContext } from './connection.js';
 import { ExecutorEndpoint } from './endpoint.js';
 import { DaemonMetrics } from './metrics.js';
+import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
 import { type RetainedCounts, RetainedExecutions } from './retained-executions.js';
@@ -160,14 +161,18 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     });
   });
 
+  // Behind a proxy that speaks PROXY protocol v2, each connection's header is read before http sees it.
+  const listener = settings.proxyProtocol
+    ? proxiedListener(http, settings.handshakeTimeout, (socket, reason) => gate.refuseProxyHeader(socket, reason))
+    : http;
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(settings.port, settings.host, () => {
-      http.off('error', reject);
+    listener.once('error', reject);
+    listener.listen(settings.port, settings.host, () => {
+      listener.off('error', reject);
       resolve();
     });
   });
-  const address = http.address() as AddressInfo;
+  const address = listener.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   daemonId ||= `${hostname()}:${address.port}`;
 
@@ -176,7 +181,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     try {
       admin = await startAdminServer(settings.admin, metrics, () => readiness.state(draining));
     } catch (error) {
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
       throw error;
     }
     readiness.start();
@@ -220,7 +225,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
           }
           clearTimeout(timer);
         }
-        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+        const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
         // drain() waits until every settled call's answer has been sent, so closing loses none. It
         // also waits for calls still running, so after a give-up it gets no more than the grace.
         await Promise.all(

@@ -36,7 +36,8 @@ export type SessionRefusal =
   | 'draining'
   | 'max_connections'
   | 'unauthenticated_per_peer'
-  | 'handshake_timeout';
+  | 'handshake_timeout'
+  | 'proxy_header';
 
 /** Why the daemon dropped an open session. */
 export type DropCause =

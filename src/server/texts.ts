@@ -256,3 +256,17 @@ export function formatRetainedIdleClosed(executionId: string, timeout: number): 
 export function formatResultTooDeep(limit: number): string {
   return `The execution's result is nested deeper than the ${limit} levels the executor connection carries`;
 }
+
+export const PROXY_SIGNATURE_MISSING =
+  'the connection did not open with a PROXY protocol v2 header, which this daemon requires (--proxy-protocol)';
+
+export const PROXY_HEADER_CLOSED =
+  'the connection closed before its PROXY protocol v2 header was whole (--proxy-protocol)';
+
+export function formatProxyHeaderInvalid(reason: string): string {
+  return `the connection's PROXY protocol v2 header is invalid: ${reason} (--proxy-protocol)`;
+}
+
+export function formatProxyHeaderTimedOut(timeout: number): string {
+  return `no whole PROXY protocol v2 header within ${timeout} ms of connecting (--proxy-protocol, --handshake-timeout)`;
+}
