@@ -62,7 +62,7 @@ function decode(header: Buffer): PeerAddress | undefined {
  * Reads the header off a fresh socket, then hands the socket on with the bytes that followed the
  * header put back. `refuse` is told why a socket without a valid header was destroyed.
  */
-export function readProxyHeader(
+function readProxyHeader(
   socket: Socket,
   timeout: number,
   accepted: (socket: Socket) => void,
