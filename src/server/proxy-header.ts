@@ -85,7 +85,10 @@ function readProxyHeader(
   const onData = (chunk: Buffer): void => {
     received = Buffer.concat([received, chunk]);
     const signature = received.subarray(0, SIGNATURE.length);
-    if (!signature.equals(SIGNATURE.subarray(0, signature.length))) return fail(PROXY_SIGNATURE_MISSING);
+    if (!signature.equals(SIGNATURE.subarray(0, signature.length))) {
+      fail(PROXY_SIGNATURE_MISSING);
+      return;
+    }
     if (received.length < FIXED_PART) return;
     const total = FIXED_PART + received.readUInt16BE(14);
     if (received.length < total) return;
@@ -93,7 +96,8 @@ function readProxyHeader(
     try {
       peer = decode(received.subarray(0, total));
     } catch (error) {
-      return fail(formatProxyHeaderInvalid((error as { message?: string }).message ?? String(error)));
+      fail(formatProxyHeaderInvalid((error as { message?: string }).message ?? String(error)));
+      return;
     }
     finish();
     socket.pause();

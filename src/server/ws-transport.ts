@@ -103,7 +103,10 @@ export class WsTransport implements RpcTransport {
     }
     if (size <= this.#maxMessageSize) {
       const violation = this.#guard.admit(text, size);
-      if (violation !== undefined) return this.#violated(violation);
+      if (violation !== undefined) {
+        this.#violated(violation);
+        return;
+      }
       this.#inbound.deliver(text);
       if (!this.#paused && this.#inbound.length >= PAUSE_AT_QUEUED) {
         this.#paused = true;
