@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/remote/index.js';
 import { NodeWebSocket } from '../remote/support/client.js';
 import { type AdminDaemon, adminGet, metricValue, startAdminDaemon, stopAllDaemons } from '../remote/support/daemon.js';
-import { closedWithin, flood, openRawSocket } from './support/flood.js';
+import { closedWithin, type Flood, flood, openRawSocket } from './support/flood.js';
 
 afterAll(stopAllDaemons);
 
@@ -27,12 +27,31 @@ async function neighbourServed(daemon: AdminDaemon): Promise<void> {
   }
 }
 
+/**
+ * Runs the flood with a neighbour beside it: the neighbour's session opens first, its run starts
+ * with the flood, and /healthz is asked while the flood goes on. All must be served.
+ */
+async function floodBesideNeighbour(daemon: AdminDaemon, attack: () => Promise<Flood>): Promise<Flood> {
+  const neighbour = await connect(daemon.url, { websocket: NodeWebSocket });
+  try {
+    const run = neighbour.execute({ code: 'async () => { await new Promise((r) => setTimeout(r, 300)); return 42 }' });
+    const flooding = attack();
+    const health = await adminGet(daemon, '/healthz');
+    const [result, sent] = await Promise.all([run, flooding]);
+    expect(health.status).toBe(200);
+    expect(result).toMatchObject({ result: 42 });
+    return sent;
+  } finally {
+    await neighbour.dispose();
+  }
+}
+
 describe('a session flooded by its own client', () => {
   it('is closed at the first capnweb "pipe" message, which the executor protocol never sends', async () => {
     const daemon = await startAdminDaemon();
     const socket = await openRawSocket(daemon.url);
     // The measured attack: 520,000 tiny pipes grew the heap until V8 aborted.
-    const sent = await flood(socket, () => '["pipe"]', 520_000, FLOOD_TIME_LIMIT);
+    const sent = await floodBesideNeighbour(daemon, () => flood(socket, () => '["pipe"]', 520_000, FLOOD_TIME_LIMIT));
     expect(await closedWithin(socket, 5_000)).toBe(true);
     expect(sent.sent).toBeLessThan(520_000);
     const dropped = await daemon.waitForLine(/^connection 1 dropped: /);
@@ -47,7 +66,9 @@ describe('a session flooded by its own client', () => {
     const daemon = await startAdminDaemon();
     const socket = await openRawSocket(daemon.url);
     // Each push is a heartbeat() call whose answer stays in the export table until released.
-    const sent = await flood(socket, () => '["push",["pipeline",0,["heartbeat"],[]]]', 200_000, FLOOD_TIME_LIMIT);
+    const sent = await floodBesideNeighbour(daemon, () =>
+      flood(socket, () => '["push",["pipeline",0,["heartbeat"],[]]]', 200_000, FLOOD_TIME_LIMIT),
+    );
     expect(await closedWithin(socket, 5_000)).toBe(true);
     expect(sent.sent).toBeLessThan(200_000);
     const dropped = await daemon.waitForLine(/^connection 1 dropped: /);
