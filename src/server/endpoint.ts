@@ -43,33 +43,31 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
     const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
     let placeTaken = false;
-    const result = await connection
-      .run('execute', wire, async (signal) => {
-        const guard: CompletionGuard = { active: true };
-        const retain =
-          wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
-        // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
-        const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
-        const keptGuard: CompletionGuard = { active: true };
-        try {
-          const native = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
-          const outcome = await server.executor.execute(native, { signal });
-          if (outcome.executionId !== undefined) {
-            const owner = connection.ended ? undefined : id;
-            server.retained.keep(outcome.executionId, owner, kept ? { stub: kept, guard: keptGuard } : undefined);
-            placeTaken = true;
-          } else kept?.[Symbol.dispose]();
-          return outcome;
-        } catch (error) {
-          kept?.[Symbol.dispose]();
-          throw error;
-        } finally {
-          guard.active = false;
-        }
-      })
-      .finally(() => {
-        if (!placeTaken) releasePlace?.();
-      });
+    const run = connection.run('execute', wire, async (signal) => {
+      const guard: CompletionGuard = { active: true };
+      const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
+      // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
+      const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
+      const keptGuard: CompletionGuard = { active: true };
+      try {
+        const native = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
+        const outcome = await server.executor.execute(native, { signal });
+        if (outcome.executionId !== undefined) {
+          const owner = connection.ended ? undefined : id;
+          server.retained.keep(outcome.executionId, owner, kept ? { stub: kept, guard: keptGuard } : undefined);
+          placeTaken = true;
+        } else kept?.[Symbol.dispose]();
+        return outcome;
+      } catch (error) {
+        kept?.[Symbol.dispose]();
+        throw error;
+      } finally {
+        guard.active = false;
+      }
+    });
+    const result = await run.finally(() => {
+      if (!placeTaken) releasePlace?.();
+    });
     if (result.executionId !== undefined) result.executionId = toWireExecutionId(result.executionId, server.daemonId);
     return result;
   }
