@@ -163,7 +163,11 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
 
   // Behind a proxy that speaks PROXY protocol v2, each connection's header is read before http sees it.
   const listener = settings.proxyProtocol
-    ? proxiedListener(http, settings.handshakeTimeout, (socket, reason) => gate.refuseProxyHeader(socket, reason))
+    ? proxiedListener(
+        http,
+        { timeout: settings.handshakeTimeout, maxWaiting: settings.maxConnections },
+        (socket, reason) => gate.refuseProxyHeader(socket, reason),
+      )
     : http;
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);

@@ -3,8 +3,9 @@
  * binary header naming the client's own address, so the per-peer bounds and the log see the
  * client rather than the balancer. The framing is read here, strictly: the 12-byte signature is
  * checked as its bytes arrive, the header is at most 16 + 65535 bytes (its length field), and it
- * must arrive within the handshake timeout. proxy-protocol-js decodes the header once it is whole.
- * A connection without a valid header is refused.
+ * must arrive within the handshake timeout, and at most `--max-connections` connections wait for
+ * theirs at once. proxy-protocol-js decodes the header once it is whole. A connection without a
+ * valid header is refused.
  */
 import type { Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
@@ -12,6 +13,7 @@ import { AddressFamilyType, Command, V2ProxyProtocol } from 'proxy-protocol-js';
 import {
   formatProxyHeaderInvalid,
   formatProxyHeaderTimedOut,
+  formatTooManyAwaitingProxyHeader,
   PROXY_HEADER_CLOSED,
   PROXY_SIGNATURE_MISSING,
 } from './texts.js';
@@ -114,13 +116,39 @@ function readProxyHeader(
   socket.once('end', onEnd);
 }
 
-/** A listener that reads each connection's PROXY header, then gives the connection to `http`. */
+/**
+ * A listener that reads each connection's PROXY header, then gives the connection to `http`. At
+ * most `maxWaiting` connections wait for their header at once (each for `timeout` ms at most);
+ * one more is refused.
+ */
 export function proxiedListener(
   http: Server,
-  timeout: number,
+  limits: { timeout: number; maxWaiting: number },
   refuse: (socket: Socket, reason: string) => void,
 ): NetServer {
-  return createNetServer((socket) =>
-    readProxyHeader(socket, timeout, (accepted) => http.emit('connection', accepted), refuse),
-  );
+  let waiting = 0;
+  return createNetServer((socket) => {
+    if (waiting >= limits.maxWaiting) {
+      socket.on('error', () => {});
+      refuse(socket, formatTooManyAwaitingProxyHeader(waiting));
+      socket.destroy();
+      return;
+    }
+    waiting += 1;
+    let counted = true;
+    const settle = (): void => {
+      if (counted) waiting -= 1;
+      counted = false;
+    };
+    socket.once('close', settle);
+    readProxyHeader(
+      socket,
+      limits.timeout,
+      (accepted) => {
+        settle();
+        http.emit('connection', accepted);
+      },
+      refuse,
+    );
+  });
 }

@@ -270,3 +270,7 @@ export function formatProxyHeaderInvalid(reason: string): string {
 export function formatProxyHeaderTimedOut(timeout: number): string {
   return `no whole PROXY protocol v2 header within ${timeout} ms of connecting (--proxy-protocol, --handshake-timeout)`;
 }
+
+export function formatTooManyAwaitingProxyHeader(waiting: number): string {
+  return `${waiting} connections already wait for their PROXY protocol v2 header, the limit (--max-connections)`;
+}

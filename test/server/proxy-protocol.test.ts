@@ -111,3 +111,25 @@ describe('--proxy-protocol', () => {
     expect(daemon.lines.filter((line) => /^connection refused from /.test(line))).toHaveLength(1);
   });
 });
+
+describe('connections waiting for their PROXY header', () => {
+  it('are at most --max-connections at once; one more is refused naming it', async () => {
+    const daemon = await startAdminDaemon(['--proxy-protocol', '--max-connections', '3']);
+    const waiting = await Promise.all([1, 2, 3].map(() => rawSocket(daemon)));
+    // Half a header each: they wait.
+    for (const socket of waiting) socket.write(ipv4Header([10, 1, 1, 1], 6000).subarray(0, 8));
+    const extra = await rawSocket(daemon);
+    const extraClosed = received(extra);
+    expect(await extraClosed).toBe('');
+    await daemon.waitForLine(
+      /^connection refused from 127\.0\.0\.1:\d+: 3 connections already wait for their PROXY protocol v2 header, the limit \(--max-connections\)$/,
+    );
+    for (const socket of waiting) socket.destroy();
+    // Their places are free again once they close.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await rawSocket(daemon);
+    after.write(Buffer.concat([ipv4Header([10, 1, 1, 2], 6001), Buffer.from(PLAIN_GET)]));
+    expect((await once(after, 'data'))[0].toString('latin1')).toMatch(/^HTTP\/1\.1 426 /);
+    after.destroy();
+  });
+});
