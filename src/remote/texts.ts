@@ -77,3 +77,13 @@ export function formatInvalidOutbound(value: unknown): string {
 
 /** Worded as capnweb's WebSocket transport words it, so both client paths read alike. */
 export const UNEXPECTED_MESSAGE_TYPE = 'Received unexpected message type from WebSocket.';
+
+/** A call failed with an error that carries no executor error code (capnweb's own, say). */
+export function formatCallNotCarried(reason: string): string {
+  return `The executor connection could not carry the call: ${reason}`;
+}
+
+/** The request could not be made into its wire form (not an object, a value the codec refuses). */
+export function formatRequestUnusable(reason: string): string {
+  return `The request cannot be sent to the executor: ${reason}`;
+}

@@ -90,6 +90,15 @@ Server:
   --max-unauthenticated-per-peer <n>     sockets one address may hold before authenticating (default ${SERVER_DEFAULTS.maxUnauthenticatedPerPeer})
   --drain-timeout <ms>                   on SIGTERM, how long running executions may take to finish
                                          before they are cancelled (default ${SERVER_DEFAULTS.drainTimeout})
+  --max-rpc-exports <n>                  entries in one session's capnweb export table (calls not yet
+                                         released, stubs handed out) before it is closed (default ${SERVER_DEFAULTS.maxRpcExports})
+  --max-rpc-imports <n>                  entries in one session's capnweb import table (stubs the client
+                                         passed) before it is closed (default ${SERVER_DEFAULTS.maxRpcImports})
+  --max-retained-per-connection <n>      retained executions one connection holds open (default ${SERVER_DEFAULTS.maxRetainedPerConnection})
+  --retained-idle-timeout <ms>           close a retained execution unused this long, its connection
+                                         open or gone (default ${SERVER_DEFAULTS.retainedIdleTimeout})
+  --proxy-protocol                       expect HAProxy's PROXY protocol v2 header on every connection:
+                                         per-peer bounds and logs see the client's address (default: off)
   --daemon-id <name>                     names this daemon in retained execution ids
                                          (default <hostname>:<port>)
   --admin-port <n>                       serve /healthz, /readyz and /metrics on this port (default: off)
@@ -162,6 +171,10 @@ const SERVER_FLAGS = [
   ['handshake-timeout', 'handshakeTimeout', 1],
   ['max-unauthenticated-per-peer', 'maxUnauthenticatedPerPeer', 1],
   ['drain-timeout', 'drainTimeout', 0],
+  ['max-rpc-exports', 'maxRpcExports', 1],
+  ['max-rpc-imports', 'maxRpcImports', 1],
+  ['max-retained-per-connection', 'maxRetainedPerConnection', 1],
+  ['retained-idle-timeout', 'retainedIdleTimeout', 1],
 ] as const;
 
 const STRING_FLAGS = [
@@ -211,6 +224,7 @@ const OPTIONS = {
   ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   detached: { type: 'boolean' as const },
+  'proxy-protocol': { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
   version: { type: 'boolean' as const, short: 'V' },
 };
@@ -280,6 +294,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     daemon.logFormat = logFormat as LogFormat;
   }
   if (values.detached === true) daemon.detached = true;
+  if (values['proxy-protocol'] === true) daemon.proxyProtocol = true;
 
   const executor: ExecutorFlags = { pool: {}, limits: {} };
   for (const [flag, option, min] of POOL_FLAGS) {

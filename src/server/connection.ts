@@ -13,7 +13,8 @@ import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
-import type { RetainedOutbounds } from './retained-outbounds.js';
+import { exceedsWireDepth, MAX_WIRE_DEPTH } from './result-depth.js';
+import type { RetainedExecutions } from './retained-executions.js';
 import {
   CLIENT_GONE,
   type ExecutionKind,
@@ -24,6 +25,7 @@ import {
   formatExecutionRefused,
   formatExecutionSettled,
   formatLeaseExpired,
+  formatResultTooDeep,
   formatTooManyExecutions,
 } from './texts.js';
 
@@ -32,7 +34,7 @@ export interface ServerContext {
   readonly executor: Executor;
   readonly protocolVersion: number;
   readonly maxExecutionsPerConnection: number;
-  readonly retained: RetainedOutbounds;
+  readonly retained: RetainedExecutions;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
   readonly daemonId: string;
@@ -89,6 +91,11 @@ export class Connection {
 
   get running(): number {
     return this.#running.size;
+  }
+
+  /** The client is gone (`end` ran). */
+  get ended(): boolean {
+    return this.#ended;
   }
 
   /**
@@ -163,9 +170,11 @@ export class Connection {
     try {
       const result = await body(running.controller.signal);
       this.server.readiness.observe(undefined);
+      const wire = resultToWire(result);
+      if (exceedsWireDepth(wire)) throw new ExecutorError('LIMIT_EXCEEDED', formatResultTooDeep(MAX_WIRE_DEPTH));
       outcome = result.error === undefined ? 'ok' : 'error';
       detail = result.error === undefined ? 'ok' : 'returned an error';
-      return resultToWire(result);
+      return wire;
     } catch (error) {
       this.server.readiness.observe(error);
       const code = (error as { code?: unknown } | null)?.code;
@@ -216,7 +225,7 @@ export class Connection {
     this.#ended = true;
     this.#unwatchLease();
     this.giveUp(why);
-    this.server.retained.releaseConnection(this.id);
+    this.server.retained.connectionEnded(this.id);
     this.server.log(formatConnectionClosed(this.id, this.#executions));
   }
 

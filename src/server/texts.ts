@@ -247,3 +247,48 @@ export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number
   const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
   return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;
 }
+
+export const NOT_AN_RPC_MESSAGE =
+  'the client sent a message that is not a capnweb message (a JSON array led by its kind)';
+
+export function formatRpcMessageRefused(kind: string): string {
+  return `the client sent a capnweb "${kind}" message, which opens a stream; the executor protocol passes no streams`;
+}
+
+export type RpcTable = 'export' | 'import';
+
+const RPC_TABLE_FLAGS: Record<RpcTable, string> = { export: '--max-rpc-exports', import: '--max-rpc-imports' };
+
+export function formatRpcTableFull(table: RpcTable, entries: number, limit: number): string {
+  return `the session's capnweb ${table} table holds ${entries} entries, past the limit of ${limit} (${RPC_TABLE_FLAGS[table]})`;
+}
+
+export function formatTooManyRetained(limit: number): string {
+  return `This connection already holds ${limit} retained execution${limit === 1 ? '' : 's'}, the executor daemon's per-connection limit (--max-retained-per-connection): close one with closeHandles first`;
+}
+
+export function formatRetainedIdleClosed(executionId: string, timeout: number): string {
+  return `retained execution ${executionId} closed: unused for ${timeout} ms (--retained-idle-timeout)`;
+}
+
+export function formatResultTooDeep(limit: number): string {
+  return `The execution's result is nested deeper than the ${limit} levels the executor connection carries`;
+}
+
+export const PROXY_SIGNATURE_MISSING =
+  'the connection did not open with a PROXY protocol v2 header, which this daemon requires (--proxy-protocol)';
+
+export const PROXY_HEADER_CLOSED =
+  'the connection closed before its PROXY protocol v2 header was whole (--proxy-protocol)';
+
+export function formatProxyHeaderInvalid(reason: string): string {
+  return `the connection's PROXY protocol v2 header is invalid: ${reason} (--proxy-protocol)`;
+}
+
+export function formatProxyHeaderTimedOut(timeout: number): string {
+  return `no whole PROXY protocol v2 header within ${timeout} ms of connecting (--proxy-protocol, --handshake-timeout)`;
+}
+
+export function formatTooManyAwaitingProxyHeader(waiting: number): string {
+  return `${waiting} connections already wait for their PROXY protocol v2 header, the limit (--max-connections)`;
+}
