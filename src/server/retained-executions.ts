@@ -13,6 +13,7 @@
 
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import type { WireFetch } from '../wire/types.js';
+import type { RetainedCounts } from './executor-server.js';
 
 /** A capnweb stub: callable, duplicable, disposable. */
 export type FetchStub = WireFetch & { dup(): FetchStub; [Symbol.dispose](): void };
@@ -31,12 +32,6 @@ interface Retained {
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Handle calls running on it. */
   calls: number;
-}
-
-/** Retained executions the daemon holds: of connections still open, and of connections gone. */
-export interface RetainedCounts {
-  open: number;
-  gone: number;
 }
 
 export interface RetainedSettings {

@@ -50,7 +50,7 @@ describe('the session and retention flags', () => {
 
   it('refuse a value the option does not take, naming the flag', () => {
     expect(() => parseCommandLine(['serve', '--max-rpc-exports', '0'], {})).toThrow(
-      '--max-rpc-exports must be an integer >= 1, got "0"',
+      '--max-rpc-exports must be at least 1, got 0',
     );
     expect(() => parseCommandLine(['serve', '--retained-idle-timeout', 'soon'], {})).toThrow(
       '--retained-idle-timeout must be an integer >= 1, got "soon"',
