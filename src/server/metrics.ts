@@ -7,7 +7,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
-import type { RetainedExecutions } from './retained-executions.js';
+import type { RetainedCounts } from './executor-server.js';
 import type { ExecutionKind } from './texts.js';
 
 const METRIC_PREFIX = 'codemode_executor_';
@@ -178,7 +178,7 @@ export class DaemonMetrics {
   }
 
   /** Reads the daemon's retained executions at scrape time, by whether their connection is open. */
-  watchRetained(retained: RetainedExecutions): void {
+  watchRetained(retained: { counts(): RetainedCounts }): void {
     new Gauge({
       name: `${METRIC_PREFIX}retained_held`,
       help: 'Retained executions the daemon holds, by whether the connection that retained them is still open (open) or gone (gone: closed at --retained-idle-timeout unless used).',
