@@ -7,6 +7,7 @@ import { type CancellableMethod, cancellationError, readSignal, untilAborted } f
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { validateProviders } from '../protocol/providers.js';
 import type {
+  Dispatch,
   ExecuteRequest,
   ExecuteResult,
   Executor,
@@ -21,10 +22,17 @@ import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
+import { dispatchWithinFrame, isNestedIn } from './nesting.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
-import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
+import {
+  assertDispatchFor,
+  type CheckedExecuteRequest,
+  type CheckedInvokeRequest,
+  checkExecuteRequest,
+  checkInvokeRequest,
+} from './requests.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
@@ -34,7 +42,16 @@ interface RetainedExecution {
   member: SandboxProcess;
   /** Its worker's fetches still go to the outbound it was loaded with. */
   outbound: OutboundFetch | null;
+  /** Its handle calls in flight; while there are none, it is idle. */
+  calls: number;
+  /** When its last call settled (`performance.now()`). */
+  idleSince: number;
+  /** Closes it at `pool.retainedIdleTimeoutMs` of idleness. */
+  expiry: NodeJS.Timeout | undefined;
 }
+
+/** How many closed execution ids keep their own text for a later call that names them. */
+const CLOSED_IDS_REMEMBERED = 1024;
 
 /** Which confinement mode is in force, and why (docs/security.md). */
 export interface ConfinementStats {
@@ -49,8 +66,12 @@ export interface ConfinementStats {
 }
 
 export interface IsolateExecutorStats extends PoolStats {
-  /** Retained executions not yet closed. */
+  /** Retained executions not yet closed (each holds a process of its own). */
   retained: number;
+  /** The bound in force on `retained` (`pool.maxRetained`). */
+  maxRetained: number;
+  /** How long the longest idle retained execution has gone without a call, in ms; 0 when none is idle. */
+  retainedOldestIdleMs: number;
   confinement: ConfinementStats;
 }
 
@@ -63,11 +84,19 @@ export interface RunReport {
 
 export type RunObserver = (report: RunReport) => void;
 
+/** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
+export type RetainedClosedObserver = (executionId: string) => void;
+
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool;
   readonly #confinement: Confinement;
   readonly #retained = new Map<string, RetainedExecution>();
+  /** Executions running that asked to retain: they count against `pool.maxRetained` already. */
+  #retaining = 0;
+  /** Recently closed execution ids, and what a later call naming one is told. */
+  readonly #closed = new Map<string, string>();
+  readonly #closedObservers = new Set<RetainedClosedObserver>();
   readonly #runs = new Set<Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
@@ -91,30 +120,52 @@ export class IsolateExecutor implements Executor {
     const rejection = validateProviders(checked.providers);
     if (rejection !== null) return { result: undefined, error: rejection, logs: [] };
     assertDispatchFor(checked);
+    const { maxRetained } = this.#settings;
+    if (checked.retainHandles && this.#retained.size + this.#retaining >= maxRetained)
+      throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
     const id = randomUUID();
     const entry = buildEntryModule(checked.code, checked.providers);
+    const nested = isNestedIn(this);
+    // Counted from here until its run has settled (and retained it or not): see #supervise.
+    if (checked.retainHandles) this.#retaining += 1;
     return this.#hold.during(async () => {
-      const member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal));
-      return this.#run('execute', signal, member, {
-        id,
-        start: {
-          t: 'run',
-          run: id,
-          entry,
-          modules: checked.modules,
-          outbound: checked.outbound !== null,
-          retain: checked.retainHandles,
-          bound: checked.timeout,
-        },
-        timeout: checked.timeout,
-        cpuTimeout: checked.cpuTimeout,
-        countHostWaits: checked.countHostWaits,
-        dispatch: checked.dispatch,
-        outbound: checked.outbound,
+      let member: SandboxProcess;
+      try {
+        member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal), nested);
+      } catch (error) {
+        if (checked.retainHandles) this.#retaining -= 1;
+        throw error;
+      }
+      return this.#execute(signal, member, id, entry, checked);
+    });
+  }
+
+  #execute(
+    signal: AbortSignal | undefined,
+    member: SandboxProcess,
+    id: string,
+    entry: string,
+    checked: CheckedExecuteRequest,
+  ): Promise<ExecuteResult> {
+    return this.#run('execute', signal, member, {
+      id,
+      start: {
+        t: 'run',
+        run: id,
+        entry,
+        modules: checked.modules,
+        outbound: checked.outbound !== null,
         retain: checked.retainHandles,
-        ...(checked.retainHandles ? { executionId: id } : {}),
-        ...this.#bounds(),
-      });
+        bound: checked.timeout,
+      },
+      timeout: checked.timeout,
+      cpuTimeout: checked.cpuTimeout,
+      countHostWaits: checked.countHostWaits,
+      dispatch: this.#framed(checked.dispatch),
+      outbound: checked.outbound,
+      retain: checked.retainHandles,
+      ...(checked.retainHandles ? { executionId: id } : {}),
+      ...this.#bounds(),
     });
   }
 
@@ -134,43 +185,72 @@ export class IsolateExecutor implements Executor {
     if (JSON.stringify(args).includes('["f"]'))
       throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
     const id = randomUUID();
+    const nested = isNestedIn(this);
+    // Not idle while a call is in flight: its time-to-live starts again when the last one settles.
+    retained.calls += 1;
+    clearTimeout(retained.expiry);
     return this.#hold.during(async () => {
-      const member = await this.#pool.acquire(
-        {
-          process: retained.member,
-          lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
-        },
-        this.#cancelFor('invokeHandle', signal),
-      );
-      return this.#run('invokeHandle', signal, member, {
-        id,
-        start: {
-          t: 'invoke',
-          run: id,
-          exec: checked.executionId,
-          handle: checked.handle,
-          args,
-          bound: checked.timeout,
-        },
-        timeout: checked.timeout,
-        cpuTimeout: checked.cpuTimeout,
-        countHostWaits: checked.countHostWaits,
-        dispatch: checked.dispatch,
-        outbound: retained.outbound,
-        retain: false,
-        executionId: checked.executionId,
-        ...this.#bounds(),
-      });
+      try {
+        const member = await this.#pool.acquire(
+          {
+            process: retained.member,
+            lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
+          },
+          this.#cancelFor('invokeHandle', signal),
+          nested,
+        );
+        return await this.#invoke(signal, member, id, args, retained, checked);
+      } finally {
+        retained.calls -= 1;
+        if (retained.calls === 0 && this.#retained.get(checked.executionId) === retained)
+          this.#armExpiry(checked.executionId, retained);
+      }
     });
   }
 
+  #invoke(
+    signal: AbortSignal | undefined,
+    member: SandboxProcess,
+    id: string,
+    args: unknown,
+    retained: RetainedExecution,
+    checked: CheckedInvokeRequest,
+  ): Promise<ExecuteResult> {
+    return this.#run('invokeHandle', signal, member, {
+      id,
+      start: {
+        t: 'invoke',
+        run: id,
+        exec: checked.executionId,
+        handle: checked.handle,
+        args,
+        bound: checked.timeout,
+      },
+      timeout: checked.timeout,
+      cpuTimeout: checked.cpuTimeout,
+      countHostWaits: checked.countHostWaits,
+      dispatch: this.#framed(checked.dispatch),
+      outbound: retained.outbound,
+      retain: false,
+      executionId: checked.executionId,
+      ...this.#bounds(),
+    });
+  }
+
+  /** Releases the execution's worker; its process, which served it alone, ends. */
   async closeHandles(executionId: string): Promise<void> {
     this.#assertOpen();
-    const retained = this.#retained.get(executionId);
-    if (retained === undefined) return;
-    this.#retained.delete(executionId);
-    retained.member.send({ t: 'release', exec: executionId });
-    this.#pool.closeRetained(retained.member, executionId);
+    this.#close(executionId, isolateText.executionClosed(executionId));
+  }
+
+  /**
+   * Calls `observer` with the id of each retained execution the executor closes on its own: idle
+   * past `pool.retainedIdleTimeoutMs`, or lost with its process (not those `closeHandles` closed).
+   * A daemon uses it to drop what it keeps for that execution. Returns the function that stops it.
+   */
+  observeRetainedClosed(observer: RetainedClosedObserver): () => void {
+    this.#closedObservers.add(observer);
+    return () => this.#closedObservers.delete(observer);
   }
 
   /** Ends every process and rejects queued and running work with `EXECUTOR_DISPOSED`. */
@@ -178,6 +258,7 @@ export class IsolateExecutor implements Executor {
     if (this.#disposing === undefined) {
       const disposed = new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
       for (const run of this.#runs) run.abort(disposed);
+      for (const retained of this.#retained.values()) clearTimeout(retained.expiry);
       this.#retained.clear();
       // Held: the processes' pipes are unref'd, so awaiting their exit alone would not keep the
       // host's event loop running.
@@ -195,9 +276,15 @@ export class IsolateExecutor implements Executor {
    */
   stats(options?: PoolStatsOptions): IsolateExecutorStats {
     const { requested, confined, reason } = this.#confinement;
+    const now = performance.now();
+    let retainedOldestIdleMs = 0;
+    for (const retained of this.#retained.values())
+      if (retained.calls === 0) retainedOldestIdleMs = Math.max(retainedOldestIdleMs, now - retained.idleSince);
     return {
       ...this.#pool.stats(options),
       retained: this.#retained.size,
+      maxRetained: this.#settings.maxRetained,
+      retainedOldestIdleMs: Math.round(retainedOldestIdleMs),
       confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
     };
   }
@@ -233,12 +320,56 @@ export class IsolateExecutor implements Executor {
 
   #findRetained(executionId: string): RetainedExecution {
     const retained = this.#retained.get(executionId);
-    if (retained === undefined) throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionNotFound(executionId));
+    if (retained === undefined) {
+      const closed = this.#closed.get(executionId) ?? isolateText.executionNotFound(executionId);
+      throw new ExecutorError('HANDLE_NOT_FOUND', closed);
+    }
     if (!retained.member.alive) {
-      this.#retained.delete(executionId);
+      this.#close(executionId, isolateText.executionLost(executionId));
       throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(executionId));
     }
     return retained;
+  }
+
+  /** Every tool call of a run made inside a frame naming this executor, so a run it starts is seen as nested. */
+  #framed(dispatch: Dispatch | null | undefined): Dispatch | null | undefined {
+    return typeof dispatch === 'function' ? dispatchWithinFrame(this, dispatch) : dispatch;
+  }
+
+  /** Starts a retained execution's idle time-to-live. */
+  #armExpiry(executionId: string, retained: RetainedExecution): void {
+    const { retainedIdleTimeoutMs } = this.#settings;
+    retained.idleSince = performance.now();
+    clearTimeout(retained.expiry);
+    retained.expiry = setTimeout(() => {
+      if (this.#retained.get(executionId) !== retained || retained.calls > 0) return;
+      this.#close(executionId, isolateText.executionExpired(executionId, retainedIdleTimeoutMs), true);
+    }, retainedIdleTimeoutMs);
+    // A retained execution alone must not keep the host's event loop alive (see loop-hold.ts).
+    retained.expiry.unref();
+  }
+
+  /**
+   * Closes a retained execution: its worker is released and its process ends. `text` is what a
+   * later call naming it is told; `notify`: closed by the executor itself, so observers hear of it.
+   */
+  #close(executionId: string, text: string, notify = false): void {
+    const retained = this.#retained.get(executionId);
+    if (retained === undefined) return;
+    this.#retained.delete(executionId);
+    clearTimeout(retained.expiry);
+    this.#closed.set(executionId, text);
+    if (this.#closed.size > CLOSED_IDS_REMEMBERED) this.#closed.delete(this.#closed.keys().next().value!);
+    if (retained.member.alive) retained.member.send({ t: 'release', exec: executionId });
+    this.#pool.closeRetained(retained.member, executionId);
+    if (!notify) return;
+    for (const observer of this.#closedObservers) {
+      try {
+        observer(executionId);
+      } catch {
+        // An observer's failure is its own.
+      }
+    }
   }
 
   #cancelFor(method: CancellableMethod, signal: AbortSignal | undefined): AcquireCancel | undefined {
@@ -257,6 +388,7 @@ export class IsolateExecutor implements Executor {
     spec: RunSpec,
   ): Promise<ExecuteResult> {
     if (signal?.aborted) {
+      if (spec.retain) this.#retaining -= 1;
       this.#pool.release(member, 'keep');
       return Promise.reject(cancellationError(method, signal));
     }
@@ -285,16 +417,25 @@ export class IsolateExecutor implements Executor {
       const outcome = await run.outcome;
       fate = outcome.fate;
       if (outcome.retained) {
-        // Before the release, so the pool never recycles a process that holds it.
-        this.#retained.set(spec.id, { member, outbound: spec.outbound });
+        // Before the release, so the pool never gives the process another execution.
+        const retained: RetainedExecution = {
+          member,
+          outbound: spec.outbound,
+          calls: 0,
+          idleSince: performance.now(),
+          expiry: undefined,
+        };
+        this.#retained.set(spec.id, retained);
         this.#pool.retain(member, spec.id);
+        this.#armExpiry(spec.id, retained);
         // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
         void member.ended.then(() => {
-          if (this.#retained.get(spec.id)?.member === member) this.#retained.delete(spec.id);
+          if (this.#retained.get(spec.id) === retained) this.#close(spec.id, isolateText.executionLost(spec.id), true);
         });
       }
       return outcome;
     } finally {
+      if (spec.retain) this.#retaining -= 1;
       relay?.drop(spec.id);
       this.#runs.delete(run);
       this.#pool.release(member, fate);
