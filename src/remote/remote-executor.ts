@@ -6,6 +6,7 @@
 import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
 import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
 import type {
+  Dispatch,
   ExecuteRequest,
   ExecuteResult,
   Executor,
@@ -58,6 +59,8 @@ export class RemoteExecutor implements Executor {
   readonly #lifetime = new AbortController();
   /** Numbers the cancel tokens; the daemon keys them per connection, so a counter is unique enough. */
   #cancelTokens = 0;
+  /** This client's tool calls in flight: a call sent meanwhile may come from one of them (nested). */
+  #toolCallsInFlight = 0;
 
   /** Builds the executor without opening it; the first call opens the session. `connect` opens it at once. */
   constructor(url: string, options: ConnectOptions = {}) {
@@ -88,7 +91,7 @@ export class RemoteExecutor implements Executor {
     try {
       if (this.#closed) throw closedError();
       const cancel = this.#cancelFor('execute', options);
-      const wire = executeRequestToWire(request, this.#options.defaults, this.#terms(cancel));
+      const wire = executeRequestToWire(this.#counted(request), this.#options.defaults, this.#terms(cancel));
       return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) =>
         resultFromWire(await session.remote.execute(wire)),
       );
@@ -101,7 +104,7 @@ export class RemoteExecutor implements Executor {
   async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     if (this.#closed) throw closedError();
     const cancel = this.#cancelFor('invokeHandle', options);
-    const wire = invokeRequestToWire(request, this.#options.defaults, this.#terms(cancel));
+    const wire = invokeRequestToWire(this.#counted(request), this.#options.defaults, this.#terms(cancel));
     return this.#callHandleSurface(cancel, async (session) => resultFromWire(await session.remote.invokeHandle(wire)));
   }
 
@@ -130,7 +133,30 @@ export class RemoteExecutor implements Executor {
    */
   #terms(cancel: CallCancel | undefined): CallTerms {
     const { heartbeatInterval, heartbeatTimeout } = this.#options;
-    return { cancelToken: cancel?.token, heartbeatLease: heartbeatInterval + heartbeatTimeout };
+    return {
+      cancelToken: cancel?.token,
+      heartbeatLease: heartbeatInterval + heartbeatTimeout,
+      nested: this.#toolCallsInFlight > 0,
+    };
+  }
+
+  /**
+   * The request with its dispatch counted while each tool call is in flight. Without async context
+   * (this entry runs in a Worker too), a call sent meanwhile is marked nested: upstream's runtime
+   * starts `codemode.run` from inside a tool, and the daemon must not queue it behind its parent.
+   */
+  #counted<T extends { dispatch?: Dispatch | null | undefined }>(request: T): T {
+    const dispatch = request?.dispatch;
+    if (typeof dispatch !== 'function') return request;
+    const counted: Dispatch = async (provider, tool, args) => {
+      this.#toolCallsInFlight += 1;
+      try {
+        return await dispatch(provider, tool, args);
+      } finally {
+        this.#toolCallsInFlight -= 1;
+      }
+    };
+    return { ...request, dispatch: counted };
   }
 
   /** Validates the call's options (`INVALID_REQUEST`); a signal gets a fresh token. */

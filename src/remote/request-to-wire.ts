@@ -21,10 +21,13 @@ function pick<T>(requested: T | undefined, fallback: T | undefined): T | undefin
 export interface CallTerms {
   cancelToken?: string | undefined;
   heartbeatLease?: number | undefined;
+  /** Sent while one of this client's tool calls was in flight: maybe from inside it. */
+  nested?: boolean | undefined;
 }
 
-function addTerms(wire: { cancelToken?: string; heartbeatLease?: number }, terms: CallTerms): void {
+function addTerms(wire: { cancelToken?: string; heartbeatLease?: number; nested?: boolean }, terms: CallTerms): void {
   if (terms.cancelToken !== undefined) wire.cancelToken = terms.cancelToken;
+  if (terms.nested === true) wire.nested = true;
   if (terms.heartbeatLease !== undefined) wire.heartbeatLease = terms.heartbeatLease;
 }
 

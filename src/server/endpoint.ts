@@ -9,6 +9,7 @@ import type { ExecutorError } from '../protocol/errors.js';
 import type { ExecutorEndpoint as EndpointContract, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
+import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-outbounds.js';
@@ -22,6 +23,8 @@ import {
 
 export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   readonly #connection: Connection;
+  /** This connection's tool calls in flight, whose context a nested request runs in. */
+  readonly #toolCalls = new ToolCallContexts();
 
   constructor(connection: Connection) {
     super();
@@ -47,8 +50,10 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
       const keptGuard: CompletionGuard = { active: true };
       try {
-        const native = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
-        const outcome = await server.executor.execute(native, { signal });
+        const native = this.#toolCalls.track(
+          executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
+        );
+        const outcome = await this.#toolCalls.run(wire.nested, () => server.executor.execute(native, { signal }));
         if (kept && outcome.executionId !== undefined) server.retained.keep(outcome.executionId, id, kept, keptGuard);
         else kept?.[Symbol.dispose]();
         return outcome;
@@ -71,7 +76,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const result = await connection.run('invokeHandle', wire, async (signal) => {
       const guard: CompletionGuard = { active: true };
       try {
-        return await executor.invokeHandle(invokeRequestFromWire({ ...wire, executionId }, args, guard), { signal });
+        const native = this.#toolCalls.track(invokeRequestFromWire({ ...wire, executionId }, args, guard));
+        return await this.#toolCalls.run(wire.nested, () => executor.invokeHandle(native, { signal }));
       } finally {
         guard.active = false;
       }

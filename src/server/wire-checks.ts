@@ -35,6 +35,7 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   countHostWaits: true,
   retainHandles: true,
   cancelToken: true,
+  nested: true,
   heartbeatLease: true,
 });
 
@@ -47,6 +48,7 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   cpuTimeout: true,
   countHostWaits: true,
   cancelToken: true,
+  nested: true,
   heartbeatLease: true,
 });
 
@@ -94,6 +96,7 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'cpuTimeout', 'a number or absent', optional(isNumber));
   field(method, fields, 'countHostWaits', 'a boolean or absent', optional(isBoolean));
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
+  field(method, fields, 'nested', 'a boolean or absent', optional(isBoolean));
   checkCancelToken(fields);
 }
 

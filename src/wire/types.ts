@@ -44,6 +44,11 @@ export interface WireExecuteRequest {
   /** Present when the caller passed a signal: `cancel(cancelToken)` aborts this call. */
   cancelToken?: string;
   /**
+   * `true` when the client sent it while one of its own tool calls was in flight: it may have been
+   * started from that tool (upstream's `codemode.run`), so the daemon admits it as a nested run.
+   */
+  nested?: boolean;
+  /**
    * Milliseconds: the client counts the session broken when the daemon has not heard from it this
    * long while calls run (its heartbeat interval plus timeout). The daemon then cancels the
    * connection's calls itself, so nothing runs on after the client was told the connection broke.
@@ -62,6 +67,8 @@ export interface WireInvokeHandleRequest {
   countHostWaits?: boolean;
   /** As on `WireExecuteRequest`. */
   cancelToken?: string;
+  /** As on `WireExecuteRequest`. */
+  nested?: boolean;
   /** As on `WireExecuteRequest`. */
   heartbeatLease?: number;
 }
