@@ -13,7 +13,6 @@ import type {
   Executor,
   ExecutorCallOptions,
   InvokeHandleRequest,
-  OutboundFetch,
 } from '../protocol/types.js';
 import { encodeValue } from '../protocol/value-codec.js';
 import { type Confinement, type ConfinementOption, resolveConfinement } from './confinement/detect.js';
@@ -33,25 +32,11 @@ import {
   checkExecuteRequest,
   checkInvokeRequest,
 } from './requests.js';
+import { type RetainedClosedObserver, type RetainedExecution, RetainedExecutions } from './retained-executions.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
-
-interface RetainedExecution {
-  member: SandboxProcess;
-  /** Its worker's fetches still go to the outbound it was loaded with. */
-  outbound: OutboundFetch | null;
-  /** Its handle calls in flight; while there are none, it is idle. */
-  calls: number;
-  /** When its last call settled (`performance.now()`). */
-  idleSince: number;
-  /** Closes it at `pool.retainedIdleTimeoutMs` of idleness. */
-  expiry: NodeJS.Timeout | undefined;
-}
-
-/** How many closed execution ids keep their own text for a later call that names them. */
-const CLOSED_IDS_REMEMBERED = 1024;
 
 /** Which confinement mode is in force, and why (docs/security.md). */
 export interface ConfinementStats {
@@ -84,19 +69,11 @@ export interface RunReport {
 
 export type RunObserver = (report: RunReport) => void;
 
-/** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
-export type RetainedClosedObserver = (executionId: string) => void;
-
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool;
   readonly #confinement: Confinement;
-  readonly #retained = new Map<string, RetainedExecution>();
-  /** Executions running that asked to retain: they count against `pool.maxRetained` already. */
-  #retaining = 0;
-  /** Recently closed execution ids, and what a later call naming one is told. */
-  readonly #closed = new Map<string, string>();
-  readonly #closedObservers = new Set<RetainedClosedObserver>();
+  readonly #retained: RetainedExecutions;
   readonly #runs = new Set<Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
@@ -110,6 +87,10 @@ export class IsolateExecutor implements Executor {
     this.#confinement = resolveConfinement(this.#settings.confinement, resolveWorkerdBinary);
     this.#relay = new OutboundServer(this.#settings.limits.maxRequestBodyBytes);
     this.#pool = new Pool(this.#settings, () => this.#launch());
+    this.#retained = new RetainedExecutions(this.#settings, (member, executionId) => {
+      if (member.alive) member.send({ t: 'release', exec: executionId });
+      this.#pool.closeRetained(member, executionId);
+    });
   }
 
   /** Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`. */
@@ -120,20 +101,17 @@ export class IsolateExecutor implements Executor {
     const rejection = validateProviders(checked.providers);
     if (rejection !== null) return { result: undefined, error: rejection, logs: [] };
     assertDispatchFor(checked);
-    const { maxRetained } = this.#settings;
-    if (checked.retainHandles && this.#retained.size + this.#retaining >= maxRetained)
-      throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
     const id = randomUUID();
     const entry = buildEntryModule(checked.code, checked.providers);
     const nested = isNestedIn(this);
     // Counted from here until its run has settled (and retained it or not): see #supervise.
-    if (checked.retainHandles) this.#retaining += 1;
+    if (checked.retainHandles) this.#retained.reserve();
     return this.#hold.during(async () => {
       let member: SandboxProcess;
       try {
         member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal), nested);
       } catch (error) {
-        if (checked.retainHandles) this.#retaining -= 1;
+        if (checked.retainHandles) this.#retained.unreserve();
         throw error;
       }
       return this.#execute(signal, member, id, entry, checked);
@@ -174,7 +152,7 @@ export class IsolateExecutor implements Executor {
     this.#assertOpen();
     const signal = readSignal('invokeHandle', options);
     const checked = checkInvokeRequest(request, this.#settings);
-    const retained = this.#findRetained(checked.executionId);
+    const retained = this.#retained.find(checked.executionId);
     let args: unknown;
     try {
       args = encodeValue(checked.args);
@@ -186,9 +164,7 @@ export class IsolateExecutor implements Executor {
       throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
     const id = randomUUID();
     const nested = isNestedIn(this);
-    // Not idle while a call is in flight: its time-to-live starts again when the last one settles.
-    retained.calls += 1;
-    clearTimeout(retained.expiry);
+    this.#retained.beginCall(retained);
     return this.#hold.during(async () => {
       try {
         const member = await this.#pool.acquire(
@@ -201,9 +177,7 @@ export class IsolateExecutor implements Executor {
         );
         return await this.#invoke(signal, member, id, args, retained, checked);
       } finally {
-        retained.calls -= 1;
-        if (retained.calls === 0 && this.#retained.get(checked.executionId) === retained)
-          this.#armExpiry(checked.executionId, retained);
+        this.#retained.endCall(checked.executionId, retained);
       }
     });
   }
@@ -240,7 +214,7 @@ export class IsolateExecutor implements Executor {
   /** Releases the execution's worker; its process, which served it alone, ends. */
   async closeHandles(executionId: string): Promise<void> {
     this.#assertOpen();
-    this.#close(executionId, isolateText.executionClosed(executionId));
+    this.#retained.close(executionId, isolateText.executionClosed(executionId));
   }
 
   /**
@@ -249,8 +223,7 @@ export class IsolateExecutor implements Executor {
    * A daemon uses it to drop what it keeps for that execution. Returns the function that stops it.
    */
   observeRetainedClosed(observer: RetainedClosedObserver): () => void {
-    this.#closedObservers.add(observer);
-    return () => this.#closedObservers.delete(observer);
+    return this.#retained.observeClosed(observer);
   }
 
   /** Ends every process and rejects queued and running work with `EXECUTOR_DISPOSED`. */
@@ -258,7 +231,6 @@ export class IsolateExecutor implements Executor {
     if (this.#disposing === undefined) {
       const disposed = new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
       for (const run of this.#runs) run.abort(disposed);
-      for (const retained of this.#retained.values()) clearTimeout(retained.expiry);
       this.#retained.clear();
       // Held: the processes' pipes are unref'd, so awaiting their exit alone would not keep the
       // host's event loop running.
@@ -276,15 +248,11 @@ export class IsolateExecutor implements Executor {
    */
   stats(options?: PoolStatsOptions): IsolateExecutorStats {
     const { requested, confined, reason } = this.#confinement;
-    const now = performance.now();
-    let retainedOldestIdleMs = 0;
-    for (const retained of this.#retained.values())
-      if (retained.calls === 0) retainedOldestIdleMs = Math.max(retainedOldestIdleMs, now - retained.idleSince);
     return {
       ...this.#pool.stats(options),
       retained: this.#retained.size,
       maxRetained: this.#settings.maxRetained,
-      retainedOldestIdleMs: Math.round(retainedOldestIdleMs),
+      retainedOldestIdleMs: this.#retained.oldestIdleMs(),
       confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
     };
   }
@@ -318,58 +286,9 @@ export class IsolateExecutor implements Executor {
     if (this.#disposing !== undefined) throw new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
   }
 
-  #findRetained(executionId: string): RetainedExecution {
-    const retained = this.#retained.get(executionId);
-    if (retained === undefined) {
-      const closed = this.#closed.get(executionId) ?? isolateText.executionNotFound(executionId);
-      throw new ExecutorError('HANDLE_NOT_FOUND', closed);
-    }
-    if (!retained.member.alive) {
-      this.#close(executionId, isolateText.executionLost(executionId));
-      throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(executionId));
-    }
-    return retained;
-  }
-
   /** Every tool call of a run made inside a frame naming this executor, so a run it starts is seen as nested. */
   #framed(dispatch: Dispatch | null | undefined): Dispatch | null | undefined {
     return typeof dispatch === 'function' ? dispatchWithinFrame(this, dispatch) : dispatch;
-  }
-
-  /** Starts a retained execution's idle time-to-live. */
-  #armExpiry(executionId: string, retained: RetainedExecution): void {
-    const { retainedIdleTimeoutMs } = this.#settings;
-    retained.idleSince = performance.now();
-    clearTimeout(retained.expiry);
-    retained.expiry = setTimeout(() => {
-      if (this.#retained.get(executionId) !== retained || retained.calls > 0) return;
-      this.#close(executionId, isolateText.executionExpired(executionId, retainedIdleTimeoutMs), true);
-    }, retainedIdleTimeoutMs);
-    // A retained execution alone must not keep the host's event loop alive (see loop-hold.ts).
-    retained.expiry.unref();
-  }
-
-  /**
-   * Closes a retained execution: its worker is released and its process ends. `text` is what a
-   * later call naming it is told; `notify`: closed by the executor itself, so observers hear of it.
-   */
-  #close(executionId: string, text: string, notify = false): void {
-    const retained = this.#retained.get(executionId);
-    if (retained === undefined) return;
-    this.#retained.delete(executionId);
-    clearTimeout(retained.expiry);
-    this.#closed.set(executionId, text);
-    if (this.#closed.size > CLOSED_IDS_REMEMBERED) this.#closed.delete(this.#closed.keys().next().value!);
-    if (retained.member.alive) retained.member.send({ t: 'release', exec: executionId });
-    this.#pool.closeRetained(retained.member, executionId);
-    if (!notify) return;
-    for (const observer of this.#closedObservers) {
-      try {
-        observer(executionId);
-      } catch {
-        // An observer's failure is its own.
-      }
-    }
   }
 
   #cancelFor(method: CancellableMethod, signal: AbortSignal | undefined): AcquireCancel | undefined {
@@ -388,7 +307,7 @@ export class IsolateExecutor implements Executor {
     spec: RunSpec,
   ): Promise<ExecuteResult> {
     if (signal?.aborted) {
-      if (spec.retain) this.#retaining -= 1;
+      if (spec.retain) this.#retained.unreserve();
       this.#pool.release(member, 'keep');
       return Promise.reject(cancellationError(method, signal));
     }
@@ -418,24 +337,12 @@ export class IsolateExecutor implements Executor {
       fate = outcome.fate;
       if (outcome.retained) {
         // Before the release, so the pool never gives the process another execution.
-        const retained: RetainedExecution = {
-          member,
-          outbound: spec.outbound,
-          calls: 0,
-          idleSince: performance.now(),
-          expiry: undefined,
-        };
-        this.#retained.set(spec.id, retained);
         this.#pool.retain(member, spec.id);
-        this.#armExpiry(spec.id, retained);
-        // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
-        void member.ended.then(() => {
-          if (this.#retained.get(spec.id) === retained) this.#close(spec.id, isolateText.executionLost(spec.id), true);
-        });
+        this.#retained.add(spec.id, member, spec.outbound);
       }
       return outcome;
     } finally {
-      if (spec.retain) this.#retaining -= 1;
+      if (spec.retain) this.#retained.unreserve();
       relay?.drop(spec.id);
       this.#runs.delete(run);
       this.#pool.release(member, fate);
