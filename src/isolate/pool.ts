@@ -169,12 +169,7 @@ export class Pool {
     const { maxWorkers, maxNestedRuns } = this.#settings;
     // No slot within maxWorkers, and the nested runs beyond it at their cap: waiting could be
     // waiting on its own parent, so it is refused instead.
-    if (
-      nested &&
-      this.#busy >= maxWorkers &&
-      this.#overshoot + this.#nestedWaiters >= maxNestedRuns &&
-      maxNestedRuns > 0
-    )
+    if (nested && this.#busy >= maxWorkers && this.#overshoot + this.#nestedWaiters >= maxNestedRuns)
       return Promise.reject(new ExecutorError('LIMIT_EXCEEDED', isolateText.nestedLimit(maxNestedRuns)));
     this.#started = true;
     return new Promise<SandboxProcess>((settleResolve, settleReject) => {
@@ -185,7 +180,7 @@ export class Pool {
       const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
       const waiter: Waiter = {
         settled: false,
-        nested: nested && maxNestedRuns > 0,
+        nested,
         resolve: (process) => {
           stopListening();
           settleResolve(process);
