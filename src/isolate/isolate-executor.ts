@@ -25,14 +25,8 @@ import { dispatchWithinFrame, isNestedIn } from './nesting.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
-import {
-  assertDispatchFor,
-  type CheckedExecuteRequest,
-  type CheckedInvokeRequest,
-  checkExecuteRequest,
-  checkInvokeRequest,
-} from './requests.js';
-import { type RetainedClosedObserver, type RetainedExecution, RetainedExecutions } from './retained-executions.js';
+import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
+import { type RetainedClosedObserver, RetainedExecutions } from './retained-executions.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
@@ -107,43 +101,32 @@ export class IsolateExecutor implements Executor {
     // Counted from here until its run has settled (and retained it or not): see #supervise.
     if (checked.retainHandles) this.#retained.reserve();
     return this.#hold.during(async () => {
-      let member: SandboxProcess;
-      try {
-        member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal), nested);
-      } catch (error) {
-        if (checked.retainHandles) this.#retained.unreserve();
-        throw error;
-      }
-      return this.#execute(signal, member, id, entry, checked);
-    });
-  }
-
-  #execute(
-    signal: AbortSignal | undefined,
-    member: SandboxProcess,
-    id: string,
-    entry: string,
-    checked: CheckedExecuteRequest,
-  ): Promise<ExecuteResult> {
-    return this.#run('execute', signal, member, {
-      id,
-      start: {
-        t: 'run',
-        run: id,
-        entry,
-        modules: checked.modules,
-        outbound: checked.outbound !== null,
+      const member = await this.#pool
+        .acquire(undefined, this.#cancelFor('execute', signal), nested)
+        .catch((error: unknown) => {
+          if (checked.retainHandles) this.#retained.unreserve();
+          throw error;
+        });
+      return this.#run('execute', signal, member, {
+        id,
+        start: {
+          t: 'run',
+          run: id,
+          entry,
+          modules: checked.modules,
+          outbound: checked.outbound !== null,
+          retain: checked.retainHandles,
+          bound: checked.timeout,
+        },
+        timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
+        countHostWaits: checked.countHostWaits,
+        dispatch: this.#framed(checked.dispatch),
+        outbound: checked.outbound,
         retain: checked.retainHandles,
-        bound: checked.timeout,
-      },
-      timeout: checked.timeout,
-      cpuTimeout: checked.cpuTimeout,
-      countHostWaits: checked.countHostWaits,
-      dispatch: this.#framed(checked.dispatch),
-      outbound: checked.outbound,
-      retain: checked.retainHandles,
-      ...(checked.retainHandles ? { executionId: id } : {}),
-      ...this.#bounds(),
+        ...(checked.retainHandles ? { executionId: id } : {}),
+        ...this.#bounds(),
+      });
     });
   }
 
@@ -164,51 +147,40 @@ export class IsolateExecutor implements Executor {
       throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
     const id = randomUUID();
     const nested = isNestedIn(this);
+    // Not idle while the call is in flight: its time-to-live starts again once the last one settles.
     this.#retained.beginCall(retained);
-    return this.#hold.during(async () => {
-      try {
-        const member = await this.#pool.acquire(
-          {
-            process: retained.member,
-            lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
-          },
-          this.#cancelFor('invokeHandle', signal),
-          nested,
-        );
-        return await this.#invoke(signal, member, id, args, retained, checked);
-      } finally {
-        this.#retained.endCall(checked.executionId, retained);
-      }
+    const call = this.#hold.during(async () => {
+      const member = await this.#pool.acquire(
+        {
+          process: retained.member,
+          lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
+        },
+        this.#cancelFor('invokeHandle', signal),
+        nested,
+      );
+      return this.#run('invokeHandle', signal, member, {
+        id,
+        start: {
+          t: 'invoke',
+          run: id,
+          exec: checked.executionId,
+          handle: checked.handle,
+          args,
+          bound: checked.timeout,
+        },
+        timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
+        countHostWaits: checked.countHostWaits,
+        dispatch: this.#framed(checked.dispatch),
+        outbound: retained.outbound,
+        retain: false,
+        executionId: checked.executionId,
+        ...this.#bounds(),
+      });
     });
-  }
-
-  #invoke(
-    signal: AbortSignal | undefined,
-    member: SandboxProcess,
-    id: string,
-    args: unknown,
-    retained: RetainedExecution,
-    checked: CheckedInvokeRequest,
-  ): Promise<ExecuteResult> {
-    return this.#run('invokeHandle', signal, member, {
-      id,
-      start: {
-        t: 'invoke',
-        run: id,
-        exec: checked.executionId,
-        handle: checked.handle,
-        args,
-        bound: checked.timeout,
-      },
-      timeout: checked.timeout,
-      cpuTimeout: checked.cpuTimeout,
-      countHostWaits: checked.countHostWaits,
-      dispatch: this.#framed(checked.dispatch),
-      outbound: retained.outbound,
-      retain: false,
-      executionId: checked.executionId,
-      ...this.#bounds(),
-    });
+    const settled = () => this.#retained.endCall(checked.executionId, retained);
+    void call.then(settled, settled);
+    return call;
   }
 
   /** Releases the execution's worker; its process, which served it alone, ends. */
