@@ -7,10 +7,22 @@
  *
  * The host, which can read the file, links it (or copies it, across file systems) into a
  * directory of its own that the member's uid may search, and the view binds it from there, at
- * the path it has in the view. Once per process; the directory goes at the host's exit. Member
- * directories likewise go under a temporary directory that uid may search.
+ * the path it has in the view. Once per process; the directory goes at the host's exit, or, after
+ * a SIGKILL, when the next host stages its files. Member directories likewise go under a
+ * temporary directory that uid may search.
  */
-import { chmodSync, copyFileSync, linkSync, mkdtempSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { MemberOwner } from './member-directory.js';
@@ -72,10 +84,30 @@ export function memberBase(who: MemberOwner | undefined): string {
 
 let staging: string | undefined;
 
+/** A staging directory's name: it names the process that made it. */
+const STAGING_PREFIX = 'codemode-view-';
+const STAGING_NAME = /^codemode-view-(\d+)-/;
+
+/** Removes the staging directories of this uid's processes that are gone (SIGKILLed: no exit hook ran). */
+function removeStale(base: string): void {
+  for (const name of readdirSync(base)) {
+    const pid = STAGING_NAME.exec(name)?.[1];
+    if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
+    const path = join(base, name);
+    try {
+      if (statSync(path).uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Another process removed it meanwhile.
+    }
+  }
+}
+
 /** The host's directory of staged files, made once; removed at exit. */
 function stagingDirectory(who: MemberOwner): string {
   if (staging !== undefined) return staging;
-  const made = mkdtempSync(join(memberBase(who), 'codemode-view-'));
+  const base = memberBase(who);
+  removeStale(base);
+  const made = mkdtempSync(join(base, `${STAGING_PREFIX}${process.pid}-`));
   // Owned by the host, searchable by all, writable by the host alone.
   chmodSync(made, 0o755);
   process.once('exit', () => rmSync(made, { recursive: true, force: true }));
