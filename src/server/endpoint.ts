@@ -23,7 +23,7 @@ import {
 
 export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   readonly #connection: Connection;
-  /** This connection's tool calls in flight, whose context a nested request runs in. */
+  /** This connection's tool calls in flight, per call, whose context a nested request runs in. */
   readonly #toolCalls = new ToolCallContexts();
 
   constructor(connection: Connection) {
@@ -51,9 +51,10 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       const keptGuard: CompletionGuard = { active: true };
       try {
         const native = this.#toolCalls.track(
+          wire.callId,
           executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
         );
-        const outcome = await this.#toolCalls.run(wire.nested, () => server.executor.execute(native, { signal }));
+        const outcome = await this.#toolCalls.run(wire.parent, () => server.executor.execute(native, { signal }));
         if (kept && outcome.executionId !== undefined) server.retained.keep(outcome.executionId, id, kept, keptGuard);
         else kept?.[Symbol.dispose]();
         return outcome;
@@ -76,8 +77,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const result = await connection.run('invokeHandle', wire, async (signal) => {
       const guard: CompletionGuard = { active: true };
       try {
-        const native = this.#toolCalls.track(invokeRequestFromWire({ ...wire, executionId }, args, guard));
-        return await this.#toolCalls.run(wire.nested, () => executor.invokeHandle(native, { signal }));
+        const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
+        return await this.#toolCalls.run(wire.parent, () => executor.invokeHandle(native, { signal }));
       } finally {
         guard.active = false;
       }
