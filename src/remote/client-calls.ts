@@ -30,27 +30,27 @@ interface RuntimeLookup {
   process?: { getBuiltinModule?: (id: string) => unknown };
 }
 
-/** An `AsyncLocalStorage` where the runtime has one, found without importing a Node built-in. */
-export function runtimeFrameStorage(): FrameStorage | undefined {
+/** An `AsyncLocalStorage` where the runtime has one, found without importing a Node built-in; `null` where not. */
+export function runtimeFrameStorage(): FrameStorage | null {
   try {
     const hooks = (globalThis as RuntimeLookup).process?.getBuiltinModule?.('node:async_hooks') as
       | { AsyncLocalStorage?: new () => FrameStorage }
       | undefined;
-    return hooks?.AsyncLocalStorage === undefined ? undefined : new hooks.AsyncLocalStorage();
+    return hooks?.AsyncLocalStorage === undefined ? null : new hooks.AsyncLocalStorage();
   } catch {
-    return undefined;
+    return null;
   }
 }
 
 const detectedStorage = runtimeFrameStorage();
 
 export class ClientCalls {
-  readonly #frames: FrameStorage | undefined;
+  readonly #frames: FrameStorage | null;
   #lastId = 0;
   /** Tool calls in flight, per call that has any. */
   readonly #toolCallsInFlight = new Map<string, number>();
 
-  constructor(frames: FrameStorage | undefined = detectedStorage) {
+  constructor(frames: FrameStorage | null = detectedStorage) {
     this.#frames = frames;
   }
 
@@ -70,7 +70,7 @@ export class ClientCalls {
       try {
         const frame: Frame = { owner: this, callId, inFlight: () => pending };
         const call = () => dispatch(provider, tool, args);
-        return await (this.#frames === undefined ? call() : this.#frames.run(frame, call));
+        return await (this.#frames === null ? call() : this.#frames.run(frame, call));
       } finally {
         pending = false;
         const left = (this.#toolCallsInFlight.get(callId) ?? 1) - 1;
@@ -83,7 +83,7 @@ export class ClientCalls {
 
   /** The call a request sent now comes from, where that is known; `undefined` otherwise. */
   parent(): string | undefined {
-    if (this.#frames !== undefined) {
+    if (this.#frames !== null) {
       const frame = this.#frames.getStore();
       return frame !== undefined && frame.owner === this && frame.inFlight() ? frame.callId : undefined;
     }

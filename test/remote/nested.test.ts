@@ -12,6 +12,7 @@ import type { Dispatch } from '../../src/protocol/types.js';
 import { connect } from '../../src/remote/index.js';
 import { NodeWebSocket } from './support/client.js';
 import { startDaemon, stopAllDaemons } from './support/daemon.js';
+import { openRawSession } from './support/raw-session.js';
 
 afterAll(stopAllDaemons);
 
@@ -47,7 +48,10 @@ it('forty concurrent unrelated executions on a daemon of two sandbox processes a
   const executor = await connect(daemon.url, { websocket: NodeWebSocket });
   try {
     const providers = [{ name: 'codemode', tools: ['run', 'wait'] }];
-    const { promise: firstToolCall, resolve: toolCalled } = Promise.withResolvers<void>();
+    let toolCalled = () => {};
+    const firstToolCall = new Promise<void>((resolve) => {
+      toolCalled = resolve;
+    });
     const dispatch: Dispatch = createEnvelopeDispatch(
       {
         codemode: async (tool, [value]) => {
@@ -81,3 +85,62 @@ it('forty concurrent unrelated executions on a daemon of two sandbox processes a
     await executor.dispose();
   }
 }, 180_000);
+
+it('a parent must be a non-empty string, and one naming a call of another connection is ignored: that call queues', async () => {
+  const daemon = await startDaemon(['--max-workers', '1', '--spare', '0']);
+  const holder = await openRawSession(daemon.url);
+  const stranger = await openRawSession(daemon.url);
+  try {
+    const refused = await stranger.remote.execute!({
+      code: 'async () => 1',
+      dispatch: null,
+      outboundMode: 'default',
+      parent: 7,
+    }).catch((error: { code?: unknown; message?: unknown }) => [error.code, error.message]);
+    expect(refused).toEqual(['INVALID_REQUEST', 'execute: request.parent must be a non-empty string or absent, got 7']);
+
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let toolCalled = () => {};
+    const holding = new Promise<void>((resolve) => {
+      toolCalled = resolve;
+    });
+    const dispatch: Dispatch = createEnvelopeDispatch(
+      {
+        codemode: async () => {
+          toolCalled();
+          await released;
+          return 'released';
+        },
+      },
+      { active: true },
+    );
+    // Call "1" of the holder takes the only sandbox process and waits in its tool call.
+    const held = holder.remote.execute!({
+      code: 'async () => codemode.hold()',
+      dispatch,
+      providers: [{ name: 'codemode', tools: ['hold'] }],
+      outboundMode: 'default',
+      callId: '1',
+    });
+    await holding;
+    const request = { code: 'async () => 6 * 7', dispatch: null, outboundMode: 'default', parent: '1' };
+    // The same parent named from another connection lends nothing: that call waits for the process.
+    let strangerSettled = false;
+    const strangers = stranger.remote.execute!({ ...request, callId: '2' }).finally(() => {
+      strangerSettled = true;
+    });
+    // From the holder's own connection it is a nested run, admitted beyond --max-workers.
+    expect(await holder.remote.execute!({ ...request, callId: '2' })).toMatchObject({ result: 42 });
+    await sleep(500);
+    expect(strangerSettled).toBe(false);
+    release();
+    expect(await held).toMatchObject({ result: 'released' });
+    expect(await strangers).toMatchObject({ result: 42 });
+  } finally {
+    holder.close();
+    stranger.close();
+  }
+});
