@@ -144,3 +144,34 @@ it('a parent must be a non-empty string, and one naming a call of another connec
     stranger.close();
   }
 });
+
+it('a nested run goes on its parent session, so it is recognised after a rotation', async () => {
+  const daemon = await startDaemon(['--max-workers', '1', '--spare', '0']);
+  // Each finished execution retires the session: the second nested run is sent after a rotation.
+  const executor = await connect(daemon.url, { websocket: NodeWebSocket, rotateAfterExecutions: 1 });
+  try {
+    const providers = [{ name: 'codemode', tools: ['run'] }];
+    const dispatch: Dispatch = createEnvelopeDispatch(
+      {
+        codemode: async (_tool, [code]) => {
+          const outcome = await executor.execute({ code: code as string, providers, dispatch, timeout: 5_000 });
+          if (outcome.error !== undefined) throw new Error(outcome.error);
+          return outcome.result;
+        },
+      },
+      { active: true },
+    );
+    const outcome = await executor.execute(
+      {
+        code: 'async () => [await codemode.run("async () => 1"), await codemode.run("async () => 2")]',
+        providers,
+        dispatch,
+        timeout: 10_000,
+      },
+      { signal: AbortSignal.timeout(20_000) },
+    );
+    expect(outcome).toEqual({ result: [1, 2], logs: [] });
+  } finally {
+    await executor.dispose();
+  }
+});
