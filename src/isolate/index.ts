@@ -18,4 +18,5 @@ export {
   LIMIT_MAXIMA,
 } from './options.js';
 export type { MemberState, PoolEnds, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool.js';
+export type { RetainedClosedObserver } from './retained-executions.js';
 export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';

@@ -7,12 +7,12 @@ import { type CancellableMethod, cancellationError, readSignal, untilAborted } f
 import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { validateProviders } from '../protocol/providers.js';
 import type {
+  Dispatch,
   ExecuteRequest,
   ExecuteResult,
   Executor,
   ExecutorCallOptions,
   InvokeHandleRequest,
-  OutboundFetch,
 } from '../protocol/types.js';
 import { encodeValue } from '../protocol/value-codec.js';
 import { type Confinement, type ConfinementOption, resolveConfinement } from './confinement/detect.js';
@@ -21,20 +21,16 @@ import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
+import { dispatchWithinFrame, isNestedIn } from './nesting.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
+import { type RetainedClosedObserver, RetainedExecutions } from './retained-executions.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
-
-interface RetainedExecution {
-  member: SandboxProcess;
-  /** Its worker's fetches still go to the outbound it was loaded with. */
-  outbound: OutboundFetch | null;
-}
 
 /** Which confinement mode is in force, and why (docs/security.md). */
 export interface ConfinementStats {
@@ -49,8 +45,12 @@ export interface ConfinementStats {
 }
 
 export interface IsolateExecutorStats extends PoolStats {
-  /** Retained executions not yet closed. */
+  /** Retained executions not yet closed (each holds a process of its own). */
   retained: number;
+  /** The bound in force on `retained` (`pool.maxRetained`). */
+  maxRetained: number;
+  /** How long the longest idle retained execution has gone without a call, in ms; 0 when none is idle. */
+  retainedOldestIdleMs: number;
   confinement: ConfinementStats;
 }
 
@@ -67,7 +67,7 @@ export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool;
   readonly #confinement: Confinement;
-  readonly #retained = new Map<string, RetainedExecution>();
+  readonly #retained: RetainedExecutions;
   readonly #runs = new Set<Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
@@ -81,6 +81,10 @@ export class IsolateExecutor implements Executor {
     this.#confinement = resolveConfinement(this.#settings.confinement, resolveWorkerdBinary);
     this.#relay = new OutboundServer(this.#settings.limits.maxRequestBodyBytes);
     this.#pool = new Pool(this.#settings, () => this.#launch());
+    this.#retained = new RetainedExecutions(this.#settings, (member, executionId) => {
+      if (member.alive) member.send({ t: 'release', exec: executionId });
+      this.#pool.closeRetained(member, executionId);
+    });
   }
 
   /** Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`. */
@@ -95,8 +99,16 @@ export class IsolateExecutor implements Executor {
     assertDispatchFor(checked);
     const id = randomUUID();
     const entry = buildEntryModule(checked.code, checked.providers);
+    const nested = isNestedIn(this);
+    // Counted from here until its run has settled (and retained it or not): see #supervise.
+    if (checked.retainHandles) this.#retained.reserve();
     return this.#hold.during(async () => {
-      const member = await this.#pool.acquire(undefined, this.#cancelFor('execute', signal));
+      const member = await this.#pool
+        .acquire(undefined, this.#cancelFor('execute', signal), nested)
+        .catch((error: unknown) => {
+          if (checked.retainHandles) this.#retained.unreserve();
+          throw error;
+        });
       return this.#run('execute', signal, member, {
         id,
         start: {
@@ -111,7 +123,7 @@ export class IsolateExecutor implements Executor {
         timeout: checked.timeout,
         cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
-        dispatch: checked.dispatch,
+        dispatch: this.#framed(checked.dispatch),
         outbound: checked.outbound,
         retain: checked.retainHandles,
         ...(checked.retainHandles ? { executionId: id } : {}),
@@ -125,7 +137,7 @@ export class IsolateExecutor implements Executor {
     this.#assertOpen();
     const signal = readSignal('invokeHandle', options);
     const checked = checkInvokeRequest(request, this.#settings);
-    const retained = this.#findRetained(checked.executionId);
+    const retained = this.#retained.find(checked.executionId);
     let args: unknown;
     try {
       args = encodeValue(checked.args);
@@ -136,13 +148,17 @@ export class IsolateExecutor implements Executor {
     if (JSON.stringify(args).includes('["f"]'))
       throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
     const id = randomUUID();
-    return this.#hold.during(async () => {
+    const nested = isNestedIn(this);
+    // Not idle while the call is in flight: its time-to-live starts again once the last one settles.
+    this.#retained.beginCall(retained);
+    const call = this.#hold.during(async () => {
       const member = await this.#pool.acquire(
         {
           process: retained.member,
           lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
         },
         this.#cancelFor('invokeHandle', signal),
+        nested,
       );
       return this.#run('invokeHandle', signal, member, {
         id,
@@ -157,22 +173,31 @@ export class IsolateExecutor implements Executor {
         timeout: checked.timeout,
         cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
-        dispatch: checked.dispatch,
+        dispatch: this.#framed(checked.dispatch),
         outbound: retained.outbound,
         retain: false,
         executionId: checked.executionId,
         ...this.#bounds(),
       });
     });
+    const settled = () => this.#retained.endCall(checked.executionId, retained);
+    void call.then(settled, settled);
+    return call;
   }
 
+  /** Releases the execution's worker; its process, which served it alone, ends. */
   async closeHandles(executionId: string): Promise<void> {
     this.#assertOpen();
-    const retained = this.#retained.get(executionId);
-    if (retained === undefined) return;
-    this.#retained.delete(executionId);
-    retained.member.send({ t: 'release', exec: executionId });
-    this.#pool.closeRetained(retained.member, executionId);
+    this.#retained.close(executionId, isolateText.executionClosed(executionId));
+  }
+
+  /**
+   * Calls `observer` with the id of each retained execution the executor closes on its own: idle
+   * past `pool.retainedIdleTimeoutMs`, or lost with its process (not those `closeHandles` closed).
+   * A daemon uses it to drop what it keeps for that execution. Returns the function that stops it.
+   */
+  observeRetainedClosed(observer: RetainedClosedObserver): () => void {
+    return this.#retained.observeClosed(observer);
   }
 
   /** Ends every process and rejects queued and running work with `EXECUTOR_DISPOSED`. */
@@ -200,6 +225,8 @@ export class IsolateExecutor implements Executor {
     return {
       ...this.#pool.stats(options),
       retained: this.#retained.size,
+      maxRetained: this.#settings.maxRetained,
+      retainedOldestIdleMs: this.#retained.oldestIdleMs(),
       confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
     };
   }
@@ -233,14 +260,9 @@ export class IsolateExecutor implements Executor {
     if (this.#disposing !== undefined) throw new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
   }
 
-  #findRetained(executionId: string): RetainedExecution {
-    const retained = this.#retained.get(executionId);
-    if (retained === undefined) throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionNotFound(executionId));
-    if (!retained.member.alive) {
-      this.#retained.delete(executionId);
-      throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(executionId));
-    }
-    return retained;
+  /** Every tool call of a run made inside a frame naming this executor, so a run it starts is seen as nested. */
+  #framed(dispatch: Dispatch | null | undefined): Dispatch | null | undefined {
+    return typeof dispatch === 'function' ? dispatchWithinFrame(this, dispatch) : dispatch;
   }
 
   #cancelFor(method: CancellableMethod, signal: AbortSignal | undefined): AcquireCancel | undefined {
@@ -259,6 +281,7 @@ export class IsolateExecutor implements Executor {
     spec: RunSpec,
   ): Promise<ExecuteResult> {
     if (signal?.aborted) {
+      if (spec.retain) this.#retained.unreserve();
       this.#pool.release(member, 'keep');
       return Promise.reject(cancellationError(method, signal));
     }
@@ -287,16 +310,13 @@ export class IsolateExecutor implements Executor {
       const outcome = await run.outcome;
       fate = outcome.fate;
       if (outcome.retained) {
-        // Before the release, so the pool never recycles a process that holds it.
-        this.#retained.set(spec.id, { member, outbound: spec.outbound });
+        // Before the release, so the pool never gives the process another execution.
         this.#pool.retain(member, spec.id);
-        // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
-        void member.ended.then(() => {
-          if (this.#retained.get(spec.id)?.member === member) this.#retained.delete(spec.id);
-        });
+        this.#retained.add(spec.id, member, spec.outbound);
       }
       return outcome;
     } finally {
+      if (spec.retain) this.#retained.unreserve();
       relay?.drop(spec.id);
       this.#runs.delete(run);
       this.#pool.release(member, fate);

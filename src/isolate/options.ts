@@ -9,6 +9,7 @@ import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
 import { CONFINEMENT_OPTIONS, type ConfinementOption } from './confinement/detect.js';
+import { MAX_TIMER_MS } from './cpu-watch.js';
 import { isolateText } from './texts.js';
 
 export interface IsolatePoolOptions {
@@ -44,6 +45,19 @@ export interface IsolatePoolOptions {
    * `memoryLimitMb`, so the kernel enforces the cap. Default: none (a watchdog enforces it).
    */
   cgroup?: string | undefined;
+  /**
+   * Retained executions (`retainHandles`) this executor holds at once; each keeps a process of its
+   * own. One more execution asking to retain is refused with `LIMIT_EXCEEDED`. Default 64.
+   */
+  maxRetained?: number | undefined;
+  /** A retained execution no call has used for this many ms is closed, and its process ends. Default 300000. */
+  retainedIdleTimeoutMs?: number | undefined;
+  /**
+   * Runs admitted beyond `maxWorkers` because a tool call of a running execution of this executor
+   * started them (`codemode.run`), so a nested run never waits on the slot its parent holds.
+   * One more is refused with `LIMIT_EXCEEDED`. Default 16.
+   */
+  maxNestedRuns?: number | undefined;
 }
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
@@ -121,6 +135,9 @@ export interface IsolateSettings {
   heapLimitMb: number;
   memoryLimitMb: number;
   cgroup: string | null;
+  maxRetained: number;
+  retainedIdleTimeoutMs: number;
+  maxNestedRuns: number;
   limits: IsolateLimits;
   startupTimeoutMs: number;
   confinement: ConfinementOption;
@@ -141,6 +158,9 @@ export const DEFAULT_POOL = Object.freeze({
   maxRssMb: 512,
   heapLimitMb: 256,
   memoryLimitMb: 512,
+  maxRetained: 64,
+  retainedIdleTimeoutMs: 300_000,
+  maxNestedRuns: 16,
 });
 
 /**
@@ -295,6 +315,9 @@ const POOL_LEVEL = [
   'heapLimitMb',
   'memoryLimitMb',
   'cgroup',
+  'maxRetained',
+  'retainedIdleTimeoutMs',
+  'maxNestedRuns',
 ] as const;
 const LIMITS_LEVEL = Object.keys(DEFAULT_LIMITS) as (keyof IsolateLimits)[];
 
@@ -422,6 +445,15 @@ export function resolveSettings(options: unknown): IsolateSettings {
     heapLimitMb: integer('pool.heapLimitMb', pool.heapLimitMb, 16, DEFAULT_POOL.heapLimitMb),
     memoryLimitMb,
     cgroup: cgroupPath(pool.cgroup),
+    maxRetained: integer('pool.maxRetained', pool.maxRetained, 0, DEFAULT_POOL.maxRetained),
+    retainedIdleTimeoutMs: bounded(
+      'pool.retainedIdleTimeoutMs',
+      pool.retainedIdleTimeoutMs,
+      1,
+      MAX_TIMER_MS,
+      DEFAULT_POOL.retainedIdleTimeoutMs,
+    ),
+    maxNestedRuns: integer('pool.maxNestedRuns', pool.maxNestedRuns, 0, DEFAULT_POOL.maxNestedRuns),
     limits: resolveLimits(top.limits),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,
     confinement,

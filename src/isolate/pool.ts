@@ -7,8 +7,10 @@
  * process serves whom, and when a process ends: after a kill, a death, `recycleAfterRuns` runs,
  * `maxRssMb` of resident memory, or idleness.
  *
- * A process that holds retained executions is never killed for recycling or idleness: it stops
- * taking new executions (draining) and ends once its last retained execution is closed.
+ * A process that holds a retained execution never takes another execution: it drains, serving
+ * only that execution's handle calls, and ends once the execution is closed. A run started from a
+ * tool call of a running execution (nested) may be admitted beyond `maxWorkers`, up to
+ * `maxNestedRuns` such runs, so it never waits on the slot its parent holds.
  */
 import { ExecutorError } from '../protocol/errors.js';
 import { MAX_TIMER_MS } from './cpu-watch.js';
@@ -27,6 +29,8 @@ interface Waiter {
   target?: SandboxProcess;
   /** The error a targeted waiter gets when its process ends first. */
   lost?: () => ExecutorError;
+  /** Started from a tool call of a running execution: may run beyond `maxWorkers`. */
+  nested: boolean;
 }
 
 /** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
@@ -85,7 +89,15 @@ export interface PoolStatsOptions {
 
 export type PoolSettings = Pick<
   IsolateSettings,
-  'maxWorkers' | 'minWorkers' | 'spare' | 'idleTimeoutMs' | 'maxStarting' | 'maxQueue' | 'recycleAfterRuns' | 'maxRssMb'
+  | 'maxWorkers'
+  | 'minWorkers'
+  | 'spare'
+  | 'idleTimeoutMs'
+  | 'maxStarting'
+  | 'maxQueue'
+  | 'recycleAfterRuns'
+  | 'maxRssMb'
+  | 'maxNestedRuns'
 >;
 
 type EndCause = keyof PoolEnds | 'disposed';
@@ -99,6 +111,8 @@ interface Member {
   readonly retained: Set<string>;
   /** Reserved for one run, from `acquire` to `release`. */
   busy: boolean;
+  /** Its run is a nested one admitted beyond `maxWorkers`. */
+  overshoot: boolean;
   /** No new executions: it is being ended but still holds retained executions. */
   draining: boolean;
   /** Its process is gone; the state stays until the run that was in it is released. */
@@ -120,7 +134,12 @@ export class Pool {
   #waiters: Waiter[] = [];
   /** Waiters any member can serve (not an invocation of a retained execution). */
   #untargetedWaiters = 0;
+  /** Waiters started from a tool call of a running execution. */
+  #nestedWaiters = 0;
+  /** Runs within `maxWorkers`. */
   #busy = 0;
+  /** Nested runs admitted beyond `maxWorkers`. */
+  #overshoot = 0;
   #reapTimer: NodeJS.Timeout | undefined;
   #spawns = 0;
   readonly #ends: PoolEnds = { reaped: 0, recycled: 0, killed: 0, died: 0 };
@@ -143,9 +162,15 @@ export class Pool {
   acquire(
     target?: { process: SandboxProcess; lost: () => ExecutorError },
     cancel?: AcquireCancel,
+    nested = false,
   ): Promise<SandboxProcess> {
     if (this.#disposed) return Promise.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
     if (cancel?.signal.aborted) return Promise.reject(cancel.error());
+    const { maxWorkers, maxNestedRuns } = this.#settings;
+    // No slot within maxWorkers, and the nested runs beyond it at their cap: waiting could be
+    // waiting on its own parent, so it is refused instead.
+    if (nested && this.#busy >= maxWorkers && this.#overshoot + this.#nestedWaiters >= maxNestedRuns)
+      return Promise.reject(new ExecutorError('LIMIT_EXCEEDED', isolateText.nestedLimit(maxNestedRuns)));
     this.#started = true;
     return new Promise<SandboxProcess>((settleResolve, settleReject) => {
       // A waiter leaves the queue when its caller aborts; once served or failed, it stops listening.
@@ -155,6 +180,7 @@ export class Pool {
       const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
       const waiter: Waiter = {
         settled: false,
+        nested,
         resolve: (process) => {
           stopListening();
           settleResolve(process);
@@ -168,6 +194,7 @@ export class Pool {
         waiter.target = target.process;
         waiter.lost = target.lost;
       } else this.#untargetedWaiters += 1;
+      if (waiter.nested) this.#nestedWaiters += 1;
       this.#waiters.push(waiter);
       this.#pump();
       // The queue is what waits beyond the slots maxWorkers still has free.
@@ -189,7 +216,9 @@ export class Pool {
     const member = this.#members.get(process);
     if (member === undefined || !member.busy) return;
     member.busy = false;
-    this.#busy -= 1;
+    if (member.overshoot) this.#overshoot -= 1;
+    else this.#busy -= 1;
+    member.overshoot = false;
     member.runs += 1;
     if (member.ended) {
       this.#members.delete(process);
@@ -201,6 +230,9 @@ export class Pool {
       this.#end(member, 'killed');
     } else if (fate === 'retire') {
       this.#retire(member, 'killed');
+    } else if (member.retained.size > 0) {
+      // One execution per process: the one it retains keeps it, for its handle calls alone.
+      this.#retire(member, 'recycled');
     } else if (this.#worn(member)) {
       this.#retire(member, 'recycled');
     } else if (member.draining) {
@@ -261,6 +293,7 @@ export class Pool {
     const waiters = this.#waiters;
     this.#waiters = [];
     this.#untargetedWaiters = 0;
+    this.#nestedWaiters = 0;
     for (const waiter of waiters) {
       waiter.settled = true;
       waiter.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
@@ -308,6 +341,7 @@ export class Pool {
     this.#waiters.splice(at, 1);
     waiter.settled = true;
     if (waiter.target === undefined) this.#untargetedWaiters -= 1;
+    if (waiter.nested) this.#nestedWaiters -= 1;
     return true;
   }
 
@@ -329,7 +363,13 @@ export class Pool {
         waiter.reject(waiter.lost!());
         continue;
       }
-      if (this.#busy >= this.#settings.maxWorkers) return;
+      const overshoot = this.#busy >= this.#settings.maxWorkers;
+      if (overshoot && !(waiter.nested && this.#overshoot < this.#settings.maxNestedRuns)) {
+        // Only a nested waiter further on could still be served.
+        if (this.#nestedWaiters === 0) return;
+        i += 1;
+        continue;
+      }
       let member: Member | undefined;
       if (targetMember === undefined) member = this.#takeIdle();
       else if (!targetMember.busy) {
@@ -343,7 +383,9 @@ export class Pool {
       }
       this.#removeWaiter(waiter);
       member.busy = true;
-      this.#busy += 1;
+      member.overshoot = overshoot;
+      if (overshoot) this.#overshoot += 1;
+      else this.#busy += 1;
       waiter.resolve(member.process);
     }
   }
@@ -361,9 +403,11 @@ export class Pool {
       active += 1;
       if (member.busy) busyActive += 1;
     }
-    const { maxWorkers, minWorkers, spare, maxStarting } = this.#settings;
-    const runnable = Math.min(this.#untargetedWaiters, Math.max(0, maxWorkers - this.#busy));
-    const desired = Math.min(maxWorkers + spare, Math.max(minWorkers, busyActive + runnable + spare));
+    const { maxWorkers, minWorkers, spare, maxStarting, maxNestedRuns } = this.#settings;
+    const nestedRunnable = Math.min(this.#nestedWaiters, Math.max(0, maxNestedRuns - this.#overshoot));
+    const runnable = Math.min(this.#untargetedWaiters, Math.max(0, maxWorkers - this.#busy) + nestedRunnable);
+    const ceiling = maxWorkers + this.#overshoot + nestedRunnable + spare;
+    const desired = Math.min(ceiling, Math.max(minWorkers, busyActive + runnable + spare));
     for (; active < desired && this.#launching.size < maxStarting; active += 1) this.#spawn();
   }
 
@@ -381,6 +425,7 @@ export class Pool {
           runs: 0,
           retained: new Set(),
           busy: false,
+          overshoot: false,
           draining: false,
           ended: false,
           idleSince: performance.now(),
@@ -401,6 +446,7 @@ export class Pool {
           const failed = this.#waiters;
           this.#waiters = [];
           this.#untargetedWaiters = 0;
+          this.#nestedWaiters = 0;
           for (const waiter of failed) {
             waiter.settled = true;
             waiter.reject(error);

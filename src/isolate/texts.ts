@@ -112,7 +112,19 @@ export const isolateText = {
   spawnExited: (status: string, stderrTail: string) =>
     `workerd exited during startup (${status})${stderrTail ? `: ${stderrTail}` : ''}`,
   executionNotFound: (executionId: string) =>
-    `No retained execution has the id ${JSON.stringify(executionId)}: it was never retained, it was closed with closeHandles, or its process ended.`,
+    `No retained execution has the id ${JSON.stringify(executionId)}: it was never retained, it was closed (by closeHandles, or idle past pool.retainedIdleTimeoutMs), or its process ended.`,
+  /** A retained execution closed by `closeHandles`, named by a later call. */
+  executionClosed: (executionId: string) =>
+    `The retained execution ${JSON.stringify(executionId)} was closed with closeHandles, and its process ended. Run the program again for new handles.`,
+  /** A retained execution closed at its idle time-to-live, named by a later call. */
+  executionExpired: (executionId: string, idleTimeoutMs: number) =>
+    `The retained execution ${JSON.stringify(executionId)} was closed after ${idleTimeoutMs} ms without a call (pool.retainedIdleTimeoutMs), and its process ended. Run the program again for new handles.`,
+  /** An execution asking to retain while the executor holds `pool.maxRetained` retained executions (LIMIT_EXCEEDED). */
+  retainedLimit: (maxRetained: number) =>
+    `This IsolateExecutor already holds ${maxRetained} retained executions, the cap (pool.maxRetained); each keeps a sandbox process of its own. Close some with closeHandles(executionId), or raise pool.maxRetained.`,
+  /** A run started from a tool call of a running execution while `pool.maxNestedRuns` such runs are admitted (LIMIT_EXCEEDED). */
+  nestedLimit: (maxNestedRuns: number) =>
+    `This run was started from a tool call of a running execution, and ${maxNestedRuns} such nested runs already run beyond pool.maxWorkers, the cap (pool.maxNestedRuns). Nest fewer runs at once, or raise pool.maxNestedRuns.`,
   handleNotFound: (executionId: string, handle: string) =>
     `The retained execution ${JSON.stringify(executionId)} has no handle ${JSON.stringify(handle)}.`,
   executionLost: (executionId: string) =>

@@ -15,6 +15,7 @@ import type {
 import { AFFINITY_HEADER } from '../wire/refusals.js';
 import { resultFromWire } from '../wire/results.js';
 import { DRAINING_REFUSAL } from '../wire/texts.js';
+import { ClientCalls } from './client-calls.js';
 import {
   type ConnectOptions,
   type ResolvedConnectOptions,
@@ -50,6 +51,12 @@ function wireForm<T>(build: () => T): T {
   }
 }
 
+/** A call's id, and the id of the call it was sent from (a nested run) when that is known. */
+interface PlacedCall {
+  id: string;
+  parent?: string;
+}
+
 /** A call the caller may abort: its signal, and the token that names it to the daemon. */
 interface CallCancel {
   method: CancellableMethod;
@@ -74,6 +81,10 @@ export class RemoteExecutor implements Executor {
   readonly #lifetime = new AbortController();
   /** Numbers the cancel tokens; the daemon keys them per connection, so a counter is unique enough. */
   #cancelTokens = 0;
+  /** Names each call, and the call a nested one comes from (client-calls.ts). */
+  readonly #calls = new ClientCalls();
+  /** The session each call in flight was sent on: a nested call goes where its parent runs. */
+  readonly #sessionOfCall = new Map<string, Session>();
 
   /** Builds the executor without opening it; the first call opens the session. `connect` opens it at once. */
   constructor(url: string, options: ConnectOptions = {}) {
@@ -104,9 +115,14 @@ export class RemoteExecutor implements Executor {
     try {
       if (this.#closed) throw closedError();
       const cancel = this.#cancelFor('execute', options);
-      const wire = wireForm(() => executeRequestToWire(request, this.#options.defaults, this.#terms(cancel)));
-      return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) =>
-        resultFromWire(await session.remote.execute(wire)),
+      const call = this.#place();
+      const tracked = this.#calls.track(call.id, request);
+      const wire = wireForm(() => executeRequestToWire(tracked, this.#options.defaults, this.#terms(cancel, call)));
+      return await this.#call(
+        BROKEN_DURING_EXECUTION,
+        cancel,
+        async (session) => resultFromWire(await session.remote.execute(wire)),
+        call,
       );
     } finally {
       this.#countExecution();
@@ -117,8 +133,14 @@ export class RemoteExecutor implements Executor {
   async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     if (this.#closed) throw closedError();
     const cancel = this.#cancelFor('invokeHandle', options);
-    const wire = wireForm(() => invokeRequestToWire(request, this.#options.defaults, this.#terms(cancel)));
-    return this.#callHandleSurface(cancel, async (session) => resultFromWire(await session.remote.invokeHandle(wire)));
+    const call = this.#place();
+    const tracked = this.#calls.track(call.id, request);
+    const wire = wireForm(() => invokeRequestToWire(tracked, this.#options.defaults, this.#terms(cancel, call)));
+    return this.#callHandleSurface(
+      cancel,
+      async (session) => resultFromWire(await session.remote.invokeHandle(wire)),
+      call,
+    );
   }
 
   async closeHandles(executionId: string): Promise<void> {
@@ -135,18 +157,34 @@ export class RemoteExecutor implements Executor {
   }
 
   /** The handle surface shares session acquisition with execute but skips the rotation counter. */
-  async #callHandleSurface<T>(cancel: CallCancel | undefined, send: (session: Session) => Promise<T>): Promise<T> {
+  async #callHandleSurface<T>(
+    cancel: CallCancel | undefined,
+    send: (session: Session) => Promise<T>,
+    call?: PlacedCall,
+  ): Promise<T> {
     if (this.#closed) throw closedError();
-    return this.#call(BROKEN_DURING_CALL, cancel, send);
+    return this.#call(BROKEN_DURING_CALL, cancel, send, call);
+  }
+
+  /** A fresh id for a call, and the call it is sent from when that is known. */
+  #place(): PlacedCall {
+    const id = this.#calls.nextId();
+    const parent = this.#calls.parent();
+    return parent === undefined ? { id } : { id, parent };
   }
 
   /**
    * The daemon gives a call up when it has not heard from this client for as long as this client
    * waits before it counts the session broken, so nothing runs on past that verdict.
    */
-  #terms(cancel: CallCancel | undefined): CallTerms {
+  #terms(cancel: CallCancel | undefined, call: PlacedCall): CallTerms {
     const { heartbeatInterval, heartbeatTimeout } = this.#options;
-    return { cancelToken: cancel?.token, heartbeatLease: heartbeatInterval + heartbeatTimeout };
+    return {
+      cancelToken: cancel?.token,
+      heartbeatLease: heartbeatInterval + heartbeatTimeout,
+      callId: call.id,
+      parent: call.parent,
+    };
   }
 
   /** Validates the call's options (`INVALID_REQUEST`); a signal gets a fresh token. */
@@ -166,18 +204,23 @@ export class RemoteExecutor implements Executor {
     brokenText: string,
     cancel: CallCancel | undefined,
     send: (session: Session) => Promise<T>,
+    call?: PlacedCall,
   ): Promise<T> {
-    if (cancel === undefined) return this.#sendElsewhereWhileDraining(brokenText, send);
+    if (cancel === undefined) return this.#sendElsewhereWhileDraining(brokenText, send, call);
     const { method, signal, token } = cancel;
     // Already aborted: nothing crosses.
     if (signal.aborted) throw cancellationError(method, signal);
     let sentOn: Session | undefined;
-    const work = this.#sendElsewhereWhileDraining(brokenText, (session) => {
-      // Aborted while the session opened: the call has rejected already, and nothing crosses.
-      if (signal.aborted) throw cancellationError(method, signal);
-      sentOn = session;
-      return send(session);
-    });
+    const work = this.#sendElsewhereWhileDraining(
+      brokenText,
+      (session) => {
+        // Aborted while the session opened: the call has rejected already, and nothing crosses.
+        if (signal.aborted) throw cancellationError(method, signal);
+        sentOn = session;
+        return send(session);
+      },
+      call,
+    );
     return untilAborted(method, signal, work, () => sentOn?.cancel(token));
   }
 
@@ -186,16 +229,33 @@ export class RemoteExecutor implements Executor {
    * calls finish on it) and the call goes out again on a fresh one, which a load balancer gives to
    * another daemon: not a replay, since nothing ran.
    */
-  async #sendElsewhereWhileDraining<T>(brokenText: string, send: (session: Session) => Promise<T>): Promise<T> {
+  async #sendElsewhereWhileDraining<T>(
+    brokenText: string,
+    send: (session: Session) => Promise<T>,
+    call?: PlacedCall,
+  ): Promise<T> {
     for (let resent = 0; ; resent += 1) {
-      const session = await this.#ensureSession();
+      const session = (resent === 0 && this.#parentSession(call)) || (await this.#ensureSession());
+      if (call !== undefined) this.#sessionOfCall.set(call.id, session);
       try {
         return await this.#onSession(session, brokenText, () => send(session));
       } catch (error) {
         if (!isDrainingRefusal(error) || this.#closed || resent >= this.#options.maxReconnectAttempts) throw error;
         this.#leave(session);
+      } finally {
+        if (call !== undefined) this.#sessionOfCall.delete(call.id);
       }
     }
+  }
+
+  /**
+   * The session a nested call's parent runs on, while it is sound: the daemon behind it is the one
+   * that can admit the nested call beyond its pool, and a rotation or a retirement since does not
+   * move the parent (a retired session closes only when its last call settles).
+   */
+  #parentSession(call: PlacedCall | undefined): Session | undefined {
+    const session = call?.parent === undefined ? undefined : this.#sessionOfCall.get(call.parent);
+    return session !== undefined && !session.broken ? session : undefined;
   }
 
   /** Stops sending new calls on a session; it closes when its running calls settle. */

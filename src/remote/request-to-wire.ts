@@ -21,10 +21,19 @@ function pick<T>(requested: T | undefined, fallback: T | undefined): T | undefin
 export interface CallTerms {
   cancelToken?: string | undefined;
   heartbeatLease?: number | undefined;
+  /** This client's id for the call. */
+  callId?: string | undefined;
+  /** The id of this client's call from whose tool call this one was sent (a nested run), where known. */
+  parent?: string | undefined;
 }
 
-function addTerms(wire: { cancelToken?: string; heartbeatLease?: number }, terms: CallTerms): void {
+function addTerms(
+  wire: { cancelToken?: string; heartbeatLease?: number; callId?: string; parent?: string },
+  terms: CallTerms,
+): void {
   if (terms.cancelToken !== undefined) wire.cancelToken = terms.cancelToken;
+  if (terms.callId !== undefined) wire.callId = terms.callId;
+  if (terms.parent !== undefined) wire.parent = terms.parent;
   if (terms.heartbeatLease !== undefined) wire.heartbeatLease = terms.heartbeatLease;
 }
 

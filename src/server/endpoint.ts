@@ -9,6 +9,7 @@ import { ExecutorError } from '../protocol/errors.js';
 import type { ExecutorEndpoint as EndpointContract, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
+import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-executions.js';
@@ -22,6 +23,8 @@ import {
 
 export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   readonly #connection: Connection;
+  /** This connection's tool calls in flight, per call, whose context a nested request runs in. */
+  readonly #toolCalls = new ToolCallContexts();
 
   constructor(connection: Connection) {
     super();
@@ -50,8 +53,11 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
       const keptGuard: CompletionGuard = { active: true };
       try {
-        const native = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
-        const outcome = await server.executor.execute(native, { signal });
+        const native = this.#toolCalls.track(
+          wire.callId,
+          executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
+        );
+        const outcome = await this.#toolCalls.run(wire.parent, () => server.executor.execute(native, { signal }));
         if (outcome.executionId !== undefined) {
           const owner = connection.ended ? undefined : id;
           server.retained.keep(outcome.executionId, owner, kept ? { stub: kept, guard: keptGuard } : undefined);
@@ -81,7 +87,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       const guard: CompletionGuard = { active: true };
       const done = connection.server.retained.using(executionId);
       try {
-        return await executor.invokeHandle(invokeRequestFromWire({ ...wire, executionId }, args, guard), { signal });
+        const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
+        return await this.#toolCalls.run(wire.parent, () => executor.invokeHandle(native, { signal }));
       } finally {
         guard.active = false;
         done();

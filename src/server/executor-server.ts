@@ -99,6 +99,9 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     },
   });
   metrics.watchRetained(retained);
+  // An executor that closes retained executions on its own (IsolateExecutor: its idle time-to-live,
+  // a lost process) says so, and the daemon drops its record and the outbound stub it kept.
+  const stopObservingRetained = observeRetainedClosed(executor, (executionId) => retained.close(executionId));
 
   let draining = false;
   let running = 0;
@@ -255,6 +258,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await readiness.settled();
         gate.flush();
         refusals.flush();
+        stopObservingRetained();
         retained.stop();
         metrics.close();
         await admin?.close();
@@ -262,4 +266,10 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       return closing;
     },
   };
+}
+
+/** Subscribes to the executor's own closes of retained executions, where it reports them. */
+function observeRetainedClosed(executor: object, observer: (executionId: string) => void): () => void {
+  const observable = executor as { observeRetainedClosed?: (observer: (executionId: string) => void) => () => void };
+  return typeof observable.observeRetainedClosed === 'function' ? observable.observeRetainedClosed(observer) : () => {};
 }

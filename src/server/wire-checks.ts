@@ -35,6 +35,8 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   countHostWaits: true,
   retainHandles: true,
   cancelToken: true,
+  callId: true,
+  parent: true,
   heartbeatLease: true,
 });
 
@@ -47,6 +49,8 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   cpuTimeout: true,
   countHostWaits: true,
   cancelToken: true,
+  callId: true,
+  parent: true,
   heartbeatLease: true,
 });
 
@@ -73,6 +77,7 @@ function field(method: WireMethod, fields: Fields, name: string, expected: strin
 
 const optional = (check: (value: unknown) => boolean) => (value: unknown) => value === undefined || check(value);
 const isString = (value: unknown) => typeof value === 'string';
+const isNonEmptyString = (value: unknown) => typeof value === 'string' && value !== '';
 const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
 const isTimeout = (value: unknown) => value === null || typeof value === 'number';
 const isNumber = (value: unknown) => typeof value === 'number';
@@ -94,6 +99,8 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'cpuTimeout', 'a number or absent', optional(isNumber));
   field(method, fields, 'countHostWaits', 'a boolean or absent', optional(isBoolean));
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
+  field(method, fields, 'callId', 'a non-empty string or absent', optional(isNonEmptyString));
+  field(method, fields, 'parent', 'a non-empty string or absent', optional(isNonEmptyString));
   checkCancelToken(fields);
 }
 

@@ -43,6 +43,14 @@ export interface WireExecuteRequest {
   retainHandles?: boolean;
   /** Present when the caller passed a signal: `cancel(cancelToken)` aborts this call. */
   cancelToken?: string;
+  /** The client's id for this call, unique among its calls on this connection. */
+  callId?: string;
+  /**
+   * The `callId` of the client's call from inside whose tool call this one was sent (upstream's
+   * `codemode.run`): the daemon runs it as a nested run of that execution, when that execution
+   * runs on this connection with a tool call in flight, and ignores it otherwise.
+   */
+  parent?: string;
   /**
    * Milliseconds: the client counts the session broken when the daemon has not heard from it this
    * long while calls run (its heartbeat interval plus timeout). The daemon then cancels the
@@ -62,6 +70,10 @@ export interface WireInvokeHandleRequest {
   countHostWaits?: boolean;
   /** As on `WireExecuteRequest`. */
   cancelToken?: string;
+  /** As on `WireExecuteRequest`. */
+  callId?: string;
+  /** As on `WireExecuteRequest`. */
+  parent?: string;
   /** As on `WireExecuteRequest`. */
   heartbeatLease?: number;
 }

@@ -200,7 +200,8 @@ describe('row 3: work kept alive past the result', () => {
     const code =
       'async () => { const held = new Uint8Array(5 * 2 ** 20).fill(1); this.ctx.waitUntil(new Promise((r) => setTimeout(() => r(held.length), 60_000))); return "held" }';
     await executor.execute({ code });
-    const pid = executor.stats().members.find((member) => member.runs > 0 && !member.busy)!.pid;
+    // The member that ran it is idle again (one that held a closed retained execution is ending).
+    const pid = executor.stats().members.find((member) => member.runs > 0 && member.state === 'idle')!.pid;
     const rssOf = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
     const before = rssOf();
     for (let i = 0; i < 10; i++) {

@@ -6,13 +6,18 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
+  linkSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -22,7 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_BUFFERING_IN_VIEW } from '../../src/isolate/confinement/command-line.js';
-import { resolveConfinement } from '../../src/isolate/confinement/detect.js';
+import { resolveConfinement, UNCONFINED_WARNING_CODE } from '../../src/isolate/confinement/detect.js';
 import { buildSeccompProgram } from '../../src/isolate/confinement/seccomp-filter.js';
 import { confinementText } from '../../src/isolate/confinement/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
@@ -449,6 +454,89 @@ describe('the seccomp filter, loaded by the kernel', () => {
   });
 });
 
+describe('a workerd binary under a directory only the host can search (mode 700)', () => {
+  it('runs confined, bound into the view from where the member can reach it', async () => {
+    const hidden = mkdtempSync(join(tmpdir(), 'codemode-test-private-'));
+    expect(statSync(hidden).mode & 0o777).toBe(0o700);
+    const binary = join(hidden, 'workerd');
+    try {
+      linkSync(resolveWorkerdBinary(), binary);
+    } catch {
+      copyFileSync(resolveWorkerdBinary(), binary);
+      chmodSync(binary, 0o755);
+    }
+    const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
+    try {
+      // A PATH of its own: a detection of its own, for this binary.
+      const host = {
+        searchPath: `${process.env.PATH ?? ''}:${hidden}`,
+        platform: process.platform,
+        arch: process.arch,
+        uid: process.getuid?.(),
+        sysctl: (name: string) => {
+          try {
+            return readFileSync(`/proc/sys/${name.replaceAll('.', '/')}`, 'utf8').trim();
+          } catch {
+            return undefined;
+          }
+        },
+      };
+      const confinement = resolveConfinement('required', () => binary, host);
+      if (!confinement.confined) throw new Error(confinement.reason);
+      const member = await SandboxProcess.start({
+        binary,
+        relay,
+        heapLimitMb: 64,
+        limits: DEFAULT_LIMITS,
+        startupTimeoutMs: 20_000,
+        confinement: confinement.plan,
+        cgroup: null,
+      });
+      try {
+        const fields = status(member.pid);
+        if (asRoot) expect(fields.get('Uid')!.split(/\s+/).map(Number)).toEqual([65534, 65534, 65534, 65534]);
+        expect(fields.get('Seccomp')).toBe('2');
+        expect(namespaceOf(member.pid, 'mnt')).not.toBe(namespaceOf('self', 'mnt'));
+        // The file in its view is the binary from the private directory.
+        const inView = statSync(`/proc/${member.pid}/root/workerd`);
+        expect([inView.size, inView.mode & 0o777]).toEqual([statSync(binary).size, statSync(binary).mode & 0o777]);
+      } finally {
+        member.kill();
+        await member.ended;
+      }
+    } finally {
+      await relay.close();
+      rmSync(hidden, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("'auto' where confinement is impossible", () => {
+  /** Runs the warning fixture with a PATH that has no bwrap; resolves with the warnings it printed. */
+  function warningsOf(confinement: 'auto' | 'off'): { name: string; code: string; message: string }[] {
+    const fixture = fileURLToPath(new URL('./fixtures/unconfined-warning.ts', import.meta.url));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', fixture, confinement], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: join(tmpdir(), 'codemode-no-tools-here') },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { name: string; code: string; message: string }[];
+  }
+
+  it('runs, and says so once per process as a warning with a code, naming the reason', () => {
+    const reason = confinementText.toolMissing('bwrap', 'bubblewrap', join(tmpdir(), 'codemode-no-tools-here'));
+    expect(warningsOf('auto')).toEqual([
+      { name: 'Warning', code: UNCONFINED_WARNING_CODE, message: confinementText.unconfinedWarning(reason) },
+    ]);
+  });
+
+  it("does not warn under 'off', which chose it", () => {
+    expect(warningsOf('off')).toEqual([]);
+  });
+});
+
 describe("a member's private directory", () => {
   it('goes as soon as the member is killed, before its exit is seen', async () => {
     const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
@@ -506,18 +594,37 @@ interface HostMember {
   directory: string;
 }
 
-/** Starts the confined host fixture (as `uid` when given); resolves with its members once it prints them. */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Starts the confined host fixture (as `uid` when given); resolves with its members once it prints
+ * them. An unprivileged host can read the package it runs: when this checkout sits where `uid`
+ * cannot search (a mode-700 folder), the host gets it bound at a path it can, in a mount
+ * namespace of its own (its members' pids and directories stay the test's to observe).
+ */
 function startHost(mode: 'hang' | 'exit', uid?: number) {
-  const fixture = fileURLToPath(new URL('./fixtures/confined-host.ts', import.meta.url));
+  const root = uid === undefined ? ROOT : mkdtempSync(join(tmpdir(), 'codemode-test-checkout-'));
+  const fixture = join(root, 'test/isolate/fixtures/confined-host.ts');
   const node = [process.execPath, '--import', 'tsx', fixture, mode];
-  const command =
-    uid === undefined ? node : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...node];
+  let command = node;
+  if (uid !== undefined) {
+    chmodSync(root, 0o755);
+    const drop = ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--', ...node];
+    const bindThenDrop = 'from=$0 to=$1 && shift && mount --bind "$from" "$to" && cd "$to" && exec "$@"';
+    command = ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', bindThenDrop, ROOT, root, ...drop];
+  }
   const child = spawn(command[0]!, command.slice(1), {
+    cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
     // An unprivileged host has no home of its own here; tsx keeps its cache under the temp dir.
     env: uid === undefined ? process.env : { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() },
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      if (root !== ROOT) rmSync(root, { recursive: true, force: true });
+      resolve();
+    }),
+  );
   const members = new Promise<HostMember[]>((resolve, reject) => {
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => {

@@ -447,7 +447,7 @@ describe('retained handles', () => {
     await executor.closeHandles(executionId);
     await expect(executor.invokeHandle({ executionId, handle: bump })).rejects.toMatchObject({
       code: 'HANDLE_NOT_FOUND',
-      message: isolateText.executionNotFound(executionId),
+      message: isolateText.executionClosed(executionId),
     });
     expect(executor.stats().retained).toBe(0);
   });

@@ -165,7 +165,7 @@ describe('construction options', () => {
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup',
+        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.maxNestedRuns',
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
@@ -229,6 +229,21 @@ describe('construction options', () => {
       { pool: { cgroup: 'codemode.slice' } },
       isolateText.optionInvalid('pool.cgroup', 'an absolute path of a cgroup v2 directory', '"codemode.slice"'),
     ],
+    [
+      'a negative maxRetained',
+      { pool: { maxRetained: -1 } },
+      isolateText.optionInvalid('pool.maxRetained', 'an integer >= 0', '-1'),
+    ],
+    [
+      'a retainedIdleTimeoutMs of 0',
+      { pool: { retainedIdleTimeoutMs: 0 } },
+      isolateText.optionInvalid('pool.retainedIdleTimeoutMs', 'an integer from 1 to 2147483647', '0'),
+    ],
+    [
+      'a fractional maxNestedRuns',
+      { pool: { maxNestedRuns: 1.5 } },
+      isolateText.optionInvalid('pool.maxNestedRuns', 'an integer >= 0', '1.5'),
+    ],
     ['a string timeout', { timeout: '60s' }, isolateText.optionInvalid('timeout', 'a positive finite number', '"60s"')],
     [
       'a timeout above maxTimeout',
@@ -261,6 +276,8 @@ describe('construction options', () => {
       spawns: 0,
       ends: { reaped: 0, recycled: 0, killed: 0, died: 0 },
       retained: 0,
+      maxRetained: 64,
+      retainedOldestIdleMs: 0,
     });
     await executor.dispose();
   });

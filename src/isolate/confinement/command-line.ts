@@ -52,6 +52,11 @@ export interface ConfinementPlan {
   binary: string;
   /** The loader and the libraries it opens for the binary, by the paths it opens them at. */
   linkedFiles: string[];
+  /**
+   * Where the view binds a file from when the member's uid cannot read it where it is, by the
+   * file's real path (reachable-files.ts): a link or a copy the host made.
+   */
+  staged: Record<string, string>;
   arch: SeccompArch;
 }
 
@@ -81,12 +86,16 @@ export function confinedArgv(
   argv.push('--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-uts', '--unshare-cgroup');
   if (plan.disableUserns) argv.push('--disable-userns');
   argv.push('--die-with-parent', '--as-pid-1', '--clearenv');
-  argv.push('--ro-bind', plan.binary, BINARY_IN_VIEW);
-  for (const file of plan.linkedFiles) argv.push('--ro-bind', realpathSync(file), file);
+  const source = (file: string) => {
+    const real = realpathSync(file);
+    return plan.staged[real] ?? real;
+  };
+  argv.push('--ro-bind', source(plan.binary), BINARY_IN_VIEW);
+  for (const file of plan.linkedFiles) argv.push('--ro-bind', source(file), file);
   argv.push('--dev-bind', URANDOM, URANDOM);
   if (directory !== undefined) argv.push('--bind', directory, directory);
   if (lineBuffering !== undefined) {
-    argv.push('--ro-bind', realpathSync(lineBuffering.library), LINE_BUFFERING_IN_VIEW);
+    argv.push('--ro-bind', source(lineBuffering.library), LINE_BUFFERING_IN_VIEW);
     for (const [name, value] of Object.entries(lineBuffering.environment(LINE_BUFFERING_IN_VIEW))) {
       argv.push('--setenv', name, value);
     }

@@ -10,9 +10,11 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { findLineBuffering } from '../line-buffering.js';
 import { isolateText } from '../texts.js';
 import { type ConfinementPlan, confinedArgv, openSeccompProgram, SECCOMP_FD, UNPRIVILEGED_ID } from './command-line.js';
 import { linkedFiles } from './linked-libraries.js';
+import { memberBase, stageUnreachable } from './reachable-files.js';
 import type { SeccompArch } from './syscalls.js';
 import { confinementText } from './texts.js';
 
@@ -142,6 +144,16 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
   } catch (error) {
     return { confined: false, reason: confinementText.librariesUnresolved(messageOf(error)) };
   }
+  const owner = asRoot ? { uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID } : undefined;
+  let staged: Record<string, string>;
+  try {
+    memberBase(owner);
+    const lineBuffering = findLineBuffering();
+    const viewFiles = [binary, ...libraries, ...(lineBuffering === undefined ? [] : [lineBuffering.library])];
+    staged = stageUnreachable(viewFiles, owner);
+  } catch (error) {
+    return { confined: false, reason: confinementText.viewUnreachable(messageOf(error)) };
+  }
   const bwrap = found.get('bwrap')!;
   const help = spawnSync(bwrap, ['--help'], { encoding: 'utf8', env: {}, timeout: 10_000 });
   const version = spawnSync(bwrap, ['--version'], { encoding: 'utf8', env: {}, timeout: 10_000 });
@@ -151,9 +163,10 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
     disableUserns: (help.stdout ?? '').includes('--disable-userns'),
     prlimit: found.get('prlimit')!,
     setpriv: found.get('setpriv'),
-    owner: asRoot ? { uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID } : undefined,
+    owner,
     binary,
     linkedFiles: libraries,
+    staged,
     arch,
   };
   const failure = trial(plan);
@@ -167,6 +180,17 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
     reason: confinementText.confinedBy(bwrap, plan.bwrapVersion, plan.owner?.uid),
     plan,
   };
+}
+
+/** The code of the process warning an unconfined 'auto' emits, once per process. */
+export const UNCONFINED_WARNING_CODE = 'CODEMODE_UNCONFINED';
+let warned = false;
+
+/** A security layer that switches itself off says so: once, as a process warning naming the reason. */
+function warnUnconfined(reason: string): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(confinementText.unconfinedWarning(reason), { code: UNCONFINED_WARNING_CODE });
 }
 
 /**
@@ -193,5 +217,6 @@ export function resolveConfinement(
   }
   if (!detection.confined && requested === 'required')
     throw new ExecutorError('SANDBOX_UNAVAILABLE', confinementText.required(detection.reason));
+  if (!detection.confined) warnUnconfined(detection.reason);
   return { requested, ...detection };
 }

@@ -10,8 +10,8 @@
  * their watchers with them).
  */
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { memberBase } from './reachable-files.js';
 import { confinementText } from './texts.js';
 
 /** Every directory not yet removed, removed synchronously if the host exits. */
@@ -60,7 +60,8 @@ export interface MemberDirectory {
 }
 
 export function createMemberDirectory(owner: MemberOwner | undefined): MemberDirectory {
-  const path = mkdtempSync(join(tmpdir(), 'codemode-member-'));
+  // Under a directory the member's uid may search: it binds this one at its own path.
+  const path = mkdtempSync(join(memberBase(owner), 'codemode-member-'));
   const controlSocket = join(path, 'control.sock');
   const relaySocket = join(path, 'relay.sock');
   const remove = () => {

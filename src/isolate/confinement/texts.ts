@@ -14,6 +14,15 @@ export const confinementText = {
   binaryUnresolved: (detail: string) => `the workerd binary could not be resolved: ${detail}`,
   librariesUnresolved: (detail: string) => `the libraries workerd links could not be listed: ${detail}`,
   trialFailed: (detail: string) => `a trial run of workerd under bwrap failed: ${detail}`,
+  viewUnreachable: (detail: string) => `the files of a member's view cannot be made reachable by its uid: ${detail}`,
+  noSearchableTemporary: (candidates: readonly string[], uid: number) =>
+    `none of the temporary directories ${candidates.join(', ')} can be searched by uid ${uid}; set TMPDIR to one it can`,
+  stagedUnreadable: (file: string, staged: string, uid: number) =>
+    `${file} was linked or copied to ${staged}, and uid ${uid} still cannot read it there`,
+
+  /** The process warning of an 'auto' executor that runs unconfined (emitted once per process). */
+  unconfinedWarning: (reason: string) =>
+    `IsolateExecutor runs workerd unconfined (option confinement is 'auto'): ${reason}. Fix that to confine every member, set confinement to 'required' to refuse to run unconfined, or to 'off' to choose it.`,
 
   // --- why members are or are not confined ---------------------------------------------------------
   off: "confinement is 'off'",

@@ -1,0 +1,157 @@
+/**
+ * The retained executions of one IsolateExecutor (`retainHandles`), and their bounds: at most
+ * `pool.maxRetained` at once (counting the executions still running that asked to retain), and
+ * each closed after `pool.retainedIdleTimeoutMs` without a call. Each holds a process of its own
+ * (pool.ts), which ends when it is closed. A closed id is remembered for a while, so a later call
+ * that names it is told why it is gone.
+ */
+import { ExecutorError } from '../protocol/errors.js';
+import type { OutboundFetch } from '../protocol/types.js';
+import type { IsolateSettings } from './options.js';
+import type { SandboxProcess } from './sandbox-process.js';
+import { isolateText } from './texts.js';
+
+export interface RetainedExecution {
+  readonly member: SandboxProcess;
+  /** Its worker's fetches still go to the outbound it was loaded with. */
+  readonly outbound: OutboundFetch | null;
+  /** Its handle calls in flight; while there are none, it is idle. */
+  calls: number;
+  /** When its last call settled (`performance.now()`). */
+  idleSince: number;
+  /** Closes it at `pool.retainedIdleTimeoutMs` of idleness. */
+  expiry: NodeJS.Timeout | undefined;
+}
+
+/** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
+export type RetainedClosedObserver = (executionId: string) => void;
+
+/** How many closed execution ids keep their own text for a later call that names them. */
+const CLOSED_IDS_REMEMBERED = 1024;
+
+export class RetainedExecutions {
+  readonly #settings: Pick<IsolateSettings, 'maxRetained' | 'retainedIdleTimeoutMs'>;
+  /** Releases the execution's worker in its process, and lets the pool end that process. */
+  readonly #release: (member: SandboxProcess, executionId: string) => void;
+  readonly #byId = new Map<string, RetainedExecution>();
+  /** Executions running that asked to retain: they count against `pool.maxRetained` already. */
+  #reserved = 0;
+  /** Recently closed execution ids, and what a later call naming one is told. */
+  readonly #closed = new Map<string, string>();
+  readonly #observers = new Set<RetainedClosedObserver>();
+
+  constructor(
+    settings: Pick<IsolateSettings, 'maxRetained' | 'retainedIdleTimeoutMs'>,
+    release: (member: SandboxProcess, executionId: string) => void,
+  ) {
+    this.#settings = settings;
+    this.#release = release;
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** How long the longest idle one has gone without a call, in ms; 0 when none is idle. */
+  oldestIdleMs(): number {
+    const now = performance.now();
+    let oldest = 0;
+    for (const retained of this.#byId.values())
+      if (retained.calls === 0) oldest = Math.max(oldest, now - retained.idleSince);
+    return Math.round(oldest);
+  }
+
+  /** Counts an execution that asks to retain, until `unreserve`; refused past `pool.maxRetained`. */
+  reserve(): void {
+    const { maxRetained } = this.#settings;
+    if (this.#byId.size + this.#reserved >= maxRetained)
+      throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
+    this.#reserved += 1;
+  }
+
+  /** Its run has settled: retained (`add`, before this) or not. */
+  unreserve(): void {
+    this.#reserved -= 1;
+  }
+
+  add(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void {
+    const retained: RetainedExecution = { member, outbound, calls: 0, idleSince: performance.now(), expiry: undefined };
+    this.#byId.set(executionId, retained);
+    this.#armExpiry(executionId, retained);
+    // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
+    void member.ended.then(() => {
+      if (this.#byId.get(executionId) === retained)
+        this.close(executionId, isolateText.executionLost(executionId), true);
+    });
+  }
+
+  /** The live execution of that id, or `HANDLE_NOT_FOUND` saying why there is none. */
+  find(executionId: string): RetainedExecution {
+    const retained = this.#byId.get(executionId);
+    if (retained === undefined) {
+      const closed = this.#closed.get(executionId) ?? isolateText.executionNotFound(executionId);
+      throw new ExecutorError('HANDLE_NOT_FOUND', closed);
+    }
+    if (!retained.member.alive) {
+      this.close(executionId, isolateText.executionLost(executionId), true);
+      throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(executionId));
+    }
+    return retained;
+  }
+
+  /** A call starts: not idle until the last one settles, when its time-to-live starts again. */
+  beginCall(retained: RetainedExecution): void {
+    retained.calls += 1;
+    clearTimeout(retained.expiry);
+  }
+
+  endCall(executionId: string, retained: RetainedExecution): void {
+    retained.calls -= 1;
+    if (retained.calls === 0 && this.#byId.get(executionId) === retained) this.#armExpiry(executionId, retained);
+  }
+
+  /**
+   * Closes one: its worker is released and its process ends. `text` is what a later call naming
+   * it is told; `notify`: closed by the executor itself, so observers hear of it.
+   */
+  close(executionId: string, text: string, notify = false): void {
+    const retained = this.#byId.get(executionId);
+    if (retained === undefined) return;
+    this.#byId.delete(executionId);
+    clearTimeout(retained.expiry);
+    this.#closed.set(executionId, text);
+    if (this.#closed.size > CLOSED_IDS_REMEMBERED) this.#closed.delete(this.#closed.keys().next().value!);
+    this.#release(retained.member, executionId);
+    if (!notify) return;
+    for (const observer of this.#observers) {
+      try {
+        observer(executionId);
+      } catch {
+        // An observer's failure is its own.
+      }
+    }
+  }
+
+  observeClosed(observer: RetainedClosedObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  /** Forgets them all (the executor is disposed, and its processes with it). */
+  clear(): void {
+    for (const retained of this.#byId.values()) clearTimeout(retained.expiry);
+    this.#byId.clear();
+  }
+
+  #armExpiry(executionId: string, retained: RetainedExecution): void {
+    const { retainedIdleTimeoutMs } = this.#settings;
+    retained.idleSince = performance.now();
+    clearTimeout(retained.expiry);
+    retained.expiry = setTimeout(() => {
+      if (this.#byId.get(executionId) !== retained || retained.calls > 0) return;
+      this.close(executionId, isolateText.executionExpired(executionId, retainedIdleTimeoutMs), true);
+    }, retainedIdleTimeoutMs);
+    // A retained execution alone must not keep the host's event loop alive (see loop-hold.ts).
+    retained.expiry.unref();
+  }
+}
