@@ -59,25 +59,26 @@ export function formatMissingMember(owner: string, member: string): string {
 export function formatUnsupportedBinding(index: number, value: unknown): string {
   return (
     `sql.exec(): binding ${index + 1} is ${describeValue(value)}; ` +
-    'a binding must be a string, a number, null, an ArrayBuffer or an ArrayBufferView'
+    'a binding must be a string, a number, null (or undefined), an ArrayBuffer or an ArrayBufferView'
   );
 }
 
-/** Cloudflare's own text for bindings on a multi-statement query. */
-export const BINDINGS_ON_MULTIPLE_STATEMENTS =
-  'When executing multiple SQL statements in a single call, only the last statement can have parameters.';
-
-export function formatWrongBindingCount(expected: number, given: number): string {
-  return `Wrong number of parameter bindings for SQL query. Expected ${expected}, got ${given}.`;
-}
+/**
+ * Cloudflare's own texts (workerd's SqlStorage), kept word for word so a host's error handling
+ * sees what it sees on Cloudflare. A statement before the last of a multi-statement query that
+ * has parameters gets the binding-count text too: only the last statement is bound.
+ */
+export const WRONG_BINDING_COUNT = 'Wrong number of parameter bindings for SQL query.';
+export const NO_STATEMENT = 'SQL code did not contain a statement';
+export const TRANSACTION_STATEMENT =
+  'To execute a transaction, please use the state.storage.transaction() or state.storage.transactionSync() APIs ' +
+  'instead of the SQL BEGIN TRANSACTION or SAVEPOINT statements. The JavaScript API is safer because it will ' +
+  "automatically roll back on exceptions, and because it interacts correctly with Durable Objects' automatic " +
+  'atomic write coalescing.';
 
 /** Cloudflare's cursor.one() texts. */
 export const ONE_NO_ROWS = 'Expected exactly one result from SQL query, but got no results.';
 export const ONE_MANY_ROWS = 'Expected exactly one result from SQL query, but got multiple results.';
-
-export function formatUnsafeInteger(column: string, value: bigint): string {
-  return `sql.exec(): column "${column}" holds the integer ${value}, beyond Number.MAX_SAFE_INTEGER; read it as TEXT (CAST(... AS TEXT))`;
-}
 
 export const SQL_QUERY_NOT_STRING = 'sql.exec(): the query must be a string';
 
