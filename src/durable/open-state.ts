@@ -119,7 +119,7 @@ function buildState(
       })();
       // A failed start fails every call on the stub; it must not also surface as unhandled.
       instance.catch(() => stubs.delete(name));
-      const stub = stubFor(instance, `facet "${name}"`);
+      const stub = stubFor(instance);
       stubs.set(name, stub);
       return stub;
     },

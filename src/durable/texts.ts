@@ -100,10 +100,17 @@ export function formatFacetClassNotExported(name: string): string {
   return `facets.get("${name}"): the startup class is not one of options.exports; pass it in exports, as a Worker entry must export it`;
 }
 
-export function formatNotAMethod(target: string, member: string): string {
-  return `RPC: ${target} has no method "${member}"`;
+/** workerd's text (a TypeError) for a call of a member the far side lacks. */
+export function formatNotAMethod(member: string): string {
+  return `The RPC receiver does not implement the method "${member}".`;
 }
 
-export function formatCannotCross(what: string): string {
-  return `Could not serialize ${what} for RPC: it is neither structured-cloneable, a function nor an RpcTarget`;
+/** workerd's text (a DataCloneError) for an instance of a class that is not an RpcTarget. */
+export function formatNotSerializable(typeName: string): string {
+  return `Could not serialize object of type "${typeName}". This type does not support serialization.`;
+}
+
+/** V8's text (a DataCloneError), as workerd passes it on, for a symbol or an uncloneable built-in. */
+export function formatCouldNotClone(description: string): string {
+  return `${description} could not be cloned.`;
 }
