@@ -22,7 +22,8 @@ const { DurableObject, RpcTarget } = (await import(
   RpcTarget: new () => object;
 };
 
-const WORKERD = fileURLToPath(new URL('../../node_modules/@cloudflare/workerd-linux-64/bin/workerd', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const WORKERD = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd');
 
 const CONFIG = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
