@@ -148,7 +148,8 @@ export class SqlStorage {
   }
 
   #changes(): number {
-    return (this.#totalChanges.get() as { n: number }).n;
+    // all(), not get(): get() leaves the statement mid-step, an open read that blocks VACUUM and checkpoints.
+    return (this.#totalChanges.all()[0] as { n: number }).n;
   }
 }
 

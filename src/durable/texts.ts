@@ -42,6 +42,13 @@ export function formatLockToolMissing(path: string, reason: string): string {
   return formatPathUnusable(path, `the lock helper \`flock\` (util-linux) could not run: ${reason}`);
 }
 
+export function formatBackupTarget(target: string, reason: string): string {
+  return `backup(): cannot write a copy to ${target}: ${reason}`;
+}
+
+export const BACKUP_TARGET_EXISTS = 'it already exists; name a path that does not';
+export const BACKUP_TARGET_INSIDE = 'it is inside the state directory; name a path outside it';
+
 export function formatClosed(what: string): string {
   return `Durable state is closed: ${what} is no longer usable`;
 }

@@ -5,10 +5,15 @@
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDurableState } from '../../src/durable/index.js';
+import { type DurableState, openDurableState } from '../../src/durable/index.js';
 import { killAllHosts, runHost, startHost } from './support/host-process.js';
+
+/** What `cloudflare:workers` resolves to under the register entry (plain JavaScript, read untyped). */
+const { DurableObject } = (await import(new URL('../../src/register/cloudflare-workers.js', import.meta.url).href)) as {
+  DurableObject: new (ctx: unknown, env: unknown) => { ctx: unknown; env: unknown };
+};
 
 let dir: string;
 
@@ -131,5 +136,47 @@ describe('options', () => {
     ],
   ])('%o is refused', async (options, text) => {
     await expect(openDurableState(options as never)).rejects.toThrow(text);
+  });
+});
+
+describe('backup', () => {
+  /** A facet with a table, to show a backup carries facets' databases too. */
+  class Notes extends DurableObject {
+    add(text: string) {
+      const sql = (this.ctx as DurableState).storage.sql;
+      sql.exec('CREATE TABLE IF NOT EXISTS notes (text TEXT)');
+      sql.exec('INSERT INTO notes VALUES (?)', text);
+    }
+    list() {
+      return (this.ctx as DurableState).storage.sql.exec('SELECT text FROM notes').toArray();
+    }
+  }
+  type NotesStub = { add(text: string): Promise<void>; list(): Promise<{ text: string }[]> };
+
+  it('copies the whole state, facets included, while it stays open; the copy opens as a state', async () => {
+    const state = await openDurableState({ path: dir, exports: { Notes } });
+    const copy = join(dir, '..', `${basename(dir)}-copy`);
+    try {
+      state.storage.sql.exec('CREATE TABLE root (x TEXT)');
+      const notes = state.facets.get('notes', () => ({ class: Notes })) as NotesStub;
+      await notes.add('before');
+      await state.backup(copy);
+      await notes.add('after');
+      await expect(state.backup(copy)).rejects.toThrow(`backup(): cannot write a copy to ${copy}: it already exists`);
+      await expect(state.backup(join(dir, 'inside'))).rejects.toThrow('it is inside the state directory');
+    } finally {
+      await state.close();
+    }
+    const restored = await openDurableState({ path: copy, exports: { Notes } });
+    try {
+      expect(restored.storage.sql.exec("SELECT name FROM sqlite_schema WHERE type = 'table'").toArray()).toEqual([
+        { name: 'root' },
+      ]);
+      const notes = restored.facets.get('notes', () => ({ class: Notes })) as NotesStub;
+      expect(await notes.list()).toEqual([{ text: 'before' }]);
+    } finally {
+      await restored.close();
+      await rm(copy, { recursive: true, force: true });
+    }
   });
 });
