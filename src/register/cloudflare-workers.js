@@ -6,8 +6,10 @@
  * from `/ai` too) subclass `WorkerEntrypoint`. In Node nothing else of them is used, so the classes
  * are inert: each stores what the Workers runtime's own constructor stores, and nothing more.
  *
- * A Workers-only feature behind them (a Durable Object's storage, RPC to a service binding, the
- * Worker Loader that `DynamicWorkerExecutor` needs) has no Node counterpart and stays unavailable.
+ * A Workers-only feature behind them (RPC to a service binding, the Worker Loader that
+ * `DynamicWorkerExecutor` needs) has no Node counterpart and stays unavailable. A Durable Object's
+ * state, for upstream's runtime, is what `openDurableState` (src/durable) gives a host to pass as
+ * `ctx`.
  */
 
 /** `new Connector(ctx, env)`: the runtime's constructor keeps both as own properties. */

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,6 +167,36 @@ describe('facets', () => {
       expect(() => state.storage.sql.exec('SELECT * FROM hits')).toThrow('no such table: hits');
     } finally {
       await state.close();
+      await rm(local, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps each facet's database in its own directory under facets/, its own facets below it", async () => {
+    class Parent extends DurableObject {
+      async childHit() {
+        const child = (this.ctx as DurableState).facets.get('child', () => ({ class: Counter })) as CounterStub;
+        return child.hit();
+      }
+    }
+    const local = await mkdtemp(join(tmpdir(), 'durable-facets-'));
+    const state = await openDurableState({ path: local, exports: { Counter, Parent } });
+    try {
+      const parent = state.facets.get('codemode:default', () => ({ class: Parent })) as { childHit(): Promise<number> };
+      expect([await parent.childHit(), await parent.childHit()]).toEqual([1, 2]);
+      const childDatabase = join(local, 'facets', 'codemode%3Adefault', 'facets', 'child', 'state.sqlite');
+      expect(statSync(childDatabase).isFile()).toBe(true);
+    } finally {
+      await state.close();
+    }
+    // Reopened, the nested facet's rows are where they were.
+    const reopened = await openDurableState({ path: local, exports: { Counter, Parent } });
+    try {
+      const parent = reopened.facets.get('codemode:default', () => ({ class: Parent })) as {
+        childHit(): Promise<number>;
+      };
+      expect(await parent.childHit()).toBe(3);
+    } finally {
+      await reopened.close();
       await rm(local, { recursive: true, force: true });
     }
   });
