@@ -33,8 +33,11 @@ interface HolderRecord {
   since: string;
 }
 
-/** Takes the lock on `dir` or throws a text naming the path and, if it can be read, the holder. */
-export async function acquireHolderLock(dir: string): Promise<HolderLock> {
+/**
+ * Takes the lock on `dir` or throws a text naming the path and, if it can be read, the holder.
+ * `onLost` runs if the child ends before `release()`: from then on the lock may be gone.
+ */
+export async function acquireHolderLock(dir: string, onLost: () => void): Promise<HolderLock> {
   const lockPath = join(dir, LOCK_FILE);
   const child = spawn(
     'flock',
@@ -80,6 +83,9 @@ export async function acquireHolderLock(dir: string): Promise<HolderLock> {
   // the lock the same way a killed one does.
   unrefAll(child);
   let released: Promise<void> | undefined;
+  void exited.then(() => {
+    if (!released) onLost();
+  });
   return {
     release() {
       released ??= (async () => {

@@ -19,6 +19,7 @@ import {
   formatFacetNameTooLong,
   formatFacetStartupInvalid,
   formatInvalidOption,
+  formatLockLost,
   formatPathUnusable,
   formatUnknownOption,
   OPTIONS_NOT_OBJECT,
@@ -67,6 +68,11 @@ export interface DurableState extends DurableObjectStateSubset {
 
 const OPTION_NAMES = new Set(['path', 'exports', 'env']);
 
+/** Whether the state is still open; once not, the text every further call throws. */
+interface Life {
+  closed: string | undefined;
+}
+
 /** Longest encoded facet name: one directory name, within every file system's 255 bytes. */
 const MAX_FACET_KEY_LENGTH = 200;
 
@@ -78,7 +84,8 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
   } catch (error) {
     throw new Error(formatPathUnusable(path, error instanceof Error ? error.message : String(error)));
   }
-  const lock = await acquireHolderLock(path);
+  let onLost = (): void => {};
+  const lock = await acquireHolderLock(path, () => onLost());
   let root: StateNode;
   try {
     root = StateNode.open(path);
@@ -86,19 +93,25 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
     await lock.release();
     throw error;
   }
-  const life = { closed: false };
+  const life: Life = { closed: undefined };
+  // A second holder may now write here: stop at once, whatever the host does next.
+  onLost = () => {
+    if (life.closed !== undefined) return;
+    life.closed = formatLockLost(path);
+    root.close(life.closed);
+  };
   const rootState = buildState(root, exports, env, life);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      life.closed = true;
+      life.closed ??= formatClosed('this state');
       root.close();
       await lock.release();
     })();
     return closing;
   };
   const backup = async (target: string): Promise<void> => {
-    if (life.closed) throw new Error(formatClosed('backup'));
+    if (life.closed !== undefined) throw new Error(life.closed);
     const destination = resolve(target);
     if (destination === path || destination.startsWith(`${path}${sep}`))
       throw new Error(formatBackupTarget(destination, BACKUP_TARGET_INSIDE));
@@ -112,13 +125,13 @@ function buildState(
   node: StateNode,
   exports: Record<string, unknown>,
   env: unknown,
-  life: { closed: boolean },
+  life: Life,
 ): DurableObjectStateSubset {
   const stubs = new Map<string, unknown>();
   const classes = new Set(Object.values(exports));
   const facets: DurableFacets = {
     get(name, startup) {
-      if (life.closed) throw new Error(formatClosed('facets.get'));
+      if (life.closed !== undefined) throw new Error(life.closed);
       if (typeof name !== 'string' || name.length === 0) throw new TypeError(formatFacetNameInvalid(name));
       const existing = stubs.get(name);
       if (existing) return existing;

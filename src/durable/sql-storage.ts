@@ -84,7 +84,8 @@ export class SqlCursor implements IterableIterator<Row> {
 export class SqlStorage {
   readonly #db: Database;
   readonly #totalChanges: Statement;
-  #closed = false;
+  /** What every call throws once closed. */
+  #closed: string | undefined;
 
   constructor(db: Database) {
     this.#db = db;
@@ -92,7 +93,7 @@ export class SqlStorage {
   }
 
   get databaseSize(): number {
-    if (this.#closed) throw new Error(formatClosed('storage.sql'));
+    if (this.#closed !== undefined) throw new Error(this.#closed);
     // As workerd counts it: pages in use, free pages excluded.
     const row = this.#db.get(
       'SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS pages, (SELECT page_size FROM pragma_page_size) AS size',
@@ -101,7 +102,7 @@ export class SqlStorage {
   }
 
   exec(query: string, ...bindings: unknown[]): SqlCursor {
-    if (this.#closed) throw new Error(formatClosed('storage.sql'));
+    if (this.#closed !== undefined) throw new Error(this.#closed);
     if (typeof query !== 'string') throw new TypeError(SQL_QUERY_NOT_STRING);
     const values = bindings.map(toBindingValue);
     const changesBefore = this.#changes();
@@ -129,9 +130,9 @@ export class SqlStorage {
   }
 
   /** Ends this storage: the statement it keeps is finalized; its owner closes the database. */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+  close(reason = formatClosed('storage.sql')): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = reason;
     this.#totalChanges.finalize();
   }
 

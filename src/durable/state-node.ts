@@ -72,10 +72,11 @@ export class StateNode {
     for (const [key, child] of this.#children) child.backupInto(join(target, FACETS_DIR, key));
   }
 
-  close(): void {
-    for (const child of this.#children.values()) child.close();
+  /** Closes every database below; `reason` is what a later `sql.exec` throws. */
+  close(reason?: string): void {
+    for (const child of this.#children.values()) child.close(reason);
     this.#children.clear();
-    this.sql.close();
+    this.sql.close(reason);
     if (this.#db.isOpen) this.#db.close();
   }
 }
