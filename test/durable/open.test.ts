@@ -152,6 +152,14 @@ describe('a path that cannot hold state fails at open, naming it', () => {
   });
 });
 
+describe('the lock helper', () => {
+  it('fails the open, naming the path and the helper, where `flock` is not on the PATH', async () => {
+    expect(await runHost(['open', dir], { env: { PATH: '/nonexistent' } })).toEqual({
+      error: `Durable state at ${dir} cannot be opened: the lock helper \`flock\` (util-linux) could not run: spawn flock ENOENT`,
+    });
+  });
+});
+
 describe('options', () => {
   it.each([
     [undefined, 'openDurableState(): options must be an object with path, exports, env'],

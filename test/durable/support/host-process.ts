@@ -22,10 +22,18 @@ export interface HostProcess {
   readonly stderr: () => string;
 }
 
-export function startHost(args: string[], options: { uid?: number; gid?: number } = {}): HostProcess {
+export interface HostOptions {
+  uid?: number;
+  gid?: number;
+  /** Replaces the inherited environment's variables of the same names. */
+  env?: Record<string, string>;
+}
+
+export function startHost(args: string[], { env, ...options }: HostOptions = {}): HostProcess {
   const child = spawn(process.execPath, [...ARGS, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
     ...options,
   });
   running.add(child);
@@ -79,10 +87,7 @@ export function startHost(args: string[], options: { uid?: number; gid?: number 
 }
 
 /** Runs a command to its end and returns its last line. */
-export async function runHost(
-  args: string[],
-  options: { uid?: number; gid?: number } = {},
-): Promise<Record<string, unknown>> {
+export async function runHost(args: string[], options: HostOptions = {}): Promise<Record<string, unknown>> {
   const host = startHost(args, options);
   const { code } = await host.exited;
   if (code !== 0) throw new Error(`host ${args.join(' ')} exited ${code}: ${host.stderr()}`);
