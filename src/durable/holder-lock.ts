@@ -1,30 +1,30 @@
 /**
- * The single-writer lock on a state directory: an exclusive flock(2) on `<path>/LOCK`, held by a
- * util-linux `flock` child for as long as this process keeps the child's stdin open.
+ * The single-writer lock on a state directory: an exclusive flock(2) on `<path>/LOCK`, held by
+ * this process's own open file of it.
  *
- * Why a child: Node has no flock or fcntl API, and the WebAssembly SQLite's own lock is a
- * directory that a SIGKILLed holder leaves behind. A kernel lock is released when its holder dies,
- * whatever kills it: when this process dies its end of the pipe closes, the child's `cat` reads
- * EOF and exits, and the kernel drops the lock. On NFS, Linux maps flock to a byte-range lock the
- * server releases with the client's lease, so two hosts on one volume exclude each other too.
+ * Node has no flock call, so util-linux's `flock` takes the lock on a copy of that file descriptor
+ * handed to it, and exits. A flock lock belongs to the open file, not to a process: it stays held
+ * as long as this process keeps the file open, and the kernel drops it when the file is closed,
+ * by `release()` or by this process's death, whatever kills it. (The WebAssembly SQLite's own lock
+ * is a directory, which a killed holder leaves behind.)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { formatAlreadyOpen, formatHolder, formatLockToolMissing } from './texts.js';
+import { formatAlreadyOpen, formatHolder, formatLockToolMissing, formatPathUnusable } from './texts.js';
 
 /** `flock`'s exit status when the lock is held elsewhere (its --conflict-exit-code). */
 const CONFLICT_EXIT = 75;
 
-/** What the child prints once it holds the lock. */
-const ACQUIRED = 'locked\n';
-
 const LOCK_FILE = 'LOCK';
 
+/** Where the lock file's descriptor is in the `flock` child: its argument names it. */
+const CHILD_FD = 3;
+
 export interface HolderLock {
-  /** Ends the child and waits until the kernel has dropped the lock. */
-  release(): Promise<void>;
+  /** Closes the lock file: the kernel drops the lock at once. */
+  release(): void;
 }
 
 interface HolderRecord {
@@ -33,77 +33,58 @@ interface HolderRecord {
   since: string;
 }
 
-/**
- * Takes the lock on `dir` or throws a text naming the path and, if it can be read, the holder.
- * `onLost` runs if the child ends before `release()`: from then on the lock may be gone.
- */
-export async function acquireHolderLock(dir: string, onLost: () => void): Promise<HolderLock> {
+/** Takes the lock on `dir` or throws a text naming the path and, if it can be read, the holder. */
+export async function acquireHolderLock(dir: string): Promise<HolderLock> {
   const lockPath = join(dir, LOCK_FILE);
-  const child = spawn(
-    'flock',
-    [
-      '--exclusive',
-      '--nonblock',
-      '--conflict-exit-code',
-      String(CONFLICT_EXIT),
-      lockPath,
-      'sh',
-      '-c',
-      'echo locked; exec cat >/dev/null',
-    ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const outcome = await new Promise<'acquired' | 'conflict' | Error>((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout === ACQUIRED) resolve('acquired');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', (error) => resolve(error));
-    child.once('exit', (code) => {
-      if (code === CONFLICT_EXIT) resolve('conflict');
-      else resolve(new Error(stderr.trim() || `exited with status ${code}`));
-    });
-  });
-  if (outcome === 'conflict') throw new Error(formatAlreadyOpen(dir, readHolder(lockPath)));
-  if (outcome instanceof Error) {
-    child.kill('SIGKILL');
+  let fd: number;
+  try {
+    fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o644);
+  } catch (error) {
+    throw new Error(formatPathUnusable(dir, error instanceof Error ? error.message : String(error)));
+  }
+  let outcome: 'acquired' | 'conflict' | Error;
+  try {
+    outcome = await lockWithFlock(fd);
+  } catch (error) {
+    outcome = error instanceof Error ? error : new Error(String(error));
+  }
+  if (outcome !== 'acquired') {
+    closeSync(fd);
+    if (outcome === 'conflict') throw new Error(formatAlreadyOpen(dir, readHolder(lockPath)));
     throw new Error(formatLockToolMissing(dir, outcome.message));
   }
-  writeFileSync(
-    lockPath,
-    `${JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`,
-  );
-  // The lock must not keep the host's event loop alive: a host that exits without close() drops
-  // the lock the same way a killed one does.
-  unrefAll(child);
-  let released: Promise<void> | undefined;
-  void exited.then(() => {
-    if (!released) onLost();
-  });
+  const record: HolderRecord = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+  ftruncateSync(fd, 0);
+  writeSync(fd, `${JSON.stringify(record)}\n`, 0);
+  let open = true;
   return {
     release() {
-      released ??= (async () => {
-        // Waiting for the child's exit must hold the event loop, which the unref above let go.
-        child.ref();
-        child.stdin?.end();
-        await exited;
-      })();
-      return released;
+      if (!open) return;
+      open = false;
+      closeSync(fd);
     },
   };
 }
 
-function unrefAll(child: ChildProcess): void {
-  child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) {
-    (stream as unknown as { unref?: () => void } | null)?.unref?.();
-  }
+/** Runs `flock` on a copy of `fd`: 'acquired' once it exits 0, 'conflict' on its conflict status. */
+function lockWithFlock(fd: number): Promise<'acquired' | 'conflict' | Error> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      'flock',
+      ['--exclusive', '--nonblock', '--conflict-exit-code', String(CONFLICT_EXIT), String(CHILD_FD)],
+      { stdio: ['ignore', 'ignore', 'pipe', fd] },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('error', (error) => resolve(error));
+    child.once('close', (code) => {
+      if (code === 0) resolve('acquired');
+      else if (code === CONFLICT_EXIT) resolve('conflict');
+      else resolve(new Error(stderr.trim() || `exited with status ${code}`));
+    });
+  });
 }
 
 function readHolder(lockPath: string): string | undefined {

@@ -19,7 +19,6 @@ import {
   formatFacetNameTooLong,
   formatFacetStartupInvalid,
   formatInvalidOption,
-  formatLockLost,
   formatPathUnusable,
   formatUnknownOption,
   OPTIONS_NOT_OBJECT,
@@ -84,29 +83,22 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
   } catch (error) {
     throw new Error(formatPathUnusable(path, error instanceof Error ? error.message : String(error)));
   }
-  let onLost = (): void => {};
-  const lock = await acquireHolderLock(path, () => onLost());
+  const lock = await acquireHolderLock(path);
   let root: StateNode;
   try {
     root = StateNode.open(path);
   } catch (error) {
-    await lock.release();
+    lock.release();
     throw error;
   }
   const life: Life = { closed: undefined };
-  // A second holder may now write here: stop at once, whatever the host does next.
-  onLost = () => {
-    if (life.closed !== undefined) return;
-    life.closed = formatLockLost(path);
-    root.close(life.closed);
-  };
   const rootState = buildState(root, exports, env, life);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       life.closed ??= formatClosed('this state');
       root.close();
-      await lock.release();
+      lock.release();
     })();
     return closing;
   };

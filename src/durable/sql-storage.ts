@@ -130,9 +130,9 @@ export class SqlStorage {
   }
 
   /** Ends this storage: the statement it keeps is finalized; its owner closes the database. */
-  close(reason = formatClosed('storage.sql')): void {
+  close(): void {
     if (this.#closed !== undefined) return;
-    this.#closed = reason;
+    this.#closed = formatClosed('storage.sql');
     this.#totalChanges.finalize();
   }
 

@@ -72,11 +72,10 @@ export class StateNode {
     for (const [key, child] of this.#children) child.backupInto(join(target, FACETS_DIR, key));
   }
 
-  /** Closes every database below; `reason` is what a later `sql.exec` throws. */
-  close(reason?: string): void {
-    for (const child of this.#children.values()) child.close(reason);
+  close(): void {
+    for (const child of this.#children.values()) child.close();
     this.#children.clear();
-    this.sql.close(reason);
+    this.sql.close();
     if (this.#db.isOpen) this.#db.close();
   }
 }

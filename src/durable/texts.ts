@@ -38,14 +38,6 @@ export function formatHolder(record: { pid: number; host: string; since: string 
   return `process ${record.pid} on host ${record.host} (open since ${record.since})`;
 }
 
-/** The lock's `flock` child ended while the state was open: another process may now open the path. */
-export function formatLockLost(path: string): string {
-  return (
-    `Durable state at ${path} lost its lock (its flock helper process ended), so another process may ` +
-    'now open the path: this state no longer reads or writes there. Open it again.'
-  );
-}
-
 export function formatLockToolMissing(path: string, reason: string): string {
   return formatPathUnusable(path, `the lock helper \`flock\` (util-linux) could not run: ${reason}`);
 }
