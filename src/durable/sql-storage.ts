@@ -204,5 +204,5 @@ function toCloudflareRow(row: Record<string, unknown>): Row {
 const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 
 function stripLeadingComments(text: string): string {
-  return text.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$))*/, '');
+  return text.replace(/^(\s|--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$))*/, '');
 }
