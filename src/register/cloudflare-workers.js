@@ -6,8 +6,10 @@
  * from `/ai` too) subclass `WorkerEntrypoint`. In Node nothing else of them is used, so the classes
  * are inert: each stores what the Workers runtime's own constructor stores, and nothing more.
  *
- * A Workers-only feature behind them (a Durable Object's storage, RPC to a service binding, the
- * Worker Loader that `DynamicWorkerExecutor` needs) has no Node counterpart and stays unavailable.
+ * A Workers-only feature behind them (RPC to a service binding, the Worker Loader that
+ * `DynamicWorkerExecutor` needs) has no Node counterpart and stays unavailable. A Durable Object's
+ * state, for upstream's runtime, is what `openDurableState` (src/durable) gives a host to pass as
+ * `ctx`.
  */
 
 /** `new Connector(ctx, env)`: the runtime's constructor keeps both as own properties. */
@@ -34,5 +36,12 @@ export class DurableObject {
   }
 }
 
-/** A marker base class: the runtime passes its subclasses by reference over RPC. No members. */
+/**
+ * A marker base class: the runtime passes its subclasses by reference over RPC. Its one member is
+ * a brand under a registry symbol, by which the durable state's facet calls (src/durable) pass an
+ * instance by reference, as Workers RPC does, wherever this file was loaded from.
+ */
 export class RpcTarget {}
+Object.defineProperty(RpcTarget.prototype, Symbol.for('@supolka/cloudflare-codemode-executor:RpcTarget'), {
+  value: true,
+});

@@ -1,0 +1,208 @@
+/**
+ * `storage.sql`: Cloudflare's synchronous SQL API over one SQLite file of the WebAssembly binding.
+ * `exec` runs every statement of its query at once, in order, binding the last one, and returns
+ * a cursor over the last one's rows, with values as Cloudflare gives them (INTEGER as a number,
+ * BLOB as an ArrayBuffer).
+ */
+import type { Database, Statement } from 'node-sqlite3-wasm';
+import { splitAtSemicolons } from './split-statements.js';
+import {
+  formatClosed,
+  formatUnsupportedBinding,
+  NO_STATEMENT,
+  ONE_MANY_ROWS,
+  ONE_NO_ROWS,
+  SQL_QUERY_NOT_STRING,
+  TRANSACTION_STATEMENT,
+  WRONG_BINDING_COUNT,
+} from './texts.js';
+
+export type SqlValue = ArrayBuffer | string | number | null;
+type Row = Record<string, SqlValue>;
+type BindingValue = string | number | null | Uint8Array;
+
+/** The binding's statement internals used here; the binding is pinned to one exact version. */
+interface StatementInternals {
+  _bind(values: BindingValue[]): void;
+  _getColumnNames(): string[];
+}
+
+const NOTHING_TO_PREPARE = 'Nothing to prepare';
+const INCOMPLETE_INPUT = 'incomplete input';
+
+export class SqlCursor implements IterableIterator<Row> {
+  readonly columnNames: string[];
+  readonly #rows: Row[];
+  readonly #rowsWritten: number;
+  #next = 0;
+
+  constructor(columnNames: string[], rows: Row[], rowsWritten: number) {
+    this.columnNames = columnNames;
+    this.#rows = rows;
+    this.#rowsWritten = rowsWritten;
+  }
+
+  /** Rows this cursor has handed out; Cloudflare counts rows scanned (see docs/durable-state.md). */
+  get rowsRead(): number {
+    return this.#next;
+  }
+
+  get rowsWritten(): number {
+    return this.#rowsWritten;
+  }
+
+  next(): IteratorResult<Row> {
+    const row = this.#rows[this.#next];
+    if (row === undefined) return { done: true, value: undefined };
+    this.#next++;
+    return { done: false, value: row };
+  }
+
+  [Symbol.iterator](): IterableIterator<Row> {
+    return this;
+  }
+
+  /** The rows not yet read. */
+  toArray(): Row[] {
+    const rest = this.#rows.slice(this.#next);
+    this.#next = this.#rows.length;
+    return rest;
+  }
+
+  one(): Row {
+    const rest = this.toArray();
+    if (rest.length === 0) throw new Error(ONE_NO_ROWS);
+    if (rest.length > 1) throw new Error(ONE_MANY_ROWS);
+    return rest[0] as Row;
+  }
+
+  *raw(): IterableIterator<SqlValue[]> {
+    for (const row of this) yield this.columnNames.map((name) => row[name] ?? null);
+  }
+}
+
+export class SqlStorage {
+  readonly #db: Database;
+  readonly #totalChanges: Statement;
+  /** What every call throws once closed. */
+  #closed: string | undefined;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#totalChanges = db.prepare('SELECT total_changes() AS n');
+  }
+
+  get databaseSize(): number {
+    if (this.#closed !== undefined) throw new Error(this.#closed);
+    // As workerd counts it: pages in use, free pages excluded.
+    const row = this.#db.get(
+      'SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS pages, (SELECT page_size FROM pragma_page_size) AS size',
+    ) as { pages: number; size: number };
+    return row.pages * row.size;
+  }
+
+  exec(query: string, ...bindings: unknown[]): SqlCursor {
+    if (this.#closed !== undefined) throw new Error(this.#closed);
+    if (typeof query !== 'string') throw new TypeError(SQL_QUERY_NOT_STRING);
+    const values = bindings.map(toBindingValue);
+    const changesBefore = this.#changes();
+    const pieces = splitAtSemicolons(query);
+    // Whitespace after the last semicolon ends nothing; a comment there is an empty statement.
+    while (pieces.length > 0 && (pieces.at(-1) as string).trim() === '') pieces.pop();
+    if (pieces.length === 0) throw new Error(NO_STATEMENT);
+    let pending = '';
+    let last: { columns: string[]; rows: Row[] } = { columns: [], rows: [] };
+    for (let index = 0; index < pieces.length; index++) {
+      pending += pieces[index];
+      const isLast = index === pieces.length - 1;
+      const statement = this.#prepare(pending, isLast);
+      if (statement === 'incomplete') continue;
+      pending = '';
+      if (statement === 'nothing') throw new Error(NO_STATEMENT);
+      try {
+        if (TRANSACTION_CONTROL.test(stripLeadingComments(statement.text))) throw new Error(TRANSACTION_STATEMENT);
+        last = runStatement(statement.prepared, isLast ? values : []);
+      } finally {
+        statement.prepared.finalize();
+      }
+    }
+    return new SqlCursor(last.columns, last.rows, this.#changes() - changesBefore);
+  }
+
+  /** Ends this storage: the statement it keeps is finalized; its owner closes the database. */
+  close(): void {
+    if (this.#closed !== undefined) return;
+    this.#closed = formatClosed('storage.sql');
+    this.#totalChanges.finalize();
+  }
+
+  /** One statement, or what stops it: nothing but comments, or a trigger body cut at its `;`. */
+  #prepare(text: string, isLast: boolean): { prepared: Statement; text: string } | 'nothing' | 'incomplete' {
+    try {
+      return { prepared: this.#db.prepare(text), text };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (message === NOTHING_TO_PREPARE) return 'nothing';
+      if (message.includes(INCOMPLETE_INPUT) && !isLast) return 'incomplete';
+      throw error;
+    }
+  }
+
+  #changes(): number {
+    // all(), not get(): get() leaves the statement mid-step, an open read that blocks VACUUM and checkpoints.
+    return (this.#totalChanges.all()[0] as { n: number }).n;
+  }
+}
+
+/** Runs one statement with `values`: none for a statement before the last. */
+function runStatement(statement: Statement, values: BindingValue[]): { columns: string[]; rows: Row[] } {
+  const internals = statement as unknown as StatementInternals;
+  if (!hasParameterCount(internals, values.length)) throw new Error(WRONG_BINDING_COUNT);
+  const columns = internals._getColumnNames();
+  const rows = statement.all(values).map((row) => toCloudflareRow(row as Record<string, unknown>));
+  return { columns, rows };
+}
+
+/**
+ * Whether the statement has exactly `count` parameters. Cloudflare refuses any other binding
+ * count, where the binding would fill missing ones with NULL; the binding exposes no count, so it
+ * is probed: a statement accepts k bindings exactly when it has k parameters or more.
+ */
+function hasParameterCount(statement: StatementInternals, count: number): boolean {
+  const accepts = (k: number): boolean => {
+    try {
+      statement._bind(new Array<null>(k).fill(null));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return accepts(count) && !accepts(count + 1);
+}
+
+function toBindingValue(value: unknown, index: number): BindingValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(formatUnsupportedBinding(index, value));
+}
+
+function toCloudflareRow(row: Record<string, unknown>): Row {
+  const out: Row = {};
+  for (const [column, value] of Object.entries(row)) {
+    // As workerd does: an INTEGER becomes a number, beyond 2^53 with a double's precision.
+    if (typeof value === 'bigint') out[column] = Number(value);
+    else if (value instanceof Uint8Array)
+      out[column] = value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer;
+    else out[column] = value as SqlValue;
+  }
+  return out;
+}
+
+/** Statements Cloudflare refuses in `exec` (its authorizer denies transactions and savepoints). */
+const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+
+function stripLeadingComments(text: string): string {
+  return text.replace(/^(\s|--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$))*/, '');
+}

@@ -1,0 +1,123 @@
+/**
+ * Every text the durable state composes: its refusals at open, the SQL surface's errors, the RPC
+ * boundary's and the missing members'. See docs/durable-state.md.
+ */
+import { describeValue } from '../protocol/describe-value.js';
+
+const OPTIONS = ['path', 'exports', 'env'] as const;
+
+export function formatInvalidOption(name: string, expected: string, value: unknown): string {
+  return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;
+}
+
+export function formatUnknownOption(name: string): string {
+  return `openDurableState(): unknown option "${name}"; the options are ${OPTIONS.join(', ')}`;
+}
+
+export const OPTIONS_NOT_OBJECT = `openDurableState(): options must be an object with ${OPTIONS.join(', ')}`;
+
+export function formatPathUnusable(path: string, reason: string): string {
+  return `Durable state at ${path} cannot be opened: ${reason}`;
+}
+
+export function formatDatabaseUnusable(file: string, reason: string): string {
+  return `Durable state database ${file} cannot be opened: ${reason}`;
+}
+
+/** The single-writer rule: a second open of a path while another holder has it. */
+export function formatAlreadyOpen(path: string, holder: string | undefined): string {
+  const by = holder ? `by ${holder}` : 'by another process (its holder record is unreadable)';
+  return (
+    `Durable state at ${path} is already open ${by}. One path has one writer at a time: ` +
+    'close the other holder first, or give this host its own path.'
+  );
+}
+
+/** How a holder is named in formatAlreadyOpen: enough to find the process. */
+export function formatHolder(record: { pid: number; host: string; since: string }): string {
+  return `process ${record.pid} on host ${record.host} (open since ${record.since})`;
+}
+
+export function formatLockToolMissing(path: string, reason: string): string {
+  return formatPathUnusable(path, `the lock helper \`flock\` (util-linux) could not run: ${reason}`);
+}
+
+export function formatBackupTarget(target: string, reason: string): string {
+  return `backup(): cannot write a copy to ${target}: ${reason}`;
+}
+
+export const BACKUP_TARGET_EXISTS = 'it already exists; name a path that does not';
+export const BACKUP_TARGET_INSIDE = 'it is inside the state directory; name a path outside it';
+
+export function formatClosed(what: string): string {
+  return `Durable state is closed: ${what} is no longer usable`;
+}
+
+/** A member of Cloudflare's DurableObjectState or storage that this state does not provide. */
+export function formatMissingMember(owner: string, member: string): string {
+  return (
+    `${owner}.${member} is not provided by openDurableState(): this Node state implements ` +
+    'storage.sql.exec, facets.get and exports only (see docs/durable-state.md)'
+  );
+}
+
+// --- SQL surface ----------------------------------------------------------------------------
+
+export function formatUnsupportedBinding(index: number, value: unknown): string {
+  return (
+    `sql.exec(): binding ${index + 1} is ${describeValue(value)}; ` +
+    'a binding must be a string, a number, null (or undefined), an ArrayBuffer or an ArrayBufferView'
+  );
+}
+
+/**
+ * Cloudflare's own texts (workerd's SqlStorage), kept word for word so a host's error handling
+ * sees what it sees on Cloudflare. A statement before the last of a multi-statement query that
+ * has parameters gets the binding-count text too: only the last statement is bound.
+ */
+export const WRONG_BINDING_COUNT = 'Wrong number of parameter bindings for SQL query.';
+export const NO_STATEMENT = 'SQL code did not contain a statement';
+export const TRANSACTION_STATEMENT =
+  'To execute a transaction, please use the state.storage.transaction() or state.storage.transactionSync() APIs ' +
+  'instead of the SQL BEGIN TRANSACTION or SAVEPOINT statements. The JavaScript API is safer because it will ' +
+  "automatically roll back on exceptions, and because it interacts correctly with Durable Objects' automatic " +
+  'atomic write coalescing.';
+
+/** Cloudflare's cursor.one() texts. */
+export const ONE_NO_ROWS = 'Expected exactly one result from SQL query, but got no results.';
+export const ONE_MANY_ROWS = 'Expected exactly one result from SQL query, but got multiple results.';
+
+export const SQL_QUERY_NOT_STRING = 'sql.exec(): the query must be a string';
+
+// --- Facets and the RPC boundary ------------------------------------------------------------
+
+export function formatFacetNameInvalid(value: unknown): string {
+  return `facets.get(): the name must be a non-empty string, got ${describeValue(value)}`;
+}
+
+export function formatFacetNameTooLong(name: string, cap: number): string {
+  return `facets.get(): the name ${JSON.stringify(name.slice(0, 40))}… is too long: ${cap} characters at most once percent-encoded (it names a directory)`;
+}
+
+export function formatFacetStartupInvalid(name: string, value: unknown): string {
+  return `facets.get("${name}"): the startup callback must return { class }, a class from options.exports; got ${describeValue(value)}`;
+}
+
+export function formatFacetClassNotExported(name: string): string {
+  return `facets.get("${name}"): the startup class is not one of options.exports; pass it in exports, as a Worker entry must export it`;
+}
+
+/** workerd's text (a TypeError) for a call of a member the far side lacks. */
+export function formatNotAMethod(member: string): string {
+  return `The RPC receiver does not implement the method "${member}".`;
+}
+
+/** workerd's text (a DataCloneError) for an instance of a class that is not an RpcTarget. */
+export function formatNotSerializable(typeName: string): string {
+  return `Could not serialize object of type "${typeName}". This type does not support serialization.`;
+}
+
+/** V8's text (a DataCloneError), as workerd passes it on, for a symbol or an uncloneable built-in. */
+export function formatCouldNotClone(description: string): string {
+  return `${description} could not be cloned.`;
+}
