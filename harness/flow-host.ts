@@ -41,6 +41,8 @@ export interface HostStepRequest {
   call: FlowCall;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** The `transformResult` a flow names. */
 const TRANSFORMS = {
   wrap: (result: unknown) => ({ transformed: result }),
@@ -58,6 +60,7 @@ function toolOf(connector: string, name: string, tool: FlowTool, ran: string[]) 
     ...(tool.reexecute ? { replay: 'reexecute' } : {}),
     execute: async (args: unknown, context?: { executionId?: string }) => {
       ran.push(key);
+      if (tool.delay !== undefined) await sleep(tool.delay);
       if (tool.throws !== undefined) throw new Error(tool.throws);
       if (tool.echo) return args;
       if (tool.bytes !== undefined) return Uint8Array.from(tool.bytes);
@@ -122,7 +125,8 @@ export function runProgram(name: string, input: unknown): string {
   return `async () => await codemode.run(${args})`;
 }
 
-async function callOn(handle: RuntimeHandle, action: FlowAction): Promise<unknown> {
+async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown> {
+  if (action.after !== undefined) await sleep(action.after);
   const h = handle as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   if ('execute' in action) return h.execute!({ code: action.execute });
   if ('run' in action) return h.execute!({ code: runProgram(action.run, action.input) });

@@ -27,6 +27,8 @@ export interface FlowTool {
   revert?: true;
   /** `replay: "reexecute"`: the result is never logged, a replay runs the tool again. */
   reexecute?: true;
+  /** Waits this many ms before it answers, so a run stays `running` meanwhile. */
+  delay?: number;
   description?: string;
   inputSchema?: unknown;
 }
@@ -51,6 +53,8 @@ interface StepTarget {
   runtime?: string;
   /** Only these connectors (by name); absent: all of the flow's. */
   connectors?: string[];
+  /** Starts the call this many ms late: inside `concurrent`, it orders the starts. */
+  after?: number;
 }
 
 /** One call on the handle. Executions are named by the label their execute step gave them. */

@@ -12,6 +12,8 @@
 import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptions } from '../src/index.js';
 import type { Case, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
+import type { Flow } from './flow-model.js';
+import type { FlowSession } from './flows.js';
 import {
   type CallRecord,
   materializeConnectors,
@@ -26,6 +28,10 @@ export interface Side {
   readonly name: ColumnId;
   /** Runs one case and returns its normalized outcome. A rejection of `execute` is `threw`, not a throw. */
   run(item: Case): Promise<Outcome>;
+  /** A runtime host for one flow, its state empty; absent on a side that hosts no runtime. */
+  openFlow?(flow: Flow): Promise<FlowSession>;
+  /** The side runs flows only: its preflight is a flow. */
+  flowsOnly?: boolean;
   /** What the side's processes printed lately, for diagnosing a failure. */
   output?(): string;
   /** Stops everything the side started. */
@@ -38,6 +44,7 @@ const OUR_POOL = 1;
 export async function startSide(name: ColumnId): Promise<Side> {
   if (name === 'ours') return startOursSide();
   if (name === 'ours-remote') return startRemoteSide();
+  if (name === 'ours-worker') return (await import('./reference/flow-sides.js')).startWorkerHostSide();
   const [{ startReferenceColumn }, { describeRequest }] = await Promise.all([
     import('./reference/wrangler.js'),
     import('./reference/request.js'),
@@ -46,6 +53,7 @@ export async function startSide(name: ColumnId): Promise<Side> {
   return {
     name,
     run: (item) => column.run(describeRequest(item)),
+    ...(column.openFlow ? { openFlow: column.openFlow } : {}),
     output: () => column.output(),
     dispose: () => column.stop(),
   };

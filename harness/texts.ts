@@ -65,6 +65,21 @@ export const texts = {
     noOutcome: (ms: number) => `the harness got no outcome within ${ms} ms`,
     diffTitle: (where: string, column: string, against: Against) =>
       `${where} on ${column} does not meet ${AGAINST[against]}`,
+    flowsOnly: 'this column hosts upstream\'s runtime and runs runtime flows only',
+    flowsOnlyLabel: 'flows only',
+    noFlows: (column: string) => `the ${column} side has no runtime host for flows`,
+    beforeRuntime: (boundary: string, release: string, reason: string) =>
+      `before ${boundary} (${release}): ${reason}`,
+    beforeRuntimeLabel: (boundary: string, release: string) => `before ${boundary} (${release})`,
+  },
+
+  flow: {
+    preflight: (column: string, got: string) =>
+      `The ${column} column started, but a trivial runtime flow (execute async () => 6 * 7) did not complete with 42: ${got}`,
+    notRestarted: (session: string, status: number, body: string) =>
+      `the runtime host of flow session ${session} did not restart (HTTP ${status}): ${body}`,
+    stepFailed: (column: string, session: string, status: number, body: string) =>
+      `${column}: a flow call on session ${session} failed with HTTP ${status}: ${body}`,
   },
 
   suite: {

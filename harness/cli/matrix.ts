@@ -6,10 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { basename, join, relative, resolve, sep } from 'node:path';
-import type { LoadedCase } from '../case-model.js';
 import { COLUMN_IDS, type ColumnId } from '../columns.js';
 import { Engine } from '../engine.js';
-import { type Catalogue, caseTitle, loadCatalogue } from '../load-cases.js';
+import { isFlow } from '../judge.js';
+import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
 import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { assertValidMatrix, writeReports } from '../report/write-reports.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
@@ -71,7 +71,7 @@ class Progress {
     this.line(texts.progress.columnLine(column, 0, total, 0, 0));
   }
 
-  cell(column: string, item: LoadedCase, cell: MatrixCell, done: number, total: number): void {
+  cell(column: string, item: CatalogueItem, cell: MatrixCell, done: number, total: number): void {
     if (this.silent) return;
     // The first line of a reason: progress shows the gist; the report keeps all of it.
     const gist = (cell.reason ?? '').split('\n', 1)[0] ?? '';
@@ -161,8 +161,10 @@ async function runMatrix(
     columns,
     cases: ordered.map((item) => {
       const file = relative(REPO_ROOT, resolve(item.file)).split(sep).join('/');
-      const { id, line, description, features, upstream } = item;
-      const area = basename(file).replace(/\.ya?ml$/, '');
+      const { id, line, description, features } = item;
+      const upstream = isFlow(item) ? undefined : item.upstream;
+      // Runtime flows are one area of their own, whichever file holds them.
+      const area = isFlow(item) ? 'runtime' : basename(file).replace(/\.ya?ml$/, '');
       return { id, file, line, area, description, features, ...(upstream ? { upstreamReason: upstream.reason } : {}) };
     }),
     cells,

@@ -9,9 +9,16 @@ import { DurableObject } from 'cloudflare:workers';
 import { messageOf } from '../../src/protocol/index.js';
 import { type HostStepRequest, type RuntimeApi, runHostStep } from '../flow-host.js';
 
+/** The RPC methods of the flow host, as a stub reaches them. */
+interface FlowHostStub {
+  step(post: FlowPost): Promise<unknown>;
+  whoami(): Promise<string>;
+  restart(): Promise<void>;
+}
+
 export interface FlowEnv {
   LOADER: unknown;
-  FLOW_HOST: DurableObjectNamespace<FlowHostObject>;
+  FLOW_HOST: { idFromName(name: string): unknown; get(id: unknown): FlowHostStub };
 }
 
 /** One POST to `/flow`. */
@@ -23,13 +30,6 @@ export interface FlowPost {
 }
 
 type ExecutorOf = (env: FlowEnv, daemon: string | undefined) => Promise<unknown>;
-
-/** The class the column's entry exports as `FlowHost`. */
-export type FlowHostObject = DurableObject<FlowEnv> & {
-  step(post: FlowPost): Promise<unknown>;
-  whoami(): string;
-  restart(): void;
-};
 
 export function flowHostClass(api: RuntimeApi, executorOf: ExecutorOf) {
   return class FlowHost extends DurableObject<FlowEnv> {
