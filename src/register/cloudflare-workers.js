@@ -34,5 +34,12 @@ export class DurableObject {
   }
 }
 
-/** A marker base class: the runtime passes its subclasses by reference over RPC. No members. */
+/**
+ * A marker base class: the runtime passes its subclasses by reference over RPC. Its one member is
+ * a brand under a registry symbol, by which the durable state's facet calls (src/durable) pass an
+ * instance by reference, as Workers RPC does, wherever this file was loaded from.
+ */
 export class RpcTarget {}
+Object.defineProperty(RpcTarget.prototype, Symbol.for('@supolka/cloudflare-codemode-executor:RpcTarget'), {
+  value: true,
+});

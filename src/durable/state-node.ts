@@ -1,0 +1,87 @@
+/**
+ * One Durable Object's state on disk: a directory with its own SQLite file, `state.sqlite`, and
+ * under `facets/` one such directory per facet. The database is opened once, configured for
+ * durability and checked readable, and stays open, exclusively, until close.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Database } from 'node-sqlite3-wasm';
+import sqlite from 'node-sqlite3-wasm';
+import { SqlStorage } from './sql-storage.js';
+import { formatDatabaseUnusable } from './texts.js';
+
+const DATABASE_FILE = 'state.sqlite';
+const FACETS_DIR = 'facets';
+
+/**
+ * Set on every database at open. EXCLUSIVE keeps SQLite's own lock from open to close, which also
+ * lets WAL run without shared memory (the binding has none). WAL with synchronous=FULL syncs every
+ * commit to disk: a commit that returned survives a SIGKILL and a power loss.
+ */
+const PRAGMAS = ['PRAGMA locking_mode = EXCLUSIVE', 'PRAGMA journal_mode = WAL', 'PRAGMA synchronous = FULL'];
+
+export class StateNode {
+  readonly dir: string;
+  readonly sql: SqlStorage;
+  readonly #db: Database;
+  readonly #children = new Map<string, StateNode>();
+
+  private constructor(dir: string, db: Database) {
+    this.dir = dir;
+    this.#db = db;
+    this.sql = new SqlStorage(db);
+  }
+
+  /** Opens the node at `dir` and every facet below it, so a damaged file fails now, naming itself. */
+  static open(dir: string): StateNode {
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, DATABASE_FILE);
+    const node = new StateNode(dir, openDatabase(file));
+    try {
+      const facetsDir = join(dir, FACETS_DIR);
+      if (existsSync(facetsDir)) {
+        for (const entry of readdirSync(facetsDir, { withFileTypes: true })) {
+          if (entry.isDirectory()) node.#children.set(entry.name, StateNode.open(join(facetsDir, entry.name)));
+        }
+      }
+    } catch (error) {
+      node.close();
+      throw error;
+    }
+    return node;
+  }
+
+  /** The facet directory named `key` (already encoded), opened on first use. */
+  child(key: string): StateNode {
+    let child = this.#children.get(key);
+    if (!child) {
+      child = StateNode.open(join(this.dir, FACETS_DIR, key));
+      this.#children.set(key, child);
+    }
+    return child;
+  }
+
+  close(): void {
+    for (const child of this.#children.values()) child.close();
+    this.#children.clear();
+    this.sql.close();
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+function openDatabase(file: string): Database {
+  // The binding's own lock is a `<file>.lock` directory, which a killed holder leaves behind. The
+  // caller holds the path's kernel lock, so a directory left here is a dead holder's.
+  rmSync(`${file}.lock`, { recursive: true, force: true });
+  let db: Database | undefined;
+  try {
+    db = new sqlite.Database(file);
+    for (const pragma of PRAGMAS) db.all(pragma);
+    // The first read of the schema is where a file that is not a database fails.
+    db.all('SELECT count(*) FROM sqlite_schema');
+    return db;
+  } catch (error) {
+    if (db?.isOpen) db.close();
+    throw new Error(formatDatabaseUnusable(file, error instanceof Error ? error.message : String(error)));
+  }
+}
