@@ -100,19 +100,41 @@ async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Ou
   };
 }
 
+/**
+ * The executor runtime flows run on, made when the first flow asks: default pool sizes, because a
+ * snippet's nested run needs a second process while the outer run waits in its tool call.
+ */
+function lazily<T>(make: () => Promise<T>): { get(): Promise<T>; made(): Promise<T> | undefined } {
+  let made: Promise<T> | undefined;
+  return { get: () => (made ??= make()), made: () => made };
+}
+
 async function startOursSide(): Promise<Side> {
-  const { IsolateExecutor } = await import('../src/isolate/index.js');
+  const [{ IsolateExecutor }, { CodemodeExecutor }, { nodeFlowSessions }] = await Promise.all([
+    import('../src/isolate/index.js'),
+    import('../src/index.js'),
+    import('./flow-node.js'),
+  ]);
   const native = new IsolateExecutor({ pool: { maxWorkers: OUR_POOL } });
   const run = await dialectOver(native);
-  return { name: 'ours', run, dispose: () => native.dispose() };
+  const flowExecutor = lazily(async () => new CodemodeExecutor(new IsolateExecutor()));
+  return {
+    name: 'ours',
+    run,
+    openFlow: nodeFlowSessions(flowExecutor.get),
+    async dispose() {
+      try {
+        await (await flowExecutor.made()?.catch(() => undefined))?.dispose();
+      } finally {
+        await native.dispose();
+      }
+    },
+  };
 }
 
 async function startRemoteSide(): Promise<Side> {
-  const [{ connect }, { WebSocket }, { startDaemonProcess }] = await Promise.all([
-    import('../src/index.js'),
-    import('ws'),
-    import('./processes.js'),
-  ]);
+  const [{ connect, CodemodeExecutor }, { WebSocket }, { startDaemonProcess }, { nodeFlowSessions }] =
+    await Promise.all([import('../src/index.js'), import('ws'), import('./processes.js'), import('./flow-node.js')]);
   const daemon = await startDaemonProcess({ label: 'ours-remote', args: ['--max-workers', String(OUR_POOL)] });
   let native: Executor;
   try {
@@ -123,6 +145,11 @@ async function startRemoteSide(): Promise<Side> {
     throw error;
   }
   const run = await dialectOver(native);
+  // Flows get a daemon of their own, with the default pool (see `lazily`).
+  const flowDaemon = lazily(() => startDaemonProcess({ label: 'ours-remote flows', args: [] }));
+  const flowExecutor = lazily(
+    async () => new CodemodeExecutor(await connect((await flowDaemon.get()).url, { websocket: WebSocket })),
+  );
   return {
     name: 'ours-remote',
     async run(item) {
@@ -131,12 +158,14 @@ async function startRemoteSide(): Promise<Side> {
       if (gone !== undefined) throw new Error(gone);
       return run(item);
     },
+    openFlow: nodeFlowSessions(flowExecutor.get),
     output: () => daemon.output(),
     async dispose() {
       try {
+        await (await flowExecutor.made()?.catch(() => undefined))?.dispose();
         await native.dispose();
       } finally {
-        await daemon.stop();
+        await Promise.all([daemon.stop(), flowDaemon.made()?.then((flows) => flows.stop())]);
       }
     },
   };
