@@ -17,8 +17,9 @@ export interface RuntimeApi {
 
 type Handle = (...args: never[]) => Promise<unknown>;
 interface RuntimeHandle {
-  tool(): { description: string; inputSchema: unknown };
-  execute: Handle;
+  tool(): { description: string; inputSchema: unknown; execute(input: { code: string }, options: undefined): Promise<unknown> };
+  /** From 0.4.4; before it a host runs code through `tool().execute`, which is what this method does. */
+  execute?: Handle;
   approve: Handle;
   reject: Handle;
   rollback: Handle;
@@ -125,11 +126,17 @@ export function runProgram(name: string, input: unknown): string {
   return `async () => await codemode.run(${args})`;
 }
 
+/** `runtime.execute({ code })`, or on a release without it (0.4.1) the model-facing tool it wraps. */
+function execute(handle: RuntimeHandle, code: string): Promise<unknown> {
+  if (handle.execute) return (handle.execute as (input: { code: string }) => Promise<unknown>)({ code });
+  return handle.tool().execute({ code }, undefined);
+}
+
 async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown> {
   if (action.after !== undefined) await sleep(action.after);
   const h = handle as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  if ('execute' in action) return h.execute!({ code: action.execute });
-  if ('run' in action) return h.execute!({ code: runProgram(action.run, action.input) });
+  if ('execute' in action) return execute(handle, action.execute);
+  if ('run' in action) return execute(handle, runProgram(action.run, action.input));
   if ('approve' in action) return h.approve!({ executionId: action.approve });
   if ('reject' in action) return h.reject!({ seq: action.seq, executionId: action.reject });
   if ('rollback' in action) return h.rollback!({ executionId: action.rollback });
