@@ -158,10 +158,8 @@ async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown>
     return h.expirePaused!(action.expirePaused === null ? undefined : { maxAgeMs: action.expirePaused });
   if ('deleteExecution' in action) return h.deleteExecution!(action.deleteExecution);
   if ('pruneExecutions' in action) return h.pruneExecutions!(action.pruneExecutions);
-  if ('tool' in action) {
-    const { description, inputSchema } = handle.tool();
-    return { description, inputSchema };
-  }
+  // The input schema's object differs by release (a zod-like one, then a Standard Schema): only the text is compared.
+  if ('tool' in action) return { description: handle.tool().description };
   throw new Error(`flow host: no handle call for ${JSON.stringify(action)}`);
 }
 

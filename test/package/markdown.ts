@@ -57,6 +57,11 @@ export function typeScriptSnippets(markdown: string): Snippet[] {
   });
 }
 
+/** The body of the page's first TypeScript block tagged `tag` (```ts worker-host), if any. */
+export function taggedSnippet(markdown: string, tag: string): string | undefined {
+  return readPage(markdown).blocks.find((block) => block.lang === 'ts' && block.tags.includes(tag))?.body;
+}
+
 /** The targets of the page's relative links (`[text](target)` outside code), without their `#fragment`. */
 export function relativeLinks(markdown: string): string[] {
   const { blocks, trailing } = readPage(markdown);
