@@ -35,7 +35,7 @@ export const PREFLIGHT_CASE: Case = {
 };
 
 /** The trivial flow a side that runs flows only must pass before its column opens. */
-export const PREFLIGHT_FLOW: Flow = {
+const PREFLIGHT_FLOW: Flow = {
   id: 'preflight-flow',
   description: 'The side completes a trivial runtime execution',
   features: [],

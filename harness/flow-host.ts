@@ -7,7 +7,7 @@
  * Runtime-neutral: the reference worker bundles this module.
  */
 import { messageOf } from '../src/protocol/index.js';
-import type { FlowAction, FlowCall, FlowConnector, FlowRuntimeOptions, FlowTool, StepOutcome } from './flow-model.js';
+import type { FlowCall, FlowConnector, FlowRuntimeOptions, FlowTool, StepOutcome } from './flow-model.js';
 
 /** The parts of `@cloudflare/codemode` (0.4.0 and later) a flow uses. */
 export interface RuntimeApi {
@@ -17,7 +17,11 @@ export interface RuntimeApi {
 
 type Handle = (...args: never[]) => Promise<unknown>;
 interface RuntimeHandle {
-  tool(): { description: string; inputSchema: unknown; execute(input: { code: string }, options: undefined): Promise<unknown> };
+  tool(): {
+    description: string;
+    inputSchema: unknown;
+    execute(input: { code: string }, options: undefined): Promise<unknown>;
+  };
   /** From 0.4.4; before it a host runs code through `tool().execute`, which is what this method does. */
   execute?: Handle;
   approve: Handle;
@@ -105,7 +109,14 @@ function connectorOf(api: RuntimeApi, declared: FlowConnector, ctx: unknown, ran
 }
 
 /** A fresh handle for the call's runtime name and connectors. */
-function handleFor(api: RuntimeApi, ctx: unknown, executor: unknown, request: HostStepRequest, call: FlowCall, ran: string[]) {
+function handleFor(
+  api: RuntimeApi,
+  ctx: unknown,
+  executor: unknown,
+  request: HostStepRequest,
+  call: FlowCall,
+  ran: string[],
+) {
   const chosen = call.connectors
     ? request.connectors.filter((connector) => call.connectors!.includes(connector.name))
     : request.connectors;
@@ -121,7 +132,7 @@ function handleFor(api: RuntimeApi, ctx: unknown, executor: unknown, request: Ho
 }
 
 /** The program of a `run` step: a call of `codemode.run`, as the model would write it. */
-export function runProgram(name: string, input: unknown): string {
+function runProgram(name: string, input: unknown): string {
   const args = input === undefined ? JSON.stringify(name) : `${JSON.stringify(name)}, ${JSON.stringify(input)}`;
   return `async () => await codemode.run(${args})`;
 }
@@ -164,7 +175,7 @@ async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown>
 }
 
 /** Binaries as `{binary, bytes}` and BigInts as `10n`, so the value survives JSON. */
-export function jsonSafe(value: unknown): unknown {
+function jsonSafe(value: unknown): unknown {
   if (value === undefined) return undefined;
   return JSON.parse(
     JSON.stringify(value, (_key, nested: unknown) => {

@@ -58,7 +58,7 @@ interface StepTarget {
 }
 
 /** One call on the handle. Executions are named by the label their execute step gave them. */
-export type FlowAction =
+type FlowAction =
   | { execute: string; as?: string }
   | { run: string; input?: unknown; as?: string }
   | { approve: string }
@@ -92,7 +92,7 @@ export interface StepOutcome {
   ran: string[];
 }
 
-export interface StepExpectation {
+interface StepExpectation {
   value?: unknown;
   threw?: string | Matcher;
   ran?: Array<string | Matcher> | Matcher;

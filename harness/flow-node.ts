@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CodemodeExecutor } from '../src/index.js';
-import type { Flow } from './flow-model.js';
 import { type RuntimeApi, runHostStep } from './flow-host.js';
+import type { Flow } from './flow-model.js';
 import type { FlowSession } from './flows.js';
 
 /** Opens flow sessions whose runtime runs on `executor()`. */

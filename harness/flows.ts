@@ -4,10 +4,10 @@
  * labels into ids before a call and ids back into labels after it, blanks times, and compares
  * each step with its expectation by the rules of expect.ts. Runtime-neutral.
  */
-import type { FlowCall, FlowOutcome, FlowStep, LoadedFlow, StepOutcome } from './flow-model.js';
-import type { HostStepRequest } from './flow-host.js';
+
 import { type Mismatch, matchValue } from './expect.js';
-import type { Flow } from './flow-model.js';
+import type { HostStepRequest } from './flow-host.js';
+import type { Flow, FlowCall, FlowOutcome, FlowStep, LoadedFlow, StepOutcome } from './flow-model.js';
 
 /** What a column gives a flow: its runtime host, with state that starts empty. */
 export interface FlowSession {

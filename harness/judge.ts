@@ -144,7 +144,9 @@ export function settleCell(
   if (observation.kind === 'infra-error') return { ...cell, status: 'infra-error', reason: observation.reason };
   const { outcome } = observation;
   if (isFlow(item)) {
-    const mismatches = checkFlow(item, outcome as FlowOutcome, { withoutCalls: plan.kind === 'run' && plan.withoutCalls === true });
+    const mismatches = checkFlow(item, outcome as FlowOutcome, {
+      withoutCalls: plan.kind === 'run' && plan.withoutCalls === true,
+    });
     if (mismatches.length === 0) return cell;
     return failed(cell, 'expect', mismatches, texts.cell.diffTitle(placeOf(item), columnId, 'expect'), outcome);
   }

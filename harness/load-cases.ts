@@ -248,8 +248,7 @@ function flowProblems(item: Flow, boundaries: ReadonlyMap<string, Boundary>, hea
   if (item.basis !== undefined && !headings.has(item.basis))
     problems.push([['basis'], texts.loader.unknownBasis(item.basis)]);
   const since = item.since ?? RUNTIME_BOUNDARY;
-  if (!boundaries.has(since))
-    problems.push([['since'], texts.loader.unknownBoundary(since, [...boundaries.keys()])]);
+  if (!boundaries.has(since)) problems.push([['since'], texts.loader.unknownBoundary(since, [...boundaries.keys()])]);
   return problems;
 }
 

@@ -65,11 +65,10 @@ export const texts = {
     noOutcome: (ms: number) => `the harness got no outcome within ${ms} ms`,
     diffTitle: (where: string, column: string, against: Against) =>
       `${where} on ${column} does not meet ${AGAINST[against]}`,
-    flowsOnly: 'this column hosts upstream\'s runtime and runs runtime flows only',
+    flowsOnly: "this column hosts upstream's runtime and runs runtime flows only",
     flowsOnlyLabel: 'flows only',
     noFlows: (column: string) => `the ${column} side has no runtime host for flows`,
-    beforeRuntime: (boundary: string, release: string, reason: string) =>
-      `before ${boundary} (${release}): ${reason}`,
+    beforeRuntime: (boundary: string, release: string, reason: string) => `before ${boundary} (${release}): ${reason}`,
     beforeRuntimeLabel: (boundary: string, release: string) => `before ${boundary} (${release})`,
   },
 

@@ -52,9 +52,17 @@ describe('npm run matrix', () => {
     expect(output).toContain('matrix is green');
     expect(status).toBe(0);
     const run = JSON.parse(readFileSync(join(out, 'matrix.json'), 'utf8'));
-    expect(run.run.columnsLeftOut).toEqual(['ours-remote', '0.2.2', '0.3.8', '0.4.1', '0.4.4', 'latest']);
+    expect(run.run.columnsLeftOut).toEqual([
+      'ours-remote',
+      'ours-worker',
+      '0.2.2',
+      '0.3.8',
+      '0.4.1',
+      '0.4.4',
+      'latest',
+    ]);
     expect(readFileSync(join(out, 'matrix.md'), 'utf8')).toContain(
-      '> This run was limited with --columns: ours-remote, 0.2.2',
+      '> This run was limited with --columns: ours-remote, ours-worker, 0.2.2',
     );
   });
 

@@ -55,11 +55,7 @@ export function flowHostClass(api: RuntimeApi, executorOf: ExecutorOf) {
 }
 
 /** The `/flow` routes; anything else is left to `otherwise`. */
-export async function routeFlow(
-  request: Request,
-  env: FlowEnv,
-  otherwise: () => Promise<Response>,
-): Promise<Response> {
+export async function routeFlow(request: Request, env: FlowEnv, otherwise: () => Promise<Response>): Promise<Response> {
   const path = new URL(request.url).pathname;
   if (path !== '/flow' && path !== '/flow/restart') return otherwise();
   let post: FlowPost;

@@ -4,10 +4,11 @@
  * A case runs there as one POST. Used by the engine's sides, the surface inventory and the
  * benchmark. Node-only.
  */
+
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
-import { readFileSync } from 'node:fs';
 import type { Outcome } from '../case-model.js';
 import { referenceConfig, referenceVersions, WRANGLER_BIN } from '../columns.js';
 import type { Flow } from '../flow-model.js';

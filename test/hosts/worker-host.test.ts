@@ -8,8 +8,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDaemonProcess } from '../../harness/processes.js';
 import type { Service } from '../../harness/processes.js';
+import { startDaemonProcess } from '../../harness/processes.js';
 import { startWranglerDev } from '../../harness/reference/wrangler.js';
 import { taggedSnippet } from '../package/markdown.js';
 
