@@ -8,6 +8,7 @@
  */
 import { messageOf } from '../src/protocol/index.js';
 import type { FlowCall, FlowConnector, FlowRuntimeOptions, FlowTool, StepOutcome } from './flow-model.js';
+import { texts } from './texts.js';
 
 /** The parts of `@cloudflare/codemode` (0.4.0 and later) a flow uses. */
 export interface RuntimeApi {
@@ -52,7 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TRANSFORMS = {
   wrap: (result: unknown) => ({ transformed: result }),
   throw: () => {
-    throw new Error('the flow transform throws');
+    throw new Error(texts.flow.transformThrows);
   },
 };
 
@@ -171,7 +172,7 @@ async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown>
   if ('pruneExecutions' in action) return h.pruneExecutions!(action.pruneExecutions);
   // The input schema's object differs by release (a zod-like one, then a Standard Schema): only the text is compared.
   if ('tool' in action) return { description: handle.tool().description };
-  throw new Error(`flow host: no handle call for ${JSON.stringify(action)}`);
+  throw new Error(texts.flow.unknownCall(JSON.stringify(action)));
 }
 
 /** Binaries as `{binary, bytes}` and BigInts as `10n`, so the value survives JSON. */

@@ -79,6 +79,10 @@ export const texts = {
       `the runtime host of flow session ${session} did not restart (HTTP ${status}): ${body}`,
     stepFailed: (column: string, session: string, status: number, body: string) =>
       `${column}: a flow call on session ${session} failed with HTTP ${status}: ${body}`,
+    sameInstance: (session: string) => `the flow host ${session} was not restarted: the same instance still answers`,
+    transformThrows: 'the flow transform throws',
+    unknownCall: (call: string) => `flow host: no handle call for ${call}`,
+    noDaemon: 'ours-worker: a flow call names no daemon',
   },
 
   suite: {

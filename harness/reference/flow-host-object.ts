@@ -8,6 +8,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { messageOf } from '../../src/protocol/index.js';
 import { type HostStepRequest, type RuntimeApi, runHostStep } from '../flow-host.js';
+import { texts } from '../texts.js';
 
 /** The RPC methods of the flow host, as a stub reaches them. */
 interface FlowHostStub {
@@ -75,6 +76,6 @@ export async function routeFlow(request: Request, env: FlowEnv, otherwise: () =>
   }
   // An aborted stub stays broken: the next call goes through a new one.
   const after = await env.FLOW_HOST.get(id).whoami();
-  if (after === before) return new Response(`the flow host ${post.session} was not restarted`, { status: 500 });
+  if (after === before) return new Response(texts.flow.sameInstance(post.session), { status: 500 });
   return Response.json({ restarted: true });
 }

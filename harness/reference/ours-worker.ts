@@ -7,6 +7,7 @@
 import { CodemodeConnector, CodemodeRuntime, createCodemodeRuntime } from '@cloudflare/codemode';
 import { CodemodeExecutor, connect } from '../../src/index.js';
 import type { RuntimeApi } from '../flow-host.js';
+import { texts } from '../texts.js';
 import { type FlowEnv, flowHostClass, routeFlow } from './flow-host-object.js';
 
 export { CodemodeRuntime };
@@ -14,13 +15,13 @@ export { CodemodeRuntime };
 export const FlowHost = flowHostClass(
   { createCodemodeRuntime, CodemodeConnector } as unknown as RuntimeApi,
   async (_env, daemon) => {
-    if (daemon === undefined) throw new Error('ours-worker: a flow call names no daemon');
+    if (daemon === undefined) throw new Error(texts.flow.noDaemon);
     return new CodemodeExecutor(await connect(daemon));
   },
 );
 
 export default {
   fetch(request: Request, env: FlowEnv): Promise<Response> {
-    return routeFlow(request, env, async () => new Response('ours-worker runs runtime flows only', { status: 404 }));
+    return routeFlow(request, env, async () => new Response(texts.cell.flowsOnly, { status: 404 }));
   },
 };
