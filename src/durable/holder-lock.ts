@@ -83,6 +83,8 @@ export async function acquireHolderLock(dir: string): Promise<HolderLock> {
   return {
     release() {
       released ??= (async () => {
+        // Waiting for the child's exit must hold the event loop, which the unref above let go.
+        child.ref();
         child.stdin?.end();
         await exited;
       })();

@@ -2,14 +2,17 @@
  * `openDurableState`: a subset of Cloudflare's DurableObjectState for a Node host, backed by
  * SQLite files under one directory that this process alone holds until `close()`.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
 import { acquireHolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
 import { stubFor } from './rpc-clone.js';
 import type { SqlStorage } from './sql-storage.js';
 import { StateNode } from './state-node.js';
 import {
+  BACKUP_TARGET_EXISTS,
+  BACKUP_TARGET_INSIDE,
+  formatBackupTarget,
   formatClosed,
   formatFacetClassNotExported,
   formatFacetNameInvalid,
@@ -52,6 +55,12 @@ export interface DurableObjectStateSubset {
 }
 
 export interface DurableState extends DurableObjectStateSubset {
+  /**
+   * Writes a consistent copy of the whole state (every database, facets included) to `target`, a
+   * path that must not exist yet; `openDurableState({ path: target })` opens the copy. Not a
+   * member of Cloudflare's DurableObjectState.
+   */
+  backup(target: string): Promise<void>;
   /** Closes every database and releases the path's lock; resolves once another process may open it. */
   close(): Promise<void>;
 }
@@ -88,7 +97,15 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
     })();
     return closing;
   };
-  return refuseMissingMembers('ctx', { ...rootState, close }) as DurableState;
+  const backup = async (target: string): Promise<void> => {
+    if (life.closed) throw new Error(formatClosed('backup'));
+    const destination = resolve(target);
+    if (destination === path || destination.startsWith(`${path}${sep}`))
+      throw new Error(formatBackupTarget(destination, BACKUP_TARGET_INSIDE));
+    if (existsSync(destination)) throw new Error(formatBackupTarget(destination, BACKUP_TARGET_EXISTS));
+    root.backupInto(destination);
+  };
+  return refuseMissingMembers('ctx', { ...rootState, backup, close }) as DurableState;
 }
 
 function buildState(
@@ -119,7 +136,7 @@ function buildState(
       })();
       // A failed start fails every call on the stub; it must not also surface as unhandled.
       instance.catch(() => stubs.delete(name));
-      const stub = stubFor(instance, `facet "${name}"`);
+      const stub = stubFor(instance);
       stubs.set(name, stub);
       return stub;
     },

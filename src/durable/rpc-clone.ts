@@ -4,7 +4,7 @@
  * reference whose every call is asynchronous and whose arguments and result cross the same way,
  * and anything else (a symbol, an instance of another class, a WeakMap...) is refused.
  */
-import { formatCannotCross, formatNotAMethod } from './texts.js';
+import { formatCouldNotClone, formatNotAMethod, formatNotSerializable } from './texts.js';
 
 type Seen = Map<object, unknown>;
 
@@ -45,18 +45,32 @@ async function callAcross(fn: (...args: unknown[]) => unknown, self: unknown, ar
   return crossRpc(result);
 }
 
-/** A stub for an object whose methods are called as over RPC; `name` is for error texts. */
-export function stubFor(target: object | Promise<object>, name: string): object {
-  return new Proxy(Object.create(null) as object, {
+/** The class a stub shows, as workerd's stubs show theirs; like theirs, every stub is a function. */
+class RpcStub {}
+
+/**
+ * A stub for `target` (an object, or the promise of one, as a facet's instance is) whose members
+ * are called as over RPC. A function crosses as a stub too: calling it calls the function.
+ */
+export function stubFor(target: object | Promise<object>): object {
+  const shape = Object.setPrototypeOf(() => {}, RpcStub.prototype) as object;
+  return new Proxy(shape, {
     get(_shape, member) {
-      // A stub is not a promise: `await stub` must give the stub.
-      if (typeof member === 'symbol' || member === 'then') return undefined;
+      // A stub is not a promise (`await stub` gives the stub) and JSON leaves it out, as workerd's.
+      if (typeof member === 'symbol' || member === 'then' || member === 'toJSON') return undefined;
       return async (...args: unknown[]) => {
         const instance = (await target) as Record<string, unknown>;
         const method = instance[member];
-        if (typeof method !== 'function') throw new TypeError(formatNotAMethod(name, member));
+        if (typeof method !== 'function') throw new TypeError(formatNotAMethod(member));
         return callAcross(method as (...a: unknown[]) => unknown, instance, args);
       };
+    },
+    apply(_shape, _self, args) {
+      return (async () => {
+        const callee = await target;
+        if (typeof callee !== 'function') throw new TypeError(formatNotAMethod('call'));
+        return callAcross(callee as (...a: unknown[]) => unknown, undefined, args);
+      })();
     },
   });
 }
@@ -69,16 +83,20 @@ function cross(value: unknown, seen: Seen): unknown {
     case 'bigint':
     case 'undefined':
       return value;
-    case 'function':
-      return (...args: unknown[]) => callAcross(value as (...a: unknown[]) => unknown, undefined, args);
+    case 'function': {
+      if (seen.has(value)) return seen.get(value);
+      const stub = stubFor(value);
+      seen.set(value, stub);
+      return stub;
+    }
     case 'symbol':
-      throw new DOMException(formatCannotCross('a symbol'), 'DataCloneError');
+      throw new DOMException(formatCouldNotClone(String(value)), 'DataCloneError');
   }
   if (value === null) return null;
   const object = value as object;
   if (seen.has(object)) return seen.get(object);
   if (isRpcTarget(object)) {
-    const stub = stubFor(object, object.constructor?.name ?? 'RpcTarget');
+    const stub = stubFor(object);
     seen.set(object, stub);
     return stub;
   }
@@ -110,14 +128,18 @@ function cross(value: unknown, seen: Seen): unknown {
   }
   // Everything else structured clone knows (Date, RegExp, ArrayBuffer, views, Error, Blob...);
   // an instance of an application class is refused, as Workers RPC refuses it.
-  if (!isPlatformCloneable(object))
-    throw new DOMException(
-      formatCannotCross(`an instance of ${prototype?.constructor?.name ?? 'a class'}`),
-      'DataCloneError',
-    );
+  if (!isPlatformCloneable(object)) throw uncloneable(prototype);
   const copy = structuredClone(object);
   seen.set(object, copy);
   return copy;
+}
+
+/** The error workerd gives: V8's for a built-in (a WeakMap, a Promise...), its own for an application class. */
+function uncloneable(prototype: { constructor?: { name?: string } } | null): DOMException {
+  const name = prototype?.constructor?.name ?? 'Object';
+  const builtIn = (globalThis as Record<string, unknown>)[name] === prototype?.constructor;
+  const text = builtIn ? formatCouldNotClone(`#<${name}>`) : formatNotSerializable(name);
+  return new DOMException(text, 'DataCloneError');
 }
 
 function isPlatformCloneable(object: object): boolean {
@@ -131,6 +153,6 @@ function isPlatformCloneable(object: object): boolean {
     object instanceof Boolean ||
     object instanceof Number ||
     object instanceof String ||
-    (typeof BigInt !== 'undefined' && Object.prototype.toString.call(object) === '[object BigInt]')
+    Object.prototype.toString.call(object) === '[object BigInt]'
   );
 }

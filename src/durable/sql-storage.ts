@@ -7,14 +7,14 @@
 import type { Database, Statement } from 'node-sqlite3-wasm';
 import { splitAtSemicolons } from './split-statements.js';
 import {
-  BINDINGS_ON_MULTIPLE_STATEMENTS,
   formatClosed,
-  formatUnsafeInteger,
   formatUnsupportedBinding,
-  formatWrongBindingCount,
+  NO_STATEMENT,
   ONE_MANY_ROWS,
   ONE_NO_ROWS,
   SQL_QUERY_NOT_STRING,
+  TRANSACTION_STATEMENT,
+  WRONG_BINDING_COUNT,
 } from './texts.js';
 
 export type SqlValue = ArrayBuffer | string | number | null;
@@ -93,9 +93,11 @@ export class SqlStorage {
 
   get databaseSize(): number {
     if (this.#closed) throw new Error(formatClosed('storage.sql'));
-    const pages = this.#db.get('PRAGMA page_count') as { page_count: number };
-    const size = this.#db.get('PRAGMA page_size') as { page_size: number };
-    return pages.page_count * size.page_size;
+    // As workerd counts it: pages in use, free pages excluded.
+    const row = this.#db.get(
+      'SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS pages, (SELECT page_size FROM pragma_page_size) AS size',
+    ) as { pages: number; size: number };
+    return row.pages * row.size;
   }
 
   exec(query: string, ...bindings: unknown[]): SqlCursor {
@@ -104,21 +106,24 @@ export class SqlStorage {
     const values = bindings.map(toBindingValue);
     const changesBefore = this.#changes();
     const pieces = splitAtSemicolons(query);
+    // Whitespace after the last semicolon ends nothing; a comment there is an empty statement.
+    while (pieces.length > 0 && (pieces.at(-1) as string).trim() === '') pieces.pop();
+    if (pieces.length === 0) throw new Error(NO_STATEMENT);
     let pending = '';
     let last: { columns: string[]; rows: Row[] } = { columns: [], rows: [] };
     for (let index = 0; index < pieces.length; index++) {
       pending += pieces[index];
-      const isLast = pieces.slice(index + 1).every(isBlank);
+      const isLast = index === pieces.length - 1;
       const statement = this.#prepare(pending, isLast);
-      if (statement === 'incomplete' && !isLast) continue;
+      if (statement === 'incomplete') continue;
       pending = '';
-      if (statement === 'blank' || statement === 'incomplete') continue;
+      if (statement === 'nothing') throw new Error(NO_STATEMENT);
       try {
-        last = runStatement(statement, isLast ? values : undefined);
+        if (TRANSACTION_CONTROL.test(stripLeadingComments(statement.text))) throw new Error(TRANSACTION_STATEMENT);
+        last = runStatement(statement.prepared, isLast ? values : []);
       } finally {
-        statement.finalize();
+        statement.prepared.finalize();
       }
-      if (isLast) break;
     }
     return new SqlCursor(last.columns, last.rows, this.#changes() - changesBefore);
   }
@@ -130,57 +135,53 @@ export class SqlStorage {
     this.#totalChanges.finalize();
   }
 
-  #prepare(text: string, isLast: boolean): Statement | 'blank' | 'incomplete' {
+  /** One statement, or what stops it: nothing but comments, or a trigger body cut at its `;`. */
+  #prepare(text: string, isLast: boolean): { prepared: Statement; text: string } | 'nothing' | 'incomplete' {
     try {
-      return this.#db.prepare(text);
+      return { prepared: this.#db.prepare(text), text };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (message === NOTHING_TO_PREPARE) return 'blank';
+      if (message === NOTHING_TO_PREPARE) return 'nothing';
       if (message.includes(INCOMPLETE_INPUT) && !isLast) return 'incomplete';
       throw error;
     }
   }
 
   #changes(): number {
-    return (this.#totalChanges.get() as { n: number }).n;
+    // all(), not get(): get() leaves the statement mid-step, an open read that blocks VACUUM and checkpoints.
+    return (this.#totalChanges.all()[0] as { n: number }).n;
   }
 }
 
-/** Runs one statement; `values` is undefined for a statement before the last, which takes none. */
-function runStatement(statement: Statement, values: BindingValue[] | undefined): { columns: string[]; rows: Row[] } {
+/** Runs one statement with `values`: none for a statement before the last. */
+function runStatement(statement: Statement, values: BindingValue[]): { columns: string[]; rows: Row[] } {
   const internals = statement as unknown as StatementInternals;
-  const given = values ?? [];
-  const expected = parameterCount(internals, given.length);
-  if (values === undefined && expected > 0) throw new Error(BINDINGS_ON_MULTIPLE_STATEMENTS);
-  if (expected !== given.length) throw new Error(formatWrongBindingCount(expected, given.length));
+  if (!hasParameterCount(internals, values.length)) throw new Error(WRONG_BINDING_COUNT);
   const columns = internals._getColumnNames();
-  const rows = statement.all(given).map((row) => toCloudflareRow(row as Record<string, unknown>));
+  const rows = statement.all(values).map((row) => toCloudflareRow(row as Record<string, unknown>));
   return { columns, rows };
 }
 
 /**
- * The statement's parameter count. Cloudflare refuses a binding count that differs from it, where
- * the binding would fill missing ones with NULL; the binding exposes no count, so it is probed: a
- * statement accepts k bindings exactly when it has k parameters or more. The likely answer, the
- * count given, is tried first.
+ * Whether the statement has exactly `count` parameters. Cloudflare refuses any other binding
+ * count, where the binding would fill missing ones with NULL; the binding exposes no count, so it
+ * is probed: a statement accepts k bindings exactly when it has k parameters or more.
  */
-function parameterCount(statement: StatementInternals, likely: number): number {
-  const accepts = (count: number): boolean => {
+function hasParameterCount(statement: StatementInternals, count: number): boolean {
+  const accepts = (k: number): boolean => {
     try {
-      statement._bind(new Array<null>(count).fill(null));
+      statement._bind(new Array<null>(k).fill(null));
       return true;
     } catch {
       return false;
     }
   };
-  if (accepts(likely) && !accepts(likely + 1)) return likely;
-  let count = 0;
-  while (accepts(count + 1)) count++;
-  return count;
+  return accepts(count) && !accepts(count + 1);
 }
 
 function toBindingValue(value: unknown, index: number): BindingValue {
-  if (value === null || typeof value === 'string' || typeof value === 'number') return value;
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(formatUnsupportedBinding(index, value));
@@ -189,15 +190,18 @@ function toBindingValue(value: unknown, index: number): BindingValue {
 function toCloudflareRow(row: Record<string, unknown>): Row {
   const out: Row = {};
   for (const [column, value] of Object.entries(row)) {
-    if (typeof value === 'bigint') throw new RangeError(formatUnsafeInteger(column, value));
-    if (value instanceof Uint8Array)
+    // As workerd does: an INTEGER becomes a number, beyond 2^53 with a double's precision.
+    if (typeof value === 'bigint') out[column] = Number(value);
+    else if (value instanceof Uint8Array)
       out[column] = value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer;
     else out[column] = value as SqlValue;
   }
   return out;
 }
 
-/** A piece holding nothing but whitespace, comments and semicolons. */
-function isBlank(piece: string): boolean {
-  return piece.replace(/--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$)|[\s;]/g, '') === '';
+/** Statements Cloudflare refuses in `exec` (its authorizer denies transactions and savepoints). */
+const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+
+function stripLeadingComments(text: string): string {
+  return text.replace(/^(\s+|--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$))*/, '');
 }

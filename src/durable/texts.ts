@@ -42,6 +42,13 @@ export function formatLockToolMissing(path: string, reason: string): string {
   return formatPathUnusable(path, `the lock helper \`flock\` (util-linux) could not run: ${reason}`);
 }
 
+export function formatBackupTarget(target: string, reason: string): string {
+  return `backup(): cannot write a copy to ${target}: ${reason}`;
+}
+
+export const BACKUP_TARGET_EXISTS = 'it already exists; name a path that does not';
+export const BACKUP_TARGET_INSIDE = 'it is inside the state directory; name a path outside it';
+
 export function formatClosed(what: string): string {
   return `Durable state is closed: ${what} is no longer usable`;
 }
@@ -59,25 +66,26 @@ export function formatMissingMember(owner: string, member: string): string {
 export function formatUnsupportedBinding(index: number, value: unknown): string {
   return (
     `sql.exec(): binding ${index + 1} is ${describeValue(value)}; ` +
-    'a binding must be a string, a number, null, an ArrayBuffer or an ArrayBufferView'
+    'a binding must be a string, a number, null (or undefined), an ArrayBuffer or an ArrayBufferView'
   );
 }
 
-/** Cloudflare's own text for bindings on a multi-statement query. */
-export const BINDINGS_ON_MULTIPLE_STATEMENTS =
-  'When executing multiple SQL statements in a single call, only the last statement can have parameters.';
-
-export function formatWrongBindingCount(expected: number, given: number): string {
-  return `Wrong number of parameter bindings for SQL query. Expected ${expected}, got ${given}.`;
-}
+/**
+ * Cloudflare's own texts (workerd's SqlStorage), kept word for word so a host's error handling
+ * sees what it sees on Cloudflare. A statement before the last of a multi-statement query that
+ * has parameters gets the binding-count text too: only the last statement is bound.
+ */
+export const WRONG_BINDING_COUNT = 'Wrong number of parameter bindings for SQL query.';
+export const NO_STATEMENT = 'SQL code did not contain a statement';
+export const TRANSACTION_STATEMENT =
+  'To execute a transaction, please use the state.storage.transaction() or state.storage.transactionSync() APIs ' +
+  'instead of the SQL BEGIN TRANSACTION or SAVEPOINT statements. The JavaScript API is safer because it will ' +
+  "automatically roll back on exceptions, and because it interacts correctly with Durable Objects' automatic " +
+  'atomic write coalescing.';
 
 /** Cloudflare's cursor.one() texts. */
 export const ONE_NO_ROWS = 'Expected exactly one result from SQL query, but got no results.';
 export const ONE_MANY_ROWS = 'Expected exactly one result from SQL query, but got multiple results.';
-
-export function formatUnsafeInteger(column: string, value: bigint): string {
-  return `sql.exec(): column "${column}" holds the integer ${value}, beyond Number.MAX_SAFE_INTEGER; read it as TEXT (CAST(... AS TEXT))`;
-}
 
 export const SQL_QUERY_NOT_STRING = 'sql.exec(): the query must be a string';
 
@@ -99,10 +107,17 @@ export function formatFacetClassNotExported(name: string): string {
   return `facets.get("${name}"): the startup class is not one of options.exports; pass it in exports, as a Worker entry must export it`;
 }
 
-export function formatNotAMethod(target: string, member: string): string {
-  return `RPC: ${target} has no method "${member}"`;
+/** workerd's text (a TypeError) for a call of a member the far side lacks. */
+export function formatNotAMethod(member: string): string {
+  return `The RPC receiver does not implement the method "${member}".`;
 }
 
-export function formatCannotCross(what: string): string {
-  return `Could not serialize ${what} for RPC: it is neither structured-cloneable, a function nor an RpcTarget`;
+/** workerd's text (a DataCloneError) for an instance of a class that is not an RpcTarget. */
+export function formatNotSerializable(typeName: string): string {
+  return `Could not serialize object of type "${typeName}". This type does not support serialization.`;
+}
+
+/** V8's text (a DataCloneError), as workerd passes it on, for a symbol or an uncloneable built-in. */
+export function formatCouldNotClone(description: string): string {
+  return `${description} could not be cloned.`;
 }

@@ -12,6 +12,8 @@ export interface LedgerBook {
   ran: Record<string, number>;
   /** Every revert, in the order the runtime asked for them. */
   reverted: string[];
+  /** Runs in place of a deposit when set: how a test holds a write in flight. */
+  onDeposit?: () => Promise<never>;
 }
 
 export function newBook(balance = 100): LedgerBook {
@@ -44,6 +46,7 @@ export function ledgerConnector(book: LedgerBook): CodemodeConnector {
           requiresApproval: true,
           execute: (args: unknown) => {
             count('deposit');
+            if (book.onDeposit) return book.onDeposit();
             book.balance += (args as { amount: number }).amount;
             return book.balance;
           },

@@ -1,0 +1,182 @@
+/**
+ * What openDurableState refuses, at open and naming the path: a path another holder has (in this
+ * process or another one), a database file that is not SQLite, a directory it cannot write, bad
+ * options. And that a killed holder leaves nothing stuck.
+ */
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type DurableState, openDurableState } from '../../src/durable/index.js';
+import { killAllHosts, runHost, startHost } from './support/host-process.js';
+
+/** What `cloudflare:workers` resolves to under the register entry (plain JavaScript, read untyped). */
+const { DurableObject } = (await import(new URL('../../src/register/cloudflare-workers.js', import.meta.url).href)) as {
+  DurableObject: new (ctx: unknown, env: unknown) => { ctx: unknown; env: unknown };
+};
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'durable-open-'));
+});
+
+afterEach(async () => {
+  await killAllHosts();
+  await rm(dir, { recursive: true, force: true });
+});
+
+afterAll(killAllHosts);
+
+describe('one holder per path', () => {
+  it('refuses a second open in the same process, naming the path and this process, until the first closes', async () => {
+    const first = await openDurableState({ path: dir, exports: {} });
+    await expect(openDurableState({ path: dir, exports: {} })).rejects.toThrow(
+      `Durable state at ${dir} is already open by process ${process.pid} on host ${hostname()}`,
+    );
+    await first.close();
+    const again = await openDurableState({ path: dir, exports: {} });
+    await again.close();
+  });
+
+  it('refuses an open while another process holds the path, both ways', async () => {
+    const holder = startHost(['hold', dir]);
+    const { open: holderPid } = await holder.line((line) => 'open' in line);
+    await expect(openDurableState({ path: dir, exports: {} })).rejects.toThrow(
+      `Durable state at ${dir} is already open by process ${holderPid} on host ${hostname()}`,
+    );
+
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    // The kernel dropped the killed holder's lock: nothing to clean up by hand.
+    const ours = await openDurableState({ path: dir, exports: {} });
+    try {
+      expect(await runHost(['open', dir])).toEqual({
+        error: expect.stringContaining(`Durable state at ${dir} is already open by process ${process.pid}`),
+      });
+    } finally {
+      await ours.close();
+    }
+    expect(await runHost(['open', dir])).toEqual({ open: expect.any(Number) });
+  });
+
+  it('keeps what a SIGKILLed holder wrote and opens its database again', async () => {
+    const first = await openDurableState({ path: dir, exports: {} });
+    first.storage.sql.exec('CREATE TABLE kept (x TEXT)');
+    await first.close();
+    const holder = startHost(['hold', dir]);
+    await holder.line((line) => 'open' in line);
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    const reopened = await openDurableState({ path: dir, exports: {} });
+    try {
+      expect(reopened.storage.sql.exec("SELECT name FROM sqlite_schema WHERE type = 'table'").toArray()).toEqual([
+        { name: 'kept' },
+      ]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+describe('a path that cannot hold state fails at open, naming it', () => {
+  it('a database file that is not SQLite', async () => {
+    const file = join(dir, 'state.sqlite');
+    await writeFile(file, 'this is not a database, just text long enough to fill a header page '.repeat(100));
+    await expect(openDurableState({ path: dir, exports: {} })).rejects.toThrow(
+      `Durable state database ${file} cannot be opened`,
+    );
+    // The failed open let the path go.
+    await rm(file);
+    const fixed = await openDurableState({ path: dir, exports: {} });
+    await fixed.close();
+  });
+
+  it("a facet's database that is not SQLite", async () => {
+    const facetDir = join(dir, 'facets', 'codemode%3Adefault');
+    await mkdir(facetDir, { recursive: true });
+    await writeFile(join(facetDir, 'state.sqlite'), 'garbage '.repeat(1000));
+    await expect(openDurableState({ path: dir, exports: {} })).rejects.toThrow(
+      `Durable state database ${join(facetDir, 'state.sqlite')} cannot be opened`,
+    );
+  });
+
+  it('a path under a regular file', async () => {
+    await writeFile(join(dir, 'file'), '');
+    const path = join(dir, 'file', 'state');
+    await expect(openDurableState({ path, exports: {} })).rejects.toThrow(
+      `Durable state at ${path} cannot be opened: ENOTDIR`,
+    );
+  });
+
+  it('a directory this process cannot write', async () => {
+    const readOnly = join(dir, 'read-only');
+    await mkdir(readOnly);
+    await chmod(readOnly, 0o555);
+    // root writes anywhere: the open runs as nobody then, in a host process of its own.
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    await chmod(dir, 0o755);
+    expect(await runHost(['open', readOnly], asNobody)).toEqual({
+      error: expect.stringContaining(`Durable state at ${readOnly} cannot be opened: EACCES`),
+    });
+  });
+});
+
+describe('options', () => {
+  it.each([
+    [undefined, 'openDurableState(): options must be an object with path, exports, env'],
+    [{ exports: {} }, 'openDurableState(): options.path must be a directory path (a non-empty string), got undefined'],
+    [
+      { path: 'x' },
+      'openDurableState(): options.exports must be an object of classes, such as { CodemodeRuntime }, got undefined',
+    ],
+    [
+      { path: 'x', exports: {}, paths: 'y' },
+      'openDurableState(): unknown option "paths"; the options are path, exports, env',
+    ],
+  ])('%o is refused', async (options, text) => {
+    await expect(openDurableState(options as never)).rejects.toThrow(text);
+  });
+});
+
+describe('backup', () => {
+  /** A facet with a table, to show a backup carries facets' databases too. */
+  class Notes extends DurableObject {
+    add(text: string) {
+      const sql = (this.ctx as DurableState).storage.sql;
+      sql.exec('CREATE TABLE IF NOT EXISTS notes (text TEXT)');
+      sql.exec('INSERT INTO notes VALUES (?)', text);
+    }
+    list() {
+      return (this.ctx as DurableState).storage.sql.exec('SELECT text FROM notes').toArray();
+    }
+  }
+  type NotesStub = { add(text: string): Promise<void>; list(): Promise<{ text: string }[]> };
+
+  it('copies the whole state, facets included, while it stays open; the copy opens as a state', async () => {
+    const state = await openDurableState({ path: dir, exports: { Notes } });
+    const copy = join(dir, '..', `${basename(dir)}-copy`);
+    try {
+      state.storage.sql.exec('CREATE TABLE root (x TEXT)');
+      const notes = state.facets.get('notes', () => ({ class: Notes })) as NotesStub;
+      await notes.add('before');
+      await state.backup(copy);
+      await notes.add('after');
+      await expect(state.backup(copy)).rejects.toThrow(`backup(): cannot write a copy to ${copy}: it already exists`);
+      await expect(state.backup(join(dir, 'inside'))).rejects.toThrow('it is inside the state directory');
+    } finally {
+      await state.close();
+    }
+    const restored = await openDurableState({ path: copy, exports: { Notes } });
+    try {
+      expect(restored.storage.sql.exec("SELECT name FROM sqlite_schema WHERE type = 'table'").toArray()).toEqual([
+        { name: 'root' },
+      ]);
+      const notes = restored.facets.get('notes', () => ({ class: Notes })) as NotesStub;
+      expect(await notes.list()).toEqual([{ text: 'before' }]);
+    } finally {
+      await restored.close();
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+});

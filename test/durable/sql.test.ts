@@ -1,0 +1,155 @@
+/**
+ * `storage.sql` against Cloudflare's contract: the expectations are those of workerd's own SQL
+ * tests and its `SqlStorage` (texts word for word, INTEGER as a number, BLOB as an ArrayBuffer,
+ * multi-statement queries, refused transactions), on a real SQLite file. And the members of
+ * DurableObjectState this state does not provide: each throws a text naming it.
+ */
+import { statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type DurableState, openDurableState } from '../../src/durable/index.js';
+
+let dir: string;
+let ctx: DurableState;
+const sql = () => ctx.storage.sql;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'durable-sql-'));
+  ctx = await openDurableState({ path: dir, exports: {} });
+});
+
+afterEach(async () => {
+  await ctx.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('sql.exec', () => {
+  it('gives numbers, strings, ArrayBuffer blobs and null, by column name and raw', () => {
+    const row = sql().exec("SELECT 123 AS n, 1.5 AS f, 'hello' AS s, x'ff00' AS b, NULL AS z").one();
+    expect(row).toMatchObject({ n: 123, f: 1.5, s: 'hello', z: null });
+    expect(row.b).toBeInstanceOf(ArrayBuffer);
+    expect([...new Uint8Array(row.b as ArrayBuffer)]).toEqual([255, 0]);
+    expect([...sql().exec('SELECT 123').raw()]).toEqual([[123]]);
+    expect(sql().exec('SELECT 1 AS a, 2 AS b').columnNames).toEqual(['a', 'b']);
+  });
+
+  it('gives an INTEGER beyond 2^53 as a number, as workerd coerces it', () => {
+    expect(sql().exec('SELECT 9007199254740993 AS big').one().big).toBe(9007199254740992);
+  });
+
+  it('binds numbers, strings, null, undefined and binary', () => {
+    expect(sql().exec('SELECT ? + ? AS sum', 123, 456).one()).toEqual({ sum: 579 });
+    expect(sql().exec('SELECT ? AS a, ? AS b', null, undefined).one()).toEqual({ a: null, b: null });
+    const blob = sql()
+      .exec('SELECT ? AS b', new Uint8Array([1, 2, 3]))
+      .one().b as ArrayBuffer;
+    expect([...new Uint8Array(blob)]).toEqual([1, 2, 3]);
+    expect(() => sql().exec('SELECT ?', true)).toThrow('binding 1 is true');
+    expect(() => sql().exec('SELECT ?', 1n)).toThrow('binding 1 is 1');
+  });
+
+  it('iterates with next(), toArray() and for-of, each consuming the rows', () => {
+    const query = "SELECT 1 AS col UNION ALL SELECT 'foo' AS col UNION ALL SELECT 3 AS col";
+    const cursor = sql().exec(query);
+    expect(cursor.next()).toEqual({ done: false, value: { col: 1 } });
+    expect(cursor.toArray()).toEqual([{ col: 'foo' }, { col: 3 }]);
+    expect(cursor.next()).toEqual({ done: true, value: undefined });
+    expect([...sql().exec(query)].map((row) => row.col)).toEqual([1, 'foo', 3]);
+  });
+
+  it("one() throws Cloudflare's texts on no row and on several", () => {
+    sql().exec('CREATE TABLE empty (x INTEGER)');
+    expect(() => sql().exec('SELECT * FROM empty').one()).toThrow(
+      'Expected exactly one result from SQL query, but got no results.',
+    );
+    expect(() => sql().exec('SELECT 1 UNION ALL SELECT 2').one()).toThrow(
+      'Expected exactly one result from SQL query, but got multiple results.',
+    );
+  });
+
+  it('counts rows written and rows read', () => {
+    sql().exec('CREATE TABLE t (a INTEGER)');
+    expect(sql().exec('INSERT INTO t VALUES (1), (2), (3)').rowsWritten).toBe(3);
+    expect(sql().exec('UPDATE t SET a = a + 1 WHERE a > 1').rowsWritten).toBe(2);
+    expect(sql().exec("UPDATE t SET a = 0 WHERE a = 'none'").rowsWritten).toBe(0);
+    const cursor = sql().exec('SELECT * FROM t');
+    expect(cursor.rowsWritten).toBe(0);
+    cursor.toArray();
+    expect(cursor.rowsRead).toBe(3);
+  });
+
+  it("runs every statement of a multi-statement query and returns the last one's rows", () => {
+    const cursor = sql().exec(`
+      CREATE TABLE a (x TEXT);
+      INSERT INTO a VALUES ('semi;colon'), ('-- not a comment');
+      CREATE TRIGGER a_copy AFTER INSERT ON a BEGIN INSERT INTO a_log VALUES (new.x); END;
+      CREATE TABLE a_log (x TEXT);
+      SELECT x FROM a ORDER BY x;
+    `);
+    expect(cursor.toArray()).toEqual([{ x: '-- not a comment' }, { x: 'semi;colon' }]);
+    sql().exec('INSERT INTO a VALUES (?)', 'fired');
+    expect(sql().exec('SELECT x FROM a_log').toArray()).toEqual([{ x: 'fired' }]);
+    expect(sql().exec('SELECT 1; SELECT ? AS b', 2).toArray()).toEqual([{ b: 2 }]);
+  });
+
+  it('refuses what workerd refuses, with its texts', () => {
+    expect(() => sql().exec('SELECT ?')).toThrow('Wrong number of parameter bindings for SQL query.');
+    expect(() => sql().exec('SELECT ?', 1, 2)).toThrow('Wrong number of parameter bindings for SQL query.');
+    expect(() => sql().exec('SELECT ?; SELECT 1')).toThrow('Wrong number of parameter bindings for SQL query.');
+    expect(() => sql().exec('')).toThrow('SQL code did not contain a statement');
+    expect(() => sql().exec(';')).toThrow('SQL code did not contain a statement');
+    expect(() => sql().exec('SELECT 123; SELECT 456; -- trailing comment')).toThrow(
+      'SQL code did not contain a statement',
+    );
+    expect(() => sql().exec('BEGIN TRANSACTION')).toThrow(
+      /please use the state.storage.transaction\(\) or state.storage.transactionSync\(\) APIs/,
+    );
+    expect(() => sql().exec('SAVEPOINT foo')).toThrow(
+      /please use the state.storage.transaction\(\) or state.storage.transactionSync\(\) APIs/,
+    );
+    expect(() => sql().exec('SELECT ;')).toThrow(/syntax error/);
+  });
+
+  it("leaves no statement open between calls, so SQLite's checkpoints keep the write-ahead log bounded", () => {
+    sql().exec('CREATE TABLE big (x TEXT)');
+    // 2,000 commits of 8 KB: 16 MB through the log, four times SQLite's default checkpoint size.
+    for (let i = 0; i < 2_000; i++) sql().exec('INSERT INTO big VALUES (?)', 'x'.repeat(8_000));
+    expect(statSync(join(dir, 'state.sqlite-wal')).size).toBeLessThan(8_000_000);
+  });
+
+  it('reports the database size in pages in use', () => {
+    const before = sql().databaseSize;
+    sql().exec('CREATE TABLE big (x TEXT)');
+    sql().exec('INSERT INTO big VALUES (?)', 'x'.repeat(100_000));
+    expect(sql().databaseSize).toBeGreaterThan(before + 100_000);
+  });
+});
+
+describe('the members this state does not provide', () => {
+  it.each([
+    ['ctx', 'waitUntil'],
+    ['ctx', 'blockConcurrencyWhile'],
+    ['ctx', 'id'],
+    ['ctx', 'acceptWebSocket'],
+    ['ctx.storage', 'get'],
+    ['ctx.storage', 'put'],
+    ['ctx.storage', 'transactionSync'],
+    ['ctx.storage', 'setAlarm'],
+    ['ctx.storage', 'kv'],
+    ['ctx.facets', 'delete'],
+    ['ctx.facets', 'abort'],
+  ])('%s.%s throws a text naming it', (owner, member) => {
+    const target = (owner === 'ctx' ? ctx : owner === 'ctx.storage' ? ctx.storage : ctx.facets) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(() => target[member]).toThrow(`${owner}.${member} is not provided by openDurableState()`);
+  });
+
+  it('leaves other names undefined, as on any object, so awaiting the state works', async () => {
+    expect((ctx as unknown as Record<string, unknown>).then).toBeUndefined();
+    expect((ctx.storage as unknown as Record<string, unknown>).somethingElse).toBeUndefined();
+  });
+});
