@@ -78,6 +78,7 @@ function toolOf(connector: string, name: string, tool: FlowTool, ran: string[]) 
       ? {
           revert: async () => {
             ran.push(`revert ${key}`);
+            if (typeof tool.revert === 'string') throw new Error(tool.revert);
           },
         }
       : {}),

@@ -23,8 +23,8 @@ export interface FlowTool {
   repeat?: number;
   /** `requiresApproval: true`: the run pauses until approved. */
   approval?: true;
-  /** Has a `revert`, which notes `revert <connector>.<tool>` as it runs. */
-  revert?: true;
+  /** Has a `revert`, which notes `revert <connector>.<tool>` as it runs; a text makes it throw that. */
+  revert?: true | string;
   /** `replay: "reexecute"`: the result is never logged, a replay runs the tool again. */
   reexecute?: true;
   /** Waits this many ms before it answers, so a run stays `running` meanwhile. */
