@@ -18,7 +18,7 @@ import { IsolateExecutor } from '../src/isolate/index.js';
 import { type Contender, interleave } from './interleave.js';
 import type { ReferencePeer } from './reference-peer.js';
 import { summarize } from './stats.js';
-import type { Target } from './targets.js';
+import { TARGETS, verdict } from './targets.js';
 
 const CONNECTORS: FlowConnector[] = [
   { name: 'store', tools: { get: { returns: { a: 1 } }, put: { returns: { id: 7 }, approval: true } } },
@@ -28,8 +28,6 @@ const GATED_WRITE = 'async () => await store.put({ title: "x" })';
 const SNIPPET = 'bench-read';
 /** Completed executions measured for the state size; fewer than the 50 the runtime keeps. */
 const STATE_SAMPLES = 40;
-
-const RUNTIME_TARGET: Target = { text: '<= 1.5x reference net of HTTP', met: (ratio) => ratio <= 1.5 };
 
 interface RuntimeWorkload {
   name: string;
@@ -185,10 +183,10 @@ export function printRuntime(results: RuntimeResults): void {
   console.log(`\nRuntime: upstream's runtime in Node on ours, beside ${results.reference} in a Durable Object`);
   console.log('  p50 per operation; the reference net of one bare HTTP round trip per handle call');
   for (const row of results.rows) {
-    const met = Number.isFinite(row.ratio) && RUNTIME_TARGET.met(row.ratio) ? 'yes' : 'NO';
+    const target = TARGETS.runtimeVsReference;
     console.log(
       `  ${row.label.padEnd(36)} ours ${ms(row.ours).padStart(9)}  reference ${ms(row.reference).padStart(9)} ` +
-        `(HTTP ${ms(row.roundTrips)})  ratio ${row.ratio.toFixed(2)}x  target ${RUNTIME_TARGET.text}: ${met}`,
+        `(HTTP ${ms(row.roundTrips)})  ratio ${row.ratio.toFixed(2)}x  target ${target.text}: ${verdict(target, row.ratio)}`,
     );
   }
   console.log(`  state on disk per completed execution (ours, ${STATE_SAMPLES} samples each):`);
