@@ -28,6 +28,8 @@ interface Script {
   /** Cases whose run rejects; with `breaks`, the side stops answering afterwards. */
   failing?: string[];
   breaks?: boolean;
+  /** How long a case takes, by id (ms); the others answer at once. */
+  takes?: Record<string, number>;
 }
 
 function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
@@ -51,6 +53,8 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
           return script.preflight ?? { result: 42, logs: [] };
         }
         runs.push(`${name}:${testCase.id}`);
+        const takes = script.takes?.[testCase.id];
+        if (takes !== undefined) await new Promise((resolve) => setTimeout(resolve, takes));
         if (script.failing?.includes(testCase.id)) {
           if (script.breaks) broken = true;
           throw new Error(`HTTP 500 on ${testCase.id}`);
@@ -75,6 +79,25 @@ describe('Engine', () => {
     expect((await engine.cell(item('b', { expect: { result: 2 } }), 'ours')).cell.status).toBe('fail');
     await engine.closeAll();
     expect([fake.runs, fake.disposed]).toEqual([['ours:a', 'ours:b'], ['ours']]);
+  });
+
+  it('runs cells asked at once in order, a long one waiting beside the next, and says which it waits on', async () => {
+    const fake = fakes({ ours: { takes: { long: 2_600, first: 50 } } });
+    const engine = new Engine(boundaries, fake.starter);
+    const settled: string[] = [];
+    const asked = ['first', 'long', 'after'].map((id) =>
+      engine.cell(item(id), 'ours').then(({ cell }) => settled.push(`${cell.case} ${cell.status}`)),
+    );
+    expect(fake.runs).toEqual([]); // the column opens first
+    await engine.whenLaneFree('ours');
+    expect(engine.waitingOn('ours')).toEqual(['long']);
+    await Promise.all(asked);
+    expect(fake.runs).toEqual(['ours:first', 'ours:long', 'ours:after']);
+    expect(settled).toEqual(['first pass', 'after pass', 'long pass']);
+    expect(engine.waitingOn('ours')).toEqual([]);
+    // A later column can start it first.
+    expect([...engine.knownLong]).toEqual(['long']);
+    await engine.closeAll();
   });
 
   it('makes every cell of a column that did not start an infra-error with the reason, and runs nothing', async () => {

@@ -14,6 +14,7 @@ import { brief, checkExpectation } from './expect.js';
 import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
+import { CaseLane } from './lanes.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
@@ -105,6 +106,10 @@ export function printEachWarningOnce(target: { warn(...args: unknown[]): void } 
 
 export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
+  /** Each column's cases run in the order asked, a long one waiting beside the next (lanes.ts). */
+  private readonly lanes = new Map<ColumnId, CaseLane>();
+  /** Cases that ran long on some column: a later column may start them first. */
+  private readonly longCases = new Set<string>();
   /** Each column as installed, read once. */
   private readonly described = new Map<ColumnId, MatrixColumn>();
   private aborted = false;
@@ -153,13 +158,38 @@ export class Engine {
     return state.failure;
   }
 
-  /** Runs the case on the column (opening it if needed) and settles the cell. Never rejects. */
+  /**
+   * Runs the case on the column (opening it if needed) and settles the cell. Never rejects. Cells
+   * asked for at once run in the order asked, through the column's lane.
+   */
   async cell(item: LoadedCase | LoadedFlow, name: ColumnId): Promise<CellResult> {
     const plan = this.plan(item, name);
     if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
-    const observation = await this.observe(item, name);
+    // The column opens before the case holds the lane, so opening does not count as running long.
+    const observation = await this.lane(name).run(item.id, () => this.observe(item, name), this.open(name));
     const cell = settleCell(item, name, plan, observation);
     return observation.kind === 'outcome' ? { cell, outcome: observation.outcome } : { cell };
+  }
+
+  /** The column's cases running past the lane's bound, for the progress line. */
+  waitingOn(name: ColumnId): readonly string[] {
+    return this.lanes.get(name)?.waiting ?? [];
+  }
+
+  /** The ids of the cases that ran past the lane's bound on any column so far. */
+  get knownLong(): ReadonlySet<string> {
+    return this.longCases;
+  }
+
+  /** Resolves once every cell asked of the column has started and none holds its lane. */
+  whenLaneFree(name: ColumnId): Promise<void> {
+    return this.lane(name).whenFree();
+  }
+
+  private lane(name: ColumnId): CaseLane {
+    let lane = this.lanes.get(name);
+    if (!lane) this.lanes.set(name, (lane = new CaseLane(undefined, undefined, (id) => this.longCases.add(id))));
+    return lane;
   }
 
   /** Stops one column, once its cases are done; its later cells are infra-errors. */

@@ -189,6 +189,58 @@ describe('loadCatalogue', () => {
     expect(message).toMatch(/broken\.yaml:1[23]: YAML /);
   });
 
+  it('says a key indented one space too far in our words, at its own line, with its case', () => {
+    // The first case is fine; in the second, `code:` is one space deeper than `description:`.
+    const second = GOOD.replace('- id: adds', '- id: second').replace(
+      '  code: async () => codemode.add(20, 22)',
+      '   code: async () => codemode.add(20, 22)',
+    );
+    write('indent.yaml', `${GOOD}${second}`);
+    // Line 1 is the schema comment and GOOD takes lines 2 (blank) to 11; `code:` of the second case is line 16.
+    expect(problems()).toBe(
+      `${join(dir, 'indent.yaml')}:16 (case "second")` +
+        ': "code:" starts at column 4, but "features:" on line 15 starts at column 3: ' +
+        'the keys of one mapping start at the same column, and YAML reads a line indented deeper as part of the value above it',
+    );
+  });
+
+  it('finds the key out of line where the YAML library stops a line earlier, or takes it for a sequence item', () => {
+    // After a plain value the library reports the line of that value ("Nested mappings are not
+    // allowed in compact mappings"); the mistake is the line below it.
+    write(
+      'after-value.yaml',
+      GOOD.replace('  features: [dispatch]\n  code:', '  features: [dispatch]\n   code:').replace(
+        '  description: Two numbers through a tool.\n  features: [dispatch]\n',
+        '  features: [dispatch]\n  description: Two numbers through a tool.\n',
+      ),
+    );
+    expect(problems()).toMatch(
+      /after-value\.yaml:6 \(case "adds"\): "code:" starts at column 4, but "description:" on line 5 starts at column 3: /,
+    );
+  });
+
+  it('says a key indented less than its mapping, a tab, and a key given twice, each with its case', () => {
+    write('less.yaml', GOOD.replace('    logs: []', '   logs: []'));
+    expect(problems()).toMatch(
+      /less\.yaml:11 \(case "adds"\): "logs:" starts at column 4, but "result:" on line 10 starts at column 5: the keys of one mapping start at the same column$/,
+    );
+    rmSync(join(dir, 'less.yaml'));
+    write('outdented.yaml', GOOD.replace('  code:', ' code:'));
+    expect(problems()).toMatch(
+      /outdented\.yaml:6 \(case "adds"\): "code:" starts at column 2, but "features:" on line 5 starts at column 3: /,
+    );
+    rmSync(join(dir, 'outdented.yaml'));
+    write('tab.yaml', GOOD.replace('    - tools:', '\t- tools:'));
+    expect(problems()).toBe(
+      `${join(dir, 'tab.yaml')}:8 (case "adds"): a tab indents this line: YAML indents with spaces only`,
+    );
+    rmSync(join(dir, 'tab.yaml'));
+    write('twice.yaml', GOOD.replace('    logs: []', '    logs: []\n    result: 43'));
+    expect(problems()).toBe(
+      `${join(dir, 'twice.yaml')}:12 (case "adds"): the key "result" appears twice in one mapping`,
+    );
+  });
+
   it('checks the boundaries file against its own schema', () => {
     writeFileSync(
       join(dir, BOUNDARIES_FILE),

@@ -15,6 +15,7 @@ import { isMatcher } from './expect.js';
 import type { Flow, LoadedFlow } from './flow-model.js';
 import { isFlow, RUNTIME_BOUNDARY, referenceRefusal } from './judge.js';
 import { texts } from './texts.js';
+import { describeYamlMistake } from './yaml-mistake.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CASES_DIR = join(ROOT, 'cases');
@@ -139,16 +140,7 @@ function parseFile(
     return { problems: [`${displayName(file)}:1: ${texts.loader.schemaComment(comment)}`] };
   const lines = new LineCounter();
   const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    // Later YAML errors mostly cascade from the first, so only the first is worth reading.
-    const [first] = doc.errors;
-    const line = lines.linePos(first!.pos[0]).line;
-    return {
-      problems: [
-        `${displayName(file)}:${line}: ${texts.loader.yaml(first!.message.split('\n')[0] ?? '', doc.errors.length - 1)}`,
-      ],
-    };
-  }
+  if (doc.errors.length > 0) return { problems: [describeYamlMistake(displayName(file), source, doc.errors, lines)] };
   const positions = new Positions(file, doc, lines);
   const data: unknown = doc.toJS();
   const validate = validator(schemaFile);

@@ -9,11 +9,14 @@
  * clock, so such a case runs through a second CodemodeExecutor over a wrapper that flips that one
  * request field, sharing the same native executor.
  */
+
+import { BARE_RECORD_DEPRECATION } from '../src/codemode/texts.js';
 import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptions } from '../src/index.js';
 import type { Case, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
 import type { Flow } from './flow-model.js';
 import type { FlowSession } from './flows.js';
+import { MAX_WAITING_CASES } from './lanes.js';
 import {
   type CallRecord,
   materializeConnectors,
@@ -38,8 +41,8 @@ export interface Side {
   dispose(): Promise<void>;
 }
 
-/** One sandbox process on our sides: the catalogue runs one case at a time on a shared machine. */
-const OUR_POOL = 1;
+/** Sandbox processes on our sides: the case holding the column's lane, and the long ones waiting beside it. */
+const OUR_POOL = 1 + MAX_WAITING_CASES;
 
 export async function startSide(name: ColumnId): Promise<Side> {
   if (name === 'ours') return startOursSide();
@@ -75,6 +78,22 @@ function describeOurCall(item: Case, record: CallRecord) {
   return { providersOrFns: bareRecord ? (providers[0]?.fns ?? {}) : providers, options };
 }
 
+/**
+ * A case that passes a bare record asks for the dialect's deprecation line; printed, it would
+ * break into the progress output. The dialect writes it synchronously, as `execute` begins.
+ */
+function withoutDeprecationLine<T>(call: () => T): T {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (args.length !== 1 || args[0] !== BARE_RECORD_DEPRECATION) warn(...args);
+  };
+  try {
+    return call();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 /** The two dialect executors over one native executor: the wall clock, and the native clock. */
 async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Outcome>> {
   const { CodemodeExecutor } = await import('../src/index.js');
@@ -91,7 +110,10 @@ async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Ou
     const { providersOrFns, options } = describeOurCall(item, record);
     let outcome: Outcome;
     try {
-      outcome = normalizeResult(await executor.execute(item.code, providersOrFns, options));
+      const execution = item.options?.bareRecord
+        ? withoutDeprecationLine(() => executor.execute(item.code, providersOrFns, options))
+        : executor.execute(item.code, providersOrFns, options);
+      outcome = normalizeResult(await execution);
     } catch (error) {
       outcome = normalizeThrow(error);
     }

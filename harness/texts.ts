@@ -45,6 +45,11 @@ export const texts = {
     noFiles: 'no case files (*.yaml) found',
     yaml: (message: string, more: number) =>
       `YAML ${message}${more > 0 ? ` (and ${more} more YAML errors after it)` : ''}`,
+    keyOutOfLine: (key: string, indent: number, previousKey: string, previousLine: number, previousIndent: number) =>
+      `"${key}:" starts at column ${indent + 1}, but "${previousKey}:" on line ${previousLine} starts at column ${previousIndent + 1}: ` +
+      `the keys of one mapping start at the same column${indent > previousIndent ? `, and YAML reads a line indented deeper as part of the value above it` : ''}`,
+    tabIndent: 'a tab indents this line: YAML indents with spaces only',
+    duplicateKey: (key: string) => `the key "${key}" appears twice in one mapping`,
   },
 
   /** Why a cell is not run or not passed, as the report and the tests show it. */
@@ -104,8 +109,15 @@ export const texts = {
 
   progress: {
     opening: (column: string) => `[${column}] opening the column…`,
-    columnLine: (column: string, done: number, total: number, elapsedMs: number, failures: number) =>
-      `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}`,
+    columnLine: (
+      column: string,
+      done: number,
+      total: number,
+      elapsedMs: number,
+      failures: number,
+      waitingOn: readonly string[],
+    ) =>
+      `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}${waitingOn.length ? ` · waiting on ${waitingOn.join(', ')}` : ''}`,
     failure: (column: string, title: string, reason: string) => `[${column}] ✗ ${title}: ${reason}`,
     infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
     columnDone: (column: string, counts: string, elapsedMs: number) =>

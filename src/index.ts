@@ -8,7 +8,7 @@
  */
 
 // The dialect adapter.
-export { CodemodeExecutor } from './codemode/codemode-executor.js';
+export { CodemodeExecutor, type CodemodeExecutorOptions } from './codemode/codemode-executor.js';
 export { normalizeCode } from './codemode/normalize.js';
 export { sanitizeToolName } from './codemode/tool-name.js';
 export type {

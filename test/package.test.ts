@@ -3,7 +3,8 @@
  * tarball into an empty project, imported at run time by node and type-checked by tsc. The
  * README's snippets (and docs/moving-a-host.md's) are read from the installed copy, type-checked
  * under `strict`, run, and must print what the page says. Then the dialect's own types (every line
- * of the peer range) accept CodemodeExecutor as their Executor.
+ * of the peer range) accept CodemodeExecutor as their Executor. The declarations are checked under
+ * TypeScript 5.9 and 7 (which loads no `@types` package unless told to).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,10 +15,16 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relativeLinks, shellLines, typeScriptSnippets } from './package/markdown.js';
+import { ENTRIES_CHECK, INSTALL_SCRIPTS, unresolvedMapSources } from './package/published-files.js';
 import { bundleWorker } from './remote/support/workerd.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+/** Both TypeScript lines a user may have: 5.9, and 7 (the `typescript-7` alias of the dev dependencies). */
+const TYPESCRIPTS = [
+  { major: '5.9', tsc },
+  { major: '7', tsc: join(root, 'node_modules', 'typescript-7', 'bin', 'tsc') },
+];
 const WORKERD = join(root, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');
 const PACKAGE = '@supolka/cloudflare-codemode-executor';
 // Offline from the npm cache. No install scripts: workerd's binary comes from its platform package
@@ -47,13 +54,27 @@ function installed(name: string): string {
   return `${name}@${manifest.version}`;
 }
 
-/** An empty ESM project with the tarball and `extra` installed. */
-async function consumerProject(name: string, tarball: string, extra: string[]): Promise<string> {
+/** An empty ESM project with the tarball and `extra` installed; returns it and npm's warnings. */
+async function consumerProject(
+  name: string,
+  tarball: string,
+  extra: string[],
+  flags = INSTALL_FLAGS,
+): Promise<{ project: string; warnings: string }> {
   const project = join(dir, name);
   await mkdir(project);
   await writeFile(join(project, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
-  await run('npm', ['install', tarball, ...extra, ...INSTALL_FLAGS], project);
-  return project;
+  const { stderr } = await runWithStderr('npm', ['install', tarball, ...extra, ...flags], project);
+  return { project, warnings: stderr };
+}
+
+async function runWithStderr(command: string, args: string[], cwd: string): Promise<{ stderr: string }> {
+  try {
+    return await promisify(execFile)(command, args, { cwd, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout = '', stderr = '', message } = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${message}\n${stdout}\n${stderr}`);
+  }
 }
 
 /** dist is built by `npm test`; a lone run builds it when it is missing or older than any source it ships. */
@@ -77,23 +98,37 @@ let dir: string;
 let consumer: string;
 /** The tarball and upstream's helpers with what they load: a Node host of docs/moving-a-host.md. */
 let host: string;
+/** The tarball alone, installed as a user installs it (scripts allowed): no `@types` package at all. */
+let bare: string;
+/** What npm printed on stderr while installing `bare`. */
+let bareInstallWarnings: string;
 
 beforeAll(async () => {
   if (!distIsCurrent()) await run('npm', ['run', 'build'], root);
   dir = await mkdtemp(join(tmpdir(), 'package-test-'));
-  // --ignore-scripts: `prepare` would rebuild; dist is already current.
+  // --ignore-scripts: `prepack` would rebuild; dist is already current.
   await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], root);
   const tarball = (await readdir(dir)).find((file) => file.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack left no tarball in ${dir}`);
   const types = [installed('@types/node')];
-  consumer = await consumerProject('consumer', join(dir, tarball), [installed('ws'), installed('@types/ws'), ...types]);
-  host = await consumerProject('host', join(dir, tarball), [
+  ({ project: consumer } = await consumerProject('consumer', join(dir, tarball), [
+    installed('ws'),
+    installed('@types/ws'),
+    ...types,
+  ]));
+  ({ project: bare, warnings: bareInstallWarnings } = await consumerProject(
+    'bare',
+    join(dir, tarball),
+    [],
+    ['--prefer-offline', '--no-audit', '--no-fund'],
+  ));
+  ({ project: host } = await consumerProject('host', join(dir, tarball), [
     installed('@cloudflare/codemode'),
     installed('@modelcontextprotocol/sdk'),
     installed('zod'),
     installed('@cfworker/json-schema'),
     ...types,
-  ]);
+  ]));
 });
 
 afterAll(async () => {
@@ -123,6 +158,45 @@ describe('the packed package in an empty project', () => {
     );
     await writeFile(join(consumer, 'tsconfig.wrong.json'), tsconfig(['wrong.ts'], { skipLibCheck: false, types: [] }));
     await expect(run(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer)).rejects.toThrow(/TS2322/);
+  });
+
+  it.each(TYPESCRIPTS.map(({ major, tsc }) => [major, tsc]))(
+    "type-checks every entry's declarations under TypeScript %s, strict, with no @types and no flag",
+    async (major, compiler) => {
+      expect((await run(process.execPath, [compiler, '--version'], bare)).trim()).toMatch(
+        new RegExp(`^Version ${major.replace('.', '\\.')}\\.`),
+      );
+      expect(existsSync(join(bare, 'node_modules', '@types'))).toBe(false);
+      await writeFile(join(bare, 'entries.ts'), ENTRIES_CHECK);
+      // The user's default: no `types` option, so TypeScript 7 loads no @types package.
+      await writeFile(join(bare, 'tsconfig.json'), tsconfig(['entries.ts'], { skipLibCheck: false }));
+      await run(process.execPath, [compiler, '-p', 'tsconfig.json'], bare);
+    },
+  );
+
+  it('installs with no install script of its own (npm names none of ours)', async () => {
+    const manifest = JSON.parse(await readFile(join(bare, 'node_modules', PACKAGE, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    expect(Object.keys(manifest.scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name))).toEqual([]);
+    expect(bareInstallWarnings).not.toContain(`${PACKAGE}@`);
+  });
+
+  it('has a bin that prints the version it was installed at', async () => {
+    const manifest = JSON.parse(await readFile(join(bare, 'node_modules', PACKAGE, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    const printed = await run(join(bare, 'node_modules', '.bin', 'codemode-executor'), ['--version'], bare);
+    expect(printed).toMatch(
+      new RegExp(`^codemode-executor ${manifest.version.replaceAll('.', '\\.')} \\(protocol \\d+\\)\\n$`),
+    );
+  });
+
+  it('ships the files its source maps point at, so a stack trace names files that exist', async () => {
+    const installedRoot = join(bare, 'node_modules', PACKAGE);
+    const { maps, unresolved } = await unresolvedMapSources(installedRoot);
+    expect(maps).toBeGreaterThan(50);
+    expect(unresolved).toEqual([]);
   });
 
   it('ships every file its README and docs link to', async () => {
@@ -163,9 +237,17 @@ describe('the packed package in an empty project', () => {
       // The snippet connects where the README's daemon listens; this one listens on a free port.
       const sources = snippets.map((snippet) => snippet.source.replaceAll('ws://127.0.0.1:8787', daemon.url));
       expect(sources.some((source, index) => source !== snippets[index]!.source)).toBe(true);
-      const outputs = await compileAndRun(consumer, 'readme', sources, { skipLibCheck: false, types: ['node'] }, [], {
-        CODEMODE_EXECUTOR_TOKEN: token,
-      });
+      // A snippet reads `process`: its own code needs Node's types, which TypeScript 7 loads only when named.
+      const options = { skipLibCheck: false, types: ['node'] };
+      const outputs = await compileAndRun(consumer, 'readme', sources, options, [], { CODEMODE_EXECUTOR_TOKEN: token });
+      await writeFile(
+        join(consumer, 'tsconfig.readme-7.json'),
+        tsconfig(
+          sources.map((_, index) => `readme-${index + 1}.ts`),
+          options,
+        ),
+      );
+      await run(process.execPath, [TYPESCRIPTS[1]!.tsc, '-p', 'tsconfig.readme-7.json'], consumer);
       snippets.forEach((snippet, index) => {
         expect(snippet.prints, `README snippet ${index + 1} says what it prints`).toBeDefined();
         expect(outputs[index]?.trim(), `README snippet ${index + 1}`).toBe(snippet.prints?.trim());
@@ -273,8 +355,8 @@ export default {
 
 interface CompileOptions {
   skipLibCheck: boolean;
-  /** The `@types` packages in scope: none, or Node's for a snippet that reads `process`. */
-  types: string[];
+  /** The `@types` packages in scope: none, or Node's for a snippet that reads `process`; absent: the default. */
+  types?: string[];
   /** Emit JavaScript there, to run it; absent: check only. */
   outDir?: string;
 }
@@ -287,7 +369,7 @@ function tsconfig(files: string[], { skipLibCheck, types, outDir }: CompileOptio
       moduleResolution: 'NodeNext',
       target: 'ES2022',
       lib: ['ES2022', 'DOM'],
-      types,
+      ...(types === undefined ? {} : { types }),
       ...(outDir === undefined ? { noEmit: true } : { outDir, rootDir: '.' }),
       skipLibCheck,
     },

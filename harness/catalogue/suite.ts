@@ -25,7 +25,9 @@ export function catalogueSuite(column: ColumnId): void {
   const unsupported: MatrixCell[] = [];
   let ran = 0;
 
-  describe(`catalogue on ${column}`, () => {
+  // Concurrent, so a long case waits beside the next ones instead of holding up the file; the
+  // engine's lane still runs them in order, one at a time otherwise (harness/lanes.ts).
+  describe.concurrent(`catalogue on ${column}`, () => {
     beforeAll(async () => {
       const failure = await engine.open(column);
       if (failure !== undefined) throw new Error(texts.suite.didNotOpen(column, failure));

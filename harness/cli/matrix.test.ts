@@ -7,12 +7,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BARE_RECORD_DEPRECATION } from '../../src/codemode/texts.js';
 import { groupMembers } from '../processes.js';
 import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-support/catalogue-dir.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const MATRIX = join(ROOT, 'harness', 'cli', 'matrix.ts');
+
+const BARE_RECORD = '  providers:\n    - tools: { add: { add: true } }\n  options: { bareRecord: true }\n';
 
 let catalogue: FixtureCatalogue;
 let out: string;
@@ -45,13 +48,32 @@ describe('npm run matrix', () => {
   });
 
   it('writes a limited run where asked, with its banner, and prints no control character into a log', () => {
-    catalogue.write('a.yaml', caseText('limited-one', '1', '{ result: 1, logs: [] }'));
+    const waitsLong = 'async () => { await new Promise((r) => setTimeout(r, 8000)); return 2 }';
+    catalogue.write(
+      'a.yaml',
+      [
+        caseText('limited-one', '1', '{ result: 1, logs: [] }'),
+        caseText('waits-long', waitsLong, '{ result: 2, logs: [] }'),
+        caseText('bare-record', 'async () => await codemode.add(5)', '{ result: 5, logs: [] }', BARE_RECORD),
+        caseText('after-the-long-one', '3', '{ result: 3, logs: [] }'),
+      ].join(''),
+    );
     const { status, output } = runMatrix('--cases', catalogue.dir, '--columns', 'ours', '--out', out);
     expect(output).not.toContain(String.fromCharCode(0x1b)); // no ANSI sequence in a log
+    // The cases after the long one ran while it waited, and the count line says what it waits on.
+    expect(output).toMatch(/\[ours\] 3\/4 · [\d.]+s · waiting on waits-long\n/);
+    // The case asked for the deprecation line; it is not news to the terminal.
+    expect(output).not.toContain(BARE_RECORD_DEPRECATION);
     expect(output).toContain('[ours] done in');
     expect(output).toContain('matrix is green');
     expect(status).toBe(0);
     const run = JSON.parse(readFileSync(join(out, 'matrix.json'), 'utf8'));
+    expect(run.cells.map((cell: { case: string; status: string }) => `${cell.case} ${cell.status}`)).toEqual([
+      'limited-one pass',
+      'waits-long pass',
+      'bare-record pass',
+      'after-the-long-one pass',
+    ]);
     expect(run.run.columnsLeftOut).toEqual([
       'ours-remote',
       'ours-worker',

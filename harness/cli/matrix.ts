@@ -1,16 +1,19 @@
 /**
- * `npm run matrix`: every case on every column asked for, one column after another in report
- * order, each opened, run and closed by the engine; then the reports. Exit code 0 when the matrix
+ * `npm run matrix`: every case on every column asked for, two columns at a time in report order
+ * (a column's long cases still waiting while the next runs), each opened, run and closed by the
+ * engine; then the reports. Exit code 0 when the matrix
  * is green (no fail, no infra-error), 1 when it is not, 2 when the run could not be made (a bad
  * option, a malformed catalogue), 130 when it was interrupted.
  */
 import { execFileSync } from 'node:child_process';
 import { basename, join, relative, resolve, sep } from 'node:path';
+import { messageOf } from '../../src/protocol/index.js';
 import { COLUMN_IDS, type ColumnId } from '../columns.js';
 import { Engine } from '../engine.js';
 import { isFlow } from '../judge.js';
 import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
 import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
+import { reportTexts } from '../report/texts.js';
 import { assertValidMatrix, writeReports } from '../report/write-reports.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
 import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
@@ -19,7 +22,11 @@ const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** Where a run writes: ignored by git. `--snapshot` writes the committed copy instead. */
 const RUN_DIR = join(REPO_ROOT, 'reports', 'run');
 const SNAPSHOT_DIR = join(REPO_ROOT, 'reports');
-/** Minimum time between count lines in a log. */
+/** The README's picture of the snapshot's page. */
+const REPORT_PICTURE = join(REPO_ROOT, 'docs', 'report.png');
+/** Columns whose cases run at once: two cores, and a column's long cases wait without holding its place. */
+const COLUMNS_AT_ONCE = 2;
+/** Time between count lines in a log. */
 const LOG_EVERY_MS = 5000;
 
 const USAGE = `usage: npm run matrix [-- options]
@@ -34,22 +41,38 @@ Runs every case of cases/ on every column and writes the reports.
 
 Exit code: 0 green, 1 not green, 2 the run could not be made, 130 interrupted.`;
 
+/** One column in flight: its count, clock and failures. */
+interface ColumnProgress {
+  started: number;
+  done: number;
+  total: number;
+  failures: number;
+  /** A column that did not open, or broke, gives every later cell the same reason: say it once. */
+  saidInfra: Set<string>;
+}
+
 /**
- * Per column: cases done out of the total, elapsed time, and each failure as it happens. On a
- * terminal the count line updates in place; elsewhere (a CI log, a pipe) it is printed at most
- * every few seconds and no control character is written.
+ * Per column: cases done out of the total, elapsed time, the long cases it is waiting on, and
+ * each failure as it happens. Columns overlap (a column's long cases wait while the next one
+ * runs), so the count line names each column still in flight. On a terminal it updates in place;
+ * elsewhere (a CI log, a pipe) it is printed at most every few seconds and no control character
+ * is written.
  */
 class Progress {
-  private started = 0;
-  private lastLog = 0;
-  private failures = 0;
+  private readonly inFlight = new Map<string, ColumnProgress>();
   /** A terminal count line is showing and must be cleared before other output. */
   private pending = false;
   private silent = false;
-  /** A column that did not open, or broke, gives every later cell the same reason: say it once. */
-  private readonly saidInfra = new Set<string>();
+  /** While only long cases run, nothing else moves the count line: this does. */
+  private readonly ticker: NodeJS.Timeout;
 
-  constructor(private readonly out: NodeJS.WriteStream) {}
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly waitingOn: (column: string) => readonly string[],
+  ) {
+    this.ticker = setInterval(() => this.status(true), this.out.isTTY ? 1000 : LOG_EVERY_MS);
+    this.ticker.unref();
+  }
 
   line(text: string): void {
     if (this.pending) this.out.write('\r\x1b[K');
@@ -60,42 +83,67 @@ class Progress {
   /** After Ctrl-C nothing more is printed but the final lines. */
   silence(): void {
     this.silent = true;
+    clearInterval(this.ticker);
+  }
+
+  stop(): void {
+    clearInterval(this.ticker);
   }
 
   columnStart(column: string, total: number): void {
     if (this.silent) return;
-    this.started = this.lastLog = Date.now();
-    this.failures = 0;
-    this.saidInfra.clear();
+    this.inFlight.set(column, { started: Date.now(), done: 0, total, failures: 0, saidInfra: new Set() });
     this.line(texts.progress.opening(column));
-    this.line(texts.progress.columnLine(column, 0, total, 0, 0));
+    this.status(true);
   }
 
-  cell(column: string, item: CatalogueItem, cell: MatrixCell, done: number, total: number): void {
-    if (this.silent) return;
+  cell(column: string, item: CatalogueItem, cell: MatrixCell): void {
+    const state = this.inFlight.get(column);
+    if (this.silent || !state) return;
+    state.done += 1;
     // The first line of a reason: progress shows the gist; the report keeps all of it.
     const gist = (cell.reason ?? '').split('\n', 1)[0] ?? '';
     if (cell.status === 'fail') this.line(texts.progress.failure(column, caseTitle(item), gist));
-    if (cell.status === 'infra-error' && !this.saidInfra.has(gist)) {
-      this.saidInfra.add(gist);
+    if (cell.status === 'infra-error' && !state.saidInfra.has(gist)) {
+      state.saidInfra.add(gist);
       this.line(texts.progress.infra(column, `${item.id}: ${gist}`));
     }
-    if (cell.status === 'fail' || cell.status === 'infra-error') this.failures += 1;
-    const text = texts.progress.columnLine(column, done, total, Date.now() - this.started, this.failures);
-    if (this.out.isTTY) {
-      this.out.write(`\r\x1b[K${text}`);
-      this.pending = true;
-    } else if (Date.now() - this.lastLog >= LOG_EVERY_MS || done === total) {
-      this.lastLog = Date.now();
-      this.line(text);
-    }
+    if (cell.status === 'fail' || cell.status === 'infra-error') state.failures += 1;
+    this.status(state.done === state.total);
   }
 
   columnDone(column: MatrixColumn, cells: readonly MatrixCell[]): void {
+    const state = this.inFlight.get(column.id);
+    this.inFlight.delete(column.id);
     const [summary] = summarize([column], cells).columns;
-    if (this.silent || !summary) return;
+    if (this.silent || !summary || !state) return;
     const counts = texts.counts(summary.counts, summary.unexpectedPass);
-    this.line(texts.progress.columnDone(column.label, counts, Date.now() - this.started));
+    this.line(texts.progress.columnDone(column.label, counts, Date.now() - state.started));
+    this.status();
+  }
+
+  /** The count line of every column in flight; in a log, only when `now` (the ticker, a column's start and end). */
+  private status(now = false): void {
+    if (this.silent || this.inFlight.size === 0) return;
+    const text = [...this.inFlight]
+      .map(([column, state]) =>
+        texts.progress.columnLine(
+          column,
+          state.done,
+          state.total,
+          Date.now() - state.started,
+          state.failures,
+          this.waitingOn(column),
+        ),
+      )
+      .join('  ');
+    if (this.out.isTTY) {
+      // A line that wraps could not be rewritten in place: it is cut to the terminal's width.
+      this.out.write(`\r\x1b[K${text.slice(0, (this.out.columns || 80) - 1)}`);
+      this.pending = true;
+    } else if (now) {
+      this.line(text);
+    }
   }
 }
 
@@ -112,7 +160,48 @@ function git(args: string[]): string | undefined {
   }
 }
 
-/** Every case on each column asked for, in report order; the run every report is written from. */
+/**
+ * One column: opened, then every case asked of it at once, through its lane. Resolves once the
+ * lane is free (every case started, none holding it), with `done`, which settles when its last case
+ * has and the column is closed.
+ */
+async function startColumn(
+  engine: Engine,
+  id: ColumnId,
+  ordered: readonly CatalogueItem[],
+  progress: Progress,
+): Promise<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> }> {
+  const column = { ...engine.describe(id) };
+  const columnStarted = Date.now();
+  progress.columnStart(id, ordered.length);
+  const failure = column.infraError ?? (await engine.open(id));
+  if (failure !== undefined) column.infraError = failure;
+  const cells: MatrixCell[] = [];
+  const ask = async (item: CatalogueItem, index: number) => {
+    const { cell } = await engine.cell(item, id);
+    cells[index] = cell;
+    progress.cell(id, item, cell);
+  };
+  // A case that ran long on an earlier column starts first here, so its wait overlaps the rest
+  // instead of ending the column; the report keeps catalogue order.
+  const indexed = ordered.map((item, index) => ({ item, index }));
+  const long = indexed.filter(({ item }) => engine.knownLong.has(item.id));
+  const rest = indexed.filter(({ item }) => !engine.knownLong.has(item.id));
+  const asking = [...long, ...rest].map(({ item, index }) => ask(item, index));
+  await engine.whenLaneFree(id);
+  const done = Promise.all(asking).then(async () => {
+    await engine.close(id);
+    column.durationMs = Date.now() - columnStarted;
+    progress.columnDone(column, cells);
+  });
+  return { column, cells, done };
+}
+
+/**
+ * Every case on each column asked for; the run every report is written from. Columns share no
+ * process, so `COLUMNS_AT_ONCE` run at a time, taken in report order; a column gives its place to
+ * the next once its lane is free, while its long cases still wait (harness/lanes.ts).
+ */
 async function runMatrix(
   engine: Engine,
   { cases, boundaries }: Catalogue,
@@ -121,28 +210,21 @@ async function runMatrix(
 ): Promise<MatrixRun> {
   const started = new Date();
   const ordered = [...cases].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  const columns: MatrixColumn[] = [];
-  const cells: MatrixCell[] = [];
-  for (const id of COLUMN_IDS.filter((column) => asked.includes(column))) {
-    if (engine.isAborted) break;
-    const column = { ...engine.describe(id) };
-    columns.push(column);
-    const columnStarted = Date.now();
-    progress.columnStart(id, ordered.length);
-    const failure = column.infraError ?? (await engine.open(id));
-    if (failure !== undefined) column.infraError = failure;
-    const own: MatrixCell[] = [];
-    for (const item of ordered) {
-      if (engine.isAborted) break;
-      const { cell } = await engine.cell(item, id);
-      own.push(cell);
-      progress.cell(id, item, cell, own.length, ordered.length);
+  const queue = COLUMN_IDS.filter((column) => asked.includes(column));
+  const slots: Array<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> } | undefined> = [];
+  const place = async () => {
+    for (let index = slots.length; index < queue.length && !engine.isAborted; index = slots.length) {
+      slots[index] = undefined; // Claimed, so the other place takes the next one.
+      slots[index] = await startColumn(engine, queue[index]!, ordered, progress);
     }
-    await engine.close(id);
-    column.durationMs = Date.now() - columnStarted;
-    cells.push(...own);
-    progress.columnDone(column, own);
-  }
+  };
+  await Promise.all(Array.from({ length: COLUMNS_AT_ONCE }, place));
+  const ran = slots.filter((entry) => entry !== undefined);
+  await Promise.all(ran.map((entry) => entry.done));
+  progress.stop();
+  const columns = ran.map((entry) => entry.column);
+  const columnCells = ran.map((entry) => entry.cells);
+  const cells = columnCells.flat();
   const status = git(['status', '--porcelain']);
   const commit = git(['rev-parse', 'HEAD'])?.trim();
   const leftOut = COLUMN_IDS.filter((id) => !asked.includes(id));
@@ -172,6 +254,18 @@ async function runMatrix(
   };
 }
 
+/** The README's picture of the page follows the snapshot; without Chromium it says so (and a test fails). */
+async function refreshPicture(progress: Progress): Promise<void> {
+  const png = relative(process.cwd(), REPORT_PICTURE);
+  try {
+    const { screenshotReport } = await import('../report/browser.js');
+    await screenshotReport(SNAPSHOT_DIR, REPORT_PICTURE);
+    progress.line(reportTexts.pictureWritten(png));
+  } catch (error) {
+    progress.line(reportTexts.pictureNotRefreshed(png, messageOf(error)));
+  }
+}
+
 runCommand(async () => {
   const { values, positionals } = parseCommand(
     process.argv.slice(2),
@@ -185,7 +279,7 @@ runCommand(async () => {
   const catalogue = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);
 
   const engine = new Engine(catalogue.boundaries);
-  const progress = new Progress(process.stdout);
+  const progress = new Progress(process.stdout, (column) => engine.waitingOn(column as ColumnId));
   stopOnSignals(engine, (line) => {
     progress.silence();
     progress.line(line);
@@ -194,8 +288,10 @@ runCommand(async () => {
   if (engine.isAborted) return new Promise<number>(() => {}); // The signal handler exits.
   await engine.closeAll();
   assertValidMatrix(JSON.parse(JSON.stringify(run)));
-  writeReports(run, out);
+  // A fresh clone has no run of its own yet: the first one is compared with the committed snapshot.
+  writeReports(run, out, out === SNAPSHOT_DIR ? undefined : join(SNAPSHOT_DIR, 'history'));
   progress.line(texts.progress.written(relative(process.cwd(), out) || '.'));
+  if (values.snapshot) await refreshPicture(progress);
   progress.line(texts.progress.verdict(run.summary.green));
   return run.summary.green ? 0 : 1;
 });

@@ -136,6 +136,29 @@ describe('the history directory', () => {
     expect(JSON.parse(readFileSync(join(dir, 'matrix.json'), 'utf8')).since.changes).toHaveLength(1);
   });
 
+  it("compares a directory's first run with the committed snapshot's history, and says so", () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'matrix-fresh-'));
+    try {
+      const snapshot = join(dir, 'history'); // two runs: 2026-11-28 and 2026-11-29, above
+      const first = writeReports(fixtureRun({ date: '2026-11-30T03:00:00.000Z' }), fresh, snapshot);
+      expect(first.since).toEqual({
+        previous: { date: '2026-11-29T03:00:00.000Z', commit: fixtureRun().run.commit, snapshot: true },
+        changes: [{ case: 'result-number', column: '0.3.8', from: 'pass', to: 'fail' }],
+        newCases: [],
+        removedCases: [],
+      });
+      expect(readFileSync(join(fresh, 'matrix.md'), 'utf8')).toContain(
+        'No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of 2026-11-29T03:00:00.000Z (commit 3822a5fae1dd).',
+      );
+      expect(readdirSync(join(fresh, 'history'))).toEqual(['2026-11-30T030000.json']);
+      // Once the directory has a run of its own, that is what the next one is compared with.
+      const second = writeReports(fixtureRun({ date: '2026-12-01T01:00:00.000Z' }), fresh, snapshot);
+      expect(second.since?.previous).toEqual({ date: '2026-11-30T03:00:00.000Z', commit: fixtureRun().run.commit });
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('refuses to render from a corrupt record rather than half-reading history', () => {
     writeFileSync(join(dir, 'history', '2026-11-30T000000.json'), '{"schemaVersion":1}');
     expect(() => writeReports(fixtureRun({ date: '2026-12-01T03:00:00.000Z' }), dir)).toThrow(

@@ -36,8 +36,11 @@ export interface CellChange {
 
 /** What one run changed against the runs before it. */
 export interface RunChanges {
-  /** The run compared with; null when no earlier run is recorded. */
-  previous: { date: string; commit: string | null } | null;
+  /**
+   * The run compared with; null when no earlier run is recorded. `snapshot`: none was recorded
+   * where this run was written, so it is the committed snapshot's latest run.
+   */
+  previous: { date: string; commit: string | null; snapshot?: true } | null;
   changes: CellChange[];
   /** Cases this run has that the previous run did not. */
   newCases: string[];

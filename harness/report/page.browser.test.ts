@@ -179,6 +179,34 @@ describe('index.html in Chromium', () => {
     expect(new URL(page.url()).hash).toBe('#cell=result-number/0.3.8');
   });
 
+  it('opens a cell from anywhere in its table cell, not only its badge, below the column heads', async () => {
+    // A short window scrolled to the end, so the heads stick to its top where the panel would sit.
+    const short = await browser.newPage({ viewport: { width: 1400, height: 420 } });
+    try {
+      await short.goto(pageUrl);
+      await short.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      const box = short.locator('td', { has: short.locator('a.cell[data-case="result-number"][data-column="0.3.8"]') });
+      const area = (await box.boundingBox())!;
+      const badge = (await short.locator('a.cell[data-case="result-number"][data-column="0.3.8"]').boundingBox())!;
+      // The cell's far corner, outside the badge.
+      const corner = { x: area.x + area.width - 2, y: area.y + area.height - 2 };
+      expect(corner.x > badge.x + badge.width || corner.y > badge.y + badge.height).toBe(true);
+      await short.mouse.click(corner.x, corner.y);
+      await short.locator('#details').waitFor({ state: 'visible' });
+      expect(await short.textContent('#details-title')).toBe('result-number');
+      expect(new URL(short.url()).hash).toBe('#cell=result-number/0.3.8');
+      // The heads (th) stick to the top of the window, where the panel would otherwise sit.
+      const heads = await short.$$eval('#grid thead th', (nodes) =>
+        nodes.map((node) => node.getBoundingClientRect()).map(({ top, bottom }) => ({ top, bottom })),
+      );
+      expect(Math.min(...heads.map((head) => head.top))).toBeLessThanOrEqual(1);
+      const panel = (await short.locator('#details').boundingBox())!;
+      expect(panel.y).toBeGreaterThanOrEqual(Math.max(...heads.map((head) => head.bottom)));
+    } finally {
+      await short.close();
+    }
+  });
+
   it('opens a cell straight from its link, and shows a hostile reason as text', async () => {
     const other = await browser.newPage();
     await other.goto(`${pageUrl}#cell=result-number/latest`);

@@ -67,7 +67,10 @@ export const reportTexts = {
     `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
   sinceTitle: 'Since the previous run',
   noPreviousRun: 'No earlier run is recorded in this directory, so there is nothing to compare with.',
-  comparedWith: (date: string, commit: string | null) => `Compared with the run of ${date}${ofCommit(commit)}.`,
+  comparedWith: (date: string, commit: string | null, snapshot = false) =>
+    snapshot
+      ? `No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of ${date}${ofCommit(commit)}.`
+      : `Compared with the run of ${date}${ofCommit(commit)}.`,
   nothingChanged: 'No cell changed status.',
   moreChanges: '{n} more cases changed',
   change: (change: CellChange) =>
@@ -125,4 +128,9 @@ export const reportTexts = {
     `matrix.json does not match schema/matrix.schema.json:\n${problems.join('\n')}`,
   noChromium: (path: string) =>
     `Chromium is not installed at ${path}: run \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`,
+  notPng: 'not a PNG file',
+  pngWithoutEnd: 'a PNG file without its IEND chunk',
+  pictureWritten: (png: string) => `wrote ${png}`,
+  pictureNotRefreshed: (png: string, why: string) =>
+    `${png} was not refreshed (${why}); run \`npx tsx harness/report/browser.ts\` once Chromium is there`,
 } as const;

@@ -51,7 +51,9 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     verdict: t.verdict(run),
     runLine: t.runLine(run),
     limited: run.run.columnsLeftOut ? t.limited(run.run.columnsLeftOut) : null,
-    comparedWith: since?.previous ? t.comparedWith(since.previous.date, since.previous.commit) : '',
+    comparedWith: since?.previous
+      ? t.comparedWith(since.previous.date, since.previous.commit, since.previous.snapshot)
+      : '',
     changes: changesByCase(since?.changes ?? [], label),
     changesShown: CHANGES_SHOWN,
     newCases: t.newCases(since?.newCases.length ?? 0),

@@ -62,7 +62,7 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
   const since = run.since;
   if (!since?.previous) lines.push(t.noPreviousRun, '');
   else {
-    lines.push(t.comparedWith(since.previous.date, since.previous.commit), '');
+    lines.push(t.comparedWith(since.previous.date, since.previous.commit, since.previous.snapshot), '');
     if (since.changes.length === 0) lines.push(t.nothingChanged, '');
     const byCase = changesByCase(since.changes, label);
     for (const entry of byCase.slice(0, MARKDOWN_LIST_LIMIT))

@@ -30,14 +30,33 @@ export function readHistory(historyDir: string): HistoryRecord[] {
     .map((name) => parseHistoryRecord(readFileSync(join(historyDir, name), 'utf8'), join(historyDir, name)));
 }
 
-/** Writes the reports; returns the run as written, with what changed since the previous one. */
-export function writeReports(run: MatrixRun, reportsDir: string): MatrixRun {
+/**
+ * What the run changed: against the runs before it in its own directory or, when that has none
+ * (a fresh clone's first run), against the history in `fallbackHistoryDir` (the committed snapshot's).
+ */
+function changesOfRun(run: MatrixRun, historyDir: string, fallbackHistoryDir: string | undefined) {
+  const own = readHistory(historyDir);
+  const hasEarlier = own.some((record) => record.date < run.run.date);
+  const fallback =
+    hasEarlier || fallbackHistoryDir === undefined
+      ? []
+      : readHistory(fallbackHistoryDir).filter((record) => record.date < run.run.date);
+  const newest = changesByRun([...fallback, ...own]).findLast((entry) => entry.date === run.run.date);
+  if (!newest?.changes.previous || fallback.length === 0) return newest?.changes;
+  return { ...newest.changes, previous: { ...newest.changes.previous, snapshot: true as const } };
+}
+
+/**
+ * Writes the reports; returns the run as written, with what changed since the previous one (from
+ * `fallbackHistoryDir` when `reportsDir` records no earlier run).
+ */
+export function writeReports(run: MatrixRun, reportsDir: string, fallbackHistoryDir?: string): MatrixRun {
   const historyDir = join(reportsDir, 'history');
   mkdirSync(historyDir, { recursive: true });
   writeFileSync(join(historyDir, historyFileName(run.run.date)), `${JSON.stringify(toHistoryRecord(run))}\n`);
   const history = changesByRun(readHistory(historyDir));
-  const newest = history.findLast((entry) => entry.date === run.run.date);
-  const written: MatrixRun = newest ? { ...run, since: newest.changes } : run;
+  const since = changesOfRun(run, historyDir, fallbackHistoryDir);
+  const written: MatrixRun = since ? { ...run, since } : run;
   const earlier = history
     .filter((entry) => entry.date < run.run.date && entry.changes.changes.length > 0)
     .reverse()

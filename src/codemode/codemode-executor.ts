@@ -3,14 +3,17 @@
  * it wraps: it validates, plans, normalizes, hands the native executor one request, and renders
  * what comes back into the dialect's shape (flat prefixed log lines, the dialect's timeout text).
  */
+import { codeBytesOver, DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
+import { describeValue } from '../protocol/describe-value.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
+import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
 import { normalizeCode } from './normalize.js';
 import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
-import { BARE_RECORD_DEPRECATION, LOG_PREFIXES } from './texts.js';
+import { BARE_RECORD_DEPRECATION, formatCodeTooLarge, formatMaxCodeBytesInvalid, LOG_PREFIXES } from './texts.js';
 import type { CodemodeExecuteResult, ExtendedExecuteOptions, ExtendedProvider, ToolFunction } from './types.js';
 
 /** The namespace a bare record is bound to, as in the dialect. */
@@ -31,11 +34,28 @@ export function renderError(message: string): string {
   return ExecutionTimeoutError.matches(message) ? TIMEOUT_MESSAGE : message;
 }
 
+/** What `new CodemodeExecutor(native, options?)` takes beside the native executor. */
+export interface CodemodeExecutorOptions {
+  /**
+   * The largest code `execute` takes, in UTF-8 bytes, counted before normalization parses it (a
+   * parse of megabytes stalls the host). Default 1 MiB, as the native `limits.maxCodeBytes`.
+   */
+  maxCodeBytes?: number | undefined;
+}
+
 export class CodemodeExecutor {
   readonly #native: Executor;
+  readonly #maxCodeBytes: number;
 
-  constructor(native: Executor) {
+  constructor(native: Executor, options?: CodemodeExecutorOptions) {
+    // Refused here rather than at the first execute(), where it would fail far from the mistake.
+    assertNativeExecutor(native);
     this.#native = native;
+    const maxCodeBytes: unknown = options?.maxCodeBytes === undefined ? DEFAULT_MAX_CODE_BYTES : options.maxCodeBytes;
+    if (typeof maxCodeBytes !== 'number' || !Number.isSafeInteger(maxCodeBytes) || maxCodeBytes < 1) {
+      throw new TypeError(formatMaxCodeBytesInvalid(describeValue(maxCodeBytes)));
+    }
+    this.#maxCodeBytes = maxCodeBytes;
   }
 
   async execute(
@@ -44,10 +64,15 @@ export class CodemodeExecutor {
     options?: ExtendedExecuteOptions,
   ): Promise<CodemodeExecuteResult> {
     const providers = resolveProviders(providersOrFns);
+    warnUnknownOptions(options);
     const connectors = options?.connectors ?? [];
     // A refused request costs no worker: the native executor is never touched.
     const refusal = validateExecution(providers, connectors);
     if (refusal !== null) return { result: undefined, error: refusal };
+
+    // Before normalization, whose parse costs the host seconds for megabytes of code.
+    const codeBytes = typeof code === 'string' ? codeBytesOver(code, this.#maxCodeBytes) : null;
+    if (codeBytes !== null) return { result: undefined, error: formatCodeTooLarge(codeBytes, this.#maxCodeBytes) };
 
     const plan = planExecution(providers, connectors);
     const guard: CompletionGuard = { active: true };

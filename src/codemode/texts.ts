@@ -3,6 +3,7 @@
  * their operators, and the compatibility cases diff them character for character against the
  * reference, so each is contract: a reword here is a deliberate edit, in one place.
  */
+import { describeValue } from '../protocol/describe-value.js';
 import type { NameRejectionTexts } from '../protocol/providers.js';
 import type { LogLevel } from '../protocol/types.js';
 
@@ -50,3 +51,33 @@ export const BARE_RECORD_DEPRECATION =
 
 /** What a connector's pause marker becomes: the message of the throw the sandbox sees. */
 export const PAUSE_MESSAGE = '__CODEMODE_PAUSE__';
+
+/** Where the first wrong call meets a text: the constructor's argument and execute()'s option names. */
+const NATIVE_EXPECTED =
+  "a native executor: an object with execute(request) and dispose(), such as new IsolateExecutor() from '@supolka/cloudflare-codemode-executor/isolate' or await connect(url)";
+
+export const constructionText = {
+  /** `new CodemodeExecutor()`, or anything that is not an executor and not options. */
+  notAnExecutor: (got: string) => `new CodemodeExecutor() takes ${NATIVE_EXPECTED}. Got ${got}.`,
+  /** Upstream's constructor options (`{ timeout, loader, globalOutbound, modules }`) passed as they were. */
+  options: (names: readonly string[]) =>
+    `new CodemodeExecutor() takes ${NATIVE_EXPECTED}, not options (got an object with ${names.join(', ')}). ` +
+    'timeout goes to the native executor, new IsolateExecutor({ timeout }) or connect(url, { timeout }), or on ' +
+    'each call, execute(code, providers, { timeout }); docs/moving-a-host.md says where the other options went.',
+} as const;
+
+/** Written once per process for each option name `execute()` does not know; the call goes on without it. */
+export function formatUnknownExecuteOption(name: string, known: readonly string[]): string {
+  // Quoted and cut short by describeValue: a key is the host's, and may hold anything.
+  return `[@supolka/cloudflare-codemode-executor] execute() ignores the option ${describeValue(name)}: the options it knows are ${known.join(', ')}.`;
+}
+
+/** A program over `maxCodeBytes`, refused before normalization reads it; the run's `error`. */
+export function formatCodeTooLarge(size: number, cap: number): string {
+  return `The code is ${size} bytes, above the cap of ${cap} bytes (CodemodeExecutor option maxCodeBytes). Send a smaller program, or pass large data through a tool.`;
+}
+
+/** A `maxCodeBytes` option that is not a positive integer. */
+export function formatMaxCodeBytesInvalid(got: string): string {
+  return `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${got}.`;
+}

@@ -12,7 +12,7 @@
  * <the request's static imports>
  * export default (class CodeExecutor extends __codemode.Entrypoint {
  * async evaluate() {
- * __codemode.begin(arguments);
+ * __codemode.begin(arguments, <whether any provider has a prelude>);
  * try {
  * const api = __codemode.namespace("api", true, null);
  * <preludes, in provider order>
@@ -42,7 +42,8 @@ export function buildEntryModule(code: string, providers: readonly ProviderDescr
     imports,
     'export default (class CodeExecutor extends __codemode.Entrypoint {',
     'async evaluate() {',
-    '__codemode.begin(arguments);',
+    // Preludes may await before the race is armed: the harness then holds the run from the start.
+    `__codemode.begin(arguments, ${providers.some((provider) => provider.prelude !== undefined)});`,
     'try {',
     ...providers.map(namespaceLine),
     ...providers.flatMap((provider) => (provider.prelude === undefined ? [] : [provider.prelude])),

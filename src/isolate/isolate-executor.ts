@@ -24,7 +24,7 @@ import { lowerMemberPriority } from './member-priority.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
-import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest } from './requests.js';
+import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
 import { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
@@ -88,6 +88,8 @@ export class IsolateExecutor implements Executor {
     this.#assertOpen();
     const signal = readSignal('execute', options);
     const checked = checkExecuteRequest(request, this.#settings);
+    const oversized = codeOverCap(checked.code, this.#settings.limits);
+    if (oversized !== null) return { result: undefined, error: oversized, logs: [] };
     const rejection = validateProviders(checked.providers);
     if (rejection !== null) return { result: undefined, error: rejection, logs: [] };
     assertDispatchFor(checked);

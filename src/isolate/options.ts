@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
+import { DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
@@ -47,6 +48,8 @@ export interface IsolatePoolOptions {
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
 export interface IsolateLimitOptions {
+  /** A request's code, checked before anything reads it (UTF-8). Default 1 MiB. */
+  maxCodeBytes?: number | undefined;
   /** What a request sends into the sandbox: its code and modules, or invokeHandle's arguments. Default 16 MiB. */
   maxRequestBytes?: number | undefined;
   /** The settled value, in its encoded form. Default 16 MiB. */
@@ -55,6 +58,10 @@ export interface IsolateLimitOptions {
   maxToolArgsBytes?: number | undefined;
   /** One tool call's result envelope, as JSON. Default 16 MiB. */
   maxToolResultBytes?: number | undefined;
+  /** Tool calls one execution may have waiting on the host at once; one more fails at once. Default 256. */
+  maxConcurrentToolCalls?: number | undefined;
+  /** The arguments (JSON) of the tool calls one execution has waiting on the host, together. Default 32 MiB. */
+  maxConcurrentToolArgsBytes?: number | undefined;
   /** Captured console lines; past this a marker line says the logs were cut. Default 10000. */
   maxLogLines?: number | undefined;
   /** Captured console text; past this a marker line says the logs were cut. Default 4 MiB. */
@@ -65,6 +72,11 @@ export interface IsolateLimitOptions {
   maxResponseBodyBytes?: number | undefined;
   /** Sandbox fetches one run may have in flight at once; one more fails at once. Default 256. */
   maxConcurrentFetches?: number | undefined;
+  /**
+   * What a run's process may write to its stdout and stderr (`console.info`, `console.debug`…,
+   * which are not captured as logs); past it the run ends and the process is killed. Default 1 MiB.
+   */
+  maxProcessOutputBytes?: number | undefined;
 }
 
 export interface IsolateExecutorOptions {
@@ -201,15 +213,19 @@ export function defaultMaxStarting(): number {
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
+  maxCodeBytes: DEFAULT_MAX_CODE_BYTES,
   maxRequestBytes: 16 * MIB,
   maxResultBytes: 16 * MIB,
   maxToolArgsBytes: 16 * MIB,
   maxToolResultBytes: 16 * MIB,
+  maxConcurrentToolCalls: 256,
+  maxConcurrentToolArgsBytes: 32 * MIB,
   maxLogLines: 10_000,
   maxLogBytes: 4 * MIB,
   maxRequestBodyBytes: 32 * MIB,
   maxResponseBodyBytes: 32 * MIB,
   maxConcurrentFetches: 256,
+  maxProcessOutputBytes: MIB,
 });
 /**
  * The largest result, tool argument, tool result and log text: each crosses workerd's RPC inside
@@ -218,17 +234,32 @@ export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
 const MAX_RPC_PAYLOAD_BYTES = 30 * MIB;
 /** The largest value each size cap takes. */
 export const LIMIT_MAXIMA: Readonly<IsolateLimits> = Object.freeze({
+  // The code goes into the start message, which maxRequestBytes bounds.
+  maxCodeBytes: MAX_RPC_PAYLOAD_BYTES,
   maxRequestBytes: MAX_RPC_PAYLOAD_BYTES,
   maxResultBytes: MAX_RPC_PAYLOAD_BYTES,
   maxToolArgsBytes: MAX_RPC_PAYLOAD_BYTES,
   maxToolResultBytes: MAX_RPC_PAYLOAD_BYTES,
+  maxConcurrentToolCalls: 10_000,
+  maxConcurrentToolArgsBytes: 1024 * MIB,
   maxLogLines: 10_000_000,
   maxLogBytes: MAX_RPC_PAYLOAD_BYTES,
   maxRequestBodyBytes: 1024 * MIB,
   maxResponseBodyBytes: 1024 * MIB,
   // Each fetch in flight holds a descriptor of the member, whose confined limit is 1024.
   maxConcurrentFetches: 900,
+  maxProcessOutputBytes: 1024 * MIB,
 });
+
+/** workerd's limit on one value crossing its RPC. */
+const WORKERD_RPC_LIMIT_BYTES = 32 * MIB;
+/**
+ * The largest outcome frame (`done`, `cancelled`) as it crosses workerd's RPC inside the member:
+ * the run's context hands it to the socket's as one string, which V8 serializes at a byte a
+ * UTF-16 unit when every unit is below 0x100, else at two. Room is left for the serialization's
+ * own header. An outcome over it fails with a text naming it beside the frame cap.
+ */
+export const MAX_OUTCOME_RPC_BYTES = WORKERD_RPC_LIMIT_BYTES - 64 * 1024;
 
 /** What one captured line adds to a frame beside its text: `{"level":"error","message":""},`. */
 const LOG_LINE_FRAME_BYTES = 32;
@@ -319,15 +350,19 @@ function resolveLimits(value: unknown): IsolateLimits {
   const cap = (name: keyof IsolateLimits) =>
     bounded(`limits.${name}`, limits[name], 1, LIMIT_MAXIMA[name], DEFAULT_LIMITS[name]);
   return {
+    maxCodeBytes: cap('maxCodeBytes'),
     maxRequestBytes: cap('maxRequestBytes'),
     maxResultBytes: cap('maxResultBytes'),
     maxToolArgsBytes: cap('maxToolArgsBytes'),
     maxToolResultBytes: cap('maxToolResultBytes'),
+    maxConcurrentToolCalls: cap('maxConcurrentToolCalls'),
+    maxConcurrentToolArgsBytes: cap('maxConcurrentToolArgsBytes'),
     maxLogLines: cap('maxLogLines'),
     maxLogBytes: cap('maxLogBytes'),
     maxRequestBodyBytes: cap('maxRequestBodyBytes'),
     maxResponseBodyBytes: cap('maxResponseBodyBytes'),
     maxConcurrentFetches: cap('maxConcurrentFetches'),
+    maxProcessOutputBytes: cap('maxProcessOutputBytes'),
   };
 }
 

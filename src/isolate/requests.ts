@@ -4,6 +4,7 @@
  * name is a result (`validateProviders`), as the contract says.
  */
 
+import { codeBytesOver } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type {
@@ -15,7 +16,7 @@ import type {
   ProviderDescriptor,
 } from '../protocol/types.js';
 import { channelGrammar } from './channel.js';
-import { type IsolateSettings, resolveCpuTimeout, resolveTimeout } from './options.js';
+import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from './options.js';
 import { INTERNAL_MODULES } from './sandbox-constants.js';
 import { isolateText } from './texts.js';
 
@@ -56,6 +57,22 @@ function optionalDispatch(value: unknown): Dispatch | null | undefined {
   throw invalid(isolateText.dispatchNotFunction(describeValue(value)));
 }
 
+/**
+ * Whether a module name stays inside the worker's module root: workerd resolves a name that
+ * starts with `/`, or whose `..` segments climb above the root, to a path outside it, and fails
+ * the whole run with an opaque "internal error; reference = …".
+ */
+function staysInsideRoot(name: string): boolean {
+  if (name.startsWith('/')) return false;
+  let depth = 0;
+  for (const segment of name.split('/')) {
+    if (segment === '..') depth -= 1;
+    else if (segment !== '.' && segment !== '') depth += 1;
+    if (depth < 0) return false;
+  }
+  return true;
+}
+
 /** The user's modules, minus any that would collide with the executor's own module names. */
 function checkModules(value: unknown): Record<string, ModuleSource> {
   if (value === undefined) return {};
@@ -67,6 +84,7 @@ function checkModules(value: unknown): Record<string, ModuleSource> {
     // The channel's own reading of a module, so the host refuses what the supervisor would.
     const module = channelGrammar.parseModuleSource(source);
     if (module === null) throw invalid(isolateText.modulesInvalid(name));
+    if (!staysInsideRoot(name)) throw invalid(isolateText.moduleNameOutside(name));
     if (!INTERNAL_MODULES.has(name)) modules[name] = module;
   }
   return modules;
@@ -97,6 +115,15 @@ export function checkExecuteRequest(request: unknown, settings: IsolateSettings)
     outbound: resolveOutbound('request.outbound', raw.outbound, settings.outbound),
     retainHandles: optionalBoolean('request.retainHandles', raw.retainHandles),
   };
+}
+
+/**
+ * The refusal of code over `limits.maxCodeBytes`, or null: checked before anything reads the code
+ * (the import scan, the entry module), so a huge program costs its size count alone.
+ */
+export function codeOverCap(code: string, limits: Pick<IsolateLimits, 'maxCodeBytes'>): string | null {
+  const size = codeBytesOver(code, limits.maxCodeBytes);
+  return size === null ? null : isolateText.codeTooLarge(size, limits.maxCodeBytes);
 }
 
 /** After `validateProviders` accepted the names: a declared provider needs a way to the host. */

@@ -175,6 +175,7 @@ export class Run {
     };
     this.#process.watchEnd((end) => this.#processEnded(end));
     this.#process.watchHeap(() => this.#heapFull());
+    this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#outputFlood());
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
     const text = JSON.stringify(this.#spec.start);
     const size = Buffer.byteLength(text, 'utf8');
@@ -336,6 +337,14 @@ export class Run {
     if (this.#state === 'finished') return;
     this.#process.kill();
     const error = isolateText.outOfMemory(this.#spec.heapLimitMb);
+    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+  }
+
+  /** Past `limits.maxProcessOutputBytes` of process output: the process is being killed. */
+  #outputFlood(): void {
+    if (this.#state === 'finished') return;
+    this.#process.kill();
+    const error = isolateText.processOutputTooLarge(this.#spec.limits.maxProcessOutputBytes);
     this.#finish({ result: undefined, error, logs: [] }, 'dead');
   }
 

@@ -158,6 +158,8 @@ export class SandboxProcess {
       const maxPayload = maxSupervisorFrameBytes(options.limits);
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
       const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
+      // Between runs too: nothing of a member may write more than a run may.
+      member.watchOutput(options.limits.maxProcessOutputBytes, () => {});
       trackUntilEnd(member);
       return member;
     } catch (error) {
@@ -171,6 +173,15 @@ export class SandboxProcess {
     this.#endWatcher = watcher;
     const end = this.#end;
     if (end !== undefined) queueMicrotask(() => watcher(end));
+  }
+
+  /**
+   * The one callback told when the process wrote more than `maxBytes` to its output since this
+   * call (`limits.maxProcessOutputBytes`): by then it is being killed, and its output is no longer
+   * read. Replaces the previous one, and starts a new count.
+   */
+  watchOutput(maxBytes: number, watcher: () => void): void {
+    this.#workerd.capOutput(maxBytes, watcher);
   }
 
   /** The one callback told when an isolate's heap is full (heap-trace.ts); replaces the previous one. */

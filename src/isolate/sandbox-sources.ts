@@ -1,6 +1,6 @@
 /**
  * The source texts workerd runs: the supervisor worker, the modules it imports (the value codec,
- * the channel grammar, the relay codec: each the source of one self-contained TypeScript
+ * the channel grammar, the relay codec, the expanded-size measure: each the source of one self-contained TypeScript
  * function, so host and supervisor run one implementation), and the harness module of every
  * execution. The two worker files are assets beside this module (`worker/*.js`, copied into dist/
  * by scripts/copy-assets.mjs), read once and completed here with the protocol's binary codec and
@@ -11,6 +11,7 @@ import { BINARY_CODEC_SOURCE } from '../protocol/codec.js';
 import { HANDLE_KEY } from '../protocol/types.js';
 import { VALUE_CODEC_SOURCE } from '../protocol/value-codec.js';
 import { CHANNEL_GRAMMAR_SOURCE } from './channel.js';
+import { EXPANDED_SIZE_SOURCE } from './expanded-size.js';
 import { RELAY_CODEC_SOURCE } from './relay-frame.js';
 import { isolateText } from './texts.js';
 import type { HarnessSettings, SandboxLimits } from './worker-settings.js';
@@ -20,6 +21,7 @@ export interface SandboxSources {
   valueCodecModule: string;
   channelGrammarModule: string;
   relayCodecModule: string;
+  expandedSizeModule: string;
   /** The harness module, with its member's caps still to bake in (`harnessWithLimits`). */
   harness: string;
 }
@@ -57,6 +59,7 @@ export function sandboxSources(): SandboxSources {
     valueCodecModule: `export default ${VALUE_CODEC_SOURCE};\n`,
     channelGrammarModule: `export default ${CHANNEL_GRAMMAR_SOURCE};\n`,
     relayCodecModule: `export default ${RELAY_CODEC_SOURCE};\n`,
+    expandedSizeModule: `export default ${EXPANDED_SIZE_SOURCE};\n`,
     harness,
   };
   return cached;

@@ -52,8 +52,8 @@ const STDERR_TAIL_BYTES = 4096;
 export interface ExitInfo {
   /** The wrapper's exit code: workerd's status, or 128 + signal when workerd died of a signal. */
   code: number | null;
-  /** Set when the wrapper itself was killed (our group SIGKILL). */
-  signal: NodeJS.Signals | null;
+  /** Set when the wrapper itself was killed (our group SIGKILL): a signal's name, such as 'SIGKILL'. */
+  signal: string | null;
   /** The end of workerd's stderr. */
   stderr: string;
   /** The kernel ended it for passing its cgroup's `memory.max`. */
@@ -69,6 +69,11 @@ export interface SpawnedWorkerd {
   kill(): void;
   /** Calls `listener` with every later line of workerd's output (its stdout and stderr). */
   onOutputLine(listener: (line: string) => void): void;
+  /**
+   * Counts workerd's output (UTF-8 bytes) from now on, and past `maxBytes` stops reading it, kills
+   * the group and calls `onOver` once. A later call starts a new count.
+   */
+  capOutput(maxBytes: number, onOver: () => void): void;
 }
 
 export interface SpawnOptions {
@@ -132,6 +137,16 @@ export function spawnWorkerd({
 
   let stderr = '';
   let outputListener: ((line: string) => void) | undefined;
+  // A sandbox can print to workerd's output (`console.info`) as fast as it likes: each run may
+  // write so much (capOutput), and past it nothing more is read.
+  const output = { bytes: 0, cap: Number.POSITIVE_INFINITY, onOver: () => {} };
+  child.stderr!.on('data', (chunk: string) => {
+    output.bytes += Buffer.byteLength(chunk, 'utf8');
+    if (output.bytes <= output.cap) return;
+    child.stderr!.destroy();
+    kill();
+    output.onOver();
+  });
   lines(child.stderr!, (line) => outputListener?.(line));
   child.stderr!.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
@@ -208,7 +223,15 @@ export function spawnWorkerd({
       for (const stream of [child.stdin, child.stdout, child.stderr, child.stdio[3]]) {
         (stream as unknown as { unref?: () => void } | null)?.unref?.();
       }
-      resolve({ pid, exited, kill, onOutputLine: (listener) => (outputListener = listener) });
+      const capOutput = (maxBytes: number, onOver: () => void) => {
+        output.bytes = 0;
+        output.cap = maxBytes;
+        output.onOver = () => {
+          output.onOver = () => {};
+          onOver();
+        };
+      };
+      resolve({ pid, exited, kill, onOutputLine: (listener) => (outputListener = listener), capOutput });
     };
     lines(child.stdout!, (line) => {
       if (commandPid === undefined && /^\d+$/.test(line.trim())) {

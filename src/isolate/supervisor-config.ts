@@ -3,7 +3,7 @@
  * config is one file that can be deleted as soon as workerd is listening.
  */
 import { HEAP_TRACE_FLAGS } from './heap-trace.js';
-import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
+import { type IsolateLimits, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from './options.js';
 import { relayCodec } from './relay-frame.js';
 import {
   ENTRY_MODULE,
@@ -60,6 +60,14 @@ export function buildSupervisorConfig({
     maxToolArgsBytes: limits.maxToolArgsBytes,
     logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
     toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
+    maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
+    tooManyToolCalls: isolateText.tooManyToolCalls(limits.maxConcurrentToolCalls),
+    maxConcurrentToolArgsBytes: limits.maxConcurrentToolArgsBytes,
+    toolArgsInFlightTooLarge: isolateText.toolArgsInFlightTooLarge(
+      '{size}',
+      '{held}',
+      limits.maxConcurrentToolArgsBytes,
+    ),
   };
   const settings: SupervisorSettings = {
     token,
@@ -76,7 +84,8 @@ export function buildSupervisorConfig({
     messageMalformed: isolateText.messageMalformed,
     maxFrameBytes: maxSupervisorFrameBytes(limits),
     callTooLarge: isolateText.callTooLarge('{size}', maxSupervisorFrameBytes(limits)),
-    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits)),
+    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits), MAX_OUTCOME_RPC_BYTES),
+    maxOutcomeRpcBytes: MAX_OUTCOME_RPC_BYTES,
     maxResultBytes: limits.maxResultBytes,
     resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,
@@ -105,6 +114,7 @@ const supervisor :Workerd.Worker = (
     (name = "value-codec.js", esModule = ${capnpString(sources.valueCodecModule)}),
     (name = "channel-grammar.js", esModule = ${capnpString(sources.channelGrammarModule)}),
     (name = "relay-codec.js", esModule = ${capnpString(sources.relayCodecModule)}),
+    (name = "expanded-size.js", esModule = ${capnpString(sources.expandedSizeModule)}),
   ],
   compatibilityDate = ${capnpString(SANDBOX_COMPATIBILITY_DATE)},
   compatibilityFlags = [ "enable_ctx_exports" ],

@@ -19,6 +19,9 @@ export const isolateText = {
   /** A request whose start message (code and modules, or invokeHandle arguments) is over `limits.maxRequestBytes`. */
   requestTooLarge: (size: number, cap: number) =>
     `This request is ${size} bytes as sent to the sandbox (its code and modules, or its invokeHandle arguments), above the cap of ${cap} bytes (limits.maxRequestBytes). Send a smaller program, or pass large data through a tool.`,
+  /** A request whose code is over `limits.maxCodeBytes`: refused before anything reads it. */
+  codeTooLarge: (size: number, cap: number) =>
+    `This request's code is ${size} bytes, above the cap of ${cap} bytes (limits.maxCodeBytes). Send a smaller program, or pass large data through a tool.`,
   /** The marker line after which captured lines were dropped. */
   logsCut: (maxLines: number, maxBytes: number) =>
     `[The logs were cut here: an execution keeps at most ${maxLines} lines and ${maxBytes} bytes of console output (limits.maxLogLines, limits.maxLogBytes). Later lines were dropped.]`,
@@ -28,9 +31,18 @@ export const isolateText = {
   /** Thrown in the sandbox by a tool call whose frame to the host (its names and escaped arguments) is over what the caps let the channel carry. */
   callTooLarge: (size: number | string, cap: number) =>
     `This tool call is ${size} bytes as sent to the host (its tool name and its arguments), above the ${cap} bytes the channel carries (set by limits.maxToolArgsBytes). Send less per call, under a shorter tool name.`,
-  /** An outcome whose frame to the host (its value or error text, and its logs) is over what the caps let the channel carry. */
-  outcomeTooLarge: (size: number | string, cap: number) =>
-    `The execution's outcome is ${size} bytes as sent to the host (its value or error text, and its logs), above the ${cap} bytes the channel carries (set by limits.maxResultBytes, limits.maxLogBytes and limits.maxLogLines). Return or throw less.`,
+  /**
+   * An outcome whose frame to the host (its value or error text, and its logs) is over what the
+   * channel carries: the frame cap the limits set, or workerd's RPC limit, which it crosses first.
+   */
+  outcomeTooLarge: (size: number | string, frameCap: number, rpcCap: number) =>
+    `The execution's outcome is ${size} bytes as sent to the host (its value or error text, and its logs), above what the channel carries: ${frameCap} bytes a frame (set by limits.maxResultBytes, limits.maxLogBytes and limits.maxLogLines), and ${rpcCap} bytes through workerd's RPC inside the sandbox process (its limit of 32 MiB a value). Return, throw or log less.`,
+  /** Thrown in the sandbox by a tool call made while the execution already has `limits.maxConcurrentToolCalls` waiting. */
+  tooManyToolCalls: (cap: number) =>
+    `This execution already has ${cap} tool calls waiting on the host, the cap (limits.maxConcurrentToolCalls); this call was not sent. Await some before making more.`,
+  /** Thrown in the sandbox by a tool call whose arguments would take the execution's waiting calls over `limits.maxConcurrentToolArgsBytes`. */
+  toolArgsInFlightTooLarge: (size: number | string, held: number | string, cap: number) =>
+    `The arguments of this tool call are ${size} bytes as JSON, and the calls this execution has waiting on the host hold ${held}: together above the cap of ${cap} bytes (limits.maxConcurrentToolArgsBytes). This call was not sent; await some calls before making more, or send less per call.`,
   /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
   toolResultTooLarge: (tool: string, size: number, cap: number) =>
     `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
@@ -43,6 +55,9 @@ export const isolateText = {
   /** A sandbox fetch started while the run already has `limits.maxConcurrentFetches` in flight. */
   tooManyFetches: (cap: number) =>
     `This run already has ${cap} fetches in flight, the cap (limits.maxConcurrentFetches); nothing was sent. Wait for some to finish before starting more.`,
+  /** The run's process wrote more than `limits.maxProcessOutputBytes` to its output; it was killed. */
+  processOutputTooLarge: (cap: number) =>
+    `The execution wrote more than ${cap} bytes to its process's output (console.info, console.debug and the other console methods that are not captured as logs), the cap (limits.maxProcessOutputBytes). It was ended; write less, or use console.log, whose lines are returned as logs.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** How a process ended: its signal, or its exit code (a shell reports a signal as 128 + its number). */
@@ -121,6 +136,8 @@ export const isolateText = {
     `${field} must be a function (Request) => Response, null (blocked) or undefined (the default), got ${got}.`,
   modulesInvalid: (name: string) =>
     `request.modules[${JSON.stringify(name)}] must be module source text or one of {js}, {cjs}, {text}, {json}.`,
+  moduleNameOutside: (name: string) =>
+    `request.modules[${JSON.stringify(name)}]: a module name must stay inside the worker's module root (no leading "/", no ".." above it), as "lib.js" or "dir/lib.js" does.`,
   modulesNotRecord: (got: string) => `request.modules must be a record of module name to source, got ${got}.`,
   booleanInvalid: (field: string, got: string) => `${field} must be a boolean or undefined, got ${got}.`,
   invokeNotObject: 'invokeHandle() takes one request object: { executionId, handle, args?, dispatch?, timeout? }.',

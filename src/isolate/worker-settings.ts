@@ -24,6 +24,8 @@ export interface SupervisorSettings {
   maxFrameBytes: number;
   callTooLarge: string;
   outcomeTooLarge: string;
+  /** The largest outcome frame as workerd's RPC serializes it (options.ts `MAX_OUTCOME_RPC_BYTES`). */
+  maxOutcomeRpcBytes: number;
   /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
   maxResultBytes: number;
   resultTooLarge: string;
@@ -48,6 +50,12 @@ export interface SandboxLimits {
   logsCut: string;
   /** The text a tool call over `maxToolArgsBytes` throws; `{size}` stands for its size. */
   toolArgsTooLarge: string;
+  /** `limits.maxConcurrentToolCalls`, and the text one call more throws. */
+  maxConcurrentToolCalls: number;
+  tooManyToolCalls: string;
+  /** `limits.maxConcurrentToolArgsBytes`, and the text a call past it throws, with `{size}` and `{held}`. */
+  maxConcurrentToolArgsBytes: number;
+  toolArgsInFlightTooLarge: string;
 }
 
 /** What the harness module of every execution is built with (sandbox-sources.ts). */

@@ -5,7 +5,13 @@
 import { ExecutorError } from '../protocol/errors.js';
 import { everyKey } from '../protocol/every-key.js';
 import type { OutboundFetch } from '../protocol/types.js';
-import { formatInvalidOption, formatInvalidOutbound, formatInvalidUrl, formatUnknownOption } from './texts.js';
+import {
+  formatHeadersNeedWebSocket,
+  formatInvalidOption,
+  formatInvalidOutbound,
+  formatInvalidUrl,
+  formatUnknownOption,
+} from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
 
 export interface ConnectOptions {
@@ -134,6 +140,11 @@ export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedCon
     reject(formatInvalidOption('token', 'a non-empty string', token));
   if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) {
     reject(formatInvalidOption('headers', 'a record of strings', options.headers));
+  }
+  if (websocket === undefined) {
+    // Named as the caller passed them: a token becomes a header only below.
+    const needHeaders = (['token', 'headers'] as const).filter((name) => options[name] !== undefined);
+    if (needHeaders.length > 0) reject(formatHeadersNeedWebSocket(needHeaders));
   }
   if (rotateAfterExecutions !== undefined && !(Number.isInteger(rotateAfterExecutions) && rotateAfterExecutions > 0)) {
     reject(formatInvalidOption('rotateAfterExecutions', 'a positive integer', rotateAfterExecutions));

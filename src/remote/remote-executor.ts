@@ -4,7 +4,7 @@
  * The design's "Remote executor" section is its specification; docs/remote.md is the user's page.
  */
 import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
-import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
+import { ExecutorError, messageOf, rehydrateExecutorError } from '../protocol/errors.js';
 import type {
   ExecuteRequest,
   ExecuteResult,
@@ -24,7 +24,13 @@ import {
 import { delay } from './delay.js';
 import { type CallTerms, executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
 import { isNotTakingSessions, Session, type SessionOptions } from './session.js';
-import { BROKEN_DURING_CALL, BROKEN_DURING_EXECUTION, EXECUTOR_CLOSED } from './texts.js';
+import {
+  BROKEN_DURING_CALL,
+  BROKEN_DURING_EXECUTION,
+  EXECUTOR_CLOSED,
+  formatCallNotCarried,
+  formatRequestUnusable,
+} from './texts.js';
 
 function closedError(cause?: unknown): ExecutorError {
   return new ExecutorError('CONNECTION_BROKEN', EXECUTOR_CLOSED, cause === undefined ? {} : { cause });
@@ -32,6 +38,16 @@ function closedError(cause?: unknown): ExecutorError {
 
 function isDrainingRefusal(error: unknown): boolean {
   return error instanceof ExecutorError && error.code === 'EXECUTOR_DISPOSED' && error.message === DRAINING_REFUSAL;
+}
+
+/** Builds a request's wire form; anything but an ExecutorError it throws becomes INVALID_REQUEST. */
+function wireForm<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof ExecutorError) throw error;
+    throw new ExecutorError('INVALID_REQUEST', formatRequestUnusable(messageOf(error)), { cause: error });
+  }
 }
 
 /** A call the caller may abort: its signal, and the token that names it to the daemon. */
@@ -88,7 +104,7 @@ export class RemoteExecutor implements Executor {
     try {
       if (this.#closed) throw closedError();
       const cancel = this.#cancelFor('execute', options);
-      const wire = executeRequestToWire(request, this.#options.defaults, this.#terms(cancel));
+      const wire = wireForm(() => executeRequestToWire(request, this.#options.defaults, this.#terms(cancel)));
       return await this.#call(BROKEN_DURING_EXECUTION, cancel, async (session) =>
         resultFromWire(await session.remote.execute(wire)),
       );
@@ -101,7 +117,7 @@ export class RemoteExecutor implements Executor {
   async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
     if (this.#closed) throw closedError();
     const cancel = this.#cancelFor('invokeHandle', options);
-    const wire = invokeRequestToWire(request, this.#options.defaults, this.#terms(cancel));
+    const wire = wireForm(() => invokeRequestToWire(request, this.#options.defaults, this.#terms(cancel)));
     return this.#callHandleSurface(cancel, async (session) => resultFromWire(await session.remote.invokeHandle(wire)));
   }
 
@@ -196,7 +212,10 @@ export class RemoteExecutor implements Executor {
       if (this.#closed) throw closedError(error);
       // A call broken in flight is never replayed: a tool call is not idempotent.
       if (session.broken) throw new ExecutorError('CONNECTION_BROKEN', brokenText, { retryable: true, cause: error });
-      throw rehydrateExecutorError(error);
+      const rehydrated = rehydrateExecutorError(error);
+      if (rehydrated instanceof ExecutorError) throw rehydrated;
+      // capnweb's own failures (a value it cannot serialize, on either side) carry no code.
+      throw new ExecutorError('INVALID_REQUEST', formatCallNotCarried(messageOf(error)), { cause: error });
     } finally {
       session.settle();
     }

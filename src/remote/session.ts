@@ -13,11 +13,12 @@ import {
   EXECUTOR_CLOSED,
   formatHandshakeFailed,
   formatHandshakeTimeout,
+  formatHeadersNeedWebSocket,
+  formatNoGlobalWebSocket,
   formatNotTakingSessions,
   formatOpenFailed,
   formatTokenMissing,
   formatTokenWrong,
-  HEADERS_NEED_WEBSOCKET,
 } from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
 
@@ -74,7 +75,11 @@ export class Session {
    */
   static async open(url: string, options: SessionOptions, signal?: AbortSignal): Promise<Session> {
     if (options.headers !== undefined && options.websocket === undefined) {
-      throw new ExecutorError('CONNECTION_REJECTED', HEADERS_NEED_WEBSOCKET);
+      throw new ExecutorError('CONNECTION_REJECTED', formatHeadersNeedWebSocket(['headers']));
+    }
+    // capnweb would throw a bare ReferenceError; say what to pass instead.
+    if (options.websocket === undefined && typeof globalThis.WebSocket !== 'function') {
+      throw new ExecutorError('CONNECTION_REJECTED', formatNoGlobalWebSocket(url));
     }
     let session: Session;
     try {

@@ -17,9 +17,23 @@ export function formatOpenFailed(url: string): string {
   return `Failed to open WebSocket to ${url}`;
 }
 
-export const HEADERS_NEED_WEBSOCKET =
-  'options.headers needs options.websocket: the standard WebSocket constructor cannot send headers. ' +
-  "Pass a constructor that accepts (url, { headers }), such as the ws package's WebSocket.";
+/** Node 20 has no global WebSocket, and capnweb builds its socket from the global one. */
+export function formatNoGlobalWebSocket(url: string): string {
+  return (
+    `Failed to open WebSocket to ${url}: this runtime has no global WebSocket (Node 20 has none). ` +
+    "Pass the ws package's: import { WebSocket } from 'ws', then connect(url, { websocket: WebSocket })."
+  );
+}
+
+/** `token` and `headers` both travel as handshake headers, which the standard constructor cannot send. */
+export function formatHeadersNeedWebSocket(passed: readonly ('token' | 'headers')[]): string {
+  const subject = passed.map((name) => `options.${name}`).join(' and ');
+  const token = passed.includes('token') ? ' (the token is sent as the authorization header)' : '';
+  return (
+    `${subject} ${passed.length > 1 ? 'need' : 'needs'} options.websocket: the standard WebSocket constructor cannot send headers${token}. ` +
+    "Pass a constructor that accepts (url, { headers }), such as the ws package's WebSocket."
+  );
+}
 
 export function formatHandshakeFailed(url: string, reason: string): string {
   return `Executor at ${url} refused the connection: ${reason}`;
@@ -63,3 +77,13 @@ export function formatInvalidOutbound(value: unknown): string {
 
 /** Worded as capnweb's WebSocket transport words it, so both client paths read alike. */
 export const UNEXPECTED_MESSAGE_TYPE = 'Received unexpected message type from WebSocket.';
+
+/** A call failed with an error that carries no executor error code (capnweb's own, say). */
+export function formatCallNotCarried(reason: string): string {
+  return `The executor connection could not carry the call: ${reason}`;
+}
+
+/** The request could not be made into its wire form (not an object, a value the codec refuses). */
+export function formatRequestUnusable(reason: string): string {
+  return `The request cannot be sent to the executor: ${reason}`;
+}

@@ -53,6 +53,7 @@ const POOL_FLAGS = [
 
 /** Flag name → IsolateExecutor size cap (`limits.*`); each takes 1 to the cap's maximum. */
 const LIMIT_FLAGS = [
+  ['max-code-bytes', 'maxCodeBytes'],
   ['max-request-bytes', 'maxRequestBytes'],
   ['max-result-bytes', 'maxResultBytes'],
   ['max-tool-args-bytes', 'maxToolArgsBytes'],
@@ -62,6 +63,9 @@ const LIMIT_FLAGS = [
   ['max-request-body-bytes', 'maxRequestBodyBytes'],
   ['max-response-body-bytes', 'maxResponseBodyBytes'],
   ['max-concurrent-fetches', 'maxConcurrentFetches'],
+  ['max-concurrent-tool-calls', 'maxConcurrentToolCalls'],
+  ['max-concurrent-tool-args-bytes', 'maxConcurrentToolArgsBytes'],
+  ['max-process-output-bytes', 'maxProcessOutputBytes'],
 ] as const satisfies readonly (readonly [string, keyof IsolateLimits])[];
 
 const CONFINEMENT_CHOICES = CONFINEMENT_OPTIONS.join('|');
@@ -86,6 +90,15 @@ Server:
   --max-unauthenticated-per-peer <n>     sockets one address may hold before authenticating (default ${SERVER_DEFAULTS.maxUnauthenticatedPerPeer})
   --drain-timeout <ms>                   on SIGTERM, how long running executions may take to finish
                                          before they are cancelled (default ${SERVER_DEFAULTS.drainTimeout})
+  --max-rpc-exports <n>                  entries in one session's capnweb export table (calls not yet
+                                         released, stubs handed out) before it is closed (default ${SERVER_DEFAULTS.maxRpcExports})
+  --max-rpc-imports <n>                  entries in one session's capnweb import table (stubs the client
+                                         passed) before it is closed (default ${SERVER_DEFAULTS.maxRpcImports})
+  --max-retained-per-connection <n>      retained executions one connection holds open (default ${SERVER_DEFAULTS.maxRetainedPerConnection})
+  --retained-idle-timeout <ms>           close a retained execution unused this long, its connection
+                                         open or gone (default ${SERVER_DEFAULTS.retainedIdleTimeout})
+  --proxy-protocol                       expect HAProxy's PROXY protocol v2 header on every connection:
+                                         per-peer bounds and logs see the client's address (default: off)
   --daemon-id <name>                     names this daemon in retained execution ids
                                          (default <hostname>:<port>)
   --admin-port <n>                       serve /healthz, /readyz and /metrics on this port (default: off)
@@ -121,6 +134,7 @@ Pool (processes, one execution each):
                                          runs in a child of it capped at --memory-limit-mb (default: none)
 
 Size caps of one execution (bytes, UTF-8 for text):
+  --max-code-bytes <bytes>               a request's code, checked before anything reads it (default ${DEFAULT_LIMITS.maxCodeBytes})
   --max-request-bytes <bytes>            code and modules, or invokeHandle arguments (default ${DEFAULT_LIMITS.maxRequestBytes})
   --max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})
   --max-tool-args-bytes <bytes>          one tool call's arguments (default ${DEFAULT_LIMITS.maxToolArgsBytes})
@@ -130,8 +144,14 @@ Size caps of one execution (bytes, UTF-8 for text):
   --max-request-body-bytes <bytes>       one outbound fetch's request body (default ${DEFAULT_LIMITS.maxRequestBodyBytes})
   --max-response-body-bytes <bytes>      one outbound fetch's response body (default ${DEFAULT_LIMITS.maxResponseBodyBytes})
   --max-concurrent-fetches <n>           fetches one run may have in flight (default ${DEFAULT_LIMITS.maxConcurrentFetches})
+  --max-concurrent-tool-calls <n>        tool calls one execution may have waiting on the host (default ${DEFAULT_LIMITS.maxConcurrentToolCalls})
+  --max-concurrent-tool-args-bytes <bytes>
+                                         their arguments together (default ${DEFAULT_LIMITS.maxConcurrentToolArgsBytes})
+  --max-process-output-bytes <bytes>     what a run's process may write to its stdout and stderr
+                                         (default ${DEFAULT_LIMITS.maxProcessOutputBytes})
 
   -h, --help                             this text
+  -V, --version                          the package's version and its wire protocol's
 `;
 
 export class UsageError extends Error {
@@ -151,6 +171,10 @@ const SERVER_FLAGS = [
   ['handshake-timeout', 'handshakeTimeout', 1],
   ['max-unauthenticated-per-peer', 'maxUnauthenticatedPerPeer', 1],
   ['drain-timeout', 'drainTimeout', 0],
+  ['max-rpc-exports', 'maxRpcExports', 1],
+  ['max-rpc-imports', 'maxRpcImports', 1],
+  ['max-retained-per-connection', 'maxRetainedPerConnection', 1],
+  ['retained-idle-timeout', 'retainedIdleTimeout', 1],
 ] as const;
 
 const STRING_FLAGS = [
@@ -168,20 +192,20 @@ const STRING_FLAGS = [
   'cgroup',
 ];
 
-export type CliCommand = { command: 'help' } | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
+export type CliCommand =
+  | { command: 'help' }
+  | { command: 'version' }
+  | { command: 'serve'; daemon: DaemonOptions; executor: ExecutorFlags };
 
-function integer(
-  flag: string,
-  text: string | undefined,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number | undefined {
+function integer(flag: string, text: string | undefined, min: number, max?: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) {
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value)) {
     throw new UsageError(formatFlagNotInteger(flag, min, text));
   }
-  if (value > max) throw new UsageError(formatFlagOutOfRange(flag, max, value));
+  if (value < min || (max !== undefined && value > max)) {
+    throw new UsageError(formatFlagOutOfRange(flag, min, max, value));
+  }
   return value;
 }
 
@@ -200,12 +224,32 @@ const OPTIONS = {
   ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   detached: { type: 'boolean' as const },
+  'proxy-protocol': { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
+  version: { type: 'boolean' as const, short: 'V' },
 };
+
+/**
+ * `--port -1` as `--port=-1`: parseArgs takes a value that starts with a dash for a flag, and
+ * would say `--port needs a value` where the value is only out of range.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    const next = argv[index + 1];
+    const flag = arg.startsWith('--') ? (OPTIONS as Record<string, { type: string }>)[arg.slice(2)] : undefined;
+    if (flag?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else joined.push(arg);
+  }
+  return joined;
+}
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+    return parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     throw parseFailure(error);
   }
@@ -216,6 +260,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const values = parsed.values as Record<string, string | boolean | undefined>;
   const text = (flag: string) => values[flag] as string | undefined;
   if (values.help) return { command: 'help' };
+  if (values.version) return { command: 'version' };
   const { positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'serve') {
     throw new UsageError(
@@ -249,6 +294,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     daemon.logFormat = logFormat as LogFormat;
   }
   if (values.detached === true) daemon.detached = true;
+  if (values['proxy-protocol'] === true) daemon.proxyProtocol = true;
 
   const executor: ExecutorFlags = { pool: {}, limits: {} };
   for (const [flag, option, min] of POOL_FLAGS) {

@@ -3,15 +3,30 @@
  * `codemode-executor serve`: the executor daemon. Serves an IsolateExecutor over capnweb on a ws
  * server until SIGTERM, SIGINT or the loss of its parent. docs/remote.md documents the flags.
  */
+import { readFileSync } from 'node:fs';
 import { IsolateExecutor } from '../isolate/index.js';
 import { messageOf } from '../protocol/errors.js';
+import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
 import { runDaemon } from './run-daemon.js';
+import { formatUsageErrorLine, formatVersion } from './texts.js';
+
+/** The package's manifest: two levels up from src/server/ and from dist/server/ alike. */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
 
 async function main(): Promise<void> {
   const parsed = parseCommandLine(process.argv.slice(2), process.env);
   if (parsed.command === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (parsed.command === 'version') {
+    process.stdout.write(formatVersion(packageVersion(), PROTOCOL_VERSION));
     return;
   }
   const executor = new IsolateExecutor(parsed.executor);
@@ -25,7 +40,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   const message = messageOf(error);
-  process.stderr.write(`codemode-executor: ${message}\n`);
-  if (error instanceof UsageError) process.stderr.write(`\n${USAGE}`);
+  process.stderr.write(error instanceof UsageError ? formatUsageErrorLine(message) : `codemode-executor: ${message}\n`);
   process.exit(error instanceof UsageError ? 2 : 1);
 });

@@ -13,7 +13,8 @@ import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
-import type { RetainedOutbounds } from './retained-outbounds.js';
+import { exceedsWireDepth, MAX_WIRE_DEPTH } from './result-depth.js';
+import type { RetainedExecutions } from './retained-executions.js';
 import {
   CLIENT_GONE,
   type ExecutionKind,
@@ -24,6 +25,7 @@ import {
   formatExecutionRefused,
   formatExecutionSettled,
   formatLeaseExpired,
+  formatResultTooDeep,
   formatTooManyExecutions,
 } from './texts.js';
 
@@ -32,7 +34,7 @@ export interface ServerContext {
   readonly executor: Executor;
   readonly protocolVersion: number;
   readonly maxExecutionsPerConnection: number;
-  readonly retained: RetainedOutbounds;
+  readonly retained: RetainedExecutions;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
   readonly daemonId: string;
@@ -53,6 +55,8 @@ interface Running {
   controller: AbortController;
   /** Why the daemon gave the call up itself: the cancellation line stands in for the settled one. */
   givenUp: string | undefined;
+  /** What the client is told instead of the executor's cancellation text, when the daemon has a better one. */
+  toClient: ((kind: ExecutionKind) => string) | undefined;
 }
 
 /** What a call carries that the connection reads before running it. */
@@ -87,6 +91,11 @@ export class Connection {
 
   get running(): number {
     return this.#running.size;
+  }
+
+  /** The client is gone (`end` ran). */
+  get ended(): boolean {
+    return this.#ended;
   }
 
   /**
@@ -149,6 +158,7 @@ export class Connection {
       kind,
       controller: new AbortController(),
       givenUp: undefined,
+      toClient: undefined,
     };
     this.#running.add(running);
     if (cancelToken !== undefined) this.#byCancelToken.set(cancelToken, running);
@@ -160,14 +170,20 @@ export class Connection {
     try {
       const result = await body(running.controller.signal);
       this.server.readiness.observe(undefined);
+      const wire = resultToWire(result);
+      if (exceedsWireDepth(wire)) throw new ExecutorError('LIMIT_EXCEEDED', formatResultTooDeep(MAX_WIRE_DEPTH));
       outcome = result.error === undefined ? 'ok' : 'error';
       detail = result.error === undefined ? 'ok' : 'returned an error';
-      return resultToWire(result);
+      return wire;
     } catch (error) {
       this.server.readiness.observe(error);
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'EXECUTION_CANCELLED') outcome = 'cancelled';
       detail = typeof code === 'string' ? `threw ${code}` : 'threw';
+      // The executor says its signal was aborted; the client passed none, so it hears the daemon's reason.
+      if (code === 'EXECUTION_CANCELLED' && running.toClient !== undefined) {
+        throw new ExecutorError('EXECUTION_CANCELLED', running.toClient(kind), { cause: error });
+      }
       throw error;
     } finally {
       this.#running.delete(running);
@@ -189,11 +205,15 @@ export class Connection {
     this.#byCancelToken.get(cancelToken)?.controller.abort();
   }
 
-  /** Gives up every running call, logging why: the daemon's own decision, not the client's. */
-  giveUp(why: string): void {
+  /**
+   * Gives up every running call, logging why: the daemon's own decision, not the client's.
+   * `toClient` words it for a client still there to read it.
+   */
+  giveUp(why: string, toClient?: (kind: ExecutionKind) => string): void {
     for (const running of this.#running) {
       if (running.givenUp !== undefined) continue;
       running.givenUp = why;
+      running.toClient = toClient;
       this.server.log(formatExecutionCancelled(this.id, running.execution, running.kind, why), 'warn');
       running.controller.abort(new Error(why));
     }
@@ -205,7 +225,7 @@ export class Connection {
     this.#ended = true;
     this.#unwatchLease();
     this.giveUp(why);
-    this.server.retained.releaseConnection(this.id);
+    this.server.retained.connectionEnded(this.id);
     this.server.log(formatConnectionClosed(this.id, this.#executions));
   }
 

@@ -5,14 +5,14 @@
  */
 import { RpcTarget } from 'capnweb';
 import type { CompletionGuard } from '../protocol/dispatch.js';
-import type { ExecutorError } from '../protocol/errors.js';
+import { ExecutorError } from '../protocol/errors.js';
 import type { ExecutorEndpoint as EndpointContract, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
 import { oversizedMessageError } from './oversize.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
-import type { FetchStub } from './retained-outbounds.js';
-import { formatRefusedMessage } from './texts.js';
+import type { FetchStub } from './retained-executions.js';
+import { formatRefusedMessage, formatTooManyRetained } from './texts.js';
 import {
   checkExecuteRequest,
   checkExecutionId,
@@ -40,7 +40,10 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const connection = this.#connection;
     const { server, id } = connection;
     const wire = this.#checked('execute', () => checkExecuteRequest(request));
-    const result = await connection.run('execute', wire, async (signal) => {
+    // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
+    const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
+    let placeTaken = false;
+    const run = connection.run('execute', wire, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
@@ -49,8 +52,11 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       try {
         const native = executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined);
         const outcome = await server.executor.execute(native, { signal });
-        if (kept && outcome.executionId !== undefined) server.retained.keep(outcome.executionId, id, kept, keptGuard);
-        else kept?.[Symbol.dispose]();
+        if (outcome.executionId !== undefined) {
+          const owner = connection.ended ? undefined : id;
+          server.retained.keep(outcome.executionId, owner, kept ? { stub: kept, guard: keptGuard } : undefined);
+          placeTaken = true;
+        } else kept?.[Symbol.dispose]();
         return outcome;
       } catch (error) {
         kept?.[Symbol.dispose]();
@@ -58,6 +64,9 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       } finally {
         guard.active = false;
       }
+    });
+    const result = await run.finally(() => {
+      if (!placeTaken) releasePlace?.();
     });
     if (result.executionId !== undefined) result.executionId = toWireExecutionId(result.executionId, server.daemonId);
     return result;
@@ -70,10 +79,12 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const executionId = this.#checked('invokeHandle', () => fromWireExecutionId(wire.executionId, daemonId));
     const result = await connection.run('invokeHandle', wire, async (signal) => {
       const guard: CompletionGuard = { active: true };
+      const done = connection.server.retained.using(executionId);
       try {
         return await executor.invokeHandle(invokeRequestFromWire({ ...wire, executionId }, args, guard), { signal });
       } finally {
         guard.active = false;
+        done();
       }
     });
     if (result.executionId !== undefined) result.executionId = toWireExecutionId(result.executionId, daemonId);
@@ -84,7 +95,7 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const { server } = this.#connection;
     const executionId = this.#checked('other', () => fromWireExecutionId(checkExecutionId(wireId), server.daemonId));
     await server.executor.closeHandles(executionId);
-    server.retained.release(executionId);
+    server.retained.close(executionId);
   }
 
   /** The client aborted the signal of a call it sent with this token: fire-and-forget, so nothing to answer. */
@@ -106,6 +117,17 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   /** capnweb calls this when the session ends, whoever ended it. */
   [Symbol.dispose](): void {
     this.#connection.end();
+  }
+
+  /** Takes a place among the connection's retained executions, or refuses the execute naming the cap. */
+  #reserveRetained(): () => void {
+    const { server, id } = this.#connection;
+    const release = server.retained.reserve(id);
+    if (release !== undefined) return release;
+    throw this.#connection.refuse(
+      'execute',
+      new ExecutorError('LIMIT_EXCEEDED', formatTooManyRetained(server.retained.limit)),
+    );
   }
 
   /** A refused message that is no execution, logged through the same bounded window as refused calls. */

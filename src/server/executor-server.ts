@@ -17,12 +17,22 @@ import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ServerContext } from './connection.js';
 import { ExecutorEndpoint } from './endpoint.js';
 import { DaemonMetrics } from './metrics.js';
+import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
-import { RetainedOutbounds } from './retained-outbounds.js';
+import { type RetainedCounts, RetainedExecutions } from './retained-executions.js';
+import { RpcGuard } from './rpc-bounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
-import { formatConnectionOpened, formatDrainTimedOut, formatSendBufferExceeded, UPGRADE_REQUIRED } from './texts.js';
+import {
+  type ExecutionKind,
+  formatConnectionOpened,
+  formatDrainCancelledCall,
+  formatDrainTimedOut,
+  formatRetainedIdleClosed,
+  formatSendBufferExceeded,
+  UPGRADE_REQUIRED,
+} from './texts.js';
 import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
@@ -39,6 +49,8 @@ export interface ExecutorServer {
   readonly adminUrl: string | undefined;
   /** Executions in flight, across every connection. */
   readonly running: number;
+  /** Retained executions the daemon holds, of open connections and of gone ones (closed at `retainedIdleTimeout`). */
+  readonly retained: RetainedCounts;
   /** True from the moment `close()` is called: `/readyz` answers 503, new sessions and executions are refused. */
   readonly draining: boolean;
   readonly metrics: DaemonMetrics;
@@ -67,6 +79,18 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
   const refusals = new RefusalLog(log, 'call');
+  const retained = new RetainedExecutions({
+    maxRetainedPerConnection: settings.maxRetainedPerConnection,
+    retainedIdleTimeout: settings.retainedIdleTimeout,
+    closeIdle(executionId) {
+      log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeout));
+      metrics.retainedIdleClosed();
+      executor.closeHandles(executionId).catch(() => {
+        // Already gone at the executor (its own bound, or its member died): nothing is held.
+      });
+    },
+  });
+  metrics.watchRetained(retained);
 
   let draining = false;
   let running = 0;
@@ -78,7 +102,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     executor,
     protocolVersion: settings.protocolVersion ?? PROTOCOL_VERSION,
     maxExecutionsPerConnection: settings.maxExecutionsPerConnection,
-    retained: new RetainedOutbounds(),
+    retained,
     get draining() {
       return draining;
     },
@@ -122,32 +146,39 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         metrics.sessionClosed();
         connection.end();
       });
-      const transport = new WsTransport(
-        ws,
-        { maxMessageSize, maxSendBuffer },
-        {
-          received: (bytes) => {
-            connection.heard();
-            metrics.received(bytes);
-          },
-          sent: (bytes) => metrics.sent(bytes),
-          overflowed: (buffered) =>
-            connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
+      const guard = new RpcGuard(settings);
+      const transport = new WsTransport(ws, { maxMessageSize, maxSendBuffer }, guard, {
+        received: (bytes) => {
+          connection.heard();
+          metrics.received(bytes);
         },
-      );
+        sent: (bytes) => metrics.sent(bytes),
+        overflowed: (buffered) =>
+          connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
+        violated: ({ cause, reason }) => connection.dropClient(cause, reason),
+      });
       const session = new RpcSession(transport, new ExecutorEndpoint(connection), { limits: { maxMessageSize } });
+      guard.attach(session);
       sessions.set(ws, { session, connection });
     });
   });
 
+  // Behind a proxy that speaks PROXY protocol v2, each connection's header is read before http sees it.
+  const listener = settings.proxyProtocol
+    ? proxiedListener(
+        http,
+        { timeout: settings.handshakeTimeout, maxWaiting: settings.maxConnections },
+        (socket, reason) => gate.refuseProxyHeader(socket, reason),
+      )
+    : http;
   await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(settings.port, settings.host, () => {
-      http.off('error', reject);
+    listener.once('error', reject);
+    listener.listen(settings.port, settings.host, () => {
+      listener.off('error', reject);
       resolve();
     });
   });
-  const address = http.address() as AddressInfo;
+  const address = listener.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   daemonId ||= `${hostname()}:${address.port}`;
 
@@ -156,7 +187,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     try {
       admin = await startAdminServer(settings.admin, metrics, () => readiness.state(draining));
     } catch (error) {
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
       throw error;
     }
     readiness.start();
@@ -172,6 +203,9 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     metrics,
     get running() {
       return running;
+    },
+    get retained() {
+      return retained.counts();
     },
     get draining() {
       return draining;
@@ -190,14 +224,15 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
           if ((await Promise.race([finished, timedOut])) === 'timeout') {
             const why = formatDrainTimedOut(running, settings.drainTimeout);
             log(why, 'warn');
-            for (const { connection } of sessions.values()) connection.giveUp(why);
+            const toClient = (kind: ExecutionKind) => formatDrainCancelledCall(kind, settings.drainTimeout);
+            for (const { connection } of sessions.values()) connection.giveUp(why, toClient);
             // An executor that ignores its signal still gets a bounded wait, not a hang.
             grace = new Promise((resolve) => setTimeout(resolve, GIVE_UP_GRACE_MS).unref());
             await Promise.race([finished, grace]);
           }
           clearTimeout(timer);
         }
-        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+        const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
         // drain() waits until every settled call's answer has been sent, so closing loses none. It
         // also waits for calls still running, so after a give-up it gets no more than the grace.
         await Promise.all(
@@ -212,6 +247,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await readiness.settled();
         gate.flush();
         refusals.flush();
+        retained.stop();
         metrics.close();
         await admin?.close();
       })();

@@ -7,6 +7,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
+import type { RetainedExecutions } from './retained-executions.js';
 import type { ExecutionKind } from './texts.js';
 
 const METRIC_PREFIX = 'codemode_executor_';
@@ -35,10 +36,17 @@ export type SessionRefusal =
   | 'draining'
   | 'max_connections'
   | 'unauthenticated_per_peer'
-  | 'handshake_timeout';
+  | 'handshake_timeout'
+  | 'proxy_header';
 
 /** Why the daemon dropped an open session. */
-export type DropCause = 'send_buffer' | 'heartbeat_lease' | 'missed_ping';
+export type DropCause =
+  | 'send_buffer'
+  | 'heartbeat_lease'
+  | 'missed_ping'
+  | 'rpc_message'
+  | 'rpc_exports'
+  | 'rpc_imports';
 
 /** An executor that can report its pool, as IsolateExecutor does. */
 interface WithStats {
@@ -79,6 +87,7 @@ export class DaemonMetrics {
   readonly #drops: Counter<'cause'>;
   readonly #bytesIn: Counter;
   readonly #bytesOut: Counter;
+  readonly #retainedIdleClosed: Counter;
   #open = 0;
   /** Stops listening to the executor's runs (see close). */
   #unobserveRuns: (() => void) | undefined;
@@ -123,6 +132,11 @@ export class DaemonMetrics {
       help: 'Bytes of WebSocket messages sent to clients.',
       registers,
     });
+    this.#retainedIdleClosed = new Counter({
+      name: name('retained_idle_closed_total'),
+      help: 'Retained executions the daemon closed because they went unused for --retained-idle-timeout.',
+      registers,
+    });
     if (hasStats(executor)) this.#poolGauges(executor, name);
     if (hasRunReports(executor)) this.#runCpu(executor, name);
   }
@@ -157,6 +171,25 @@ export class DaemonMetrics {
 
   sent(bytes: number): void {
     this.#bytesOut.inc(bytes);
+  }
+
+  retainedIdleClosed(): void {
+    this.#retainedIdleClosed.inc();
+  }
+
+  /** Reads the daemon's retained executions at scrape time, by whether their connection is open. */
+  watchRetained(retained: RetainedExecutions): void {
+    new Gauge({
+      name: `${METRIC_PREFIX}retained_held`,
+      help: 'Retained executions the daemon holds, by whether the connection that retained them is still open (open) or gone (gone: closed at --retained-idle-timeout unless used).',
+      labelNames: ['connection'],
+      registers: [this.#registry],
+      collect() {
+        const { open, gone } = retained.counts();
+        this.set({ connection: 'open' }, open);
+        this.set({ connection: 'gone' }, gone);
+      },
+    });
   }
 
   /** The Prometheus text exposition of every metric, the process's own included. */

@@ -37,6 +37,16 @@ export interface ExecutorServerOptions {
   maxUnauthenticatedPerPeer?: number | undefined;
   /** Milliseconds `close()` waits for running executions before it cancels them. Default 30000. */
   drainTimeout?: number | undefined;
+  /** Entries in one session's capnweb export table (calls whose answers the client has not released, stubs handed out); past it the connection is closed. Default 8192. */
+  maxRpcExports?: number | undefined;
+  /** Entries in one session's capnweb import table (stubs the client passed, calls to them in flight); past it the connection is closed. Default 8192. */
+  maxRpcImports?: number | undefined;
+  /** Retained executions one connection may hold open at once; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`. Default 16. */
+  maxRetainedPerConnection?: number | undefined;
+  /** Milliseconds a retained execution may go unused (no `invokeHandle`) before the daemon closes it, whether or not its connection is still open. Default 300000. */
+  retainedIdleTimeout?: number | undefined;
+  /** Expect HAProxy's PROXY protocol v2 header on every connection, so per-peer bounds and logs see the client's own address. Default false. */
+  proxyProtocol?: boolean | undefined;
   /** Names this daemon in the execution ids it gives out. Default `<hostname>:<port>`. */
   daemonId?: string | undefined;
   /** The health and metrics listener (`/healthz`, `/readyz`, `/metrics`). Default: none. */
@@ -58,6 +68,10 @@ export const SERVER_DEFAULTS = {
   handshakeTimeout: 5_000,
   maxUnauthenticatedPerPeer: 32,
   drainTimeout: 30_000,
+  maxRpcExports: 8192,
+  maxRpcImports: 8192,
+  maxRetainedPerConnection: 16,
+  retainedIdleTimeout: 300_000,
   adminHost: '127.0.0.1',
 } as const;
 
@@ -74,6 +88,11 @@ export interface ServerSettings {
   handshakeTimeout: number;
   maxUnauthenticatedPerPeer: number;
   drainTimeout: number;
+  maxRpcExports: number;
+  maxRpcImports: number;
+  maxRetainedPerConnection: number;
+  retainedIdleTimeout: number;
+  proxyProtocol: boolean;
   daemonId: string | undefined;
   admin: { host: string; port: number } | undefined;
   protocolVersion: number | undefined;
@@ -93,6 +112,11 @@ const KNOWN = everyKey<ExecutorServerOptions>({
   handshakeTimeout: true,
   maxUnauthenticatedPerPeer: true,
   drainTimeout: true,
+  maxRpcExports: true,
+  maxRpcImports: true,
+  maxRetainedPerConnection: true,
+  retainedIdleTimeout: true,
+  proxyProtocol: true,
   daemonId: true,
   admin: true,
   protocolVersion: true,
@@ -137,6 +161,8 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
       formatInvalidServerOption('daemonId', 'a non-empty name without "@", spaces or controls', daemonId),
     );
   }
+  if (options.proxyProtocol !== undefined && typeof options.proxyProtocol !== 'boolean')
+    throw new TypeError(formatInvalidServerOption('proxyProtocol', 'a boolean', options.proxyProtocol));
   if (log !== undefined && typeof log !== 'function')
     throw new TypeError(formatInvalidServerOption('log', 'a function', log));
   let resolvedAdmin: ServerSettings['admin'];
@@ -171,6 +197,19 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
       SERVER_DEFAULTS.maxUnauthenticatedPerPeer,
     ),
     drainTimeout: integer('drainTimeout', options.drainTimeout, SERVER_DEFAULTS.drainTimeout, 0),
+    maxRpcExports: integer('maxRpcExports', options.maxRpcExports, SERVER_DEFAULTS.maxRpcExports),
+    maxRpcImports: integer('maxRpcImports', options.maxRpcImports, SERVER_DEFAULTS.maxRpcImports),
+    maxRetainedPerConnection: integer(
+      'maxRetainedPerConnection',
+      options.maxRetainedPerConnection,
+      SERVER_DEFAULTS.maxRetainedPerConnection,
+    ),
+    retainedIdleTimeout: integer(
+      'retainedIdleTimeout',
+      options.retainedIdleTimeout,
+      SERVER_DEFAULTS.retainedIdleTimeout,
+    ),
+    proxyProtocol: options.proxyProtocol ?? false,
     daemonId,
     admin: resolvedAdmin,
     protocolVersion: options.protocolVersion,

@@ -12,6 +12,7 @@ import { UPGRADE_REFUSAL_STATUS } from '../wire/refusals.js';
 import { checkBearer } from './auth.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, SessionRefusal } from './metrics.js';
+import { remoteOf } from './proxy-header.js';
 import { RefusalLog } from './refusal-log.js';
 import {
   formatConnectionRefused,
@@ -37,9 +38,10 @@ interface Refusal {
   text: string;
 }
 
+/** The client's address and port as the log writes them: behind a PROXY header, the client's own. */
 export function peerOf(socket: Socket): string {
-  const { remoteAddress, remotePort } = socket;
-  return remoteAddress?.includes(':') ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
+  const { address, port } = remoteOf(socket);
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 export class SessionGate {
@@ -58,7 +60,7 @@ export class SessionGate {
 
   /** A TCP connection was accepted: it has `handshakeTimeout` ms to become an authenticated session. */
   admit(socket: Socket): void {
-    const address = socket.remoteAddress ?? '';
+    const { address } = remoteOf(socket);
     const pending = this.#pending.get(address) ?? new Set<Socket>();
     const peer = peerOf(socket);
     if (pending.size >= this.#settings.maxUnauthenticatedPerPeer) {
@@ -82,7 +84,7 @@ export class SessionGate {
     const timer = this.#timers.get(socket);
     if (timer !== undefined) clearTimeout(timer);
     this.#timers.delete(socket);
-    const address = socket.remoteAddress ?? '';
+    const { address } = remoteOf(socket);
     const pending = this.#pending.get(address);
     if (pending === undefined) return;
     pending.delete(socket);
@@ -123,6 +125,11 @@ export class SessionGate {
   #refused(peer: string, reason: SessionRefusal, text: string): void {
     this.#metrics.sessionRefused(reason);
     this.#refusals.refused(reason, formatConnectionRefused(peer, text));
+  }
+
+  /** A socket without a valid PROXY protocol header (proxy-header.ts): logged and counted. */
+  refuseProxyHeader(socket: Socket, reason: string): void {
+    this.#refused(peerOf(socket), 'proxy_header', reason);
   }
 
   /** Logs what the current window held back, at once (the server is closing). */

@@ -174,12 +174,27 @@ export function formatDrainTimedOut(running: number, timeout: number): string {
   return `the drain timeout of ${timeout} ms passed (--drain-timeout) with ${running} execution${running === 1 ? '' : 's'} still running: cancelling ${running === 1 ? 'it' : 'them'}`;
 }
 
+/** What the client of a call the drain timeout cancelled is told: the daemon's doing, not its own signal. */
+export function formatDrainCancelledCall(kind: ExecutionKind, timeout: number): string {
+  return `The daemon stopped, and this ${kind} call's run was cancelled after the daemon's drain timeout of ${timeout} ms passed (--drain-timeout).`;
+}
+
 export function formatParentGone(parent: number): string {
   return `the parent process (pid ${parent}) is gone: shutting down as on SIGTERM (--detached keeps serving)`;
 }
 
 export function formatUnknownFlag(flag: string): string {
-  return `unknown flag ${flag}; codemode-executor --help lists the flags`;
+  return `unknown flag ${flag}`;
+}
+
+/** A usage error, as the CLI prints it: one line, which points to --help rather than printing it. */
+export function formatUsageErrorLine(message: string): string {
+  return `codemode-executor: ${message}; codemode-executor --help lists the flags\n`;
+}
+
+/** `codemode-executor --version`: the package's version, and the wire protocol's a client must match. */
+export function formatVersion(version: string, protocolVersion: number): string {
+  return `codemode-executor ${version} (protocol ${protocolVersion})\n`;
 }
 
 export function formatFlagNeedsValue(flag: string): string {
@@ -190,8 +205,11 @@ export function formatFlagNotInteger(flag: string, min: number, got: string): st
   return `--${flag} must be an integer >= ${min}, got ${JSON.stringify(got)}`;
 }
 
-export function formatFlagOutOfRange(flag: string, max: number, got: number): string {
-  return `--${flag} must be at most ${max}, got ${got}`;
+/** An integer outside what the flag takes; `max` undefined: no upper bound. */
+export function formatFlagOutOfRange(flag: string, min: number, max: number | undefined, got: number): string {
+  return max === undefined
+    ? `--${flag} must be at least ${min}, got ${got}`
+    : `--${flag} must be from ${min} to ${max}, got ${got}`;
 }
 
 export function formatLogFormatInvalid(got: string): string {
@@ -228,4 +246,49 @@ export function formatConfinementInvalid(got: string, valid: readonly string[]):
 export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number, timeoutGiven: boolean): string {
   const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
   return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;
+}
+
+export const NOT_AN_RPC_MESSAGE =
+  'the client sent a message that is not a capnweb message (a JSON array led by its kind)';
+
+export function formatRpcMessageRefused(kind: string): string {
+  return `the client sent a capnweb "${kind}" message, which opens a stream; the executor protocol passes no streams`;
+}
+
+export type RpcTable = 'export' | 'import';
+
+const RPC_TABLE_FLAGS: Record<RpcTable, string> = { export: '--max-rpc-exports', import: '--max-rpc-imports' };
+
+export function formatRpcTableFull(table: RpcTable, entries: number, limit: number): string {
+  return `the session's capnweb ${table} table holds ${entries} entries, past the limit of ${limit} (${RPC_TABLE_FLAGS[table]})`;
+}
+
+export function formatTooManyRetained(limit: number): string {
+  return `This connection already holds ${limit} retained execution${limit === 1 ? '' : 's'}, the executor daemon's per-connection limit (--max-retained-per-connection): close one with closeHandles first`;
+}
+
+export function formatRetainedIdleClosed(executionId: string, timeout: number): string {
+  return `retained execution ${executionId} closed: unused for ${timeout} ms (--retained-idle-timeout)`;
+}
+
+export function formatResultTooDeep(limit: number): string {
+  return `The execution's result is nested deeper than the ${limit} levels the executor connection carries`;
+}
+
+export const PROXY_SIGNATURE_MISSING =
+  'the connection did not open with a PROXY protocol v2 header, which this daemon requires (--proxy-protocol)';
+
+export const PROXY_HEADER_CLOSED =
+  'the connection closed before its PROXY protocol v2 header was whole (--proxy-protocol)';
+
+export function formatProxyHeaderInvalid(reason: string): string {
+  return `the connection's PROXY protocol v2 header is invalid: ${reason} (--proxy-protocol)`;
+}
+
+export function formatProxyHeaderTimedOut(timeout: number): string {
+  return `no whole PROXY protocol v2 header within ${timeout} ms of connecting (--proxy-protocol, --handshake-timeout)`;
+}
+
+export function formatTooManyAwaitingProxyHeader(waiting: number): string {
+  return `${waiting} connections already wait for their PROXY protocol v2 header, the limit (--max-connections)`;
 }

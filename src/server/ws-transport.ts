@@ -2,17 +2,23 @@
  * A capnweb `RpcTransport` over a `ws` socket. capnweb's `WebSocketTransport` reads the global
  * `WebSocket`, which Node 20 lacks, so the daemon sets nothing global and uses this instead.
  * Incoming messages over `maxMessageSize` bytes are replaced by ones that fail alone (oversize.ts);
- * a client whose unsent bytes pass `maxSendBuffer` (it stopped reading) is reported to `hooks`.
+ * a client whose unsent bytes pass `maxSendBuffer` (it stopped reading) is reported to `hooks`, and so
+ * is a message or a session table the guard refuses (rpc-bounds.ts). While many messages wait for
+ * the session, the socket is not read: the queue between ws and capnweb stays short.
  */
 import type { RpcTransport } from 'capnweb';
 import type { RawData, WebSocket } from 'ws';
 import { InboundQueue, truncateCloseReason } from '../wire/inbound-queue.js';
 import { formatPeerClosed, formatSocketFailed } from '../wire/texts.js';
 import { substituteOversizedMessage } from './oversize.js';
+import type { RpcGuard, RpcViolation } from './rpc-bounds.js';
 import { BINARY_MESSAGE, formatMessageTooLarge } from './texts.js';
 
 /** RFC 6455: the message is too big to process. */
 const MESSAGE_TOO_BIG = 1009;
+/** Messages waiting for the session at which the socket stops being read, and at which it is read again. */
+const PAUSE_AT_QUEUED = 256;
+const RESUME_AT_QUEUED = 16;
 
 function toText(data: RawData): { text: string; size: number } {
   const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
@@ -26,6 +32,8 @@ export interface TransportHooks {
   sent(bytes: number): void;
   /** The socket's unsent bytes passed `maxSendBuffer`. Called once. */
   overflowed(buffered: number): void;
+  /** The guard refused a message or a session table; nothing more is read. Called once. */
+  violated(violation: RpcViolation): void;
 }
 
 export interface TransportLimits {
@@ -39,10 +47,13 @@ export class WsTransport implements RpcTransport {
   readonly #maxSendBuffer: number;
   readonly #hooks: TransportHooks;
   readonly #inbound = new InboundQueue();
+  readonly #guard: RpcGuard;
   #overflowed = false;
+  #paused = false;
 
-  constructor(socket: WebSocket, limits: TransportLimits, hooks: TransportHooks) {
+  constructor(socket: WebSocket, limits: TransportLimits, guard: RpcGuard, hooks: TransportHooks) {
     this.#socket = socket;
+    this.#guard = guard;
     this.#maxMessageSize = limits.maxMessageSize;
     this.#maxSendBuffer = limits.maxSendBuffer;
     this.#hooks = hooks;
@@ -66,6 +77,14 @@ export class WsTransport implements RpcTransport {
   }
 
   receive(): Promise<string> {
+    if (this.#inbound.error === undefined) {
+      const violation = this.#guard.due();
+      if (violation !== undefined) this.#violated(violation);
+    }
+    if (this.#paused && this.#inbound.length <= RESUME_AT_QUEUED) {
+      this.#paused = false;
+      this.#socket.resume();
+    }
     return this.#inbound.receive();
   }
 
@@ -83,16 +102,31 @@ export class WsTransport implements RpcTransport {
       return;
     }
     if (size <= this.#maxMessageSize) {
+      const violation = this.#guard.admit(text, size);
+      if (violation !== undefined) {
+        this.#violated(violation);
+        return;
+      }
       this.#inbound.deliver(text);
+      if (!this.#paused && this.#inbound.length >= PAUSE_AT_QUEUED) {
+        this.#paused = true;
+        this.#socket.pause();
+      }
       return;
     }
     const substitute = substituteOversizedMessage(text, size, this.#maxMessageSize);
     if (substitute !== undefined) {
+      this.#guard.admit(substitute, substitute.length);
       this.#inbound.deliver(substitute);
       return;
     }
     const reason = formatMessageTooLarge(size, this.#maxMessageSize);
     this.#inbound.fail(new Error(reason));
     this.#socket.close(MESSAGE_TOO_BIG, truncateCloseReason(reason));
+  }
+
+  #violated(violation: RpcViolation): void {
+    this.#inbound.fail(new Error(violation.reason));
+    this.#hooks.violated(violation);
   }
 }

@@ -8,6 +8,11 @@ export class InboundQueue {
   #waiter: { resolve(message: string): void; reject(error: unknown): void } | undefined;
   #error: unknown;
 
+  /** Messages waiting for `receive()`. */
+  get length(): number {
+    return this.#messages.length;
+  }
+
   /** The first failure, or undefined while the transport is healthy. */
   get error(): unknown {
     return this.#error;

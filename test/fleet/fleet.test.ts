@@ -2,8 +2,13 @@
  * Three real daemons behind a real HAProxy running the shipped deploy/haproxy.cfg (only the
  * listening addresses moved to loopback ports). connect() goes to HAProxy; each daemon is then
  * killed or drained in turn, and the survivors, the metrics and the process table are checked.
+ * HAProxy sends each daemon a PROXY protocol v2 header (`send-proxy-v2`), so the per-peer bounds
+ * count each client by its own address.
  */
+import { once } from 'node:events';
+import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { connect, type RemoteExecutor } from '../../src/remote/index.js';
 import { isAlive, waitFor } from '../isolate/processes.js';
 import { NodeWebSocket, rejection, toolGate } from '../remote/support/client.js';
@@ -23,6 +28,8 @@ const TRIVIAL = { code: 'async () => 42' };
 const WORKERS = 2;
 const POOL = ['--max-workers', String(WORKERS), '--spare', '0'];
 const EXECUTORS = 12;
+/** Low enough that one client's held sockets reach it on every daemon. */
+const PER_PEER = 2;
 const PER_EXECUTOR = 5;
 
 let daemons: AdminDaemon[];
@@ -67,7 +74,18 @@ async function locate(executor: RemoteExecutor): Promise<AdminDaemon> {
 
 beforeAll(async () => {
   daemons = await Promise.all(
-    [1, 2, 3].map((n) => startAdminDaemon([...POOL, '--daemon-id', `fleet-${n}`, '--drain-timeout', '60000'])),
+    [1, 2, 3].map((n) =>
+      startAdminDaemon([
+        ...POOL,
+        '--daemon-id',
+        `fleet-${n}`,
+        '--drain-timeout',
+        '60000',
+        '--proxy-protocol',
+        '--max-unauthenticated-per-peer',
+        String(PER_PEER),
+      ]),
+    ),
   );
   await Promise.all(
     daemons.map(async (daemon) => {
@@ -105,6 +123,50 @@ describe('a fleet of three daemons behind HAProxy', () => {
       expect(spread[daemons.indexOf(daemon)]! % PER_EXECUTOR).toBe(0);
     }
   }, 120_000);
+
+  it("applies the per-peer bound to each client's own address, not HAProxy's", async () => {
+    // One client holds sockets that never upgrade (a plain GET, kept alive): 15 over three daemons
+    // put at least 5 on one, past its bound of 2 per peer.
+    const held = await Promise.all(
+      Array.from({ length: 15 }, async () => {
+        const { port } = new URL(haproxy.url);
+        const socket = tcpConnect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.3' });
+        socket.on('error', () => {});
+        await once(socket, 'connect');
+        socket.write('GET / HTTP/1.1\r\nHost: fleet\r\n\r\n');
+        return socket;
+      }),
+    );
+    try {
+      const refused = /^connection refused from (\S+): (\S+) already holds \d+ sockets? not yet upgraded/;
+      await waitUntil(() => daemons.some((daemon) => daemon.lines.some((line) => refused.test(line))));
+      const refusals = daemons.flatMap((daemon) => daemon.lines.filter((line) => refused.test(line)));
+      for (const line of refusals) {
+        const [, peer, address] = refused.exec(line)!;
+        expect([peer!.replace(/:\d+$/, ''), address]).toEqual(['127.0.0.3', '127.0.0.3']);
+      }
+      // Another client, from its own address, is not held back by them.
+      class FromElsewhere extends WebSocket {
+        constructor(url: string, options?: WebSocket.ClientOptions) {
+          super(url, { ...options, localAddress: '127.0.0.2' });
+        }
+      }
+      const opened = daemons.map((daemon) => daemon.lines.length);
+      const other = await connect(haproxy.url, { websocket: FromElsewhere, backoff: 50 });
+      try {
+        await expect(other.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
+      } finally {
+        await other.dispose();
+      }
+      const openedLines = daemons.flatMap((daemon, i) =>
+        daemon.lines.slice(opened[i]).filter((line) => / opened from /.test(line)),
+      );
+      expect(openedLines.length).toBeGreaterThan(0);
+      for (const line of openedLines) expect(line).toMatch(/^connection \d+ opened from 127\.0\.0\.2:\d+$/);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+  });
 
   it('SIGKILL of one daemon mid-run: its in-flight calls break with no replay, the next ones succeed elsewhere', async () => {
     noteSandboxes();

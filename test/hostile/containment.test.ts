@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { memoryGuardThread } from '../../src/isolate/memory-guard.js';
-import { DEFAULT_LIMITS, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
+import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
@@ -21,6 +21,8 @@ const MIB = 2 ** 20;
 const MEMORY_LIMIT_MB = 256;
 const HEAP_LIMIT_MB = 64;
 const LIMITS = {
+  // Above maxRequestBytes, so a large program meets the request cap, not the code cap.
+  maxCodeBytes: 4 * MIB,
   maxRequestBytes: MIB,
   maxResultBytes: MIB,
   maxToolArgsBytes: MIB,
@@ -561,7 +563,7 @@ describe('row 13: the host-supervisor channel carries whatever the caps let thro
     expect(outcome.result).toBeUndefined();
     const size = Number(/^The execution's outcome is (\d+) bytes/.exec(String(outcome.error))?.[1]);
     expect(size).toBeGreaterThan(6 * 8 * MIB);
-    expect(outcome.error).toBe(isolateText.outcomeTooLarge(size, FRAMED_CAP));
+    expect(outcome.error).toBe(isolateText.outcomeTooLarge(size, FRAMED_CAP, MAX_OUTCOME_RPC_BYTES));
     expect(await framed.execute({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
   });
 });

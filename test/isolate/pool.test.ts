@@ -211,7 +211,7 @@ describe('construction options', () => {
       { limits: { maxResult: 1 } },
       isolateText.optionUnknown(
         'limits.maxResult',
-        'limits.maxRequestBytes, limits.maxResultBytes, limits.maxToolArgsBytes, limits.maxToolResultBytes, limits.maxLogLines, limits.maxLogBytes, limits.maxRequestBodyBytes, limits.maxResponseBodyBytes, limits.maxConcurrentFetches',
+        'limits.maxCodeBytes, limits.maxRequestBytes, limits.maxResultBytes, limits.maxToolArgsBytes, limits.maxToolResultBytes, limits.maxConcurrentToolCalls, limits.maxConcurrentToolArgsBytes, limits.maxLogLines, limits.maxLogBytes, limits.maxRequestBodyBytes, limits.maxResponseBodyBytes, limits.maxConcurrentFetches, limits.maxProcessOutputBytes',
       ),
     ],
     [

@@ -5,13 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, DEFAULT_POOL, defaultMaxWorkers, LIMIT_MAXIMA } from '../../src/isolate/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
-import {
-  formatCgroupNotAbsolute,
-  formatConfinementInvalid,
-  formatFlagNotInteger,
-  formatFlagOutOfRange,
-  formatMinWorkersAboveMax,
-} from '../../src/server/texts.js';
+import { formatCgroupNotAbsolute, formatConfinementInvalid, formatMinWorkersAboveMax } from '../../src/server/texts.js';
 
 function executorOf(...flags: string[]) {
   const parsed = parseCommandLine(['serve', ...flags], {});
@@ -54,8 +48,8 @@ describe('the pool flags', () => {
     expect(refusal('--min-workers', '5', '--max-workers', '2')).toBe(formatMinWorkersAboveMax(5, 2, true));
     const tooMany = defaultMaxWorkers() + 1;
     expect(refusal('--min-workers', String(tooMany))).toBe(formatMinWorkersAboveMax(tooMany, tooMany - 1, false));
-    expect(refusal('--cpu-timeout', '0')).toBe(formatFlagNotInteger('cpu-timeout', 1, '0'));
-    expect(refusal('--max-starting', '0')).toBe(formatFlagNotInteger('max-starting', 1, '0'));
+    expect(refusal('--cpu-timeout', '0')).toBe('--cpu-timeout must be at least 1, got 0');
+    expect(refusal('--max-starting', '0')).toBe('--max-starting must be at least 1, got 0');
   });
 
   it('are in --help with the defaults IsolateExecutor exports', () => {
@@ -90,14 +84,16 @@ describe('the containment and confinement flags', () => {
   });
 
   it('refuse what the options refuse, naming the flag', () => {
-    expect(refusal('--memory-limit-mb', '8')).toBe(formatFlagNotInteger('memory-limit-mb', 64, '8'));
+    expect(refusal('--memory-limit-mb', '8')).toBe('--memory-limit-mb must be at least 64, got 8');
     expect(refusal('--cgroup', 'codemode.slice')).toBe(formatCgroupNotAbsolute('codemode.slice'));
     expect(refusal('--confinement', 'strict')).toBe(formatConfinementInvalid('strict', ['auto', 'required', 'off']));
     const over = LIMIT_MAXIMA.maxResultBytes + 1;
     expect(refusal('--max-result-bytes', String(over))).toBe(
-      formatFlagOutOfRange('max-result-bytes', LIMIT_MAXIMA.maxResultBytes, over),
+      `--max-result-bytes must be from 1 to ${LIMIT_MAXIMA.maxResultBytes}, got ${over}`,
     );
-    expect(refusal('--max-log-lines', '0')).toBe(formatFlagNotInteger('max-log-lines', 1, '0'));
+    expect(refusal('--max-log-lines', '0')).toBe(
+      `--max-log-lines must be from 1 to ${LIMIT_MAXIMA.maxLogLines}, got 0`,
+    );
   });
 
   it('show the defaults IsolateExecutor exports in --help', () => {
@@ -106,5 +102,27 @@ describe('the containment and confinement flags', () => {
       `--max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})`,
     );
     expect(USAGE).toContain('--confinement <auto|required|off>');
+  });
+});
+
+describe('a value out of range, and --version', () => {
+  it('says a negative value is out of range, with the range, rather than that the flag has no value', () => {
+    expect(refusal('--port', '-1')).toBe('--port must be from 0 to 65535, got -1');
+    expect(refusal('--port', '70000')).toBe('--port must be from 0 to 65535, got 70000');
+    expect(refusal('--admin-port', '-8080')).toBe('--admin-port must be from 0 to 65535, got -8080');
+    expect(refusal('--timeout', '-5')).toBe('--timeout must be at least 1, got -5');
+    expect(refusal('--max-workers', '-1')).toBe('--max-workers must be at least 1, got -1');
+  });
+
+  it('still says a flag has no value when none follows it, and names a malformed one', () => {
+    expect(refusal('--port')).toBe('--port needs a value');
+    expect(refusal('--port', '--detached')).toBe('--port needs a value');
+    expect(refusal('--port', '-1.5')).toBe('--port must be an integer >= 0, got "-1.5"');
+  });
+
+  it('reads --version, with or without the command', () => {
+    expect(parseCommandLine(['--version'], {})).toEqual({ command: 'version' });
+    expect(parseCommandLine(['serve', '-V'], {})).toEqual({ command: 'version' });
+    expect(USAGE).toContain('  -V, --version ');
   });
 });

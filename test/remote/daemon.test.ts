@@ -4,9 +4,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEnvelopeDispatch } from '../../src/protocol/index.js';
+import { createEnvelopeDispatch, PROTOCOL_VERSION } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
 import { formatNotTakingSessions, formatTokenMissing, formatTokenWrong } from '../../src/remote/texts.js';
 import { TOKEN_MISSING, TOKEN_WRONG } from '../../src/server/texts.js';
@@ -91,7 +92,7 @@ describe('the command line', () => {
       ],
       [['--max-timeout', '5'], 'codemode-executor: the default --timeout (60000 ms) is above --max-timeout (5 ms)'],
       [['--log-format', 'xml'], 'codemode-executor: --log-format must be text or json, got "xml"'],
-      [['--admin-port', '70000'], 'codemode-executor: --admin-port must be at most 65535, got 70000'],
+      [['--admin-port', '70000'], 'codemode-executor: --admin-port must be from 0 to 65535, got 70000'],
       [['--admin-host', '0.0.0.0'], 'codemode-executor: --admin-host needs --admin-port'],
     ];
     for (const [args, text] of cases) {
@@ -99,6 +100,24 @@ describe('the command line', () => {
       expect((await daemon.exited).code).toBe(2);
       expect(daemon.stderr.join('')).toContain(text);
     }
+  });
+
+  it('prints a usage error as one line that points to --help, not the whole help', async () => {
+    const daemon = spawnDaemon(['--port', '-1']);
+    expect((await daemon.exited).code).toBe(2);
+    expect(daemon.stderr.join('')).toBe(
+      'codemode-executor: --port must be from 0 to 65535, got -1; codemode-executor --help lists the flags\n',
+    );
+    expect(daemon.lines).toEqual([]);
+  });
+
+  it('prints its version and its wire protocol with --version, and exits 0', async () => {
+    const daemon = spawnDaemon(['--version']);
+    expect((await daemon.exited).code).toBe(0);
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect(daemon.lines).toEqual([`codemode-executor ${manifest.version} (protocol ${PROTOCOL_VERSION})`]);
   });
 
   it('--help shows every default, and no path an installed user cannot open', async () => {

@@ -95,7 +95,11 @@ describe('--drain-timeout', () => {
     await gate.reached;
     daemon.kill('SIGTERM');
     const error = await rejection(running);
-    expect(error.code).toBe('EXECUTION_CANCELLED');
+    // The caller passed no signal: it is told the daemon stopped, not that its signal was aborted.
+    expect([error.code, error.message]).toEqual([
+      'EXECUTION_CANCELLED',
+      "The daemon stopped, and this execute call's run was cancelled after the daemon's drain timeout of 300 ms passed (--drain-timeout).",
+    ]);
     expect(daemon.lines).toContain(
       'the drain timeout of 300 ms passed (--drain-timeout) with 1 execution still running: cancelling it',
     );

@@ -32,6 +32,17 @@ describe('opening a session', () => {
     );
   });
 
+  it('refuses a token without an injected websocket, naming the token', async () => {
+    const error = await rejection(connect(daemon.url, { token: 'secret' }));
+    expect([error.code, error.message]).toEqual([
+      'CONNECTION_REJECTED',
+      'options.token needs options.websocket: the standard WebSocket constructor cannot send headers (the token is sent as the authorization header). ' +
+        "Pass a constructor that accepts (url, { headers }), such as the ws package's WebSocket.",
+    ]);
+    const both = await rejection(connect(daemon.url, { token: 'secret', headers: { 'x-team': 'a' } }));
+    expect(both.message).toMatch(/^options\.token and options\.headers need options\.websocket: /);
+  });
+
   it('turns a constructor that throws into CONNECTION_REJECTED naming the url', async () => {
     const thrown = new Error('no sockets here');
     // biome-ignore lint/complexity/useArrowFunction: it is called with `new`, which an arrow refuses.
@@ -48,10 +59,13 @@ describe('opening a session', () => {
 
   it("uses the runtime's WebSocket when none is injected", async () => {
     if (typeof globalThis.WebSocket === 'undefined') {
-      // Node 20: capnweb's `new WebSocket(url)` throws a ReferenceError.
+      // Node 20: capnweb's `new WebSocket(url)` would throw a bare ReferenceError; the text says what to pass.
       const error = await rejection(connect(daemon.url));
-      expect([error.code, error.message]).toEqual(['CONNECTION_REJECTED', `Failed to open WebSocket to ${daemon.url}`]);
-      expect(error.cause).toBeInstanceOf(ReferenceError);
+      expect([error.code, error.message]).toEqual([
+        'CONNECTION_REJECTED',
+        `Failed to open WebSocket to ${daemon.url}: this runtime has no global WebSocket (Node 20 has none). ` +
+          "Pass the ws package's: import { WebSocket } from 'ws', then connect(url, { websocket: WebSocket }).",
+      ]);
     } else {
       const native = await connect(daemon.url);
       await expect(native.execute({ code: 'async () => 1' })).resolves.toMatchObject({ result: 1 });

@@ -248,6 +248,7 @@
         var cell = cells.get(`${c.id}\u0000${col.id}`);
         var td = el('td', {});
         if (cell) {
+          td.className = 'cell-box';
           fail = fail || cell.status === 'fail';
           infra = infra || cell.status === 'infra-error';
           td.appendChild(
@@ -357,6 +358,7 @@
       detailsBody.appendChild(el('pre', { className: 'diff', text: cell.diff }));
     }
     details.hidden = false;
+    placeDetails();
     if (selected) selected.classList.remove('selected');
     selected = document.querySelector(
       `a.cell[data-case="${CSS.escape(caseId)}"][data-column="${CSS.escape(columnId)}"]`,
@@ -367,9 +369,26 @@
     var match = /^#cell=([^/]*)\/(.*)$/.exec(location.hash);
     if (match) showDetails(decodeURIComponent(match[1]), decodeURIComponent(match[2]));
   }
+  // The panel starts below the column heads, wherever they are, so it never covers them.
+  function placeDetails() {
+    if (details.hidden) return;
+    // The heads (th) stick to the top of the window, not their thead: measure them.
+    var heads = Array.from(grid.querySelectorAll('thead th'));
+    var below = Math.max(0, ...heads.map((head) => head.getBoundingClientRect().bottom));
+    details.style.setProperty('--details-top', `${Math.round(below) + 8}px`);
+  }
+  window.addEventListener('scroll', placeDetails, { passive: true });
+  window.addEventListener('resize', placeDetails);
+  // The whole table cell opens its details, not only the badge in it.
   document.addEventListener('click', (event) => {
     var link = event.target.closest('a.cell, a.cell-link');
-    if (link) showDetails(link.dataset.case, link.dataset.column);
+    if (link) {
+      showDetails(link.dataset.case, link.dataset.column);
+      return;
+    }
+    var box = event.target.closest('td.cell-box');
+    var badge = box?.querySelector('a.cell');
+    if (badge) location.hash = badge.getAttribute('href');
   });
   byId('details-close').addEventListener('click', () => {
     details.hidden = true;

@@ -30,7 +30,8 @@ type Detection = { confined: true; reason: string; plan: ConfinementPlan } | { c
 export interface DetectionHost {
   /** The directories searched for the tools (PATH). */
   searchPath: string;
-  platform: NodeJS.Platform;
+  /** `process.platform`'s value; a plain string so the published declarations need no Node types. */
+  platform: string;
   arch: string;
   /** The host's uid (undefined where there are none). */
   uid: number | undefined;

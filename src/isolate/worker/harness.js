@@ -36,16 +36,32 @@ const $then = Promise.prototype.then;
 const $promiseResolve = Promise.resolve;
 /** V8's, which workerd's types leave out. @type {(target: object, below: Function) => void} */
 const $captureStackTrace = $get(Error, 'captureStackTrace');
+const $crypto = crypto;
+const $getRandomValues = crypto.getRandomValues;
+const $Uint8Array = Uint8Array;
 
 const SETTINGS = __HARNESS_SETTINGS__;
 
 // The protocol's binary codec, evaluated over captured intrinsics, so user code that replaces
-// JSON, btoa or String on globalThis cannot break tool calls. The parameters shadow the globals
-// the codec's source names.
+// btoa or String on globalThis cannot break tool calls, nor can a provider named JSON, btoa or
+// String (a namespace binding shadows only the program's scope). The parameters shadow the globals
+// the codec's source names. JSON alone is read from globalThis at each call, as upstream's codec
+// reads it: a program that replaces JSON.stringify (to carry BigInts, say) changes what its tool
+// calls send, and a replaced JSON.parse what they receive. That reaches only the program's own
+// run, since every run has a process of its own, and the host parses what it receives itself.
 /** @type {(JSON: Pick<JSON, 'stringify' | 'parse'>, btoa: typeof globalThis.btoa, atob: typeof globalThis.atob, String: Pick<StringConstructor, 'fromCharCode'>, Array: Pick<ArrayConstructor, 'from' | 'isArray'>, ArrayBuffer: ArrayBufferConstructor, Uint8Array: Uint8ArrayConstructor) => import('../../protocol/codec.js').BinaryCodec} */
 const codecOver = (JSON, btoa, atob, String, Array, ArrayBuffer, Uint8Array) => __BINARY_CODEC__();
+const $globalThis = globalThis;
+/** @param {'stringify' | 'parse'} method @param {unknown[]} args @returns {any} */
+const callGlobalJson = (method, args) => {
+  const json = $get($globalThis, 'JSON');
+  return $apply($get(json, method), json, args);
+};
 const codec = codecOver(
-  { stringify: JSON.stringify, parse: JSON.parse },
+  {
+    stringify: (value, replacer) => callGlobalJson('stringify', [value, replacer]),
+    parse: (text, reviver) => callGlobalJson('parse', [text, reviver]),
+  },
   btoa,
   atob,
   { fromCharCode: String.fromCharCode },
@@ -138,18 +154,43 @@ console.error = capture('error');
 let bridge;
 
 /**
- * Sends one tool call: the arguments as codec JSON, checked against their cap before anything is
- * sent, so the host never receives an argument over it. Returns the bridge's promise of the
- * answer's envelope.
+ * The execution's tool calls waiting on the host, and the UTF-8 bytes of their arguments, which
+ * the host holds until it answers: bounded by `limits.maxConcurrentToolCalls` and
+ * `limits.maxConcurrentToolArgsBytes`.
+ */
+const waiting = { calls: 0, bytes: 0 };
+
+/**
+ * Sends one tool call: the arguments as codec JSON, checked against their cap and against what
+ * the calls still waiting hold, before anything is sent, so the host never receives an argument
+ * over them. Counts the call as waiting; `answered` ends that.
  * @param {string} provider
  * @param {string} tool
  * @param {unknown[]} args
+ * @returns {{answer: Promise<string>, size: number}}
  */
 function send(provider, tool, args) {
-  const argsJson = codec.stringify(args);
+  const encoded = codec.stringify(args);
+  // A program's own JSON.stringify may return anything; the host gets text, as upstream's host
+  // makes text of whatever it is sent before parsing it.
+  const argsJson = typeof encoded === 'string' ? encoded : $String(encoded);
   const size = utf8Bytes(argsJson);
   if (size > limits.maxToolArgsBytes) throw new $Error(limits.toolArgsTooLarge.replace('{size}', $String(size)));
-  return bridge.call(provider, tool, argsJson);
+  if (waiting.calls >= limits.maxConcurrentToolCalls) throw new $Error(limits.tooManyToolCalls);
+  if (waiting.bytes + size > limits.maxConcurrentToolArgsBytes) {
+    const text = limits.toolArgsInFlightTooLarge.replace('{size}', $String(size));
+    throw new $Error(text.replace('{held}', $String(waiting.bytes)));
+  }
+  const answer = bridge.call(provider, tool, argsJson);
+  waiting.calls += 1;
+  waiting.bytes += size;
+  return { answer, size };
+}
+
+/** @param {number} size */
+function answered(size) {
+  waiting.calls -= 1;
+  waiting.bytes -= size;
 }
 
 /**
@@ -177,10 +218,15 @@ function toolFunction(provider, tool, positional) {
   /** @type {{fn: (...args: unknown[]) => Promise<unknown>}} */
   const self = { fn: async () => undefined };
   self.fn = async (...args) => {
+    /** @type {{answer: Promise<string>, size: number} | undefined} */
+    let sent;
     try {
-      return readEnvelope(await send(provider, tool, positional ? args : [args[0] ?? {}]));
+      sent = send(provider, tool, positional ? args : [args[0] ?? {}]);
+      return readEnvelope(await sent.answer);
     } catch (error) {
       throw fromCaller(error, self.fn);
+    } finally {
+      if (sent !== undefined) answered(sent.size);
     }
   };
   return self.fn;
@@ -373,7 +419,7 @@ function awaitVerdict(current, resolve) {
  * @property {Race} race
  * @property {number} bound
  * @property {boolean} retain
- * @property {ReturnType<typeof setTimeout>} keepAlive
+ * @property {ReturnType<typeof setTimeout> | undefined} keepAlive
  * @property {ReturnType<typeof setTimeout> | undefined} timer
  */
 
@@ -382,21 +428,28 @@ let settling = null;
 /** The first `begin` wins: user code that calls it again (it can reach `__codemode`) changes nothing. */
 let begun = false;
 
+/** A timer that never fires: while one is pending, workerd does not cancel the run as hung. */
+const holdRequest = () => $setTimeout(() => {}, 0x7fffffff);
+
 /**
+ * A run always has a pending timer, as upstream's has its timeout timer: without one, workerd
+ * cancels a run that awaits something that can never settle, with its own "hung" text, instead of
+ * letting the host's bound end it. The race timer is that timer, and a holding one replaces it once
+ * it fires. Only preludes, which may await before the race is armed, need a holding timer from the
+ * start (`hold`). Otherwise none is made before the program runs, so the program's first timer has
+ * id 1, as upstream's does.
  * @param {string} run
  * @param {number} bound
  * @param {boolean} retain
+ * @param {boolean} hold
  * @returns {Settling}
  */
-function startRun(run, bound, retain) {
+function startRun(run, bound, retain, hold) {
   settling = {
     race: beginRace(run),
     bound,
     retain,
-    // A pending timer, as upstream's own timeout timer is: without one, workerd cancels a run that
-    // awaits something that can never settle, with its own "hung" text, instead of letting the
-    // host's bound end it.
-    keepAlive: $setTimeout(() => {}, 0x7fffffff),
+    keepAlive: hold ? holdRequest() : undefined,
     timer: undefined,
   };
   return settling;
@@ -414,13 +467,14 @@ function arm(current) {
   current.timer = $setTimeout(() => {
     state.timerFired = true;
     decide(state, false);
+    if (settling === current) current.keepAlive ??= holdRequest();
   }, current.bound);
 }
 
 /** @param {Settling} current */
 function endRun(current) {
   if (current.timer !== undefined) $clearTimeout(current.timer);
-  $clearTimeout(current.keepAlive);
+  if (current.keepAlive !== undefined) $clearTimeout(current.keepAlive);
 }
 
 /**
@@ -451,14 +505,17 @@ function failed(current, error) {
  * run's options, which stay here. User code then reads `arguments` as upstream's
  * `evaluate(__dispatchers, __connectors)` has them, two objects, and never sees the bridge.
  * @param {IArguments} args
+ * @param {boolean} [preludes] The providers have preludes, which run before the race is armed.
  */
-export function begin(args) {
+export function begin(args, preludes = false) {
   if (begun) return;
   /** @type {{run: string, bound: number, retain?: boolean}} */
   const options = args[1];
-  // First, since it throws outside a request (a module's top level has no timers): a module that
-  // calls this before the entry does then changes nothing, and the entry's own call still counts.
-  startRun(options.run, options.bound, options.retain === true);
+  // First, since it throws outside a request (a module's top level may not draw random values
+  // nor set timers): a module that calls this before the entry does then changes nothing, and the
+  // entry's own call still counts.
+  $apply($getRandomValues, $crypto, [new $Uint8Array(1)]);
+  startRun(options.run, options.bound, options.retain === true, preludes === true);
   begun = true;
   bridge = args[0];
   args[0] = {};
@@ -581,7 +638,7 @@ export class Entrypoint extends WorkerEntrypoint {
     if (fn === undefined) return { missing: true };
     bridge = nextBridge;
     resetLogs();
-    const current = startRun(options.run, options.bound, true);
+    const current = startRun(options.run, options.bound, true, false);
     /** @type {unknown} */
     let pending;
     try {

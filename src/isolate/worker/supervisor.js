@@ -14,6 +14,7 @@
 // `cancel`, an `invoke` or a `release` to the run it is for.
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
 import createChannelGrammar from 'channel-grammar.js';
+import createExpandedSizer from 'expanded-size.js';
 import createRelayCodec from 'relay-codec.js';
 import createValueCodec from 'value-codec.js';
 
@@ -39,6 +40,7 @@ import createValueCodec from 'value-codec.js';
 const codec = createValueCodec(() => undefined);
 const grammar = createChannelGrammar();
 const relay = createRelayCodec();
+const expandedSize = createExpandedSizer();
 const encoder = new TextEncoder();
 
 /** The host's socket, once it connected. @type {WebSocket | null} */
@@ -188,19 +190,41 @@ function overFrameCap(text, settings) {
   return size > settings.maxFrameBytes ? size : null;
 }
 
+/** A unit V8 cannot store in a one-byte string. */
+const TWO_BYTE_UNIT = /[\u0100-\uffff]/;
+
+/**
+ * The size of an outcome frame over what the channel carries, or null when it fits: the host's
+ * frame cap (UTF-8), and before it workerd's RPC from the run's context to the socket's, which
+ * serializes a string at one byte a unit, or two once any unit needs them.
+ * @param {string} text
+ * @param {SupervisorSettings} settings
+ * @returns {number | null}
+ */
+function overOutcomeCaps(text, settings) {
+  const frame = overFrameCap(text, settings);
+  if (frame !== null) return frame;
+  if (text.length <= settings.maxOutcomeRpcBytes / 2) return null;
+  const serialized = TWO_BYTE_UNIT.test(text) ? 2 * text.length : text.length;
+  return serialized > settings.maxOutcomeRpcBytes ? serialized : null;
+}
+
 /**
  * Sends a run's outcome to the host through its bridge; one too large for the channel becomes a
- * fault saying so.
+ * fault saying so, with the run's logs when they fit beside it.
  * @param {RunBridge} bridge
  * @param {SupervisorMessage} message
  * @param {SupervisorSettings} settings
  */
 function report(bridge, message, settings) {
   const text = messageText(message);
-  const size = overFrameCap(text, settings);
+  const size = overOutcomeCaps(text, settings);
   if (size === null) return bridge.report(text);
   const fault = settings.outcomeTooLarge.replace('{size}', String(size));
   const inTime = message.t === 'done' ? message.inTime : false;
+  const logs = message.t === 'call' ? [] : message.logs;
+  const withLogs = JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs, inTime });
+  if (overOutcomeCaps(withLogs, settings) === null) return bridge.report(withLogs);
   return bridge.report(JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs: [], inTime }));
 }
 
@@ -287,9 +311,14 @@ function messageText(message) {
   return `${head.slice(0, -1)},"value":${json}}`;
 }
 
+/** Where the encoded JSON holds a shared reference: inside a JSON string, a `"` is escaped. */
+const SHARED_REFERENCE = '["x",';
+
 /**
  * The encoded value and its JSON, or the text saying it is over `limits.maxResultBytes`: checked
- * here, before anything is sent, so the host never receives a value over its cap.
+ * here, before anything is sent, so the host never receives a value over its cap. A value holding
+ * shared references is measured as it expands (expanded-size.js), since that is what a host that
+ * serializes it writes.
  * @param {unknown} value
  * @param {SupervisorSettings} settings
  * @returns {{value: unknown, json: string} | {fault: string}}
@@ -297,9 +326,11 @@ function messageText(message) {
 function encodeCapped(value, settings) {
   const encoded = codec.encode(value);
   const json = JSON.stringify(encoded);
-  const size = encoder.encode(json).byteLength;
-  if (size > settings.maxResultBytes) return { fault: settings.resultTooLarge.replace('{size}', String(size)) };
-  return { value: encoded, json };
+  let size = encoder.encode(json).byteLength;
+  if (size <= settings.maxResultBytes && json.includes(SHARED_REFERENCE)) size = expandedSize(encoded);
+  if (size <= settings.maxResultBytes) return { value: encoded, json };
+  const shown = Number.isSafeInteger(size) ? String(size) : `more than ${Number.MAX_SAFE_INTEGER}`;
+  return { fault: settings.resultTooLarge.replace('{size}', shown) };
 }
 
 /**

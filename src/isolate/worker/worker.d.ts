@@ -20,6 +20,11 @@ declare module 'relay-codec.js' {
   export default createRelayCodec;
 }
 
+declare module 'expanded-size.js' {
+  const createExpandedSizer: typeof import('../expanded-size.js').createExpandedSizer;
+  export default createExpandedSizer;
+}
+
 type LogEntry = import('../../protocol/types.js').LogEntry;
 type SandboxLimits = import('../worker-settings.js').SandboxLimits;
 

@@ -7,7 +7,7 @@ import type { ServerContext } from '../../../src/server/connection.js';
 import { DaemonMetrics } from '../../../src/server/metrics.js';
 import { Readiness } from '../../../src/server/readiness.js';
 import { RefusalLog } from '../../../src/server/refusal-log.js';
-import { RetainedOutbounds } from '../../../src/server/retained-outbounds.js';
+import { RetainedExecutions } from '../../../src/server/retained-executions.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),
@@ -22,7 +22,11 @@ export function idleServerContext(lines: string[]): ServerContext {
     executor: idle,
     protocolVersion: 1,
     maxExecutionsPerConnection: 4,
-    retained: new RetainedOutbounds(),
+    retained: new RetainedExecutions({
+      maxRetainedPerConnection: 16,
+      retainedIdleTimeout: 60_000,
+      closeIdle: () => {},
+    }),
     draining: false,
     daemonId: 'test',
     metrics: new DaemonMetrics(idle),

@@ -1,0 +1,54 @@
+/**
+ * The checks that meet a host's first wrong call: a constructor argument that is no native
+ * executor (upstream's constructor options, or nothing), and option names `execute()` does not
+ * know, which it accepts, as upstream does, but reports once per name.
+ */
+import { describeValue } from '../protocol/describe-value.js';
+import { everyKey } from '../protocol/every-key.js';
+import type { Executor } from '../protocol/types.js';
+import { constructionText, formatUnknownExecuteOption } from './texts.js';
+import type { ExtendedExecuteOptions } from './types.js';
+
+/** Upstream's `DynamicWorkerExecutor` constructor options, across the releases of the peer range. */
+const UPSTREAM_CONSTRUCTOR_OPTIONS = ['loader', 'timeout', 'globalOutbound', 'modules', 'bindings'];
+
+/** Every option `execute()` reads. A change to `ExtendedExecuteOptions` fails to compile until it is here. */
+const KNOWN_OPTIONS: readonly string[] = everyKey<ExtendedExecuteOptions>({
+  connectors: true,
+  modules: true,
+  timeout: true,
+  cpuTimeout: true,
+  outbound: true,
+});
+
+/** Throws a TypeError saying what the constructor takes unless `native` has the methods it calls. */
+export function assertNativeExecutor(native: unknown): asserts native is Executor {
+  const candidate = native as Partial<Record<'execute' | 'dispose', unknown>> | null | undefined;
+  if (typeof candidate?.execute === 'function' && typeof candidate.dispose === 'function') return;
+  if (typeof native === 'object' && native !== null && !Array.isArray(native)) {
+    const upstream = Object.keys(native).filter((key) => UPSTREAM_CONSTRUCTOR_OPTIONS.includes(key));
+    if (upstream.length > 0) throw new TypeError(constructionText.options(upstream));
+  }
+  throw new TypeError(constructionText.notAnExecutor(describeValue(native)));
+}
+
+/** The option names already reported in this process (or Worker isolate). */
+const reported = new Set<string>();
+/** Past this many distinct names nothing more is reported, so a host passing ever-new keys grows no set. */
+const MAX_REPORTED_NAMES = 100;
+
+/** The process-warning emitter where there is a Node `process`; Workers have none. */
+type WarningEmitter = (message: string, type: string) => void;
+
+/** Reports each option name `execute()` does not know, once per name. */
+export function warnUnknownOptions(options: object | undefined): void {
+  if (options === undefined || options === null) return;
+  for (const name of Object.keys(options)) {
+    if (KNOWN_OPTIONS.includes(name) || reported.has(name) || reported.size >= MAX_REPORTED_NAMES) continue;
+    reported.add(name);
+    const text = formatUnknownExecuteOption(name, KNOWN_OPTIONS);
+    const host = (globalThis as { process?: { emitWarning?: WarningEmitter } }).process;
+    if (typeof host?.emitWarning === 'function') host.emitWarning(text, 'CodemodeExecutorWarning');
+    else console.warn(text);
+  }
+}

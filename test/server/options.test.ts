@@ -1,0 +1,108 @@
+/**
+ * The daemon's new bounds as options and flags (issue 22): each flag sets its option, each option
+ * has its default, a bad value is refused naming the option, and the server reports the retained
+ * executions it holds.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Executor } from '../../src/protocol/index.js';
+import { connect } from '../../src/remote/index.js';
+import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
+import { createExecutorServer, SERVER_DEFAULTS } from '../../src/server/index.js';
+import { resolveServerOptions } from '../../src/server/server-options.js';
+import { NodeWebSocket } from '../remote/support/client.js';
+import { waitUntil } from '../remote/support/daemon.js';
+
+const idle: Executor = {
+  execute: async () => ({ logs: [] }),
+  invokeHandle: async () => ({ logs: [] }),
+  closeHandles: async () => {},
+  dispose: async () => {},
+};
+
+describe('the session and retention flags', () => {
+  it('set their server options', () => {
+    const parsed = parseCommandLine(
+      [
+        'serve',
+        ...['--max-rpc-exports', '100', '--max-rpc-imports', '200'],
+        ...['--max-retained-per-connection', '3', '--retained-idle-timeout', '4000', '--proxy-protocol'],
+      ],
+      {},
+    );
+    if (parsed.command !== 'serve') throw new Error('expected serve');
+    expect(parsed.daemon).toEqual({
+      maxRpcExports: 100,
+      maxRpcImports: 200,
+      maxRetainedPerConnection: 3,
+      retainedIdleTimeout: 4000,
+      proxyProtocol: true,
+    });
+    for (const flag of [
+      '--max-rpc-exports',
+      '--max-rpc-imports',
+      '--max-retained-per-connection',
+      '--retained-idle-timeout',
+      '--proxy-protocol',
+    ]) {
+      expect(USAGE).toContain(`  ${flag} `);
+    }
+  });
+
+  it('refuse a value the option does not take, naming the flag', () => {
+    expect(() => parseCommandLine(['serve', '--max-rpc-exports', '0'], {})).toThrow(
+      '--max-rpc-exports must be an integer >= 1, got "0"',
+    );
+    expect(() => parseCommandLine(['serve', '--retained-idle-timeout', 'soon'], {})).toThrow(
+      '--retained-idle-timeout must be an integer >= 1, got "soon"',
+    );
+  });
+});
+
+describe('the server options', () => {
+  it('default to bounds, and proxyProtocol off', () => {
+    const settings = resolveServerOptions({ executor: idle });
+    expect([
+      settings.maxRpcExports,
+      settings.maxRpcImports,
+      settings.maxRetainedPerConnection,
+      settings.retainedIdleTimeout,
+      settings.proxyProtocol,
+    ]).toEqual([8192, 8192, 16, 300_000, false]);
+    expect(SERVER_DEFAULTS).toMatchObject({ maxRpcExports: 8192, maxRetainedPerConnection: 16 });
+  });
+
+  it('refuse a bad value naming the option', () => {
+    expect(() => resolveServerOptions({ executor: idle, maxRetainedPerConnection: 0 })).toThrow(
+      'createExecutorServer(): options.maxRetainedPerConnection must be an integer >= 1, got 0',
+    );
+    expect(() => resolveServerOptions({ executor: idle, proxyProtocol: 'yes' as unknown as boolean })).toThrow(
+      /^createExecutorServer\(\): options\.proxyProtocol must be a boolean, got /,
+    );
+  });
+
+  it('a server reports the retained executions it holds, of open connections and of gone ones', async () => {
+    let retained = 0;
+    const retaining: Executor = {
+      ...idle,
+      execute: async (request) =>
+        request.retainHandles === true ? { logs: [], executionId: `run-${++retained}` } : { logs: [] },
+    };
+    const server = await createExecutorServer({ executor: retaining, port: 0 });
+    const client = await connect(server.url, { websocket: NodeWebSocket });
+    try {
+      expect(server.retained).toEqual({ open: 0, gone: 0 });
+      await client.execute({ code: 'async () => 1', retainHandles: true });
+      await client.execute({ code: 'async () => 1', retainHandles: true });
+      await client.execute({ code: 'async () => 1' });
+      expect(server.retained).toEqual({ open: 2, gone: 0 });
+      await client.closeHandles(`run-1@${server.daemonId}`);
+      expect(server.retained).toEqual({ open: 1, gone: 0 });
+      await client.dispose();
+      await waitUntil(() => server.retained.gone === 1);
+      expect(server.retained).toEqual({ open: 0, gone: 1 });
+    } finally {
+      await client.dispose();
+      await server.close();
+    }
+  });
+});
