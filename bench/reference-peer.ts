@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { groupMembers } from '../harness/processes.js';
 import type { ReferenceRequest } from '../harness/reference/request.js';
-import { startReferenceColumn } from '../harness/reference/wrangler.js';
+import { type ReferenceColumn, startReferenceColumn } from '../harness/reference/wrangler.js';
 import type { ColumnVersions } from '../harness/report/model.js';
 import { checkOutcome, type Workload } from './workloads.js';
 
@@ -23,6 +23,8 @@ export interface ReferencePeer {
   run(workload: Workload): Promise<void>;
   /** One POST the worker answers with a 400 at once: the HTTP round trip alone. */
   roundTrip(): Promise<void>;
+  /** A runtime flow session on the column's Durable Object host (flows.ts), for the runtime phase. */
+  openFlow?: ReferenceColumn['openFlow'];
   /** Resident set of the workerd that runs the reference worker (host worker and every dynamic worker), in MB. */
   workerdRssMb(): number | undefined;
   stop(): Promise<void>;
@@ -55,6 +57,7 @@ export async function startReferencePeer(): Promise<ReferencePeer> {
   return {
     name,
     versions: column.versions,
+    ...(column.openFlow ? { openFlow: column.openFlow } : {}),
     async run(workload) {
       checkOutcome(name, workload, await column.run(describeRequest(workload)));
     },

@@ -9,6 +9,8 @@
  *   Every contender above runs once per round, in rotating order, so all see the same load.
  * - The load phase (load.ts): N programs at once on ours and on the reference, and trivial
  *   throughput at N = 400.
+ * - The runtime phase (runtime.ts): upstream's runtime on ours in Node beside the same runtime in a
+ *   Durable Object under wrangler dev: three reads, a pause then an approve, a snippet run.
  * - Ours only: the load with spinning programs mixed in, the pool's PSS under load, cold start, a
  *   spin at a 500 ms bound, healing after a kill, RSS per pool member, and what confinement costs
  *   (cold start and a trivial run, confined against unconfined).
@@ -33,12 +35,14 @@ import { runDialect, runNative } from './ours.js';
 import { note, phase } from './progress.js';
 import { type ReferencePeer, startReferencePeer } from './reference-peer.js';
 import { type BenchResults, perCall, printReport, SERIES, seriesOf } from './report.js';
+import { measureRuntime, printRuntime, type RuntimeResults } from './runtime.js';
 import { summarize } from './stats.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
-const USAGE = `Usage: npm run bench [-- --quick]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime]
 
-  --quick   fewer rounds and samples (a smoke run of about ten seconds)
+  --quick          fewer rounds and samples (a smoke run of about ten seconds)
+  --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
   -h, --help`;
 
 const FULL = { warmup: 30, rounds: 300, coldStarts: 10, spins: 6, kills: 10, loadRounds: 3 };
@@ -47,11 +51,15 @@ const SPIN_BOUND_MS = 500;
 /** One process running executions and one warm spare, on both our sides: the same pool in and out of process. */
 const POOL = { maxWorkers: 1, spare: 1 };
 
+/** The one phase `--phase` may name. */
+const PHASES = ['runtime'] as const;
+let onlyPhase: (typeof PHASES)[number] | undefined;
+
 function parseCommandLine(): typeof FULL | undefined {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, phase: { type: 'string' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -62,6 +70,13 @@ function parseCommandLine(): typeof FULL | undefined {
   if (values.help) {
     console.log(USAGE);
     return undefined;
+  }
+  if (values.phase !== undefined) {
+    if (!(PHASES as readonly string[]).includes(values.phase)) {
+      console.error(`bench: --phase ${values.phase} is not a phase; the phases are ${PHASES.join(', ')}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    onlyPhase = values.phase as (typeof PHASES)[number];
   }
   return values.quick ? QUICK : FULL;
 }
@@ -137,7 +152,10 @@ function contenders(
   ];
 }
 
-async function bench(plan: typeof FULL, resources: Resources): Promise<{ results: BenchResults; load: LoadResults }> {
+async function bench(
+  plan: typeof FULL,
+  resources: Resources,
+): Promise<{ results: BenchResults; load: LoadResults; runtime: RuntimeResults }> {
   // Start-up is not measured; both start together to save wall time.
   const [reference, daemon] = await phase('starting wrangler dev (latest column) and the executor daemon', async () => {
     const started = await Promise.allSettled([startReferencePeer(), startDaemon(POOL)]);
@@ -177,6 +195,7 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<{ results
       () => interleave(contenders(workload, executor, elastic, dialect, remote, reference), plan),
     );
   }
+  const runtime = await runtimePhase(plan, resources);
   await poolSettled(executor);
   const rss = { fresh: freshRss, afterRuns: memberRss(executor), referenceWorkerd: reference.workerdRssMb() };
   const referenceName = reference.name;
@@ -237,7 +256,22 @@ async function bench(plan: typeof FULL, resources: Resources): Promise<{ results
     trivialRatio: trivialP50 / fixedTrivialP50,
     perCallDelta: perCall(results, SERIES.nativeDefault) - perCall(results, SERIES.native),
   };
-  return { results, load: { load, throughput, spinMix, memory, defaultPool } };
+  return { results, load: { load, throughput, spinMix, memory, defaultPool }, runtime };
+}
+
+function runtimePhase(plan: typeof FULL, resources: Resources): Promise<RuntimeResults> {
+  return phase(
+    `runtime: three reads, a pause then an approve, a snippet run; ${plan.warmup} warm-up + ${plan.rounds} rounds, ours and the reference`,
+    () => measureRuntime(plan, resources.reference!, (executor) => resources.executors.push(executor)),
+  );
+}
+
+/** `--phase runtime`: the reference alone is started, and only the runtime phase runs. */
+async function runtimeOnly(plan: typeof FULL, resources: Resources): Promise<void> {
+  await phase('starting wrangler dev (latest column)', async () => {
+    resources.reference = await startReferencePeer();
+  });
+  printRuntime(await runtimePhase(plan, resources));
 }
 
 async function main(): Promise<void> {
@@ -264,12 +298,17 @@ async function main(): Promise<void> {
     `Warm-up ${plan.warmup} rounds, then ${plan.rounds} rounds per workload; N per figure is printed beside it.\n`,
   );
   try {
-    const { results, load } = await bench(plan, resources);
+    if (onlyPhase === 'runtime') {
+      await runtimeOnly(plan, resources);
+      return;
+    }
+    const { results, load, runtime } = await bench(plan, resources);
     const confinement = await phase("confinement: cold start and trivial runs, 'auto' against 'off'", () =>
       measureConfinement(plan, (executor) => resources.executors.push(executor)),
     );
     printReport(results);
     printLoadReport(load);
+    printRuntime(runtime);
     printConfinement(confinement);
     console.log(
       `\nLoad average at the end: ${loadavg()

@@ -1,5 +1,7 @@
 /**
- * Every column a case runs on, in report order: ours in-process, ours over a daemon, then the
+ * Every column a case runs on, in report order: ours in-process, ours over a daemon, ours under
+ * a Worker host (runtime flows only: upstream's runtime in a Durable Object whose executor is a
+ * daemon's), then the
  * reference releases oldest to newest. A reference column is a wrangler configuration in
  * reference/ whose alias points `@cloudflare/codemode` at one installed release (`latest` has no
  * alias: whatever npm installed). What a column runs on is read from what is installed, without
@@ -16,7 +18,7 @@ import { texts } from './texts.js';
 
 /** The reference columns, oldest first: one per distinct executor of the peer range. */
 export const REFERENCE_COLUMNS = ['0.2.2', '0.3.8', '0.4.1', '0.4.4', 'latest'] as const;
-export const COLUMN_IDS = ['ours', 'ours-remote', ...REFERENCE_COLUMNS] as const;
+export const COLUMN_IDS = ['ours', 'ours-remote', 'ours-worker', ...REFERENCE_COLUMNS] as const;
 export type ColumnId = (typeof COLUMN_IDS)[number];
 
 const ROOT = join(import.meta.dirname, '..');
@@ -29,7 +31,7 @@ export function isColumnId(id: string): id is ColumnId {
 
 /** The column's wrangler configuration; an unknown name is refused, with the known ones. */
 export function referenceConfig(name: string): string {
-  if (!(REFERENCE_COLUMNS as readonly string[]).includes(name))
+  if (name !== 'ours-worker' && !(REFERENCE_COLUMNS as readonly string[]).includes(name))
     throw new Error(texts.reference.unknownColumn(name, REFERENCE_COLUMNS));
   return join(ROOT, 'harness', 'reference', `wrangler.${name}.json`);
 }
@@ -87,7 +89,7 @@ export function referenceVersions(name: string): ColumnVersions {
  */
 export function describeColumn(id: ColumnId): MatrixColumn {
   const none = { codemode: null, executor: null, workerd: null, wrangler: null, compatibilityDate: null };
-  if (id === 'ours' || id === 'ours-remote') {
+  if (id === 'ours' || id === 'ours-remote' || id === 'ours-worker') {
     const versions: ColumnVersions = {
       ...none,
       executor: String(readJson(join(ROOT, 'package.json')).version),
@@ -95,6 +97,12 @@ export function describeColumn(id: ColumnId): MatrixColumn {
       compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
       compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
     };
+    // The Worker host runs the newest installed release's runtime under wrangler dev.
+    if (id === 'ours-worker')
+      Object.assign(versions, {
+        codemode: installedPackage(CODEMODE).version,
+        wrangler: installedPackage('wrangler').version,
+      });
     return { id, label: id, kind: id, versions };
   }
   try {

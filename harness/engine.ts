@@ -11,7 +11,9 @@ import { messageOf } from '../src/protocol/index.js';
 import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
 import { type ColumnId, describeColumn } from './columns.js';
 import { brief, checkExpectation } from './expect.js';
-import { type Observation, type Plan, planCell, settleCell } from './judge.js';
+import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
+import { checkFlow, runFlow } from './flows.js';
+import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
 import { CaseLane } from './lanes.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
@@ -33,13 +35,28 @@ export const PREFLIGHT_CASE: Case = {
   expect: { result: 42 },
 };
 
+/** The trivial flow a side that runs flows only must pass before its column opens. */
+const PREFLIGHT_FLOW: Flow = {
+  id: 'preflight-flow',
+  description: 'The side completes a trivial runtime execution',
+  features: [],
+  connectors: [],
+  steps: [
+    {
+      execute: 'async () => 6 * 7',
+      expect: { value: { status: 'completed', executionId: '<#1>', result: 42, logs: { any: true }, calls: [] } },
+    },
+  ],
+};
+
 /** How long the engine waits for one case before it calls the cell an infra-error. */
-function guardMs(item: Case): number {
+function guardMs(item: Case | Flow): number {
+  if (isFlow(item)) return DEFAULT_CASE_TIMEOUT_MS + GUARD_GRACE_MS;
   return (item.options?.timeout ?? DEFAULT_CASE_TIMEOUT_MS) + GUARD_GRACE_MS;
 }
 
 /** The longest one `cell()` can take: the case's guard, then the preflight that checks the side still answers. */
-export function cellDeadlineMs(item: Case): number {
+export function cellDeadlineMs(item: Case | Flow): number {
   return guardMs(item) + PREFLIGHT_GUARD_MS;
 }
 
@@ -65,7 +82,7 @@ interface ColumnState {
 /** One cell as the engine settled it, with the outcome it judged (none when nothing ran). */
 export interface CellResult {
   cell: MatrixCell;
-  outcome?: Outcome;
+  outcome?: Outcome | FlowOutcome;
 }
 
 const deduplicated = new WeakSet<object>();
@@ -116,7 +133,7 @@ export class Engine {
   }
 
   /** What the case means on the column: run, skip (still run) or unsupported. */
-  plan(item: Case, column: ColumnId): Plan {
+  plan(item: Case | Flow, column: ColumnId): Plan {
     return planCell(item, this.describe(column), this.boundaries);
   }
 
@@ -145,7 +162,7 @@ export class Engine {
    * Runs the case on the column (opening it if needed) and settles the cell. Never rejects. Cells
    * asked for at once run in the order asked, through the column's lane.
    */
-  async cell(item: LoadedCase, name: ColumnId): Promise<CellResult> {
+  async cell(item: LoadedCase | LoadedFlow, name: ColumnId): Promise<CellResult> {
     const plan = this.plan(item, name);
     if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
     // The column opens before the case holds the lane, so opening does not count as running long.
@@ -225,24 +242,35 @@ export class Engine {
   /** Why the side does not answer the trivial execution correctly, or undefined when it does. */
   private async preflight(side: Side): Promise<string | undefined> {
     let problem: string | undefined;
+    const preflight = side.flowsOnly ? texts.flow.preflight : texts.preflight;
     try {
-      const outcome = await withGuard(side.run(PREFLIGHT_CASE), PREFLIGHT_GUARD_MS);
-      if (checkExpectation(PREFLIGHT_CASE.expect, outcome).length > 0)
-        problem = texts.preflight(side.name, brief(outcome));
+      if (side.flowsOnly) {
+        const outcome = await withGuard(this.runFlowOn(side, PREFLIGHT_FLOW), PREFLIGHT_GUARD_MS);
+        if (checkFlow(PREFLIGHT_FLOW, outcome).length > 0) problem = preflight(side.name, brief(outcome));
+      } else {
+        const outcome = await withGuard(side.run(PREFLIGHT_CASE), PREFLIGHT_GUARD_MS);
+        if (checkExpectation(PREFLIGHT_CASE.expect, outcome).length > 0) problem = preflight(side.name, brief(outcome));
+      }
     } catch (error) {
-      problem = texts.preflight(side.name, messageOf(error));
+      problem = preflight(side.name, messageOf(error));
     }
     return problem === undefined ? undefined : texts.withOutput(problem, side.output?.().slice(-OUTPUT_TAIL) ?? '');
   }
 
-  private async observe(item: LoadedCase, name: ColumnId): Promise<Observation> {
+  private async runFlowOn(side: Side, flow: Flow): Promise<FlowOutcome> {
+    if (!side.openFlow) throw new Error(texts.cell.noFlows(side.name));
+    return runFlow(flow, await side.openFlow(flow));
+  }
+
+  private async observe(item: LoadedCase | LoadedFlow, name: ColumnId): Promise<Observation> {
     const failure = await this.open(name);
     if (failure !== undefined) return { kind: 'infra-error', reason: texts.cell.columnUnavailable(failure) };
     const state = this.columns.get(name)!;
     if (state.broken !== undefined) return { kind: 'infra-error', reason: state.broken };
     if (this.aborted || !state.side) return { kind: 'infra-error', reason: texts.cell.interrupted };
     try {
-      return { kind: 'outcome', outcome: await withGuard(state.side.run(item), guardMs(item)) };
+      const work = isFlow(item) ? this.runFlowOn(state.side, item) : state.side.run(item);
+      return { kind: 'outcome', outcome: await withGuard<Outcome | FlowOutcome>(work, guardMs(item)) };
     } catch (error) {
       const reason = messageOf(error);
       // One failed request may be the case's own doing; a side that no longer answers 6 * 7 is broken.

@@ -53,7 +53,7 @@ function childPath(path: string, key: string | number): string {
 }
 
 /** Deep match of an actual value against an expected one, which may contain matchers anywhere. */
-function matchValue(expected: unknown, actual: unknown, path: string, out: Mismatch[]): void {
+export function matchValue(expected: unknown, actual: unknown, path: string, out: Mismatch[]): void {
   const differ = () => out.push({ path, expected: showExpected(expected), actual: show(actual) });
   if (isMatcher(expected)) {
     const ok =

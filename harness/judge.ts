@@ -10,12 +10,15 @@
  */
 import type { Boundary, Case, Expectation, Outcome } from './case-model.js';
 import { brief, checkExpectation, fieldsOf, formatMismatches, type Mismatch } from './expect.js';
+import type { Flow, FlowOutcome } from './flow-model.js';
+import { checkFlow } from './flows.js';
 import { describeRequest } from './reference/request.js';
 import type { ColumnVersions, MatrixCell, MatrixColumn } from './report/model.js';
 import { texts } from './texts.js';
 
 export type Plan =
-  | { kind: 'run'; expect: Expectation; upstream: boolean }
+  /** `withoutCalls`: a flow on a release whose runtime outcomes do not echo the call log yet. */
+  | { kind: 'run'; expect: Expectation; upstream: boolean; withoutCalls?: boolean }
   /** Runs too: it must not meet `expect`, and must meet `failsAs` when the skip says how it fails. */
   | {
       kind: 'skip';
@@ -29,7 +32,36 @@ export type Plan =
   | { kind: 'unsupported'; reason: string; label: string };
 
 /** What running one case on one column produced. */
-export type Observation = { kind: 'outcome'; outcome: Outcome } | { kind: 'infra-error'; reason: string };
+export type Observation = { kind: 'outcome'; outcome: Outcome | FlowOutcome } | { kind: 'infra-error'; reason: string };
+
+/** A runtime flow, as opposed to an executor case. */
+export function isFlow(item: Case | Flow): item is Flow {
+  return 'steps' in item;
+}
+
+/** The boundary a flow's reference columns must be at or after: upstream's runtime arrived in 0.4.0. */
+export const RUNTIME_BOUNDARY = 'runtime';
+/** Before it, runtime outcomes carry no `calls`: such columns are judged with `calls` left out. */
+const CALLS_ECHO_BOUNDARY = 'runtime-calls-echo';
+
+function before(release: string | null, boundary: Boundary | undefined): boolean {
+  return release !== null && boundary !== undefined && compareReleases(release, boundary.release) < 0;
+}
+
+/** A flow runs on every column that hosts a runtime, except a reference release before its boundary. */
+function planFlow(item: Flow, column: PlannedColumn, boundaries: ReadonlyMap<string, Boundary>): Plan {
+  const release = column.versions.codemode;
+  const boundary = boundaries.get(item.since ?? RUNTIME_BOUNDARY);
+  if (column.kind !== 'reference') return { kind: 'run', expect: {}, upstream: false };
+  if (boundary && before(release, boundary))
+    return {
+      kind: 'unsupported',
+      reason: texts.cell.beforeRuntime(boundary.id, boundary.release, boundary.reason),
+      label: texts.cell.beforeRuntimeLabel(boundary.id, boundary.release),
+    };
+  const withoutCalls = before(release, boundaries.get(CALLS_ECHO_BOUNDARY));
+  return { kind: 'run', expect: {}, upstream: false, ...(withoutCalls ? { withoutCalls } : {}) };
+}
 
 /** Why the reference cannot run the case at all, or undefined when it can. */
 export function referenceRefusal(item: Case): { reason: string; label: string } | undefined {
@@ -78,7 +110,10 @@ function compareReleases(a: string, b: string): number {
 export type PlannedColumn = Pick<MatrixColumn, 'kind'> & { versions: Pick<ColumnVersions, 'codemode'> };
 
 /** What the case means on a column; ours follows no release, so no boundary skips it. */
-export function planCell(item: Case, column: PlannedColumn, boundaries: ReadonlyMap<string, Boundary>): Plan {
+export function planCell(item: Case | Flow, column: PlannedColumn, boundaries: ReadonlyMap<string, Boundary>): Plan {
+  if (isFlow(item)) return planFlow(item, column, boundaries);
+  if (column.kind === 'ours-worker')
+    return { kind: 'unsupported', reason: texts.cell.flowsOnly, label: texts.cell.flowsOnlyLabel };
   if (column.kind !== 'reference') return { kind: 'run', expect: item.expect, upstream: false };
   const refusal = referenceRefusal(item);
   if (refusal !== undefined) return { kind: 'unsupported', ...refusal };
@@ -91,13 +126,13 @@ export function planCell(item: Case, column: PlannedColumn, boundaries: Readonly
 }
 
 /** Where a case is, for a diff: `cases/args.yaml:8 (case "args-spread-two")`. */
-function placeOf(item: Case & { file?: string; line?: number }): string {
+function placeOf(item: (Case | Flow) & { file?: string; line?: number }): string {
   return item.file === undefined ? `case "${item.id}"` : `${item.file}:${item.line ?? 1} (case "${item.id}")`;
 }
 
 /** The cell for what happened. `observation` is undefined only for an unsupported plan. */
 export function settleCell(
-  item: Case & { file?: string; line?: number },
+  item: (Case | Flow) & { file?: string; line?: number },
   columnId: string,
   plan: Plan,
   observation: Observation | undefined,
@@ -108,7 +143,14 @@ export function settleCell(
   if (plan.upstream) cell.expectation = 'upstream';
   if (observation.kind === 'infra-error') return { ...cell, status: 'infra-error', reason: observation.reason };
   const { outcome } = observation;
-  const mismatches = checkExpectation(plan.expect, outcome);
+  if (isFlow(item)) {
+    const mismatches = checkFlow(item, outcome as FlowOutcome, {
+      withoutCalls: plan.kind === 'run' && plan.withoutCalls === true,
+    });
+    if (mismatches.length === 0) return cell;
+    return failed(cell, 'expect', mismatches, texts.cell.diffTitle(placeOf(item), columnId, 'expect'), outcome);
+  }
+  const mismatches = checkExpectation(plan.expect, outcome as Outcome);
   if (plan.kind === 'skip') {
     if (mismatches.length === 0)
       return {
@@ -121,7 +163,7 @@ export function settleCell(
     const skipped: MatrixCell = { ...cell, status: 'skip', reason: plan.reason, label: plan.label };
     if (plan.note !== undefined) skipped.note = plan.note;
     if (plan.failsAs === undefined) return skipped;
-    const otherwise = checkExpectation(plan.failsAs, outcome);
+    const otherwise = checkExpectation(plan.failsAs, outcome as Outcome);
     if (otherwise.length === 0) return { ...skipped, expectation: 'skip' };
     return failed(cell, 'skip', otherwise, texts.cell.diffTitle(placeOf(item), columnId, 'skip'), outcome);
   }
@@ -135,7 +177,7 @@ function failed(
   against: 'expect' | 'upstream' | 'skip',
   mismatches: readonly Mismatch[],
   title: string,
-  outcome: Outcome,
+  outcome: Outcome | FlowOutcome,
 ): MatrixCell {
   return {
     ...cell,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LoadedCase } from './case-model.js';
 import {
   BOUNDARIES_FILE,
   BOUNDARIES_SCHEMA_COMMENT,
@@ -154,7 +155,7 @@ describe('loadCatalogue', () => {
       'calls.yaml',
       `${GOOD.replace('logs: []', 'logs: []\n    calls: [codemode.add]')}  options: { recordCalls: true }\n`,
     );
-    expect(loadCatalogue(dir, doc).cases[0]?.expect.calls).toEqual(['codemode.add']);
+    expect((loadCatalogue(dir, doc).cases[0] as LoadedCase | undefined)?.expect.calls).toEqual(['codemode.add']);
   });
 
   it('refuses a skip expectation that equals what the other columns expect', () => {

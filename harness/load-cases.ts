@@ -12,7 +12,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
-import { referenceRefusal } from './judge.js';
+import type { Flow, LoadedFlow } from './flow-model.js';
+import { isFlow, RUNTIME_BOUNDARY, referenceRefusal } from './judge.js';
 import { texts } from './texts.js';
 import { describeYamlMistake } from './yaml-mistake.js';
 
@@ -30,8 +31,12 @@ export class CaseFileError extends Error {
   override name = 'CaseFileError';
 }
 
+/** An executor case or a runtime flow, with where it came from. */
+export type CatalogueItem = LoadedCase | LoadedFlow;
+
 export interface Catalogue {
-  cases: LoadedCase[];
+  /** Executor cases and runtime flows, in file order. */
+  cases: CatalogueItem[];
   boundaries: Map<string, Boundary>;
 }
 
@@ -229,6 +234,16 @@ function caseProblems(item: Case, boundaries: ReadonlyMap<string, Boundary>, hea
   return problems;
 }
 
+/** The rules a schema cannot state, for one flow: a basis and a boundary that exist. */
+function flowProblems(item: Flow, boundaries: ReadonlyMap<string, Boundary>, headings: ReadonlySet<string>) {
+  const problems: Array<[string[], string]> = [];
+  if (item.basis !== undefined && !headings.has(item.basis))
+    problems.push([['basis'], texts.loader.unknownBasis(item.basis)]);
+  const since = item.since ?? RUNTIME_BOUNDARY;
+  if (!boundaries.has(since)) problems.push([['since'], texts.loader.unknownBoundary(since, [...boundaries.keys()])]);
+  return problems;
+}
+
 /** Loads the boundaries and every case file of a directory; one error names every problem of every file. */
 export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPSTREAM_DOC): Catalogue {
   const problems: string[] = [];
@@ -249,7 +264,7 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
       boundaries.set(boundary.id, boundary);
     });
 
-  const cases: LoadedCase[] = [];
+  const cases: Array<LoadedCase | LoadedFlow> = [];
   const seen = new Map<string, string>();
   const files = readdirSync(dir)
     .filter((entry) => entry.endsWith('.yaml') && entry !== BOUNDARIES_FILE)
@@ -261,9 +276,12 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
       problems.push(...parsed.problems);
       continue;
     }
-    (parsed.data as Case[]).forEach((item, index) => {
+    (parsed.data as Array<Case | Flow>).forEach((item, index) => {
       const line = parsed.positions.lineOf([String(index)]);
-      for (const [path, message] of caseProblems(item, boundaries, headings))
+      const itemProblems = isFlow(item)
+        ? flowProblems(item, boundaries, headings)
+        : caseProblems(item, boundaries, headings);
+      for (const [path, message] of itemProblems)
         problems.push(parsed.positions.complaint([String(index), ...path], message));
       const here = `${displayName(file)}:${line}`;
       const first = seen.get(item.id);

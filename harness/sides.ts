@@ -14,6 +14,8 @@ import { BARE_RECORD_DEPRECATION } from '../src/codemode/texts.js';
 import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptions } from '../src/index.js';
 import type { Case, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
+import type { Flow } from './flow-model.js';
+import type { FlowSession } from './flows.js';
 import { MAX_WAITING_CASES } from './lanes.js';
 import {
   type CallRecord,
@@ -29,6 +31,10 @@ export interface Side {
   readonly name: ColumnId;
   /** Runs one case and returns its normalized outcome. A rejection of `execute` is `threw`, not a throw. */
   run(item: Case): Promise<Outcome>;
+  /** A runtime host for one flow, its state empty; absent on a side that hosts no runtime. */
+  openFlow?(flow: Flow): Promise<FlowSession>;
+  /** The side runs flows only: its preflight is a flow. */
+  flowsOnly?: boolean;
   /** What the side's processes printed lately, for diagnosing a failure. */
   output?(): string;
   /** Stops everything the side started. */
@@ -41,6 +47,7 @@ const OUR_POOL = 1 + MAX_WAITING_CASES;
 export async function startSide(name: ColumnId): Promise<Side> {
   if (name === 'ours') return startOursSide();
   if (name === 'ours-remote') return startRemoteSide();
+  if (name === 'ours-worker') return (await import('./reference/flow-sides.js')).startWorkerHostSide();
   const [{ startReferenceColumn }, { describeRequest }] = await Promise.all([
     import('./reference/wrangler.js'),
     import('./reference/request.js'),
@@ -49,6 +56,7 @@ export async function startSide(name: ColumnId): Promise<Side> {
   return {
     name,
     run: (item) => column.run(describeRequest(item)),
+    ...(column.openFlow ? { openFlow: column.openFlow } : {}),
     output: () => column.output(),
     dispose: () => column.stop(),
   };
@@ -114,19 +122,41 @@ async function dialectOver(native: Executor): Promise<(item: Case) => Promise<Ou
   };
 }
 
+/**
+ * The executor runtime flows run on, made when the first flow asks: default pool sizes, because a
+ * snippet's nested run needs a second process while the outer run waits in its tool call.
+ */
+function lazily<T>(make: () => Promise<T>): { get(): Promise<T>; made(): Promise<T> | undefined } {
+  let made: Promise<T> | undefined;
+  return { get: () => (made ??= make()), made: () => made };
+}
+
 async function startOursSide(): Promise<Side> {
-  const { IsolateExecutor } = await import('../src/isolate/index.js');
+  const [{ IsolateExecutor }, { CodemodeExecutor }, { nodeFlowSessions }] = await Promise.all([
+    import('../src/isolate/index.js'),
+    import('../src/index.js'),
+    import('./flow-node.js'),
+  ]);
   const native = new IsolateExecutor({ pool: { maxWorkers: OUR_POOL } });
   const run = await dialectOver(native);
-  return { name: 'ours', run, dispose: () => native.dispose() };
+  const flowExecutor = lazily(async () => new CodemodeExecutor(new IsolateExecutor()));
+  return {
+    name: 'ours',
+    run,
+    openFlow: nodeFlowSessions(flowExecutor.get),
+    async dispose() {
+      try {
+        await (await flowExecutor.made()?.catch(() => undefined))?.dispose();
+      } finally {
+        await native.dispose();
+      }
+    },
+  };
 }
 
 async function startRemoteSide(): Promise<Side> {
-  const [{ connect }, { WebSocket }, { startDaemonProcess }] = await Promise.all([
-    import('../src/index.js'),
-    import('ws'),
-    import('./processes.js'),
-  ]);
+  const [{ connect, CodemodeExecutor }, { WebSocket }, { startDaemonProcess }, { nodeFlowSessions }] =
+    await Promise.all([import('../src/index.js'), import('ws'), import('./processes.js'), import('./flow-node.js')]);
   const daemon = await startDaemonProcess({ label: 'ours-remote', args: ['--max-workers', String(OUR_POOL)] });
   let native: Executor;
   try {
@@ -137,6 +167,11 @@ async function startRemoteSide(): Promise<Side> {
     throw error;
   }
   const run = await dialectOver(native);
+  // Flows get a daemon of their own, with the default pool (see `lazily`).
+  const flowDaemon = lazily(() => startDaemonProcess({ label: 'ours-remote flows', args: [] }));
+  const flowExecutor = lazily(
+    async () => new CodemodeExecutor(await connect((await flowDaemon.get()).url, { websocket: WebSocket })),
+  );
   return {
     name: 'ours-remote',
     async run(item) {
@@ -145,12 +180,14 @@ async function startRemoteSide(): Promise<Side> {
       if (gone !== undefined) throw new Error(gone);
       return run(item);
     },
+    openFlow: nodeFlowSessions(flowExecutor.get),
     output: () => daemon.output(),
     async dispose() {
       try {
+        await (await flowExecutor.made()?.catch(() => undefined))?.dispose();
         await native.dispose();
       } finally {
-        await daemon.stop();
+        await Promise.all([daemon.stop(), flowDaemon.made()?.then((flows) => flows.stop())]);
       }
     },
   };

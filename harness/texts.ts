@@ -7,7 +7,7 @@
 import type { CellStatus } from './report/model.js';
 
 /** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
-export const INTERPRETING_VERSION = 2;
+export const INTERPRETING_VERSION = 3;
 
 const STALE_SKIP_PREFIX = 'unexpected pass: the skip is stale';
 
@@ -70,6 +70,24 @@ export const texts = {
     noOutcome: (ms: number) => `the harness got no outcome within ${ms} ms`,
     diffTitle: (where: string, column: string, against: Against) =>
       `${where} on ${column} does not meet ${AGAINST[against]}`,
+    flowsOnly: "this column hosts upstream's runtime and runs runtime flows only",
+    flowsOnlyLabel: 'flows only',
+    noFlows: (column: string) => `the ${column} side has no runtime host for flows`,
+    beforeRuntime: (boundary: string, release: string, reason: string) => `before ${boundary} (${release}): ${reason}`,
+    beforeRuntimeLabel: (boundary: string, release: string) => `before ${boundary} (${release})`,
+  },
+
+  flow: {
+    preflight: (column: string, got: string) =>
+      `The ${column} column started, but a trivial runtime flow (execute async () => 6 * 7) did not complete with 42: ${got}`,
+    notRestarted: (session: string, status: number, body: string) =>
+      `the runtime host of flow session ${session} did not restart (HTTP ${status}): ${body}`,
+    stepFailed: (column: string, session: string, status: number, body: string) =>
+      `${column}: a flow call on session ${session} failed with HTTP ${status}: ${body}`,
+    sameInstance: (session: string) => `the flow host ${session} was not restarted: the same instance still answers`,
+    transformThrows: 'the flow transform throws',
+    unknownCall: (call: string) => `flow host: no handle call for ${call}`,
+    noDaemon: 'ours-worker: a flow call names no daemon',
   },
 
   suite: {

@@ -40,7 +40,7 @@ describe('npm run case', () => {
     const column = runCli('x', '--columns', 'ours,0.9.9');
     expect(column.status).toBe(2);
     expect(column.output).toContain(
-      '--columns: unknown column(s) 0.9.9; the columns are ours, ours-remote, 0.2.2, 0.3.8, 0.4.1, 0.4.4, latest, or all',
+      '--columns: unknown column(s) 0.9.9; the columns are ours, ours-remote, ours-worker, 0.2.2, 0.3.8, 0.4.1, 0.4.4, latest, or all',
     );
   });
 

@@ -5,11 +5,10 @@
  * Exit code 0 when every cell is as expected, 1 when one is not, 2 on a bad selector or catalogue.
  */
 import { resolve } from 'node:path';
-import type { LoadedCase } from '../case-model.js';
 import { COLUMN_IDS, type ColumnId } from '../columns.js';
 import { Engine } from '../engine.js';
 import { brief } from '../expect.js';
-import { caseTitle, loadCatalogue } from '../load-cases.js';
+import { type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
 import { texts } from '../texts.js';
 import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
 
@@ -25,7 +24,7 @@ Runs the selected cases and prints every cell: its status, the outcome, and the 
 
 Exit code: 0 every cell as expected, 1 a fail or an infra-error, 2 a bad selector, option or case file.`;
 
-function selects(selector: string, item: LoadedCase): boolean {
+function selects(selector: string, item: CatalogueItem): boolean {
   if (selector.endsWith('.yaml')) return resolve(item.file) === resolve(selector);
   const pattern = new RegExp(`^${selector.split('*').map(escapeRegExp).join('.*')}$`);
   return pattern.test(item.id);
@@ -36,7 +35,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** The ids sharing the longest prefix with a selector that matched nothing, as suggestions. */
-function nearest(selector: string, cases: readonly LoadedCase[]): string[] {
+function nearest(selector: string, cases: readonly CatalogueItem[]): string[] {
   const shared = (id: string) => {
     let n = 0;
     while (n < id.length && id[n] === selector[n]) n += 1;

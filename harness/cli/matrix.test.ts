@@ -74,9 +74,17 @@ describe('npm run matrix', () => {
       'bare-record pass',
       'after-the-long-one pass',
     ]);
-    expect(run.run.columnsLeftOut).toEqual(['ours-remote', '0.2.2', '0.3.8', '0.4.1', '0.4.4', 'latest']);
+    expect(run.run.columnsLeftOut).toEqual([
+      'ours-remote',
+      'ours-worker',
+      '0.2.2',
+      '0.3.8',
+      '0.4.1',
+      '0.4.4',
+      'latest',
+    ]);
     expect(readFileSync(join(out, 'matrix.md'), 'utf8')).toContain(
-      '> This run was limited with --columns: ours-remote, 0.2.2',
+      '> This run was limited with --columns: ours-remote, ours-worker, 0.2.2',
     );
   });
 

@@ -8,10 +8,10 @@
 import { execFileSync } from 'node:child_process';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
-import type { LoadedCase } from '../case-model.js';
 import { COLUMN_IDS, type ColumnId } from '../columns.js';
 import { Engine } from '../engine.js';
-import { type Catalogue, caseTitle, loadCatalogue } from '../load-cases.js';
+import { isFlow } from '../judge.js';
+import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
 import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { reportTexts } from '../report/texts.js';
 import { assertValidMatrix, writeReports } from '../report/write-reports.js';
@@ -97,7 +97,7 @@ class Progress {
     this.status(true);
   }
 
-  cell(column: string, item: LoadedCase, cell: MatrixCell): void {
+  cell(column: string, item: CatalogueItem, cell: MatrixCell): void {
     const state = this.inFlight.get(column);
     if (this.silent || !state) return;
     state.done += 1;
@@ -168,7 +168,7 @@ function git(args: string[]): string | undefined {
 async function startColumn(
   engine: Engine,
   id: ColumnId,
-  ordered: readonly LoadedCase[],
+  ordered: readonly CatalogueItem[],
   progress: Progress,
 ): Promise<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> }> {
   const column = { ...engine.describe(id) };
@@ -177,7 +177,7 @@ async function startColumn(
   const failure = column.infraError ?? (await engine.open(id));
   if (failure !== undefined) column.infraError = failure;
   const cells: MatrixCell[] = [];
-  const ask = async (item: LoadedCase, index: number) => {
+  const ask = async (item: CatalogueItem, index: number) => {
     const { cell } = await engine.cell(item, id);
     cells[index] = cell;
     progress.cell(id, item, cell);
@@ -243,8 +243,10 @@ async function runMatrix(
     columns,
     cases: ordered.map((item) => {
       const file = relative(REPO_ROOT, resolve(item.file)).split(sep).join('/');
-      const { id, line, description, features, upstream } = item;
-      const area = basename(file).replace(/\.ya?ml$/, '');
+      const { id, line, description, features } = item;
+      const upstream = isFlow(item) ? undefined : item.upstream;
+      // Runtime flows are one area of their own, whichever file holds them.
+      const area = isFlow(item) ? 'runtime' : basename(file).replace(/\.ya?ml$/, '');
       return { id, file, line, area, description, features, ...(upstream ? { upstreamReason: upstream.reason } : {}) };
     }),
     cells,

@@ -12,4 +12,10 @@ declare module 'cloudflare:workers' {
     protected readonly env: Env;
     fetch?(request: Request): Response | Promise<Response>;
   }
+
+  /** A Durable Object class; the flow host uses its state's `abort` and passes the state on as `ctx`. */
+  export abstract class DurableObject<Env = unknown> {
+    protected readonly ctx: { abort(reason?: string): void };
+    protected readonly env: Env;
+  }
 }

@@ -4,11 +4,15 @@
  * A case runs there as one POST. Used by the engine's sides, the surface inventory and the
  * benchmark. Node-only.
  */
+
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { referenceConfig, referenceVersions, WRANGLER_BIN } from '../columns.js';
+import type { Flow } from '../flow-model.js';
+import type { FlowSession } from '../flows.js';
 import { type Service, ServiceRefused, startService } from '../processes.js';
 import type { ColumnVersions } from '../report/model.js';
 import { texts } from '../texts.js';
@@ -19,6 +23,8 @@ export interface ReferenceColumn extends Omit<Service, 'gone'> {
   versions: ColumnVersions;
   /** One `execute` on this column. Rejects only on infrastructure failure, never for the case's own outcome. */
   run(request: ReferenceRequest): Promise<Outcome>;
+  /** From 0.4.0 on: a runtime host for one flow. */
+  openFlow?(flow: Flow): Promise<FlowSession>;
 }
 
 /** A cold start takes 3–25 s; the machine is shared. */
@@ -90,12 +96,17 @@ export async function startWranglerDev(column: string, configPath: string, ready
 /** Starts one column; its versions are read first, so a drifted alias is an error before anything starts. */
 export async function startReferenceColumn(name: string): Promise<ReferenceColumn> {
   const versions = referenceVersions(name);
-  const dev = await startWranglerDev(name, referenceConfig(name), READY_TIMEOUT_MS);
+  const config = referenceConfig(name);
+  const dev = await startWranglerDev(name, config, READY_TIMEOUT_MS);
   let stopped = false;
+  // A configuration that binds the flow host (0.4.0 on) serves runtime flows too.
+  const hostsFlows = 'durable_objects' in (JSON.parse(readFileSync(config, 'utf8')) as object);
+  const { flowSessions } = await import('./flow-sides.js');
   return {
     ...dev,
     name,
     versions,
+    ...(hostsFlows ? { openFlow: flowSessions(name, dev.url) } : {}),
     run: (request) =>
       stopped ? Promise.reject(new Error(texts.reference.stopped(name))) : post(name, dev.url, request),
     stop: () => {

@@ -27,7 +27,7 @@ export interface MatrixColumn {
   id: string;
   /** What the report prints in the header, e.g. `latest (0.5.6)`. */
   label: string;
-  kind: 'ours' | 'ours-remote' | 'reference';
+  kind: 'ours' | 'ours-remote' | 'ours-worker' | 'reference';
   versions: ColumnVersions;
   /** Set when the whole column could not run (e.g. `wrangler dev` did not start). */
   infraError?: string;

@@ -45,15 +45,21 @@ function readPage(markdown: string): { blocks: FencedBlock[]; trailing: string }
   return { blocks, trailing: prose.join('\n') };
 }
 
-/** Every TypeScript block, with the output the page says it prints. */
+/** Every TypeScript block but a `worker-host` one, with the output the page says it prints. */
 export function typeScriptSnippets(markdown: string): Snippet[] {
   const { blocks } = readPage(markdown);
   return blocks.flatMap((block, index) => {
-    if (block.lang !== 'ts') return [];
+    // A Durable Object host needs wrangler dev: test/hosts/worker-host.test.ts runs it there.
+    if (block.lang !== 'ts' || block.tags.includes('worker-host')) return [];
     const next = blocks[index + 1];
     const prints = next && next.lang === '' && next.before.trim() === 'prints' ? next.body : undefined;
     return [{ source: block.body, typeCheckOnly: block.tags.includes('worker'), prints }];
   });
+}
+
+/** The body of the page's first TypeScript block tagged `tag` (```ts worker-host), if any. */
+export function taggedSnippet(markdown: string, tag: string): string | undefined {
+  return readPage(markdown).blocks.find((block) => block.lang === 'ts' && block.tags.includes(tag))?.body;
 }
 
 /** The targets of the page's relative links (`[text](target)` outside code), without their `#fragment`. */

@@ -1,0 +1,3 @@
+import { catalogueSuite } from './suite.js';
+
+catalogueSuite('ours-worker');
