@@ -47,13 +47,13 @@ export interface CancelMessage {
 }
 
 /** Unload a retained execution's worker. */
-export interface ReleaseMessage {
+interface ReleaseMessage {
   t: 'release';
   exec: string;
 }
 
 /** The envelope answering a `call`. */
-export interface AnswerMessage {
+interface AnswerMessage {
   t: 'answer';
   ask: number;
   envelope: string;

@@ -19,7 +19,7 @@ export type RouteId = string & { readonly kind: 'RouteId' };
  * The Worker Loader binding as the supervisor uses it: every worker it loads has the sandbox
  * entrypoint (workers-types' `WorkerStub.getEntrypoint` is generic only through its return type).
  */
-export interface SandboxLoader {
+interface SandboxLoader {
   load(code: WorkerLoaderWorkerCode): SandboxWorker;
 }
 

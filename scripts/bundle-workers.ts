@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorker, WORKER_SCRIPTS } from '../dist/isolate/worker-bundle.js';
+import { bundleWorker, WORKER_SCRIPTS } from '../src/isolate/worker-bundle.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'dist', 'isolate', 'worker');
