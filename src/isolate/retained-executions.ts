@@ -20,7 +20,7 @@ export interface RetainedExecution {
   /** When its last call settled (`performance.now()`). */
   idleSince: number;
   /** Closes it at `pool.retainedIdleTimeoutMs` of idleness. */
-  expiry: NodeJS.Timeout | undefined;
+  expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
