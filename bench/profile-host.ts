@@ -24,6 +24,9 @@ const USAGE = `Usage: npx tsx bench/profile-host.ts [--n <programs at once>] [--
   --profile <file.cpuprofile>  profile the host over the measured bursts only (node:inspector),
             write the profile there and print where its CPU went
   --top     lines per table of that summary (default 25)
+  --compare-cache  each measured round runs a burst on the default dialect and one on a dialect
+            with normalizeCacheChars: 0 (the code parsed on every run), over the same pool, in
+            alternating order; prints each side's CPU per execution
 Or run under \`node --cpu-prof --import tsx\` to profile the whole process, warm-up included.`;
 
 function positive(name: string, text: string): number {
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     warm: { type: 'string', default: '2' },
     profile: { type: 'string' },
     top: { type: 'string', default: '25' },
+    'compare-cache': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -63,21 +67,50 @@ async function burst(dialect: CodemodeExecutor): Promise<number> {
   return performance.now() - start;
 }
 
+interface Side {
+  label: string;
+  dialect: CodemodeExecutor;
+  hostMs: number;
+  childrenMs: number;
+  runs: number;
+}
+
 const executor = new IsolateExecutor();
-const dialect = new CodemodeExecutor(executor);
+const sides: Side[] = [
+  { label: 'default', dialect: new CodemodeExecutor(executor), hostMs: 0, childrenMs: 0, runs: 0 },
+];
+if (values['compare-cache'])
+  sides.push({
+    label: 'normalizeCacheChars: 0',
+    dialect: new CodemodeExecutor(executor, { normalizeCacheChars: 0 }),
+    hostMs: 0,
+    childrenMs: 0,
+    runs: 0,
+  });
+
+const perRun = (ms: number, runs: number) => (runs === 0 ? '–' : `${(ms / runs).toFixed(3)} ms`);
+
 try {
-  console.log(`N = ${n}, ${warm} untimed + ${bursts} measured bursts; load average ${load()}`);
-  for (let i = 0; i < warm; i++) console.log(`warm-up burst: ${(await burst(dialect)).toFixed(0)} ms`);
+  console.log(`N = ${n}, ${warm} untimed + ${bursts} measured bursts per side; load average ${load()}`);
+  for (let i = 0; i < warm; i++)
+    for (const side of sides)
+      console.log(`warm-up burst (${side.label}): ${(await burst(side.dialect)).toFixed(0)} ms`);
   const spawnsBefore = executor.stats().spawns;
-  const total = readCpu();
   const measured = async () => {
     for (let i = 0; i < bursts; i++) {
-      const start = readCpu();
-      const makespan = await burst(dialect);
-      const cpu = cpuSince(start);
-      console.log(
-        `burst ${i + 1}: ${makespan.toFixed(0)} ms; CPU per execution: host ${(cpu.hostMs / n).toFixed(2)} ms, pool ${(cpu.childrenMs / n).toFixed(2)} ms; load average ${load()}`,
-      );
+      // The order alternates, so neither side always runs into the other's leftovers.
+      const order = i % 2 === 0 ? sides : [...sides].reverse();
+      for (const side of order) {
+        const start = readCpu();
+        const makespan = await burst(side.dialect);
+        const cpu = cpuSince(start);
+        side.hostMs += cpu.hostMs;
+        side.childrenMs += cpu.childrenMs;
+        side.runs += n;
+        console.log(
+          `burst ${i + 1} (${side.label}): ${makespan.toFixed(0)} ms; CPU per execution: host ${perRun(cpu.hostMs, n)}, pool ${perRun(cpu.childrenMs, n)}; load average ${load()}`,
+        );
+      }
     }
   };
   if (values.profile === undefined) await measured();
@@ -85,11 +118,11 @@ try {
     const { profile } = await profiled(values.profile, measured);
     console.log(summarize(profile, top).join('\n'));
   }
-  const cpu = cpuSince(total);
-  const runs = n * bursts;
-  console.log(
-    `over ${runs} executions: host ${(cpu.hostMs / runs).toFixed(2)} ms, pool ${(cpu.childrenMs / runs).toFixed(2)} ms of CPU per execution; processes started during them ${executor.stats().spawns - spawnsBefore}`,
-  );
+  for (const side of sides)
+    console.log(
+      `${side.label}, over ${side.runs} executions: CPU per execution: host ${perRun(side.hostMs, side.runs)}, pool ${perRun(side.childrenMs, side.runs)}`,
+    );
+  console.log(`processes started during the measured bursts: ${executor.stats().spawns - spawnsBefore}`);
 } finally {
   await executor.dispose();
 }
