@@ -29,10 +29,10 @@ const USAGE = `Usage: npx tsx bench/profile-host.ts [--n <programs at once>] [--
             alternating order; prints each side's CPU per execution
 Or run under \`node --cpu-prof --import tsx\` to profile the whole process, warm-up included.`;
 
-function positive(name: string, text: string): number {
+function wholeNumber(name: string, text: string, least: number): number {
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(`--${name} takes a whole number, got ${text}\n${USAGE}`);
+  if (!Number.isSafeInteger(value) || value < least)
+    throw new Error(`--${name} takes a whole number of at least ${least}, got ${text}\n${USAGE}`);
   return value;
 }
 
@@ -51,10 +51,10 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const n = positive('n', values.n);
-const bursts = positive('bursts', values.bursts);
-const warm = positive('warm', values.warm);
-const top = positive('top', values.top);
+const n = wholeNumber('n', values.n, 1);
+const bursts = wholeNumber('bursts', values.bursts, 1);
+const warm = wholeNumber('warm', values.warm, 0);
+const top = wholeNumber('top', values.top, 1);
 
 const load = () =>
   loadavg()
