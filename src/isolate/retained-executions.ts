@@ -1,9 +1,12 @@
 /**
  * The retained executions of one IsolateExecutor (`retainHandles`), and their bounds: at most
  * `pool.maxRetained` at once (counting the executions still running that asked to retain), and
- * each closed after `pool.retainedIdleTimeoutMs` without a call. Each holds a process of its own
- * (pool.ts), which ends when it is closed. A closed id is remembered for a while, so a later call
- * that names it is told why it is gone.
+ * each closed after `pool.retainedIdleTimeoutMs` without a call. Each holds a process of its own,
+ * which ends when it is closed. A closed id is remembered for a while, so a later call that names
+ * it is told why it is gone.
+ *
+ * The one owner of retained executions on the host: the executor holds a `RetainSlot` while a run
+ * that asked to retain is in flight, and the pool asks `heldBy` whether a process must drain.
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
@@ -26,6 +29,15 @@ export interface RetainedExecution {
 /** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
 export type RetainedClosedObserver = (executionId: string) => void;
 
+/**
+ * The place of one execution that asked to retain, from its admission until its run settles:
+ * `fill` when the run retained it, `free` in any case after (a no-op once filled).
+ */
+export interface RetainSlot {
+  fill(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void;
+  free(): void;
+}
+
 /** How many closed execution ids keep their own text for a later call that names them. */
 const CLOSED_IDS_REMEMBERED = 1024;
 
@@ -34,6 +46,8 @@ export class RetainedExecutions {
   /** Releases the execution's worker in its process, and lets the pool end that process. */
   readonly #release: (member: SandboxProcess, executionId: string) => void;
   readonly #byId = new Map<string, RetainedExecution>();
+  /** How many live in each process (one, as each holds a process of its own). */
+  readonly #perMember = new Map<SandboxProcess, number>();
   /** Executions running that asked to retain: they count against `pool.maxRetained` already. */
   #reserved = 0;
   /** Recently closed execution ids, and what a later call naming one is told. */
@@ -61,22 +75,38 @@ export class RetainedExecutions {
     return Math.round(oldest);
   }
 
-  /** Counts an execution that asks to retain, until `unreserve`; refused past `pool.maxRetained`. */
-  reserve(): void {
+  /** How many retained executions live in that process. */
+  heldBy(member: SandboxProcess): number {
+    return this.#perMember.get(member) ?? 0;
+  }
+
+  /** Counts an execution that asks to retain, until its slot is filled or freed; refused past `pool.maxRetained`. */
+  reserve(): RetainSlot {
     const { maxRetained } = this.#settings;
     if (this.#byId.size + this.#reserved >= maxRetained)
       throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
     this.#reserved += 1;
+    let open = true;
+    const settle = () => {
+      if (!open) return false;
+      open = false;
+      this.#reserved -= 1;
+      return true;
+    };
+    return {
+      fill: (executionId, member, outbound) => {
+        if (settle()) this.#add(executionId, member, outbound);
+      },
+      free: () => {
+        settle();
+      },
+    };
   }
 
-  /** Its run has settled: retained (`add`, before this) or not. */
-  unreserve(): void {
-    this.#reserved -= 1;
-  }
-
-  add(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void {
+  #add(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void {
     const retained: RetainedExecution = { member, outbound, calls: 0, idleSince: performance.now(), expiry: undefined };
     this.#byId.set(executionId, retained);
+    this.#perMember.set(member, this.heldBy(member) + 1);
     this.#armExpiry(executionId, retained);
     // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
     void member.ended.then(() => {
@@ -118,6 +148,9 @@ export class RetainedExecutions {
     const retained = this.#byId.get(executionId);
     if (retained === undefined) return;
     this.#byId.delete(executionId);
+    const left = this.heldBy(retained.member) - 1;
+    if (left > 0) this.#perMember.set(retained.member, left);
+    else this.#perMember.delete(retained.member);
     clearTimeout(retained.expiry);
     this.#closed.set(executionId, text);
     if (this.#closed.size > CLOSED_IDS_REMEMBERED) this.#closed.delete(this.#closed.keys().next().value!);
@@ -141,6 +174,7 @@ export class RetainedExecutions {
   clear(): void {
     for (const retained of this.#byId.values()) clearTimeout(retained.expiry);
     this.#byId.clear();
+    this.#perMember.clear();
   }
 
   #armExpiry(executionId: string, retained: RetainedExecution): void {
