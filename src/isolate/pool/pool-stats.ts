@@ -41,7 +41,7 @@ export interface PoolStatsOptions {
 /** What the snapshot is read from. */
 export interface PoolSnapshotSource<P extends PoolProcess> {
   live: Member<P>[];
-  retainedOn: (process: P) => number;
+  retainedOn: (sandbox: P) => number;
   starting: number;
   queued: number;
   maxWorkers: number;
@@ -54,16 +54,16 @@ export function poolStats<P extends PoolProcess>(source: PoolSnapshotSource<P>, 
   const members = source.live.map((member): PoolMemberStats => {
     const state: MemberState = member.busy ? 'busy' : member.draining ? 'draining' : 'idle';
     states[state] += 1;
-    const { process } = member;
+    const { process: sandbox } = member;
     return {
-      pid: process.pid,
+      pid: sandbox.pid,
       state,
       runs: member.runs,
-      rssMb: process.rssMb(),
-      pssMb: options.pss === true ? pssMb(process.pid) : undefined,
+      rssMb: sandbox.rssMb(),
+      pssMb: options.pss === true ? pssMb(sandbox.pid) : undefined,
       busy: member.busy,
       draining: member.draining,
-      retained: source.retainedOn(process),
+      retained: source.retainedOn(sandbox),
     };
   });
   return {

@@ -38,14 +38,14 @@ export interface PoolDeps<P extends PoolProcess> {
   launch: () => Promise<P>;
   clock: PoolClock;
   /** How many retained executions live in that process. */
-  retainedOn: (process: P) => number;
+  retainedOn: (sandbox: P) => number;
 }
 
 export class Pool<P extends PoolProcess> {
   readonly #settings: PoolSettings;
   readonly #launch: () => Promise<P>;
   readonly #clock: PoolClock;
-  readonly #retainedOn: (process: P) => number;
+  readonly #retainedOn: (sandbox: P) => number;
   /** Every member not yet both ended and released. */
   readonly #members = new Map<P, Member<P>>();
   readonly #launching = new Set<Promise<unknown>>();
@@ -100,9 +100,9 @@ export class Pool<P extends PoolProcess> {
       const waiter: Waiter<P> = {
         settled: false,
         nested,
-        resolve: (process) => {
+        resolve: (sandbox) => {
           stopListening();
-          settleResolve(process);
+          settleResolve(sandbox);
         },
         reject: (error) => {
           stopListening();
@@ -128,8 +128,8 @@ export class Pool<P extends PoolProcess> {
     });
   }
 
-  release(process: P, fate: ProcessFate): void {
-    const member = this.#members.get(process);
+  release(sandbox: P, fate: ProcessFate): void {
+    const member = this.#members.get(sandbox);
     if (member === undefined || !member.busy) return;
     member.busy = false;
     if (member.overshoot) this.#overshoot -= 1;
@@ -137,7 +137,7 @@ export class Pool<P extends PoolProcess> {
     member.overshoot = false;
     member.runs += 1;
     if (member.ended) {
-      this.#members.delete(process);
+      this.#members.delete(sandbox);
     } else if (fate === 'dead') {
       // Its end is handled by #ended.
     } else if (this.#disposed) {
@@ -146,7 +146,7 @@ export class Pool<P extends PoolProcess> {
       this.#end(member, 'killed');
     } else if (fate === 'retire') {
       this.#retire(member, 'killed');
-    } else if (this.#retainedOn(process) > 0) {
+    } else if (this.#retainedOn(sandbox) > 0) {
       // One execution per process: the one it retains keeps it, for its handle calls alone.
       this.#retire(member, 'recycled');
     } else if (this.#worn(member)) {
@@ -163,10 +163,10 @@ export class Pool<P extends PoolProcess> {
   }
 
   /** A retained execution in that process was closed; a draining process whose last one it was can go now. */
-  retainedClosed(process: P): void {
-    const member = this.#members.get(process);
+  retainedClosed(sandbox: P): void {
+    const member = this.#members.get(sandbox);
     if (member === undefined) return;
-    if (member.draining && !member.busy && this.#retainedOn(process) === 0)
+    if (member.draining && !member.busy && this.#retainedOn(sandbox) === 0)
       this.#end(member, member.endCause ?? 'recycled');
   }
 
@@ -301,15 +301,15 @@ export class Pool<P extends PoolProcess> {
 
   #spawn(): void {
     const launching = this.#launch().then(
-      (process) => {
+      (sandbox) => {
         this.#launching.delete(launching);
         if (this.#disposed) {
-          process.kill();
+          sandbox.kill();
           return;
         }
         this.#spawns += 1;
         const member: Member<P> = {
-          process,
+          process: sandbox,
           runs: 0,
           busy: false,
           overshoot: false,
@@ -318,9 +318,9 @@ export class Pool<P extends PoolProcess> {
           idleSince: this.#clock.now(),
           endCause: undefined,
         };
-        this.#members.set(process, member);
+        this.#members.set(sandbox, member);
         this.#idle.push(member);
-        void process.ended.then((end) => this.#ended(member, end));
+        void sandbox.ended.then((end) => this.#ended(member, end));
         this.#pump();
         this.#ensureCapacity();
         this.#reaper.schedule();

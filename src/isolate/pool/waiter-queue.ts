@@ -5,7 +5,7 @@
 import type { ExecutorError } from '../../protocol/errors.js';
 
 export interface Waiter<P> {
-  resolve(process: P): void;
+  resolve(sandbox: P): void;
   reject(error: unknown): void;
   /** Served or failed: no longer in the queue. */
   settled: boolean;
