@@ -19,18 +19,18 @@ import { type Confinement, type ConfinementOption, resolveConfinement } from './
 import { confinementText } from './confinement/texts.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
-import { checkDelegatedCgroup } from './member-cgroup.js';
-import { lowerMemberPriority } from './member-priority.js';
+import { launcherFor } from './member-launcher.js';
 import { dispatchWithinFrame, isNestedIn } from './nesting.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
 import { systemClock } from './pool/clock.js';
-import { type AcquireCancel, Pool } from './pool/pool.js';
+import { Pool } from './pool/pool.js';
 import type { PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
+import type { AcquireCancel } from './pool/waiter-queue.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
 import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
-import { SandboxProcess } from './sandbox-process.js';
+import type { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
@@ -75,7 +75,6 @@ export class IsolateExecutor implements Executor {
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
   #disposing: Promise<void> | undefined;
-  #cgroupChecked = false;
 
   constructor(options?: IsolateExecutorOptions) {
     this.#settings = resolveSettings(options);
@@ -88,7 +87,7 @@ export class IsolateExecutor implements Executor {
     });
     this.#pool = new Pool({
       settings: this.#settings,
-      launch: () => this.#launch(),
+      launch: launcherFor(this.#settings, this.#confinement, this.#relay),
       clock: systemClock,
       retainedOn: (member) => this.#retained.heldBy(member),
     });
@@ -325,32 +324,6 @@ export class IsolateExecutor implements Executor {
       relay?.drop(spec.id);
       this.#runs.delete(run);
       this.#pool.release(member, fate);
-    }
-  }
-
-  async #launch(): Promise<SandboxProcess> {
-    try {
-      const { cgroup, memoryLimitMb } = this.#settings;
-      if (cgroup !== null && !this.#cgroupChecked) {
-        checkDelegatedCgroup(cgroup);
-        this.#cgroupChecked = true;
-      }
-      const member = await SandboxProcess.start({
-        binary: resolveWorkerdBinary(),
-        relay: this.#relay,
-        heapLimitMb: this.#settings.heapLimitMb,
-        limits: this.#settings.limits,
-        startupTimeoutMs: this.#settings.startupTimeoutMs,
-        confinement: this.#confinement.confined ? this.#confinement.plan : undefined,
-        cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
-      });
-      lowerMemberPriority(member.pid, () => member.alive);
-      return member;
-    } catch (error) {
-      if (error instanceof ExecutorError) throw error;
-      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {
-        cause: error,
-      });
     }
   }
 }

@@ -24,13 +24,7 @@ import { type EndCause, isServing, type Member, type PoolEnds, type PoolProcess 
 import type { PoolSettings } from './pool-settings.js';
 import { type PoolStats, type PoolStatsOptions, poolStats } from './pool-stats.js';
 import { Reaper } from './reaper.js';
-import { type Waiter, WaiterQueue } from './waiter-queue.js';
-
-/** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
-export interface AcquireCancel {
-  signal: AbortSignal;
-  error: () => ExecutorError;
-}
+import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
   settings: PoolSettings;
@@ -91,29 +85,8 @@ export class Pool<P extends PoolProcess> {
     if (nested && this.#busy >= maxWorkers && this.#overshoot + this.#waiters.nested >= maxNestedRuns)
       return Promise.reject(new ExecutorError('LIMIT_EXCEEDED', isolateText.nestedLimit(maxNestedRuns)));
     this.#started = true;
-    return new Promise<P>((settleResolve, settleReject) => {
-      // A waiter leaves the queue when its caller aborts; once served or failed, it stops listening.
-      const withdraw = () => {
-        if (this.#waiters.remove(waiter)) settleReject(cancel!.error());
-      };
-      const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
-      const waiter: Waiter<P> = {
-        settled: false,
-        nested,
-        resolve: (sandbox) => {
-          stopListening();
-          settleResolve(sandbox);
-        },
-        reject: (error) => {
-          stopListening();
-          settleReject(error);
-        },
-      };
-      if (target !== undefined) {
-        waiter.target = target.process;
-        waiter.lost = target.lost;
-      }
-      this.#waiters.push(waiter);
+    return new Promise<P>((resolve, reject) => {
+      const { waiter, listenForCancel } = this.#waiters.enqueue({ nested, target, cancel }, resolve, reject);
       this.#pump();
       // The queue is what waits beyond the slots maxWorkers still has free.
       const freeSlots = Math.max(0, maxWorkers - this.#busy);
@@ -122,7 +95,7 @@ export class Pool<P extends PoolProcess> {
         waiter.reject(new ExecutorError('QUEUE_FULL', isolateText.queueFull(maxQueue), { retryable: true }));
         return;
       }
-      if (!waiter.settled) cancel?.signal.addEventListener('abort', withdraw, { once: true });
+      if (!waiter.settled) listenForCancel();
       // Served or not, the spares and the waiters are covered again.
       this.#ensureCapacity();
     });

@@ -17,6 +17,20 @@ export interface Waiter<P> {
   nested: boolean;
 }
 
+/** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
+export interface AcquireCancel {
+  signal: AbortSignal;
+  error: () => ExecutorError;
+}
+
+/** What a run asks the queue for. */
+export interface WaiterRequest<P> {
+  nested: boolean;
+  /** An invocation of a retained execution: that process, and the error when it ends first. */
+  target?: { process: P; lost: () => ExecutorError } | undefined;
+  cancel?: AcquireCancel | undefined;
+}
+
 export class WaiterQueue<P> {
   #waiters: Waiter<P>[] = [];
   /** Waiters any member can serve (not an invocation of a retained execution). */
@@ -41,7 +55,41 @@ export class WaiterQueue<P> {
     return this.#waiters[index];
   }
 
-  push(waiter: Waiter<P>): void {
+  /**
+   * Queues a waiter that settles through `resolve` and `reject`. `listenForCancel`, called while
+   * it still waits, lets its caller's signal withdraw it; once served or failed it stops listening.
+   */
+  enqueue(
+    request: WaiterRequest<P>,
+    resolve: (process: P) => void,
+    reject: (error: unknown) => void,
+  ): { waiter: Waiter<P>; listenForCancel: () => void } {
+    const { cancel, target } = request;
+    const withdraw = () => {
+      if (this.remove(waiter)) reject(cancel!.error());
+    };
+    const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
+    const waiter: Waiter<P> = {
+      settled: false,
+      nested: request.nested,
+      resolve: (sandbox) => {
+        stopListening();
+        resolve(sandbox);
+      },
+      reject: (error) => {
+        stopListening();
+        reject(error);
+      },
+    };
+    if (target !== undefined) {
+      waiter.target = target.process;
+      waiter.lost = target.lost;
+    }
+    this.#push(waiter);
+    return { waiter, listenForCancel: () => cancel?.signal.addEventListener('abort', withdraw, { once: true }) };
+  }
+
+  #push(waiter: Waiter<P>): void {
     if (waiter.target === undefined) this.#untargeted += 1;
     if (waiter.nested) this.#nested += 1;
     this.#waiters.push(waiter);
