@@ -69,7 +69,7 @@ export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool<SandboxProcess>;
   readonly #confinement: Confinement;
-  readonly #retained: RetainedExecutions;
+  readonly #retained: RetainedExecutions<SandboxProcess>;
   readonly #runs = new Set<Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
@@ -284,7 +284,7 @@ export class IsolateExecutor implements Executor {
     method: CancellableMethod,
     signal: AbortSignal | undefined,
     member: SandboxProcess,
-    slot: RetainSlot | undefined,
+    slot: RetainSlot<SandboxProcess> | undefined,
     spec: RunSpec,
   ): Promise<ExecuteResult> {
     if (signal?.aborted) {
@@ -307,7 +307,12 @@ export class IsolateExecutor implements Executor {
     );
   }
 
-  async #supervise(run: Run, member: SandboxProcess, slot: RetainSlot | undefined, spec: RunSpec): Promise<RunOutcome> {
+  async #supervise(
+    run: Run,
+    member: SandboxProcess,
+    slot: RetainSlot<SandboxProcess> | undefined,
+    spec: RunSpec,
+  ): Promise<RunOutcome> {
     this.#runs.add(run);
     const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));

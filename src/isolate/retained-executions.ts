@@ -11,11 +11,17 @@
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
 import type { IsolateSettings } from './options.js';
-import type { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 
-export interface RetainedExecution {
-  readonly member: SandboxProcess;
+/** What a retained execution needs of the process it lives in (a sandbox process; a fake in unit tests). */
+export interface RetainingProcess {
+  readonly alive: boolean;
+  /** Settles once the process has exited. */
+  readonly ended: Promise<unknown>;
+}
+
+export interface RetainedExecution<M extends RetainingProcess> {
+  readonly member: M;
   /** Its worker's fetches still go to the outbound it was loaded with. */
   readonly outbound: OutboundFetch | null;
   /** Its handle calls in flight; while there are none, it is idle. */
@@ -33,21 +39,21 @@ export type RetainedClosedObserver = (executionId: string) => void;
  * The place of one execution that asked to retain, from its admission until its run settles:
  * `fill` when the run retained it, `free` in any case after (a no-op once filled).
  */
-export interface RetainSlot {
-  fill(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void;
+export interface RetainSlot<M extends RetainingProcess> {
+  fill(executionId: string, member: M, outbound: OutboundFetch | null): void;
   free(): void;
 }
 
 /** How many closed execution ids keep their own text for a later call that names them. */
 const CLOSED_IDS_REMEMBERED = 1024;
 
-export class RetainedExecutions {
+export class RetainedExecutions<M extends RetainingProcess> {
   readonly #settings: Pick<IsolateSettings, 'maxRetained' | 'retainedIdleTimeoutMs'>;
   /** Releases the execution's worker in its process, and lets the pool end that process. */
-  readonly #release: (member: SandboxProcess, executionId: string) => void;
-  readonly #byId = new Map<string, RetainedExecution>();
+  readonly #release: (member: M, executionId: string) => void;
+  readonly #byId = new Map<string, RetainedExecution<M>>();
   /** How many live in each process (one, as each holds a process of its own). */
-  readonly #perMember = new Map<SandboxProcess, number>();
+  readonly #perMember = new Map<M, number>();
   /** Executions running that asked to retain: they count against `pool.maxRetained` already. */
   #reserved = 0;
   /** Recently closed execution ids, and what a later call naming one is told. */
@@ -56,7 +62,7 @@ export class RetainedExecutions {
 
   constructor(
     settings: Pick<IsolateSettings, 'maxRetained' | 'retainedIdleTimeoutMs'>,
-    release: (member: SandboxProcess, executionId: string) => void,
+    release: (member: M, executionId: string) => void,
   ) {
     this.#settings = settings;
     this.#release = release;
@@ -76,12 +82,12 @@ export class RetainedExecutions {
   }
 
   /** How many retained executions live in that process. */
-  heldBy(member: SandboxProcess): number {
+  heldBy(member: M): number {
     return this.#perMember.get(member) ?? 0;
   }
 
   /** Counts an execution that asks to retain, until its slot is filled or freed; refused past `pool.maxRetained`. */
-  reserve(): RetainSlot {
+  reserve(): RetainSlot<M> {
     const { maxRetained } = this.#settings;
     if (this.#byId.size + this.#reserved >= maxRetained)
       throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
@@ -103,8 +109,14 @@ export class RetainedExecutions {
     };
   }
 
-  #add(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void {
-    const retained: RetainedExecution = { member, outbound, calls: 0, idleSince: performance.now(), expiry: undefined };
+  #add(executionId: string, member: M, outbound: OutboundFetch | null): void {
+    const retained: RetainedExecution<M> = {
+      member,
+      outbound,
+      calls: 0,
+      idleSince: performance.now(),
+      expiry: undefined,
+    };
     this.#byId.set(executionId, retained);
     this.#perMember.set(member, this.heldBy(member) + 1);
     this.#armExpiry(executionId, retained);
@@ -116,7 +128,7 @@ export class RetainedExecutions {
   }
 
   /** The live execution of that id, or `HANDLE_NOT_FOUND` saying why there is none. */
-  find(executionId: string): RetainedExecution {
+  find(executionId: string): RetainedExecution<M> {
     const retained = this.#byId.get(executionId);
     if (retained === undefined) {
       const closed = this.#closed.get(executionId) ?? isolateText.executionNotFound(executionId);
@@ -130,12 +142,12 @@ export class RetainedExecutions {
   }
 
   /** A call starts: not idle until the last one settles, when its time-to-live starts again. */
-  beginCall(retained: RetainedExecution): void {
+  beginCall(retained: RetainedExecution<M>): void {
     retained.calls += 1;
     clearTimeout(retained.expiry);
   }
 
-  endCall(executionId: string, retained: RetainedExecution): void {
+  endCall(executionId: string, retained: RetainedExecution<M>): void {
     retained.calls -= 1;
     if (retained.calls === 0 && this.#byId.get(executionId) === retained) this.#armExpiry(executionId, retained);
   }
@@ -177,7 +189,7 @@ export class RetainedExecutions {
     this.#perMember.clear();
   }
 
-  #armExpiry(executionId: string, retained: RetainedExecution): void {
+  #armExpiry(executionId: string, retained: RetainedExecution<M>): void {
     const { retainedIdleTimeoutMs } = this.#settings;
     retained.idleSince = performance.now();
     clearTimeout(retained.expiry);
