@@ -27,7 +27,7 @@ import {
 } from '../isolate/options/table.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
-import { SERVER_DEFAULTS, TOKEN_ENV } from './server-options.js';
+import { SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
   formatCgroupNotAbsolute,
@@ -162,21 +162,10 @@ export class UsageError extends Error {
 /** The IsolateExecutor options the command line sets; unset ones keep IsolateExecutor's defaults. */
 type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions; limits: IsolateLimitOptions };
 
-/** Flag name → server option, with the smallest value each takes. */
-const SERVER_FLAGS = [
-  ['max-message-size', 'maxMessageSize', 1],
-  ['max-executions-per-connection', 'maxExecutionsPerConnection', 1],
-  ['client-ping-interval', 'clientPingInterval', 1],
-  ['max-connections', 'maxConnections', 1],
-  ['max-send-buffer', 'maxSendBuffer', 1],
-  ['handshake-timeout', 'handshakeTimeout', 1],
-  ['max-unauthenticated-per-peer', 'maxUnauthenticatedPerPeer', 1],
-  ['drain-timeout', 'drainTimeout', 0],
-  ['max-rpc-exports', 'maxRpcExports', 1],
-  ['max-rpc-imports', 'maxRpcImports', 1],
-  ['max-retained-per-connection', 'maxRetainedPerConnection', 1],
-  ['retained-idle-timeout', 'retainedIdleTimeout', 1],
-] as const;
+/** Flag name → server option, with the smallest value each takes (from `SERVER_NUMBERS`). */
+const SERVER_FLAGS = (
+  Object.entries(SERVER_NUMBERS) as [keyof typeof SERVER_NUMBERS, { min: number; flag: string }][]
+).map(([option, { min, flag }]) => [flag, option, min] as const);
 
 const STRING_FLAGS = [
   'host',

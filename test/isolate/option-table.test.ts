@@ -16,6 +16,7 @@ import {
   TOP_NUMBERS,
 } from '../../src/isolate/options/table.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
+import { resolveServerOptions, SERVER_NUMBERS } from '../../src/server/server-options.js';
 
 const docs = readFileSync(new URL('../../docs/isolate.md', import.meta.url), 'utf8');
 
@@ -114,5 +115,34 @@ describe('the option table', () => {
       expect([`\`${value}\``, mib(value)]).toContain(cell);
     }
     expect(rows.get('timeout')).toBe(`\`${DEFAULT_TIMEOUT_MS}\``);
+  });
+
+  it("bounds the daemon's own integer options the same in createExecutorServer and on the command line", () => {
+    const executor = { execute: async () => ({ result: undefined, logs: [] }) } as never;
+    for (const [name, { min, flag }] of Object.entries(SERVER_NUMBERS)) {
+      const serverTakes = (value: number) => {
+        try {
+          resolveServerOptions({ executor, [name]: value });
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      const cliTakes = (value: number) => {
+        try {
+          parseCommandLine(['serve', `--${flag}`, String(value)], {});
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect({ name, server: serverTakes(min - 1), cli: cliTakes(min - 1) }).toEqual({
+        name,
+        server: false,
+        cli: false,
+      });
+      expect({ name, server: serverTakes(min), cli: cliTakes(min) }).toEqual({ name, server: true, cli: true });
+      expect(USAGE).toContain(`  --${flag} <`);
+    }
   });
 });
