@@ -6,22 +6,26 @@
  *   grows from nothing in the cold burst, and the warm bursts find it grown) against the reference
  *   (one POST per program to wrangler dev), in rounds that alternate the two sides.
  * - Trivial throughput at N = 400 on both sides.
- * - Ours only: the same bursts with 4 spinning programs mixed in (cpuTimeout 1 s; a spin wedges
- *   wrangler dev), beside bursts without them in the same rounds; and the pool's PSS while N
- *   programs run at once.
+ * - Ours only: N = 1000 (the reference does not hold at 400); the same bursts with 4 spinning
+ *   programs mixed in (cpuTimeout 1 s; a spin wedges wrangler dev), beside bursts without them in
+ *   the same rounds; and the pool's PSS while N programs run at once.
+ * Each burst on ours also reads the host's CPU and the pool's peak RSS (burst.ts).
  */
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../src/protocol/dispatch.js';
-import { messageOf } from '../src/protocol/errors.js';
 import { formatCpuTimeout } from '../src/protocol/texts.js';
+import { type Burst, burst, describeFailures } from './burst.js';
 import { runDialect } from './ours.js';
 import { note } from './progress.js';
 import type { ReferencePeer } from './reference-peer.js';
 import { THREE_WAITS, TRIVIAL_WORKLOAD, type Workload } from './workloads.js';
 
 export const LOAD_SIZES = [10, 100, 400] as const;
-export type LoadSize = (typeof LOAD_SIZES)[number];
+/** Ours only, after wrangler dev is stopped: the reference does not hold at 400. */
+export const OURS_ONLY_LOAD_SIZES = [1000] as const;
+export type LoadSize = (typeof LOAD_SIZES)[number] | (typeof OURS_ONLY_LOAD_SIZES)[number];
+type SpinMixSize = (typeof LOAD_SIZES)[number];
 const THROUGHPUT_SIZE = 400;
 export const SPINNERS = 4;
 export const SPIN_CPU_BOUND_MS = 1_000;
@@ -31,52 +35,12 @@ export interface LoadPlan {
   loadRounds: number;
 }
 
-/** One burst: N programs started together. */
-export interface Burst {
-  makespanMs: number;
-  /** Per program that succeeded, ms from its start to its result. */
-  latencies: number[];
-  /** Programs that failed (a wrong result, a rejection), and how many of them were QUEUE_FULL. */
-  failures: number;
-  queueFull: number;
-  firstFailure: string | undefined;
-}
-
-/** Runs `n` programs at once and times each and the whole. Failures are counted, not thrown. */
-async function burst(n: number, once: () => Promise<void>): Promise<Burst> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let queueFull = 0;
-  let firstFailure: string | undefined;
-  const start = performance.now();
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      const begun = performance.now();
-      try {
-        await once();
-        latencies.push(performance.now() - begun);
-      } catch (error) {
-        failures += 1;
-        if ((error as { code?: unknown }).code === 'QUEUE_FULL') queueFull += 1;
-        firstFailure ??= messageOf(error).split('\n')[0];
-      }
-    }),
-  );
-  return { makespanMs: performance.now() - start, latencies, failures, queueFull, firstFailure };
-}
-
-function describeFailures(side: string, n: number, result: Burst): void {
-  if (result.failures > 0)
-    note(
-      `${side}, N = ${n}: ${result.failures} of ${n} failed (${result.queueFull} QUEUE_FULL): ${result.firstFailure}`,
-    );
-}
-
 export interface LoadFigures {
   n: LoadSize;
   /** Ours: the first burst on a fresh executor, whose pool grows from nothing. */
   oursCold: Burst;
   oursWarm: Burst[];
+  /** Empty for the sizes run on ours only. */
   reference: Burst[];
   /** The pool after the bursts: its bound and how many processes it started. */
   maxWorkers: number;
@@ -132,10 +96,13 @@ function defaultExecutor(track: (executor: IsolateExecutor) => void): {
 
 const oursOnce = (dialect: CodemodeExecutor, workload: Workload) => () => runDialect('ours (load)', dialect, workload);
 
-/** Ours and the reference, N programs at once, in rounds that alternate which side goes first. */
+/**
+ * Ours and the reference, N programs at once, in rounds that alternate which side goes first;
+ * ours alone when there is no reference.
+ */
 export async function measureLoad(
   plan: LoadPlan,
-  reference: ReferencePeer,
+  reference: ReferencePeer | undefined,
   track: (executor: IsolateExecutor) => void,
   sizes: readonly LoadSize[],
 ): Promise<LoadFigures[]> {
@@ -143,18 +110,19 @@ export async function measureLoad(
   for (const n of sizes) {
     const { executor, dialect } = defaultExecutor(track);
     const ours = oursOnce(dialect, THREE_WAITS);
-    const theirs = () => reference.run(THREE_WAITS);
-    const oursCold = await burst(n, ours);
+    const theirs = reference === undefined ? undefined : () => reference.run(THREE_WAITS);
+    const oursCold = await burst(n, ours, executor);
     describeFailures('ours, cold', n, oursCold);
     await growPool(executor, n);
-    describeFailures('reference, warm-up', n, await burst(n, theirs));
+    if (theirs !== undefined) describeFailures('reference, warm-up', n, await burst(n, theirs));
+    else describeFailures('ours, warm-up', n, await burst(n, ours, executor));
     const oursWarm: Burst[] = [];
     const referenceBursts: Burst[] = [];
     for (let round = 0; round < plan.loadRounds; round++) {
       const order = round % 2 === 0 ? ['ours', 'reference'] : ['reference', 'ours'];
       for (const side of order) {
-        if (side === 'ours') oursWarm.push(await burst(n, ours));
-        else referenceBursts.push(await burst(n, theirs));
+        if (side === 'ours') oursWarm.push(await burst(n, ours, executor));
+        else if (theirs !== undefined) referenceBursts.push(await burst(n, theirs));
       }
     }
     for (const result of oursWarm) describeFailures('ours, warm', n, result);
@@ -203,7 +171,7 @@ export async function measureThroughput(
 }
 
 export interface SpinMixFigures {
-  n: LoadSize;
+  n: SpinMixSize;
   /** The N waiting programs alone, and beside the spinners, in the same rounds. */
   alone: Burst[];
   withSpinners: Burst[];

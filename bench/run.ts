@@ -11,9 +11,9 @@
  *   throughput at N = 400.
  * - The runtime phase (runtime.ts): upstream's runtime on ours in Node beside the same runtime in a
  *   Durable Object under wrangler dev: three reads, a pause then an approve, a snippet run.
- * - Ours only: the load with spinning programs mixed in, the pool's PSS under load, cold start, a
- *   spin at a 500 ms bound, healing after a kill, RSS per pool member, and what confinement costs
- *   (cold start and a trivial run, confined against unconfined).
+ * - Ours only: the load at N = 1000, the load with spinning programs mixed in, the pool's PSS
+ *   under load, cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member,
+ *   and what confinement costs (cold start and a trivial run, confined against unconfined).
  *
  * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
  * end, on error, and on Ctrl-C.
@@ -29,7 +29,15 @@ import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
 import { coldStart, healAfterKill, memberRss, poolSettled, spinToTimeout } from './isolate-measures.js';
-import { LOAD_SIZES, measureLoad, measurePoolMemory, measureSpinMix, measureThroughput, SPINNERS } from './load.js';
+import {
+  LOAD_SIZES,
+  measureLoad,
+  measurePoolMemory,
+  measureSpinMix,
+  measureThroughput,
+  OURS_ONLY_LOAD_SIZES,
+  SPINNERS,
+} from './load.js';
 import { type LoadResults, printLoadReport } from './load-report.js';
 import { runDialect, runNative } from './ours.js';
 import { note, phase } from './progress.js';
@@ -215,6 +223,12 @@ async function bench(
   load.push(...(await phase(loadTitle([largest]), () => measureLoad(plan, revived, track, [largest]))));
 
   await phase('stopping wrangler dev and the daemon (the rest is ours only)', () => resources.stopPeers());
+  load.push(
+    ...(await phase(
+      `load: N in {${OURS_ONLY_LOAD_SIZES.join(', ')}} programs at once, ours only, ${plan.loadRounds} measured bursts`,
+      () => measureLoad(plan, undefined, track, OURS_ONLY_LOAD_SIZES),
+    )),
+  );
 
   const spinMix = await phase(
     `load with ${SPINNERS} spinning programs mixed in, ours only, ${plan.loadRounds} rounds per N`,

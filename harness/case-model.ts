@@ -63,7 +63,7 @@ export interface CaseOptions {
   countHostWaits?: boolean;
   bareRecord?: boolean;
   /** Report the host functions called by the time `execute` settled, as the outcome's `calls`. */
-  recordCalls?: boolean;
+  recordCalls?: true;
 }
 
 export type Matcher = { match: string } | { any: true } | { absent: true };

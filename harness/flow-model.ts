@@ -58,7 +58,7 @@ interface StepTarget {
 }
 
 /** One call on the handle. Executions are named by the label their execute step gave them. */
-type FlowAction =
+type HandleCall =
   | { execute: string; as?: string }
   | { run: string; input?: unknown; as?: string }
   | { approve: string }
@@ -74,11 +74,15 @@ type FlowAction =
   | { expirePaused: number | null }
   | { deleteExecution: string }
   | { pruneExecutions: number }
-  | { tool: true }
+  | { tool: true };
+
+/** What a step does: a call on the handle, or one of the steps that only a step can be. */
+type FlowAction =
+  | HandleCall
   | { wait: number }
   | { restart: true }
   /** Calls started together; the value is each one's `{ value }` or `{ threw }`, in order. */
-  | { concurrent: Array<FlowAction & StepTarget> };
+  | { concurrent: Array<HandleCall & StepTarget> };
 
 export type FlowCall = FlowAction & StepTarget;
 

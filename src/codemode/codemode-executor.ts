@@ -11,9 +11,15 @@ import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
 import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
-import { normalizeCode } from './normalize.js';
+import { DEFAULT_NORMALIZE_CACHE_CHARS, NormalizedCode } from './normalized-code.js';
 import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
-import { BARE_RECORD_DEPRECATION, formatCodeTooLarge, formatMaxCodeBytesInvalid, LOG_PREFIXES } from './texts.js';
+import {
+  BARE_RECORD_DEPRECATION,
+  formatCodeTooLarge,
+  formatMaxCodeBytesInvalid,
+  formatNormalizeCacheCharsInvalid,
+  LOG_PREFIXES,
+} from './texts.js';
 import type { CodemodeExecuteResult, ExtendedExecuteOptions, ExtendedProvider, ToolFunction } from './types.js';
 
 /** The namespace a bare record is bound to, as in the dialect. */
@@ -41,11 +47,18 @@ export interface CodemodeExecutorOptions {
    * parse of megabytes stalls the host). Default 1 MiB, as the native `limits.maxCodeBytes`.
    */
   maxCodeBytes?: number | undefined;
+  /**
+   * How many characters of code, with its normalized form, the executor remembers so that a
+   * program sent again is not parsed again (least recently used first out). Default 1 Mi
+   * characters; 0 turns the memory off.
+   */
+  normalizeCacheChars?: number | undefined;
 }
 
 export class CodemodeExecutor {
   readonly #native: Executor;
   readonly #maxCodeBytes: number;
+  readonly #normalized: NormalizedCode;
 
   constructor(native: Executor, options?: CodemodeExecutorOptions) {
     // Refused here rather than at the first execute(), where it would fail far from the mistake.
@@ -56,6 +69,12 @@ export class CodemodeExecutor {
       throw new TypeError(formatMaxCodeBytesInvalid(describeValue(maxCodeBytes)));
     }
     this.#maxCodeBytes = maxCodeBytes;
+    const cacheChars: unknown =
+      options?.normalizeCacheChars === undefined ? DEFAULT_NORMALIZE_CACHE_CHARS : options.normalizeCacheChars;
+    if (typeof cacheChars !== 'number' || !Number.isSafeInteger(cacheChars) || cacheChars < 0) {
+      throw new TypeError(formatNormalizeCacheCharsInvalid(describeValue(cacheChars)));
+    }
+    this.#normalized = new NormalizedCode(cacheChars);
   }
 
   async execute(
@@ -77,7 +96,7 @@ export class CodemodeExecutor {
     const plan = planExecution(providers, connectors);
     const guard: CompletionGuard = { active: true };
     const request: ExecuteRequest = {
-      code: normalizeCode(code),
+      code: this.#normalized.of(code),
       providers: plan.descriptors,
       dispatch: createDispatch(plan.handlers, guard),
       // The dialect measures wall-clock time, so a slow tool times the run out.

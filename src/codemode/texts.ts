@@ -81,3 +81,7 @@ export function formatCodeTooLarge(size: number, cap: number): string {
 export function formatMaxCodeBytesInvalid(got: string): string {
   return `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${got}.`;
 }
+
+export function formatNormalizeCacheCharsInvalid(got: string): string {
+  return `CodemodeExecutor option normalizeCacheChars must be a whole number of characters, 0 to remember none, or undefined (1 Mi), got ${got}.`;
+}

@@ -17,6 +17,7 @@ export {
   defaultMaxWorkers,
   LIMIT_MAXIMA,
 } from './options.js';
-export type { MemberState, PoolEnds, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool.js';
+export type { PoolEnds } from './pool/member.js';
+export type { MemberState, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
 export type { RetainedClosedObserver } from './retained-executions.js';
 export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';

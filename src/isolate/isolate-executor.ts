@@ -19,16 +19,18 @@ import { type Confinement, type ConfinementOption, resolveConfinement } from './
 import { confinementText } from './confinement/texts.js';
 import { buildEntryModule } from './entry-module.js';
 import { LoopHold } from './loop-hold.js';
-import { checkDelegatedCgroup } from './member-cgroup.js';
-import { lowerMemberPriority } from './member-priority.js';
+import { launcherFor } from './member-launcher.js';
 import { dispatchWithinFrame, isNestedIn } from './nesting.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
 import { OutboundServer } from './outbound-server.js';
-import { type AcquireCancel, Pool, type PoolStats, type PoolStatsOptions } from './pool.js';
+import { systemClock } from './pool/clock.js';
+import { Pool } from './pool/pool.js';
+import type { PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
+import type { AcquireCancel } from './pool/waiter-queue.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
-import { type RetainedClosedObserver, RetainedExecutions } from './retained-executions.js';
+import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
-import { SandboxProcess } from './sandbox-process.js';
+import type { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
@@ -65,25 +67,29 @@ export type RunObserver = (report: RunReport) => void;
 
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
-  readonly #pool: Pool;
+  readonly #pool: Pool<SandboxProcess>;
   readonly #confinement: Confinement;
-  readonly #retained: RetainedExecutions;
+  readonly #retained: RetainedExecutions<SandboxProcess>;
   readonly #runs = new Set<Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
   #disposing: Promise<void> | undefined;
-  #cgroupChecked = false;
 
   constructor(options?: IsolateExecutorOptions) {
     this.#settings = resolveSettings(options);
     // Detected once per process; 'required' throws here, naming what this host is missing.
     this.#confinement = resolveConfinement(this.#settings.confinement, resolveWorkerdBinary);
     this.#relay = new OutboundServer(this.#settings.limits.maxRequestBodyBytes);
-    this.#pool = new Pool(this.#settings, () => this.#launch());
     this.#retained = new RetainedExecutions(this.#settings, (member, executionId) => {
       if (member.alive) member.send({ t: 'release', exec: executionId });
-      this.#pool.closeRetained(member, executionId);
+      this.#pool.retainedClosed(member);
+    });
+    this.#pool = new Pool({
+      settings: this.#settings,
+      launch: launcherFor(this.#settings, this.#confinement, this.#relay),
+      clock: systemClock,
+      retainedOn: (member) => this.#retained.heldBy(member),
     });
   }
 
@@ -101,15 +107,15 @@ export class IsolateExecutor implements Executor {
     const entry = buildEntryModule(checked.code, checked.providers);
     const nested = isNestedIn(this);
     // Counted from here until its run has settled (and retained it or not): see #supervise.
-    if (checked.retainHandles) this.#retained.reserve();
+    const slot = checked.retainHandles ? this.#retained.reserve() : undefined;
     return this.#hold.during(async () => {
       const member = await this.#pool
         .acquire(undefined, this.#cancelFor('execute', signal), nested)
         .catch((error: unknown) => {
-          if (checked.retainHandles) this.#retained.unreserve();
+          slot?.free();
           throw error;
         });
-      return this.#run('execute', signal, member, {
+      return this.#run('execute', signal, member, slot, {
         id,
         start: {
           t: 'run',
@@ -160,7 +166,7 @@ export class IsolateExecutor implements Executor {
         this.#cancelFor('invokeHandle', signal),
         nested,
       );
-      return this.#run('invokeHandle', signal, member, {
+      return this.#run('invokeHandle', signal, member, undefined, {
         id,
         start: {
           t: 'invoke',
@@ -278,15 +284,16 @@ export class IsolateExecutor implements Executor {
     method: CancellableMethod,
     signal: AbortSignal | undefined,
     member: SandboxProcess,
+    slot: RetainSlot<SandboxProcess> | undefined,
     spec: RunSpec,
   ): Promise<ExecuteResult> {
     if (signal?.aborted) {
-      if (spec.retain) this.#retained.unreserve();
+      slot?.free();
       this.#pool.release(member, 'keep');
       return Promise.reject(cancellationError(method, signal));
     }
     const run = new Run(member, spec);
-    const supervised = this.#supervise(run, member, spec);
+    const supervised = this.#supervise(run, member, slot, spec);
     void supervised.then(
       (outcome) => this.#report({ kind: method, cpuMs: outcome.cpuMs }),
       () => undefined,
@@ -300,7 +307,12 @@ export class IsolateExecutor implements Executor {
     );
   }
 
-  async #supervise(run: Run, member: SandboxProcess, spec: RunSpec): Promise<RunOutcome> {
+  async #supervise(
+    run: Run,
+    member: SandboxProcess,
+    slot: RetainSlot<SandboxProcess> | undefined,
+    spec: RunSpec,
+  ): Promise<RunOutcome> {
     this.#runs.add(run);
     const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));
@@ -309,43 +321,14 @@ export class IsolateExecutor implements Executor {
       run.start();
       const outcome = await run.outcome;
       fate = outcome.fate;
-      if (outcome.retained) {
-        // Before the release, so the pool never gives the process another execution.
-        this.#pool.retain(member, spec.id);
-        this.#retained.add(spec.id, member, spec.outbound);
-      }
+      // Before the release, so the pool never gives the process another execution.
+      if (outcome.retained) slot?.fill(spec.id, member, spec.outbound);
       return outcome;
     } finally {
-      if (spec.retain) this.#retained.unreserve();
+      slot?.free();
       relay?.drop(spec.id);
       this.#runs.delete(run);
       this.#pool.release(member, fate);
-    }
-  }
-
-  async #launch(): Promise<SandboxProcess> {
-    try {
-      const { cgroup, memoryLimitMb } = this.#settings;
-      if (cgroup !== null && !this.#cgroupChecked) {
-        checkDelegatedCgroup(cgroup);
-        this.#cgroupChecked = true;
-      }
-      const member = await SandboxProcess.start({
-        binary: resolveWorkerdBinary(),
-        relay: this.#relay,
-        heapLimitMb: this.#settings.heapLimitMb,
-        limits: this.#settings.limits,
-        startupTimeoutMs: this.#settings.startupTimeoutMs,
-        confinement: this.#confinement.confined ? this.#confinement.plan : undefined,
-        cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
-      });
-      lowerMemberPriority(member.pid, () => member.alive);
-      return member;
-    } catch (error) {
-      if (error instanceof ExecutorError) throw error;
-      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {
-        cause: error,
-      });
     }
   }
 }

@@ -1,18 +1,27 @@
 /**
  * The retained executions of one IsolateExecutor (`retainHandles`), and their bounds: at most
  * `pool.maxRetained` at once (counting the executions still running that asked to retain), and
- * each closed after `pool.retainedIdleTimeoutMs` without a call. Each holds a process of its own
- * (pool.ts), which ends when it is closed. A closed id is remembered for a while, so a later call
- * that names it is told why it is gone.
+ * each closed after `pool.retainedIdleTimeoutMs` without a call. Each holds a process of its own,
+ * which ends when it is closed. A closed id is remembered for a while, so a later call that names
+ * it is told why it is gone.
+ *
+ * The one owner of retained executions on the host: the executor holds a `RetainSlot` while a run
+ * that asked to retain is in flight, and the pool asks `heldBy` whether a process must drain.
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { OutboundFetch } from '../protocol/types.js';
 import type { IsolateSettings } from './options.js';
-import type { SandboxProcess } from './sandbox-process.js';
 import { isolateText } from './texts.js';
 
-export interface RetainedExecution {
-  readonly member: SandboxProcess;
+/** What a retained execution needs of the process it lives in (a sandbox process; a fake in unit tests). */
+export interface RetainingProcess {
+  readonly alive: boolean;
+  /** Settles once the process has exited. */
+  readonly ended: Promise<unknown>;
+}
+
+export interface RetainedExecution<M extends RetainingProcess> {
+  readonly member: M;
   /** Its worker's fetches still go to the outbound it was loaded with. */
   readonly outbound: OutboundFetch | null;
   /** Its handle calls in flight; while there are none, it is idle. */
@@ -20,20 +29,31 @@ export interface RetainedExecution {
   /** When its last call settled (`performance.now()`). */
   idleSince: number;
   /** Closes it at `pool.retainedIdleTimeoutMs` of idleness. */
-  expiry: NodeJS.Timeout | undefined;
+  expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
 export type RetainedClosedObserver = (executionId: string) => void;
 
+/**
+ * The place of one execution that asked to retain, from its admission until its run settles:
+ * `fill` when the run retained it, `free` in any case after (a no-op once filled).
+ */
+export interface RetainSlot<M extends RetainingProcess> {
+  fill(executionId: string, member: M, outbound: OutboundFetch | null): void;
+  free(): void;
+}
+
 /** How many closed execution ids keep their own text for a later call that names them. */
 const CLOSED_IDS_REMEMBERED = 1024;
 
-export class RetainedExecutions {
+export class RetainedExecutions<M extends RetainingProcess> {
   readonly #settings: Pick<IsolateSettings, 'maxRetained' | 'retainedIdleTimeoutMs'>;
   /** Releases the execution's worker in its process, and lets the pool end that process. */
-  readonly #release: (member: SandboxProcess, executionId: string) => void;
-  readonly #byId = new Map<string, RetainedExecution>();
+  readonly #release: (member: M, executionId: string) => void;
+  readonly #byId = new Map<string, RetainedExecution<M>>();
+  /** How many live in each process (one, as each holds a process of its own). */
+  readonly #perMember = new Map<M, number>();
   /** Executions running that asked to retain: they count against `pool.maxRetained` already. */
   #reserved = 0;
   /** Recently closed execution ids, and what a later call naming one is told. */
@@ -42,7 +62,7 @@ export class RetainedExecutions {
 
   constructor(
     settings: Pick<IsolateSettings, 'maxRetained' | 'retainedIdleTimeoutMs'>,
-    release: (member: SandboxProcess, executionId: string) => void,
+    release: (member: M, executionId: string) => void,
   ) {
     this.#settings = settings;
     this.#release = release;
@@ -61,22 +81,44 @@ export class RetainedExecutions {
     return Math.round(oldest);
   }
 
-  /** Counts an execution that asks to retain, until `unreserve`; refused past `pool.maxRetained`. */
-  reserve(): void {
+  /** How many retained executions live in that process. */
+  heldBy(member: M): number {
+    return this.#perMember.get(member) ?? 0;
+  }
+
+  /** Counts an execution that asks to retain, until its slot is filled or freed; refused past `pool.maxRetained`. */
+  reserve(): RetainSlot<M> {
     const { maxRetained } = this.#settings;
     if (this.#byId.size + this.#reserved >= maxRetained)
       throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
     this.#reserved += 1;
+    let open = true;
+    const settle = () => {
+      if (!open) return false;
+      open = false;
+      this.#reserved -= 1;
+      return true;
+    };
+    return {
+      fill: (executionId, member, outbound) => {
+        if (settle()) this.#add(executionId, member, outbound);
+      },
+      free: () => {
+        settle();
+      },
+    };
   }
 
-  /** Its run has settled: retained (`add`, before this) or not. */
-  unreserve(): void {
-    this.#reserved -= 1;
-  }
-
-  add(executionId: string, member: SandboxProcess, outbound: OutboundFetch | null): void {
-    const retained: RetainedExecution = { member, outbound, calls: 0, idleSince: performance.now(), expiry: undefined };
+  #add(executionId: string, member: M, outbound: OutboundFetch | null): void {
+    const retained: RetainedExecution<M> = {
+      member,
+      outbound,
+      calls: 0,
+      idleSince: performance.now(),
+      expiry: undefined,
+    };
     this.#byId.set(executionId, retained);
+    this.#perMember.set(member, this.heldBy(member) + 1);
     this.#armExpiry(executionId, retained);
     // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
     void member.ended.then(() => {
@@ -86,7 +128,7 @@ export class RetainedExecutions {
   }
 
   /** The live execution of that id, or `HANDLE_NOT_FOUND` saying why there is none. */
-  find(executionId: string): RetainedExecution {
+  find(executionId: string): RetainedExecution<M> {
     const retained = this.#byId.get(executionId);
     if (retained === undefined) {
       const closed = this.#closed.get(executionId) ?? isolateText.executionNotFound(executionId);
@@ -100,12 +142,12 @@ export class RetainedExecutions {
   }
 
   /** A call starts: not idle until the last one settles, when its time-to-live starts again. */
-  beginCall(retained: RetainedExecution): void {
+  beginCall(retained: RetainedExecution<M>): void {
     retained.calls += 1;
     clearTimeout(retained.expiry);
   }
 
-  endCall(executionId: string, retained: RetainedExecution): void {
+  endCall(executionId: string, retained: RetainedExecution<M>): void {
     retained.calls -= 1;
     if (retained.calls === 0 && this.#byId.get(executionId) === retained) this.#armExpiry(executionId, retained);
   }
@@ -118,6 +160,9 @@ export class RetainedExecutions {
     const retained = this.#byId.get(executionId);
     if (retained === undefined) return;
     this.#byId.delete(executionId);
+    const left = this.heldBy(retained.member) - 1;
+    if (left > 0) this.#perMember.set(retained.member, left);
+    else this.#perMember.delete(retained.member);
     clearTimeout(retained.expiry);
     this.#closed.set(executionId, text);
     if (this.#closed.size > CLOSED_IDS_REMEMBERED) this.#closed.delete(this.#closed.keys().next().value!);
@@ -141,9 +186,10 @@ export class RetainedExecutions {
   clear(): void {
     for (const retained of this.#byId.values()) clearTimeout(retained.expiry);
     this.#byId.clear();
+    this.#perMember.clear();
   }
 
-  #armExpiry(executionId: string, retained: RetainedExecution): void {
+  #armExpiry(executionId: string, retained: RetainedExecution<M>): void {
     const { retainedIdleTimeoutMs } = this.#settings;
     retained.idleSince = performance.now();
     clearTimeout(retained.expiry);

@@ -14,13 +14,20 @@ import {
   defaultMaxWorkers,
   type IsolateExecutorOptions,
   type IsolateLimitOptions,
-  type IsolateLimits,
   type IsolatePoolOptions,
-  LIMIT_MAXIMA,
 } from '../isolate/index.js';
+import { isCgroupPath, minWorkersAboveMax, timeoutAboveMax } from '../isolate/options/rules.js';
+import {
+  CGROUP_FLAG,
+  LIMIT_NUMBERS,
+  type NumberRule,
+  POOL_NUMBERS,
+  smallestInteger,
+  TOP_NUMBERS,
+} from '../isolate/options/table.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
-import { SERVER_DEFAULTS, TOKEN_ENV } from './server-options.js';
+import { SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
   formatCgroupNotAbsolute,
@@ -37,36 +44,30 @@ import {
   TOKEN_EMPTY,
 } from './texts.js';
 
-/** Flag name → IsolateExecutor pool option, with the smallest value each takes. */
-const POOL_FLAGS = [
-  ['max-workers', 'maxWorkers', 1],
-  ['min-workers', 'minWorkers', 0],
-  ['spare', 'spare', 0],
-  ['idle-timeout-ms', 'idleTimeoutMs', 0],
-  ['max-starting', 'maxStarting', 1],
-  ['max-queue', 'maxQueue', 0],
-  ['recycle-after-runs', 'recycleAfterRuns', 1],
-  ['max-rss-mb', 'maxRssMb', 1],
-  ['heap-limit-mb', 'heapLimitMb', 16],
-  ['memory-limit-mb', 'memoryLimitMb', 64],
-] as const satisfies readonly (readonly [string, keyof IsolatePoolOptions, number])[];
+/** A daemon flag of an IsolateExecutor number option: the integers its rule in the option table takes. */
+interface NumberFlag<Option extends string> {
+  flag: string;
+  option: Option;
+  min: number;
+  max: number | undefined;
+}
 
-/** Flag name → IsolateExecutor size cap (`limits.*`); each takes 1 to the cap's maximum. */
-const LIMIT_FLAGS = [
-  ['max-code-bytes', 'maxCodeBytes'],
-  ['max-request-bytes', 'maxRequestBytes'],
-  ['max-result-bytes', 'maxResultBytes'],
-  ['max-tool-args-bytes', 'maxToolArgsBytes'],
-  ['max-tool-result-bytes', 'maxToolResultBytes'],
-  ['max-log-lines', 'maxLogLines'],
-  ['max-log-bytes', 'maxLogBytes'],
-  ['max-request-body-bytes', 'maxRequestBodyBytes'],
-  ['max-response-body-bytes', 'maxResponseBodyBytes'],
-  ['max-concurrent-fetches', 'maxConcurrentFetches'],
-  ['max-concurrent-tool-calls', 'maxConcurrentToolCalls'],
-  ['max-concurrent-tool-args-bytes', 'maxConcurrentToolArgsBytes'],
-  ['max-process-output-bytes', 'maxProcessOutputBytes'],
-] as const satisfies readonly (readonly [string, keyof IsolateLimits])[];
+function numberFlag<Option extends string>(option: Option, rule: NumberRule & { flag: string }): NumberFlag<Option> {
+  return { flag: rule.flag, option, min: smallestInteger(rule), max: rule.max };
+}
+
+function flagsOf<Option extends string>(table: Record<Option, NumberRule>): NumberFlag<Option>[] {
+  return (Object.entries(table) as [Option, NumberRule][]).flatMap(([option, rule]) =>
+    rule.flag === undefined ? [] : [numberFlag(option, { ...rule, flag: rule.flag })],
+  );
+}
+
+/** The pool options (`pool.*`) and size caps (`limits.*`) the command line sets, from the option table. */
+const POOL_FLAGS = flagsOf(POOL_NUMBERS);
+const LIMIT_FLAGS = flagsOf(LIMIT_NUMBERS);
+const TIMEOUT_FLAG = numberFlag('timeout', TOP_NUMBERS.timeout);
+const MAX_TIMEOUT_FLAG = numberFlag('maxTimeout', TOP_NUMBERS.maxTimeout);
+const CPU_TIMEOUT_FLAG = numberFlag('cpuTimeout', TOP_NUMBERS.cpuTimeout);
 
 const CONFINEMENT_CHOICES = CONFINEMENT_OPTIONS.join('|');
 
@@ -161,21 +162,10 @@ export class UsageError extends Error {
 /** The IsolateExecutor options the command line sets; unset ones keep IsolateExecutor's defaults. */
 type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions; limits: IsolateLimitOptions };
 
-/** Flag name → server option, with the smallest value each takes. */
-const SERVER_FLAGS = [
-  ['max-message-size', 'maxMessageSize', 1],
-  ['max-executions-per-connection', 'maxExecutionsPerConnection', 1],
-  ['client-ping-interval', 'clientPingInterval', 1],
-  ['max-connections', 'maxConnections', 1],
-  ['max-send-buffer', 'maxSendBuffer', 1],
-  ['handshake-timeout', 'handshakeTimeout', 1],
-  ['max-unauthenticated-per-peer', 'maxUnauthenticatedPerPeer', 1],
-  ['drain-timeout', 'drainTimeout', 0],
-  ['max-rpc-exports', 'maxRpcExports', 1],
-  ['max-rpc-imports', 'maxRpcImports', 1],
-  ['max-retained-per-connection', 'maxRetainedPerConnection', 1],
-  ['retained-idle-timeout', 'retainedIdleTimeout', 1],
-] as const;
+/** Flag name → server option, with the smallest value each takes (from `SERVER_NUMBERS`). */
+const SERVER_FLAGS = (
+  Object.entries(SERVER_NUMBERS) as [keyof typeof SERVER_NUMBERS, { min: number; flag: string }][]
+).map(([option, { min, flag }]) => [flag, option, min] as const);
 
 const STRING_FLAGS = [
   'host',
@@ -185,11 +175,11 @@ const STRING_FLAGS = [
   'admin-port',
   'admin-host',
   'log-format',
-  'timeout',
-  'max-timeout',
-  'cpu-timeout',
+  TIMEOUT_FLAG.flag,
+  MAX_TIMEOUT_FLAG.flag,
+  CPU_TIMEOUT_FLAG.flag,
   'confinement',
-  'cgroup',
+  CGROUP_FLAG,
 ];
 
 export type CliCommand =
@@ -221,8 +211,8 @@ function parseFailure(error: unknown): UsageError {
 const OPTIONS = {
   ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(SERVER_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
-  ...Object.fromEntries(POOL_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
-  ...Object.fromEntries(LIMIT_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(POOL_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }])),
+  ...Object.fromEntries(LIMIT_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }])),
   detached: { type: 'boolean' as const },
   'proxy-protocol': { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
@@ -297,22 +287,22 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   if (values['proxy-protocol'] === true) daemon.proxyProtocol = true;
 
   const executor: ExecutorFlags = { pool: {}, limits: {} };
-  for (const [flag, option, min] of POOL_FLAGS) {
-    const value = integer(flag, text(flag), min);
+  for (const { flag, option, min, max } of POOL_FLAGS) {
+    const value = integer(flag, text(flag), min, max);
     if (value !== undefined) executor.pool[option] = value;
   }
-  for (const [flag, option] of LIMIT_FLAGS) {
-    const value = integer(flag, text(flag), 1, LIMIT_MAXIMA[option]);
+  for (const { flag, option, min, max } of LIMIT_FLAGS) {
+    const value = integer(flag, text(flag), min, max);
     if (value !== undefined) executor.limits[option] = value;
   }
-  const { minWorkers = DEFAULT_POOL.minWorkers } = executor.pool;
-  const maxWorkers = executor.pool.maxWorkers ?? defaultMaxWorkers(executor.pool.memoryLimitMb);
-  if (minWorkers > maxWorkers) {
+  const workersBreach = minWorkersAboveMax(executor.pool);
+  if (workersBreach !== null) {
+    const { minWorkers, maxWorkers } = workersBreach;
     throw new UsageError(formatMinWorkersAboveMax(minWorkers, maxWorkers, executor.pool.maxWorkers !== undefined));
   }
-  const cgroup = text('cgroup');
+  const cgroup = text(CGROUP_FLAG);
   if (cgroup !== undefined) {
-    if (!cgroup.startsWith('/')) throw new UsageError(formatCgroupNotAbsolute(cgroup));
+    if (!isCgroupPath(cgroup)) throw new UsageError(formatCgroupNotAbsolute(cgroup));
     executor.pool.cgroup = cgroup;
   }
   const confinement = text('confinement');
@@ -322,17 +312,15 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     }
     executor.confinement = confinement as ConfinementOption;
   }
-  const cpuTimeout = integer('cpu-timeout', text('cpu-timeout'), 1);
-  if (cpuTimeout !== undefined) executor.cpuTimeout = cpuTimeout;
-  const timeout = integer('timeout', text('timeout'), 1);
-  if (timeout !== undefined) executor.timeout = timeout;
-  const maxTimeout = integer('max-timeout', text('max-timeout'), 1);
-  if (maxTimeout !== undefined) executor.maxTimeout = maxTimeout;
+  for (const { flag, option, min, max } of [CPU_TIMEOUT_FLAG, TIMEOUT_FLAG, MAX_TIMEOUT_FLAG]) {
+    const value = integer(flag, text(flag), min, max);
+    if (value !== undefined) executor[option] = value;
+  }
   // Checked here, so the text names the flags rather than IsolateExecutor's options.
-  const effectiveMax = maxTimeout ?? Math.max(DEFAULT_MAX_TIMEOUT_MS, timeout ?? DEFAULT_TIMEOUT_MS);
-  const effectiveTimeout = timeout ?? DEFAULT_TIMEOUT_MS;
-  if (effectiveTimeout > effectiveMax) {
-    throw new UsageError(formatTimeoutAboveMaxTimeout(effectiveTimeout, effectiveMax, timeout !== undefined));
+  const timeoutBreach = timeoutAboveMax(executor.timeout, executor.maxTimeout);
+  if (timeoutBreach !== null) {
+    const { timeout, maxTimeout } = timeoutBreach;
+    throw new UsageError(formatTimeoutAboveMaxTimeout(timeout, maxTimeout, executor.timeout !== undefined));
   }
   return { command: 'serve', daemon, executor };
 }

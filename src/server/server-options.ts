@@ -75,6 +75,29 @@ export const SERVER_DEFAULTS = {
   adminHost: '127.0.0.1',
 } as const;
 
+/**
+ * The server's integer options: the smallest value each takes, and the daemon's flag that sets it,
+ * written once for `resolveServerOptions` and the command line (cli-args.ts). In --help order.
+ */
+export const SERVER_NUMBERS = {
+  maxMessageSize: { min: 1, flag: 'max-message-size' },
+  maxExecutionsPerConnection: { min: 1, flag: 'max-executions-per-connection' },
+  clientPingInterval: { min: 1, flag: 'client-ping-interval' },
+  maxConnections: { min: 1, flag: 'max-connections' },
+  maxSendBuffer: { min: 1, flag: 'max-send-buffer' },
+  handshakeTimeout: { min: 1, flag: 'handshake-timeout' },
+  maxUnauthenticatedPerPeer: { min: 1, flag: 'max-unauthenticated-per-peer' },
+  drainTimeout: { min: 0, flag: 'drain-timeout' },
+  maxRpcExports: { min: 1, flag: 'max-rpc-exports' },
+  maxRpcImports: { min: 1, flag: 'max-rpc-imports' },
+  maxRetainedPerConnection: { min: 1, flag: 'max-retained-per-connection' },
+  retainedIdleTimeout: { min: 1, flag: 'retained-idle-timeout' },
+} as const satisfies Partial<
+  Record<keyof ExecutorServerOptions & keyof typeof SERVER_DEFAULTS, { min: number; flag: string }>
+>;
+
+type ServerNumber = keyof typeof SERVER_NUMBERS;
+
 export interface ServerSettings {
   executor: Executor;
   host: string;
@@ -147,6 +170,8 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     }
   }
   const { executor, token, daemonId, admin, log } = options;
+  const serverNumber = (name: ServerNumber) =>
+    integer(name, options[name], SERVER_DEFAULTS[name], SERVER_NUMBERS[name].min);
   const host = options.host ?? SERVER_DEFAULTS.host;
   if (typeof executor !== 'object' || executor === null)
     throw new TypeError(formatInvalidServerOption('executor', 'an Executor', executor));
@@ -181,34 +206,18 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     host,
     port: port('port', options.port, SERVER_DEFAULTS.port),
     token,
-    maxMessageSize: integer('maxMessageSize', options.maxMessageSize, SERVER_DEFAULTS.maxMessageSize),
-    maxExecutionsPerConnection: integer(
-      'maxExecutionsPerConnection',
-      options.maxExecutionsPerConnection,
-      SERVER_DEFAULTS.maxExecutionsPerConnection,
-    ),
-    clientPingInterval: integer('clientPingInterval', options.clientPingInterval, SERVER_DEFAULTS.clientPingInterval),
-    maxConnections: integer('maxConnections', options.maxConnections, SERVER_DEFAULTS.maxConnections),
-    maxSendBuffer: integer('maxSendBuffer', options.maxSendBuffer, SERVER_DEFAULTS.maxSendBuffer),
-    handshakeTimeout: integer('handshakeTimeout', options.handshakeTimeout, SERVER_DEFAULTS.handshakeTimeout),
-    maxUnauthenticatedPerPeer: integer(
-      'maxUnauthenticatedPerPeer',
-      options.maxUnauthenticatedPerPeer,
-      SERVER_DEFAULTS.maxUnauthenticatedPerPeer,
-    ),
-    drainTimeout: integer('drainTimeout', options.drainTimeout, SERVER_DEFAULTS.drainTimeout, 0),
-    maxRpcExports: integer('maxRpcExports', options.maxRpcExports, SERVER_DEFAULTS.maxRpcExports),
-    maxRpcImports: integer('maxRpcImports', options.maxRpcImports, SERVER_DEFAULTS.maxRpcImports),
-    maxRetainedPerConnection: integer(
-      'maxRetainedPerConnection',
-      options.maxRetainedPerConnection,
-      SERVER_DEFAULTS.maxRetainedPerConnection,
-    ),
-    retainedIdleTimeout: integer(
-      'retainedIdleTimeout',
-      options.retainedIdleTimeout,
-      SERVER_DEFAULTS.retainedIdleTimeout,
-    ),
+    maxMessageSize: serverNumber('maxMessageSize'),
+    maxExecutionsPerConnection: serverNumber('maxExecutionsPerConnection'),
+    clientPingInterval: serverNumber('clientPingInterval'),
+    maxConnections: serverNumber('maxConnections'),
+    maxSendBuffer: serverNumber('maxSendBuffer'),
+    handshakeTimeout: serverNumber('handshakeTimeout'),
+    maxUnauthenticatedPerPeer: serverNumber('maxUnauthenticatedPerPeer'),
+    drainTimeout: serverNumber('drainTimeout'),
+    maxRpcExports: serverNumber('maxRpcExports'),
+    maxRpcImports: serverNumber('maxRpcImports'),
+    maxRetainedPerConnection: serverNumber('maxRetainedPerConnection'),
+    retainedIdleTimeout: serverNumber('retainedIdleTimeout'),
     proxyProtocol: options.proxyProtocol ?? false,
     daemonId,
     admin: resolvedAdmin,

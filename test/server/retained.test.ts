@@ -4,8 +4,10 @@
  * retains and goes away leaves nothing held past it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { IsolateExecutor } from '../../src/isolate/index.js';
 import { ExecutorError, HANDLE_KEY } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
+import { createExecutorServer } from '../../src/server/index.js';
 import { NodeWebSocket, rejection } from '../remote/support/client.js';
 import { metricValue, startAdminDaemon, stopAllDaemons, waitUntil } from '../remote/support/daemon.js';
 
@@ -85,6 +87,42 @@ describe('--retained-idle-timeout', () => {
       expect(error.code).toBe('HANDLE_NOT_FOUND');
     } finally {
       await later.dispose();
+    }
+  });
+});
+
+describe("the executor's own closes", () => {
+  it("drop the daemon's record of a retained execution the executor closed at its idle time-to-live", async () => {
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 2, retainedIdleTimeoutMs: 500 } });
+    const lines: string[] = [];
+    // The daemon's own time-to-live is far away, so only the executor's close can drop the record.
+    const server = await createExecutorServer({
+      executor,
+      port: 0,
+      retainedIdleTimeout: 600_000,
+      log: (line) => void lines.push(line),
+    });
+    const client = await connect(server.url, { websocket: NodeWebSocket });
+    try {
+      const kept = await client.execute(RETAIN);
+      expect(kept.executionId).toBeDefined();
+      expect(server.retained).toEqual({ open: 1, gone: 0 });
+      const deadline = Date.now() + 10_000;
+      await waitUntil(() => Date.now() > deadline || server.retained.open === 0);
+      expect(server.retained).toEqual({ open: 0, gone: 0 });
+      // Its place on the connection is free again, and the record's absence is no error to a later call.
+      const error = await rejection(
+        client.invokeHandle({
+          executionId: kept.executionId!,
+          handle: (kept.result as { next: Record<string, string> }).next[HANDLE_KEY]!,
+          args: [],
+        }),
+      );
+      expect(error.code).toBe('HANDLE_NOT_FOUND');
+    } finally {
+      await client.dispose();
+      await server.close();
+      await executor.dispose();
     }
   });
 });

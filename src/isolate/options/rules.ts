@@ -1,0 +1,43 @@
+/**
+ * The rules between options, and the one on `pool.cgroup`, written once: the constructor
+ * (resolve.ts) and the daemon's command line (src/server/cli-args.ts) each apply them and say the
+ * breach in their own words (option names, or flag names).
+ */
+import { defaultMaxWorkers } from './host-sizing.js';
+import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_POOL, DEFAULT_TIMEOUT_MS } from './table.js';
+
+/** The default of `maxTimeout`: the larger of its own and `timeout`, so a longer default bound still fits. */
+export function defaultMaxTimeout(timeout: number = DEFAULT_TIMEOUT_MS): number {
+  return Math.max(DEFAULT_MAX_TIMEOUT_MS, timeout);
+}
+
+/** `timeout` and `maxTimeout` in force when the default bound passes the largest one; null when it does not. */
+export function timeoutAboveMax(
+  timeout: number | undefined,
+  maxTimeout: number | undefined,
+): { timeout: number; maxTimeout: number } | null {
+  const effectiveTimeout = timeout ?? DEFAULT_TIMEOUT_MS;
+  const effectiveMax = maxTimeout ?? defaultMaxTimeout(effectiveTimeout);
+  return effectiveTimeout > effectiveMax ? { timeout: effectiveTimeout, maxTimeout: effectiveMax } : null;
+}
+
+/** The default of `pool.maxWorkers` for these pool options (it follows `pool.memoryLimitMb`). */
+export function maxWorkersOrDefault(pool: { maxWorkers?: number | undefined; memoryLimitMb?: number | undefined }) {
+  return pool.maxWorkers ?? defaultMaxWorkers(pool.memoryLimitMb ?? DEFAULT_POOL.memoryLimitMb);
+}
+
+/** `minWorkers` and `maxWorkers` in force when the floor passes the bound; null when it does not. */
+export function minWorkersAboveMax(pool: {
+  minWorkers?: number | undefined;
+  maxWorkers?: number | undefined;
+  memoryLimitMb?: number | undefined;
+}): { minWorkers: number; maxWorkers: number } | null {
+  const minWorkers = pool.minWorkers ?? DEFAULT_POOL.minWorkers;
+  const maxWorkers = maxWorkersOrDefault(pool);
+  return minWorkers > maxWorkers ? { minWorkers, maxWorkers } : null;
+}
+
+/** Whether it can name a cgroup v2 directory: an absolute path, with no NUL in it. */
+export function isCgroupPath(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
+}

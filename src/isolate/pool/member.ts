@@ -1,0 +1,50 @@
+/** What the pool knows of one member, and what it needs of a member's process. */
+
+/** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
+export interface PoolProcess {
+  readonly pid: number;
+  readonly alive: boolean;
+  /** Settles once the process has exited; `intended` when the host ended it. */
+  readonly ended: Promise<{ intended: boolean }>;
+  kill(): void;
+  /** Its resident set in MB, where the platform tells. */
+  rssMb(): number | undefined;
+}
+
+/** Why the pool lost a member. */
+export interface PoolEnds {
+  /** Idle past `pool.idleTimeoutMs`, beyond `pool.minWorkers` and the spares. */
+  reaped: number;
+  /** Worn: `pool.recycleAfterRuns` runs, or `pool.maxRssMb` of resident memory. */
+  recycled: number;
+  /** Ended because of its run: a spin or a timeout, the CPU bound, a memory or heap cap, a cancel. */
+  killed: number;
+  /** Ended on its own: a crash, or a signal from outside. */
+  died: number;
+}
+
+export type EndCause = keyof PoolEnds | 'disposed';
+
+/** What the pool knows of one member. Only the pool writes it. */
+export interface Member<P extends PoolProcess> {
+  readonly process: P;
+  /** Runs completed in it (executions and invocations). */
+  runs: number;
+  /** Reserved for one run, from `acquire` to `release`. */
+  busy: boolean;
+  /** Its run is a nested one admitted beyond `maxWorkers`. */
+  overshoot: boolean;
+  /** No new executions: it is being ended but still holds retained executions. */
+  draining: boolean;
+  /** Its process is gone; the state stays until the run that was in it is released. */
+  ended: boolean;
+  /** When it last became idle (the pool's clock). */
+  idleSince: number;
+  /** Why the pool ended it, or is ending it once its retained executions are closed. */
+  endCause: EndCause | undefined;
+}
+
+/** Whether it can take runs: neither draining nor being ended. */
+export function isServing(member: Member<PoolProcess>): boolean {
+  return !member.ended && !member.draining && member.process.alive;
+}
