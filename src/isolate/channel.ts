@@ -47,13 +47,13 @@ export interface CancelMessage {
 }
 
 /** Unload a retained execution's worker. */
-export interface ReleaseMessage {
+interface ReleaseMessage {
   t: 'release';
   exec: string;
 }
 
 /** The envelope answering a `call`. */
-export interface AnswerMessage {
+interface AnswerMessage {
   t: 'answer';
   ask: number;
   envelope: string;
@@ -123,7 +123,7 @@ export interface ChannelGrammar {
   parseModuleSource(value: unknown): ModuleSource | null;
 }
 
-function createChannelGrammar(): ChannelGrammar {
+export function createChannelGrammar(): ChannelGrammar {
   type Fields = Map<string, unknown>;
 
   function fieldsOf(text: string): Fields | null {
@@ -291,6 +291,6 @@ function createChannelGrammar(): ChannelGrammar {
 }
 
 /** The grammar's source: an expression whose value is `createChannelGrammar`. */
-export const CHANNEL_GRAMMAR_SOURCE = selfContainedSource(createChannelGrammar);
+export const CHANNEL_GRAMMAR_SOURCE = /* @__PURE__ */ selfContainedSource(createChannelGrammar);
 
-export const channelGrammar: ChannelGrammar = createChannelGrammar();
+export const channelGrammar: ChannelGrammar = /* @__PURE__ */ createChannelGrammar();

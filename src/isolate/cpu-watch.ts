@@ -1,8 +1,8 @@
 /**
  * A watchdog over one pool member's CPU time, as the kernel counts it for the process
  * (/proc/<pid>/stat, Linux): it calls back once the process has used a budget of CPU time. The
- * run clock uses it while a host wait stops the clock (run-clock.ts), and a run's `cpuTimeout`
- * is one over the whole run (run.ts).
+ * run clock uses it while a host wait stops the clock, and a run's `cpuTimeout` is one over the
+ * whole run (both in run-end.ts).
  *
  * A process cannot spend CPU time faster than the host has cores, so the watch reads it again only
  * when the rest of the budget could have been spent at that rate, and at most every
@@ -24,15 +24,15 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 const CORES = availableParallelism();
 
 export class CpuWatch {
-  readonly #process: CpuTimed;
+  readonly #watched: CpuTimed;
   readonly #budgetMs: number;
   readonly #spent: () => void;
   #atStart: number | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   /** `spent` is called once, when the process has used `budgetMs` of CPU time since `start()`. */
-  constructor(process: CpuTimed, budgetMs: number, spent: () => void) {
-    this.#process = process;
+  constructor(watched: CpuTimed, budgetMs: number, spent: () => void) {
+    this.#watched = watched;
     this.#budgetMs = budgetMs;
     this.#spent = spent;
   }
@@ -41,7 +41,7 @@ export class CpuWatch {
    * An infinite budget only measures (`used()`). `cpuMsNow`: a reading the caller just took, so
    * the process is not read twice for one instant.
    */
-  start(cpuMsNow: number | undefined = this.#process.cpuMs()): void {
+  start(cpuMsNow: number | undefined = this.#watched.cpuMs()): void {
     this.#atStart = cpuMsNow;
     if (this.#atStart === undefined || !Number.isFinite(this.#budgetMs)) return;
     this.#schedule(this.#budgetMs);
@@ -54,7 +54,7 @@ export class CpuWatch {
 
   /** The CPU time used since `start()`, or undefined where the platform cannot tell. */
   used(): number | undefined {
-    const now = this.#process.cpuMs();
+    const now = this.#watched.cpuMs();
     return now === undefined || this.#atStart === undefined ? undefined : now - this.#atStart;
   }
 

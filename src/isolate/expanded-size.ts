@@ -8,9 +8,8 @@
  * expanded size is computed once, however often it is shared, so the cost is that of the encoded
  * form, never of its expansion. The result is compared with `limits.maxResultBytes`.
  *
- * Self-contained: the supervisor evaluates its source (`EXPANDED_SIZE_SOURCE`).
+ * The supervisor's bundle imports it (worker/outcome-frames.ts).
  */
-import { selfContainedSource } from '../protocol/function-source.js';
 
 /** Measures an encoded value: the UTF-8 size of its JSON with every shared reference expanded. */
 export type ExpandedSizer = (tree: unknown) => number;
@@ -51,6 +50,3 @@ export function createExpandedSizer(): ExpandedSizer {
     return size(tree);
   };
 }
-
-/** The sizer's source: an expression whose value is `createExpandedSizer`. */
-export const EXPANDED_SIZE_SOURCE = selfContainedSource(createExpandedSizer);

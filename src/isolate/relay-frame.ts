@@ -53,7 +53,7 @@ export interface RelayCodec {
   decodeReply(frame: Uint8Array): RelayFrame<RelayReplyHead> | null;
 }
 
-function createRelayCodec(): RelayCodec {
+export function createRelayCodec(): RelayCodec {
   type Fields = Map<string, unknown>;
 
   function encode(head: RelayRequestHead | RelayReplyHead, body: Uint8Array): Uint8Array {
@@ -133,6 +133,6 @@ function createRelayCodec(): RelayCodec {
 }
 
 /** The codec's source: an expression whose value is `createRelayCodec`. */
-export const RELAY_CODEC_SOURCE = selfContainedSource(createRelayCodec);
+export const RELAY_CODEC_SOURCE = /* @__PURE__ */ selfContainedSource(createRelayCodec);
 
-export const relayCodec: RelayCodec = createRelayCodec();
+export const relayCodec: RelayCodec = /* @__PURE__ */ createRelayCodec();

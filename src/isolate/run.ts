@@ -1,37 +1,25 @@
 /**
  * One run in one pool member: an execution, or a call of a retained handle. It sends the start
- * message, answers the sandbox's tool calls and fetches on the host, keeps the run clock, and
- * enforces the bounds, the wall-clock `timeout` and the CPU-time `cpuTimeout`: when one is spent
- * it asks the supervisor to give the run up and, when the process does not answer (a synchronous
- * spin holds its only JavaScript thread), kills it.
+ * message, answers the sandbox's tool calls and fetches on the host, and turns the supervisor's
+ * reply into the run's outcome. How the run ends at its bounds (the wall-clock `timeout`, the
+ * CPU-time `cpuTimeout`) or when its caller goes away is run-end.ts's `RunEnd`.
  */
 
 import { describeValue } from '../protocol/describe-value.js';
 import { encodeErrorEnvelope } from '../protocol/dispatch.js';
-import { ExecutionTimeoutError, ExecutorError, messageOf } from '../protocol/errors.js';
-import { COMPLETED_MESSAGE, formatCpuTimeout, formatToolNotFound } from '../protocol/texts.js';
+import { ExecutorError, messageOf } from '../protocol/errors.js';
+import { COMPLETED_MESSAGE, formatToolNotFound } from '../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
-import { CpuWatch } from './cpu-watch.js';
 import { guardMemory } from './memory-guard.js';
 import type { IsolateLimits } from './options.js';
+import { replyFrame } from './outbound-response.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
-import { RunClock } from './run-clock.js';
+import { RunEnd } from './run-end.js';
 import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
 import { describeExit } from './spawn-workerd.js';
 import { isolateText } from './texts.js';
-
-/**
- * How long a process has to answer `cancel`. When it has not, and it burned CPU meanwhile, it is
- * spinning (its only JavaScript thread is held) and is killed. When it used almost no CPU it is
- * merely not being scheduled on a loaded host: it gets another grace period, up to the cap, so
- * its logs are not lost for nothing.
- */
-const CANCEL_GRACE_MS = 50;
-const CANCEL_GRACE_CAP_MS = 1_000;
-/** The share of the grace period a process must have spent on CPU to count as spinning. */
-const SPINNING_CPU_SHARE = 0.3;
 
 export interface RunSpec {
   id: string;
@@ -69,9 +57,6 @@ export interface RunOutcome {
 
 type RunState = 'running' | 'cancelling' | 'finished';
 
-/** Which bound ended the run: the wall clock (`timeout`), or its CPU time (`cpuTimeout`). */
-type Expiry = 'timeout' | 'cpu';
-
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
 function formatFault(fault: string): string {
   const uncaught = /^Failed to start Worker:\s*\n\s*Uncaught (.*)$/m.exec(fault);
@@ -85,81 +70,33 @@ function deathText(end: ProcessEnd, spec: RunSpec): string {
 }
 
 /** Answers a message of a run that already settled. */
-function answerStale(process: SandboxProcess, message: SupervisorMessage): void {
+function answerStale(sandbox: SandboxProcess, message: SupervisorMessage): void {
   if (message.t === 'call')
-    process.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
-}
-
-interface ResponseLike {
-  status: number;
-  statusText?: string;
-  headers: Iterable<[string, string]>;
-  body: unknown;
-  arrayBuffer(): Promise<ArrayBuffer>;
-}
-
-/**
- * A response's body, read only up to `cap` bytes while it streams, so an outbound function that
- * answers with gigabytes never has them buffered here.
- */
-async function readCapped(response: ResponseLike, cap: number): Promise<Uint8Array> {
-  const declared = Number(new Headers([...response.headers]).get('content-length'));
-  if (declared > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
-  if (!(response.body instanceof ReadableStream)) {
-    const whole = new Uint8Array(await response.arrayBuffer());
-    if (whole.byteLength > cap) throw new RangeError(isolateText.responseBodyTooLarge(cap));
-    return whole;
-  }
-  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw new RangeError(isolateText.responseBodyTooLarge(cap));
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-function isResponseLike(value: unknown): value is ResponseLike {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<ResponseLike>;
-  return (
-    typeof candidate.status === 'number' &&
-    typeof candidate.arrayBuffer === 'function' &&
-    candidate.headers !== undefined
-  );
+    sandbox.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
 }
 
 export class Run {
   readonly outcome: Promise<RunOutcome>;
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
-  readonly #clock: RunClock;
-  /** Over the whole run: its process's CPU time from the start, against `cpuTimeout` when set. */
-  readonly #cpu: CpuWatch;
-  #expiry: Expiry = 'timeout';
+  /** The bounds' clocks, the give-up and the verdict on a late reply. */
+  readonly #end: RunEnd;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
   #state: RunState = 'running';
   #started = false;
-  /** Its caller aborted it: whatever the run still produces is given up. */
-  #cancelled = false;
-  #grace: NodeJS.Timeout | undefined;
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
 
-  constructor(process: SandboxProcess, spec: RunSpec) {
+  constructor(sandbox: SandboxProcess, spec: RunSpec) {
     this.#spec = spec;
-    this.#process = process;
-    // While a host wait stops it, the clock counts the process's own CPU time instead.
-    this.#clock = new RunClock(spec.timeout, spec.countHostWaits, process, () => this.#expire('timeout'));
-    this.#cpu = new CpuWatch(process, spec.cpuTimeout ?? Number.POSITIVE_INFINITY, () => this.#expire('cpu'));
+    this.#process = sandbox;
+    this.#end = new RunEnd(sandbox, spec.id, spec, {
+      givingUp: () => {
+        this.#state = 'cancelling';
+      },
+      spinning: () => this.#finish(this.#timedOut([]), 'kill'),
+    });
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -186,8 +123,7 @@ export class Run {
     }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.sendText(text);
-    this.#clock.start();
-    this.#cpu.start();
+    this.#end.start();
     this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
@@ -198,18 +134,17 @@ export class Run {
    */
   cancel(): void {
     if (this.#state === 'finished') return;
-    this.#cancelled = true;
     if (!this.#started) {
       this.#finish(this.#timedOut([]), 'keep');
       return;
     }
-    if (this.#state === 'running') this.#giveUp(false);
+    this.#end.abandon();
   }
 
   /** Ends the run with a rejection (the executor is being disposed). */
   abort(error: ExecutorError): void {
     if (this.#state === 'finished') return;
-    this.#settle();
+    this.#close();
     this.#reject(error);
   }
 
@@ -230,7 +165,7 @@ export class Run {
   async #answerCall(message: CallMessage): Promise<void> {
     const dispatch = this.#spec.dispatch;
     const tool = message.tool;
-    this.#clock.beginHostWait();
+    this.#end.beginHostWait();
     let envelope: string;
     try {
       if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
@@ -244,7 +179,7 @@ export class Run {
     } catch (error) {
       envelope = encodeErrorEnvelope(messageOf(error));
     } finally {
-      this.#clock.endHostWait();
+      this.#end.endHostWait();
     }
     // Checked before anything is sent: the sandbox never receives a result over the cap.
     const size = Buffer.byteLength(envelope, 'utf8');
@@ -258,36 +193,20 @@ export class Run {
     const outbound = this.#spec.outbound;
     if (this.#state === 'finished' || typeof outbound !== 'function')
       return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
-    this.#clock.beginHostWait();
+    this.#end.beginHostWait();
     try {
-      const response: unknown = await outbound(request);
-      if (!isResponseLike(response)) throw new TypeError(isolateText.outboundNotResponse(describeValue(response)));
-      const nullBody = response.body === null;
-      const body = nullBody ? new Uint8Array() : await readCapped(response, this.#spec.limits.maxResponseBodyBytes);
-      return {
-        head: {
-          ok: true,
-          status: response.status,
-          statusText: response.statusText ?? '',
-          headers: [...response.headers],
-          nullBody,
-        },
-        body,
-      };
+      return await replyFrame(await outbound(request), this.#spec.limits.maxResponseBodyBytes);
     } catch (error) {
       return { head: { ok: false, error: messageOf(error) }, body: new Uint8Array() };
     } finally {
-      this.#clock.endHostWait();
+      this.#end.endHostWait();
     }
   }
 
   #done(message: DoneMessage): void {
     const logs = message.logs;
-    // The sandbox's race proves it settled within its bound, counted from after its synchronous
-    // prefix (as upstream counts), even though the host's clock, started at hand-off, ran out.
-    // Nothing proves a win over the CPU bound: the CPU time was spent.
-    if (this.#state === 'cancelling' && (this.#cancelled || this.#expiry === 'cpu' || !message.inTime)) {
-      // It settled inside the grace period, after its bound: still a timeout. Anything it
+    if (this.#end.doneIsLate(message)) {
+      // It ended inside the grace period, after its bound: still a timeout. Anything it
       // retained is released, since no execution id will ever name it.
       if (this.#spec.retain && message.outcome === 'value') this.#process.send({ t: 'release', exec: this.#spec.id });
       this.#finish(this.#timedOut(logs), 'retire');
@@ -296,7 +215,7 @@ export class Run {
     const start = this.#spec.start;
     switch (message.outcome) {
       case 'missing': {
-        this.#settle();
+        this.#close();
         const [exec, handle] = start.t === 'invoke' ? [start.exec, start.handle] : [start.run, ''];
         this.#reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle)));
         return;
@@ -325,13 +244,6 @@ export class Run {
     }
   }
 
-  #expire(expiry: Expiry): void {
-    if (this.#state !== 'running') return;
-    this.#expiry = expiry;
-    // At the wall-clock bound the sandbox's race may still prove a win; past the CPU bound, never.
-    this.#giveUp(expiry === 'timeout');
-  }
-
   /** A heap still full after a full collection: out of memory now, not after V8's last attempts. */
   #heapFull(): void {
     if (this.#state === 'finished') return;
@@ -356,34 +268,6 @@ export class Run {
     this.#finish({ result: undefined, error, logs: [] }, 'dead');
   }
 
-  /**
-   * Asks the supervisor to give the run up, and kills the process when it does not answer because
-   * it spins. `race`: at the bound, where the sandbox's race may still prove the run won.
-   */
-  #giveUp(race: boolean): void {
-    this.#state = 'cancelling';
-    this.#clock.stop();
-    this.#cpu.stop();
-    this.#process.send({ t: 'cancel', run: this.#spec.id, race });
-    const since = performance.now();
-    let cpuBefore = this.#process.cpuMs();
-    let checkedAt = since;
-    const check = () => {
-      const now = performance.now();
-      const cpuNow = this.#process.cpuMs();
-      const spinning =
-        cpuBefore === undefined || cpuNow === undefined || cpuNow - cpuBefore >= SPINNING_CPU_SHARE * (now - checkedAt);
-      if (spinning || now - since >= CANCEL_GRACE_CAP_MS) {
-        this.#finish(this.#timedOut([]), 'kill');
-        return;
-      }
-      cpuBefore = cpuNow;
-      checkedAt = now;
-      this.#grace = setTimeout(check, CANCEL_GRACE_MS);
-    };
-    this.#grace = setTimeout(check, CANCEL_GRACE_MS);
-  }
-
   #processEnded(end: ProcessEnd): void {
     if (this.#state === 'finished') return;
     const result: ExecuteResult =
@@ -394,26 +278,21 @@ export class Run {
   }
 
   #timedOut(logs: LogEntry[]): ExecuteResult {
-    const error =
-      this.#expiry === 'cpu' && this.#spec.cpuTimeout !== null
-        ? formatCpuTimeout(this.#spec.cpuTimeout)
-        : ExecutionTimeoutError.format(this.#spec.timeout);
-    return { result: undefined, error, logs };
+    return { result: undefined, error: this.#end.timeoutText(), logs };
   }
 
-  #settle(): void {
+  /** The run is over: its state, and every clock and guard it held. */
+  #close(): void {
     this.#state = 'finished';
     // Read before the process may be killed; a process that already died reads as unknown.
-    this.#cpuMs = this.#started ? this.#cpu.used() : undefined;
-    this.#cpu.stop();
-    this.#clock.stop();
+    const cpuMs = this.#end.stop();
+    this.#cpuMs = this.#started ? cpuMs : undefined;
     this.#releaseMemoryGuard?.();
-    clearTimeout(this.#grace);
   }
 
   #finish(result: ExecuteResult, fate: ProcessFate, retained = false): void {
     if (this.#state === 'finished') return;
-    this.#settle();
+    this.#close();
     this.#resolve({ result, fate, retained, cpuMs: this.#cpuMs });
   }
 }

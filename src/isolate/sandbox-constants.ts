@@ -10,5 +10,7 @@ export const SANDBOX_COMPATIBILITY_FLAGS: readonly string[] = Object.freeze(['no
 export const ENTRY_MODULE = 'executor.js';
 /** The harness module every entry module imports first, as `__codemode`. */
 export const HARNESS_MODULE = '__codemode_harness.js';
+/** The member's caps, a JSON module the harness imports (worker/sandbox-limits.ts names it literally). */
+export const LIMITS_MODULE = '__codemode_limits.json';
 /** Module names the executor owns: a user module under one of them is dropped. */
-export const INTERNAL_MODULES: ReadonlySet<string> = new Set([ENTRY_MODULE, HARNESS_MODULE]);
+export const INTERNAL_MODULES: ReadonlySet<string> = new Set([ENTRY_MODULE, HARNESS_MODULE, LIMITS_MODULE]);

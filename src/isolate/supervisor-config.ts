@@ -8,11 +8,11 @@ import { relayCodec } from './relay-frame.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
+  LIMITS_MODULE,
   SANDBOX_COMPATIBILITY_DATE,
   SANDBOX_COMPATIBILITY_FLAGS,
 } from './sandbox-constants.js';
-import { harnessWithLimits, type SandboxSources } from './sandbox-sources.js';
-import { isolateText } from './texts.js';
+import type { SandboxSources } from './sandbox-sources.js';
 import type { SandboxLimits, SupervisorSettings } from './worker-settings.js';
 
 /** The socket the host connects to; named in the control-fd `listen` event. */
@@ -54,20 +54,12 @@ export function buildSupervisorConfig({
   relay,
   controlSocket,
 }: SupervisorConfigInput): string {
-  const sandboxLimits: SandboxLimits = {
+  const sandbox: SandboxLimits = {
     maxLogLines: limits.maxLogLines,
     maxLogBytes: limits.maxLogBytes,
     maxToolArgsBytes: limits.maxToolArgsBytes,
-    logsCut: isolateText.logsCut(limits.maxLogLines, limits.maxLogBytes),
-    toolArgsTooLarge: isolateText.toolArgsTooLarge('{size}', limits.maxToolArgsBytes),
     maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
-    tooManyToolCalls: isolateText.tooManyToolCalls(limits.maxConcurrentToolCalls),
     maxConcurrentToolArgsBytes: limits.maxConcurrentToolArgsBytes,
-    toolArgsInFlightTooLarge: isolateText.toolArgsInFlightTooLarge(
-      '{size}',
-      '{held}',
-      limits.maxConcurrentToolArgsBytes,
-    ),
   };
   const settings: SupervisorSettings = {
     token,
@@ -77,21 +69,13 @@ export function buildSupervisorConfig({
     compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
     entryModule: ENTRY_MODULE,
     harnessModule: HARNESS_MODULE,
-    outboundAfterRun: isolateText.outboundAfterRun,
-    relayMalformed: isolateText.relayMalformed,
-    hostGone: isolateText.hostGone,
-    supervisorFailure: isolateText.supervisorFailure,
-    messageMalformed: isolateText.messageMalformed,
+    limitsModule: LIMITS_MODULE,
     maxFrameBytes: maxSupervisorFrameBytes(limits),
-    callTooLarge: isolateText.callTooLarge('{size}', maxSupervisorFrameBytes(limits)),
-    outcomeTooLarge: isolateText.outcomeTooLarge('{size}', maxSupervisorFrameBytes(limits), MAX_OUTCOME_RPC_BYTES),
     maxOutcomeRpcBytes: MAX_OUTCOME_RPC_BYTES,
     maxResultBytes: limits.maxResultBytes,
-    resultTooLarge: isolateText.resultTooLarge('{size}', limits.maxResultBytes),
     maxRequestBodyBytes: limits.maxRequestBodyBytes,
     maxConcurrentFetches: limits.maxConcurrentFetches,
-    tooManyFetches: isolateText.tooManyFetches(limits.maxConcurrentFetches),
-    requestBodyTooLarge: isolateText.requestBodyTooLarge(limits.maxRequestBodyBytes),
+    sandbox,
   };
   return `using Workerd = import "/workerd/workerd.capnp";
 
@@ -111,17 +95,13 @@ const config :Workerd.Config = (
 const supervisor :Workerd.Worker = (
   modules = [
     (name = "supervisor.js", esModule = ${capnpString(sources.supervisor)}),
-    (name = "value-codec.js", esModule = ${capnpString(sources.valueCodecModule)}),
-    (name = "channel-grammar.js", esModule = ${capnpString(sources.channelGrammarModule)}),
-    (name = "relay-codec.js", esModule = ${capnpString(sources.relayCodecModule)}),
-    (name = "expanded-size.js", esModule = ${capnpString(sources.expandedSizeModule)}),
   ],
   compatibilityDate = ${capnpString(SANDBOX_COMPATIBILITY_DATE)},
   compatibilityFlags = [ "enable_ctx_exports" ],
   bindings = [
     (name = "LOADER", workerLoader = ()),
     (name = "HOST", service = "host"),
-    (name = "HARNESS", text = ${capnpString(harnessWithLimits(sources, sandboxLimits))}),
+    (name = "HARNESS", text = ${capnpString(sources.harness)}),
     (name = "SETTINGS", json = ${capnpString(JSON.stringify(settings))}),
   ],
 );

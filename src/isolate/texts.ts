@@ -1,33 +1,35 @@
 /**
  * Every text the isolate executor composes: failures of a run (written for the model that reads
- * them), rejections (written for the host developer), and the option errors.
+ * them), rejections (written for the host developer), and the option errors. The texts composed
+ * inside a pool member's workerd process are two objects of their own, `sandboxText` (a run's
+ * dynamic worker, worker/harness.ts) and `supervisorText` (worker/supervisor.ts), which the worker
+ * bundles import (this module is free of Node for them); `isolateText` holds them too.
  */
 
-export const isolateText = {
-  // --- a run that failed without a thrown value of its own -------------------------------------
-  /** The sandbox process ran out of heap; V8 aborts the whole process. */
-  outOfMemory: (heapLimitMb: number) =>
-    `The execution ran out of memory: the sandbox heap is capped at ${heapLimitMb} MB. Work on smaller pieces of data and return less.`,
-  /** The execution's process passed `pool.memoryLimitMb` (the watchdog or the cgroup ended it). */
-  memoryLimit: (memoryLimitMb: number) =>
-    `The execution ran out of memory: it is capped at ${memoryLimitMb} MB (pool.memoryLimitMb), heap, buffers and WebAssembly memory together. Work on smaller pieces of data and return less.`,
-  /** The settled value, encoded, is over `limits.maxResultBytes` (the supervisor checks it before sending). */
-  resultTooLarge: (size: number | string, cap: number) =>
-    `The execution's result is ${size} bytes once encoded, above the cap of ${cap} bytes (limits.maxResultBytes). Return less: a summary, or the part that matters.`,
-  /** The host could not rebuild the encoded value (too deeply nested for its stack, or malformed). */
-  resultUndecodable: (detail: string) => `The execution's result could not be rebuilt on the host: ${detail}`,
-  /** A request whose start message (code and modules, or invokeHandle arguments) is over `limits.maxRequestBytes`. */
-  requestTooLarge: (size: number, cap: number) =>
-    `This request is ${size} bytes as sent to the sandbox (its code and modules, or its invokeHandle arguments), above the cap of ${cap} bytes (limits.maxRequestBytes). Send a smaller program, or pass large data through a tool.`,
-  /** A request whose code is over `limits.maxCodeBytes`: refused before anything reads it. */
-  codeTooLarge: (size: number, cap: number) =>
-    `This request's code is ${size} bytes, above the cap of ${cap} bytes (limits.maxCodeBytes). Send a smaller program, or pass large data through a tool.`,
+/** Thrown in a run's dynamic worker (harness.ts). */
+export const sandboxText = {
   /** The marker line after which captured lines were dropped. */
   logsCut: (maxLines: number, maxBytes: number) =>
     `[The logs were cut here: an execution keeps at most ${maxLines} lines and ${maxBytes} bytes of console output (limits.maxLogLines, limits.maxLogBytes). Later lines were dropped.]`,
   /** Thrown in the sandbox by a tool call whose arguments are over `limits.maxToolArgsBytes`. */
   toolArgsTooLarge: (size: number | string, cap: number) =>
     `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolArgsBytes). Send less per call.`,
+  /** Thrown in the sandbox by a tool call made while the execution already has `limits.maxConcurrentToolCalls` waiting. */
+  tooManyToolCalls: (cap: number) =>
+    `This execution already has ${cap} tool calls waiting on the host, the cap (limits.maxConcurrentToolCalls); this call was not sent. Await some before making more.`,
+  /** Thrown in the sandbox by a tool call whose arguments would take the execution's waiting calls over `limits.maxConcurrentToolArgsBytes`. */
+  toolArgsInFlightTooLarge: (size: number | string, held: number | string, cap: number) =>
+    `The arguments of this tool call are ${size} bytes as JSON, and the calls this execution has waiting on the host hold ${held}: together above the cap of ${cap} bytes (limits.maxConcurrentToolArgsBytes). This call was not sent; await some calls before making more, or send less per call.`,
+  /** Thrown in the sandbox when a provider's proxySource evaluates to something other than an object. */
+  proxySourceNotObject: (name: string) =>
+    `The proxySource of provider "${name}" must evaluate to a function (call) => object, and that function must return an object.`,
+} as const;
+
+/** Thrown or written by the supervisor (supervisor.ts). */
+export const supervisorText = {
+  /** The settled value, encoded, is over `limits.maxResultBytes` (the supervisor checks it before sending). */
+  resultTooLarge: (size: number | string, cap: number) =>
+    `The execution's result is ${size} bytes once encoded, above the cap of ${cap} bytes (limits.maxResultBytes). Return less: a summary, or the part that matters.`,
   /** Thrown in the sandbox by a tool call whose frame to the host (its names and escaped arguments) is over what the caps let the channel carry. */
   callTooLarge: (size: number | string, cap: number) =>
     `This tool call is ${size} bytes as sent to the host (its tool name and its arguments), above the ${cap} bytes the channel carries (set by limits.maxToolArgsBytes). Send less per call, under a shorter tool name.`,
@@ -37,24 +39,47 @@ export const isolateText = {
    */
   outcomeTooLarge: (size: number | string, frameCap: number, rpcCap: number) =>
     `The execution's outcome is ${size} bytes as sent to the host (its value or error text, and its logs), above what the channel carries: ${frameCap} bytes a frame (set by limits.maxResultBytes, limits.maxLogBytes and limits.maxLogLines), and ${rpcCap} bytes through workerd's RPC inside the sandbox process (its limit of 32 MiB a value). Return, throw or log less.`,
-  /** Thrown in the sandbox by a tool call made while the execution already has `limits.maxConcurrentToolCalls` waiting. */
-  tooManyToolCalls: (cap: number) =>
-    `This execution already has ${cap} tool calls waiting on the host, the cap (limits.maxConcurrentToolCalls); this call was not sent. Await some before making more.`,
-  /** Thrown in the sandbox by a tool call whose arguments would take the execution's waiting calls over `limits.maxConcurrentToolArgsBytes`. */
-  toolArgsInFlightTooLarge: (size: number | string, held: number | string, cap: number) =>
-    `The arguments of this tool call are ${size} bytes as JSON, and the calls this execution has waiting on the host hold ${held}: together above the cap of ${cap} bytes (limits.maxConcurrentToolArgsBytes). This call was not sent; await some calls before making more, or send less per call.`,
-  /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
-  toolResultTooLarge: (tool: string, size: number, cap: number) =>
-    `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
   /** A sandbox fetch whose request body is over `limits.maxRequestBodyBytes`. */
   requestBodyTooLarge: (cap: number) =>
     `This fetch's request body is over the cap of ${cap} bytes (limits.maxRequestBodyBytes); nothing was sent.`,
-  /** A sandbox fetch whose response body is over `limits.maxResponseBodyBytes`. */
-  responseBodyTooLarge: (cap: number) =>
-    `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
   /** A sandbox fetch started while the run already has `limits.maxConcurrentFetches` in flight. */
   tooManyFetches: (cap: number) =>
     `This run already has ${cap} fetches in flight, the cap (limits.maxConcurrentFetches); nothing was sent. Wait for some to finish before starting more.`,
+  /** A sandbox fetch arriving after its run settled (the supervisor's text). */
+  outboundAfterRun: 'This fetch was made after its execution had finished.',
+  /** A relay reply outside the frame grammar (relay-frame.ts); the sandbox fetch fails with it. */
+  relayMalformed: 'The host answered this fetch with a malformed relay frame.',
+  /** A question to the host from a supervisor whose host connection closed. */
+  hostGone: 'The host connection is closed.',
+  /** workerd's stderr line for a host message the supervisor failed to handle (it ends in the error's message). */
+  supervisorFailure: 'codemode supervisor: a host message failed: ',
+  /** The rest of that line for a frame outside the channel grammar (channel.ts). */
+  messageMalformed: 'the frame is not a message of the channel grammar',
+} as const;
+
+/** Every isolate text: the two above, and those the host composes. Pure, so the worker bundles drop it. */
+export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, supervisorText, {
+  // --- a run that failed without a thrown value of its own -------------------------------------
+  /** The sandbox process ran out of heap; V8 aborts the whole process. */
+  outOfMemory: (heapLimitMb: number) =>
+    `The execution ran out of memory: the sandbox heap is capped at ${heapLimitMb} MB. Work on smaller pieces of data and return less.`,
+  /** The execution's process passed `pool.memoryLimitMb` (the watchdog or the cgroup ended it). */
+  memoryLimit: (memoryLimitMb: number) =>
+    `The execution ran out of memory: it is capped at ${memoryLimitMb} MB (pool.memoryLimitMb), heap, buffers and WebAssembly memory together. Work on smaller pieces of data and return less.`,
+  /** The host could not rebuild the encoded value (too deeply nested for its stack, or malformed). */
+  resultUndecodable: (detail: string) => `The execution's result could not be rebuilt on the host: ${detail}`,
+  /** A request whose start message (code and modules, or invokeHandle arguments) is over `limits.maxRequestBytes`. */
+  requestTooLarge: (size: number, cap: number) =>
+    `This request is ${size} bytes as sent to the sandbox (its code and modules, or its invokeHandle arguments), above the cap of ${cap} bytes (limits.maxRequestBytes). Send a smaller program, or pass large data through a tool.`,
+  /** A request whose code is over `limits.maxCodeBytes`: refused before anything reads it. */
+  codeTooLarge: (size: number, cap: number) =>
+    `This request's code is ${size} bytes, above the cap of ${cap} bytes (limits.maxCodeBytes). Send a smaller program, or pass large data through a tool.`,
+  /** Thrown in the sandbox by a tool call whose result is over `limits.maxToolResultBytes`. */
+  toolResultTooLarge: (tool: string, size: number, cap: number) =>
+    `The result of tool "${tool}" is ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolResultBytes). Ask the tool for less per call.`,
+  /** A sandbox fetch whose response body is over `limits.maxResponseBodyBytes`. */
+  responseBodyTooLarge: (cap: number) =>
+    `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
   /** The run's process wrote more than `limits.maxProcessOutputBytes` to its output; it was killed. */
   processOutputTooLarge: (cap: number) =>
     `The execution wrote more than ${cap} bytes to its process's output (console.info, console.debug and the other console methods that are not captured as logs), the cap (limits.maxProcessOutputBytes). It was ended; write less, or use console.log, whose lines are returned as logs.`,
@@ -73,27 +98,14 @@ export const isolateText = {
   processEnded: (cause: string) =>
     `The sandbox process ended during the execution (${cause}). The execution was lost; running it again starts a fresh sandbox.`,
 
-  /** Thrown in the sandbox when a provider's proxySource evaluates to something other than an object. */
-  proxySourceNotObject: (name: string) =>
-    `The proxySource of provider "${name}" must evaluate to a function (call) => object, and that function must return an object.`,
   /** The outbound function returned something other than a Response. */
   outboundNotResponse: (got: string) =>
     `The outbound function must return a Response (or a promise of one), got ${got}.`,
-  /** A sandbox fetch arriving after its run settled (the supervisor's text). */
-  outboundAfterRun: 'This fetch was made after its execution had finished.',
-  /** A relay reply outside the frame grammar (relay-frame.ts); the sandbox fetch fails with it. */
-  relayMalformed: 'The host answered this fetch with a malformed relay frame.',
   /** A relayed request outside the frame grammar; the host answers it with this failure. */
   relayRequestMalformed: 'The sandbox sent a malformed relay frame for this fetch.',
   /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
   memoryGuardRestarted: (detail: string, guarded: number) =>
     `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,
-  /** A question to the host from a supervisor whose host connection closed. */
-  hostGone: 'The host connection is closed.',
-  /** workerd's stderr line for a host message the supervisor failed to handle (it ends in the error's message). */
-  supervisorFailure: 'codemode supervisor: a host message failed: ',
-  /** The rest of that line for a frame outside the channel grammar (channel.ts). */
-  messageMalformed: 'the frame is not a message of the channel grammar',
 
   // --- rejections (ExecutorError) -----------------------------------------------------------------
   disposed: 'The IsolateExecutor has been disposed; create a new one to run more code.',
@@ -169,4 +181,4 @@ export const isolateText = {
     `IsolateExecutor option pool.minWorkers (${minWorkers}) is above pool.maxWorkers (${maxWorkers}).`,
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
     `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
-} as const;
+} as const);

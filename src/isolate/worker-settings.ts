@@ -1,10 +1,27 @@
 /**
- * The settings the worker scripts are built with: the supervisor's SETTINGS binding
- * (supervisor-config.ts) and the harness's (sandbox-sources.ts). Types only, free of Node, so
- * tsconfig.worker.json checks the worker scripts against them.
+ * The settings a pool member's supervisor is built with: its SETTINGS binding, JSON in the
+ * member's config (supervisor-config.ts), read by worker/supervisor.ts. Data only: the texts the
+ * worker side throws are functions it imports (texts.ts `sandboxText`, `supervisorText`). Types
+ * only, free of Node, so both the host and the worker bundles check against them.
  */
 
-/** The supervisor's SETTINGS binding (worker/supervisor.js reads it). */
+/**
+ * The caps the harness enforces in a run's dynamic worker. The supervisor loads them beside the
+ * harness as a JSON module (sandbox-constants.ts `LIMITS_MODULE`), which the harness copies when
+ * it is evaluated, before any user module (worker/sandbox-limits.ts): no program can give its own
+ * run other caps.
+ */
+export interface SandboxLimits {
+  maxLogLines: number;
+  maxLogBytes: number;
+  maxToolArgsBytes: number;
+  /** `limits.maxConcurrentToolCalls`. */
+  maxConcurrentToolCalls: number;
+  /** `limits.maxConcurrentToolArgsBytes`. */
+  maxConcurrentToolArgsBytes: number;
+}
+
+/** The supervisor's SETTINGS binding. */
 export interface SupervisorSettings {
   /** The channel's token, proven by the host's WebSocket upgrade in `tokenHeader`. */
   token: string;
@@ -15,53 +32,18 @@ export interface SupervisorSettings {
   compatibilityFlags: string[];
   entryModule: string;
   harnessModule: string;
-  outboundAfterRun: string;
-  relayMalformed: string;
-  hostGone: string;
-  supervisorFailure: string;
-  messageMalformed: string;
-  /** The largest frame sent to the host (options.ts `maxSupervisorFrameBytes`), and the texts of a call and an outcome over it, with `{size}`. */
+  /** The module name of `sandbox`, the harness's caps. */
+  limitsModule: string;
+  /** The largest frame sent to the host (options.ts `maxSupervisorFrameBytes`). */
   maxFrameBytes: number;
-  callTooLarge: string;
-  outcomeTooLarge: string;
   /** The largest outcome frame as workerd's RPC serializes it (options.ts `MAX_OUTCOME_RPC_BYTES`). */
   maxOutcomeRpcBytes: number;
-  /** `limits.maxResultBytes`, and its text with `{size}` for the measured size. */
+  /** `limits.maxResultBytes`. */
   maxResultBytes: number;
-  resultTooLarge: string;
-  /** `limits.maxRequestBodyBytes`, and its text. */
+  /** `limits.maxRequestBodyBytes`. */
   maxRequestBodyBytes: number;
-  /** `limits.maxConcurrentFetches`, and its text. */
+  /** `limits.maxConcurrentFetches`. */
   maxConcurrentFetches: number;
-  tooManyFetches: string;
-  requestBodyTooLarge: string;
-}
-
-/**
- * The caps the harness enforces in the sandbox, and their texts. They are baked into each member's
- * copy of the harness source (sandbox-sources.ts), not handed over per run, so no program can
- * give its own run other caps.
- */
-export interface SandboxLimits {
-  maxLogLines: number;
-  maxLogBytes: number;
-  maxToolArgsBytes: number;
-  /** The marker line after which captured lines were dropped. */
-  logsCut: string;
-  /** The text a tool call over `maxToolArgsBytes` throws; `{size}` stands for its size. */
-  toolArgsTooLarge: string;
-  /** `limits.maxConcurrentToolCalls`, and the text one call more throws. */
-  maxConcurrentToolCalls: number;
-  tooManyToolCalls: string;
-  /** `limits.maxConcurrentToolArgsBytes`, and the text a call past it throws, with `{size}` and `{held}`. */
-  maxConcurrentToolArgsBytes: number;
-  toolArgsInFlightTooLarge: string;
-}
-
-/** What the harness module of every execution is built with (sandbox-sources.ts). */
-export interface HarnessSettings {
-  /** The key of a retained function's handle record (the protocol's `HANDLE_KEY`). */
-  handleKey: string;
-  /** The text for a `proxySource` whose value is not an object; `{name}` stands for the provider. */
-  proxySourceNotObject: string;
+  /** The caps of every run's harness. */
+  sandbox: SandboxLimits;
 }
