@@ -166,7 +166,12 @@ export class Engine {
     const plan = this.plan(item, name);
     if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
     // The column opens before the case holds the lane, so opening does not count as running long.
-    const observation = await this.lane(name).run(item.id, () => this.observe(item, name), this.open(name));
+    const observation = await this.lane(name).run(
+      item.id,
+      () => this.observe(item, name),
+      this.open(name),
+      isFlow(item) && item.steps.some((step) => 'restart' in step),
+    );
     const cell = settleCell(item, name, plan, observation);
     return observation.kind === 'outcome' ? { cell, outcome: observation.outcome } : { cell };
   }
