@@ -1,7 +1,8 @@
 /**
  * The two native executors a Node host puts under upstream's runtime: IsolateExecutor in the
- * test's own process (a) and connect() to a real daemon (b). Two pool members each: a snippet's
- * nested run needs a second process while the outer run waits in its tool call.
+ * test's own process (a) and connect() to a real daemon (b). One pool member each, on purpose: a
+ * snippet's nested run (`codemode.run`) needs a second process while the outer run waits in its
+ * tool call, and must get one beyond `maxWorkers` rather than wait forever on its parent.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { WebSocket } from 'ws';
@@ -18,11 +19,11 @@ interface OpenedExecutor {
 
 const EXECUTORS: Record<string, () => Promise<OpenedExecutor>> = {
   'IsolateExecutor in process': async () => {
-    const executor = new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 2, spare: 0 } }));
+    const executor = new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } }));
     return { executor, close: () => executor.dispose() };
   },
   'connect() to a daemon': async () => {
-    const daemon: Daemon = await startDaemon(['--token', TOKEN, '--max-workers', '2']);
+    const daemon: Daemon = await startDaemon(['--token', TOKEN, '--max-workers', '1']);
     const executor = new CodemodeExecutor(await connect(daemon.url, { websocket: WebSocket, token: TOKEN }));
     return {
       executor,
