@@ -5,9 +5,11 @@
  * BLOB as an ArrayBuffer).
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
+import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
 import {
   formatClosed,
+  formatCommitFailed,
   formatUnsupportedBinding,
   NO_STATEMENT,
   ONE_MANY_ROWS,
@@ -84,13 +86,28 @@ export class SqlCursor implements IterableIterator<Row> {
 export class SqlStorage {
   readonly #db: Database;
   readonly #totalChanges: Statement;
-  /** What every call throws once closed. */
+  /** Whether statements wait in a transaction for the output gate (a facet's), or commit one by one. */
+  readonly #gated: boolean;
+  /** What every call throws once closed, or once a held transaction failed to commit. */
   #closed: string | undefined;
 
-  constructor(db: Database) {
+  constructor(db: Database, options: { gated: boolean }) {
     this.#db = db;
+    this.#gated = options.gated;
     this.#totalChanges = db.prepare('SELECT total_changes() AS n');
   }
+
+  /** Commits the transaction held for the output gate, if any; a failure ends this storage. */
+  commit = (): void => {
+    if (!this.#db.isOpen || !this.#db.inTransaction) return;
+    try {
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#closed ??= formatCommitFailed(error instanceof Error ? error.message : String(error));
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      throw new Error(this.#closed);
+    }
+  };
 
   get databaseSize(): number {
     if (this.#closed !== undefined) throw new Error(this.#closed);
@@ -110,6 +127,10 @@ export class SqlStorage {
     // Whitespace after the last semicolon ends nothing; a comment there is an empty statement.
     while (pieces.length > 0 && (pieces.at(-1) as string).trim() === '') pieces.pop();
     if (pieces.length === 0) throw new Error(NO_STATEMENT);
+    if (this.#gated && !this.#db.inTransaction) {
+      this.#db.exec('BEGIN');
+      holdUntilGate(this.commit);
+    }
     let pending = '';
     let last: { columns: string[]; rows: Row[] } = { columns: [], rows: [] };
     for (let index = 0; index < pieces.length; index++) {
@@ -131,9 +152,13 @@ export class SqlStorage {
 
   /** Ends this storage: the statement it keeps is finalized; its owner closes the database. */
   close(): void {
-    if (this.#closed !== undefined) return;
-    this.#closed = formatClosed('storage.sql');
-    this.#totalChanges.finalize();
+    if (this.#totalChanges.isFinalized) return;
+    try {
+      this.commit();
+    } finally {
+      this.#closed = formatClosed('storage.sql');
+      this.#totalChanges.finalize();
+    }
   }
 
   /** One statement, or what stops it: nothing but comments, or a trigger body cut at its `;`. */

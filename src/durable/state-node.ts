@@ -26,22 +26,27 @@ export class StateNode {
   readonly #db: Database;
   readonly #children = new Map<string, StateNode>();
 
-  private constructor(dir: string, db: Database) {
+  private constructor(dir: string, db: Database, gated: boolean) {
     this.dir = dir;
     this.#db = db;
-    this.sql = new SqlStorage(db);
+    this.sql = new SqlStorage(db, { gated });
   }
 
-  /** Opens the node at `dir` and every facet below it, so a damaged file fails now, naming itself. */
-  static open(dir: string): StateNode {
+  /**
+   * Opens the node at `dir` and every facet below it, so a damaged file fails now, naming itself.
+   * A facet's writes wait for the output gate (output-gate.ts): a facet is reached only through
+   * stubs, where the gate opens. The host's own storage has no such boundary, so it commits each
+   * statement as it runs.
+   */
+  static open(dir: string, isFacet = false): StateNode {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, DATABASE_FILE);
-    const node = new StateNode(dir, openDatabase(file));
+    const node = new StateNode(dir, openDatabase(file), isFacet);
     try {
       const facetsDir = join(dir, FACETS_DIR);
       if (existsSync(facetsDir)) {
         for (const entry of readdirSync(facetsDir, { withFileTypes: true })) {
-          if (entry.isDirectory()) node.#children.set(entry.name, StateNode.open(join(facetsDir, entry.name)));
+          if (entry.isDirectory()) node.#children.set(entry.name, StateNode.open(join(facetsDir, entry.name), true));
         }
       }
     } catch (error) {
@@ -55,7 +60,7 @@ export class StateNode {
   child(key: string): StateNode {
     let child = this.#children.get(key);
     if (!child) {
-      child = StateNode.open(join(this.dir, FACETS_DIR, key));
+      child = StateNode.open(join(this.dir, FACETS_DIR, key), true);
       this.#children.set(key, child);
     }
     return child;
@@ -67,6 +72,7 @@ export class StateNode {
    * between: the copy is one consistent moment of the whole state.
    */
   backupInto(target: string): void {
+    this.sql.commit();
     mkdirSync(target, { recursive: true });
     this.#db.all('VACUUM INTO ?', [join(target, DATABASE_FILE)]);
     for (const [key, child] of this.#children) child.backupInto(join(target, FACETS_DIR, key));

@@ -53,6 +53,11 @@ export function formatClosed(what: string): string {
   return `Durable state is closed: ${what} is no longer usable`;
 }
 
+/** A transaction held for the output gate could not commit: its writes are gone, and the storage with them. */
+export function formatCommitFailed(reason: string): string {
+  return `Durable state could not commit its writes (${reason}); they are lost, and storage.sql is no longer usable`;
+}
+
 /** A member of Cloudflare's DurableObjectState or storage that this state does not provide. */
 export function formatMissingMember(owner: string, member: string): string {
   return (
