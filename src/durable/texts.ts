@@ -4,7 +4,7 @@
  */
 import { describeValue } from '../protocol/describe-value.js';
 
-const OPTIONS = ['path', 'exports', 'env'] as const;
+const OPTIONS = ['path', 'exports', 'env', 'durability'] as const;
 
 export function formatInvalidOption(name: string, expected: string, value: unknown): string {
   return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;

@@ -3,6 +3,8 @@
  * committed before anything outside the facet can act on them. A connector that SIGKILLs its host
  * the moment it starts runs in the same turn of the event loop as the runtime's `executing` write,
  * before any end-of-turn commit: only the gate at the stub boundary puts that write on disk first.
+ * With `durability: 'process-crash'` the write reaches the operating system uncommitted to the
+ * disk, which a SIGKILL of the process does not undo.
  */
 import '../../src/register/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,24 +31,28 @@ afterEach(async () => {
 
 afterAll(killAllHosts);
 
-it('commits the `executing` write before the connector runs, though the connector kills its host in that turn', async () => {
-  const paused = await runHost(['pause', dir]);
-  const executionId = paused.executionId as string;
-  const host = startHost(['approve-die', dir, executionId]);
-  expect((await host.exited).signal).toBe('SIGKILL');
+it.each(['power-loss', 'process-crash'])(
+  'durability %s: commits the `executing` write before the connector runs, though the connector kills its host in that turn',
+  async (durability) => {
+    const env = { HOST_DURABILITY: durability };
+    const paused = await runHost(['pause', dir], { env });
+    const executionId = paused.executionId as string;
+    const host = startHost(['approve-die', dir, executionId], { env });
+    expect((await host.exited).signal).toBe('SIGKILL');
 
-  const ctx = await openDurableState({ path: dir, exports: { CodemodeRuntime } });
-  const executor = new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } }));
-  try {
-    const runtime = createCodemodeRuntime({ ctx: ctx as never, executor, connectors: [ledgerConnector(newBook())] });
-    const [execution] = await runtime.executions();
-    expect(execution).toMatchObject({ id: executionId, status: 'running' });
-    expect(execution?.log.map((entry) => [entry.method, entry.state])).toEqual([
-      ['balance', 'applied'],
-      ['deposit', 'executing'],
-    ]);
-  } finally {
-    await executor.dispose();
-    await ctx.close();
-  }
-});
+    const ctx = await openDurableState({ path: dir, exports: { CodemodeRuntime } });
+    const executor = new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } }));
+    try {
+      const runtime = createCodemodeRuntime({ ctx: ctx as never, executor, connectors: [ledgerConnector(newBook())] });
+      const [execution] = await runtime.executions();
+      expect(execution).toMatchObject({ id: executionId, status: 'running' });
+      expect(execution?.log.map((entry) => [entry.method, entry.state])).toEqual([
+        ['balance', 'applied'],
+        ['deposit', 'executing'],
+      ]);
+    } finally {
+      await executor.dispose();
+      await ctx.close();
+    }
+  },
+);
