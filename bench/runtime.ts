@@ -4,7 +4,9 @@
  * Durable Object under `wrangler dev` over `DynamicWorkerExecutor` (the `latest` column), in the
  * same rounds: an execute with three reads, a pause then an approve, and a snippet run. The
  * reference is driven over HTTP, one POST per handle call, so its figures are read net of that
- * many bare round trips. Then the state a completed execution leaves on disk, ours only.
+ * many bare round trips. Ours runs twice over: on the default durability (every commit waits for
+ * the disk) and on `durability: 'process-crash'` (commits survive the process, not the machine).
+ * Then the state a completed execution leaves on disk, ours only.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -84,7 +86,16 @@ async function prepare(session: FlowSession): Promise<void> {
 
 export interface RuntimeResults {
   reference: string;
-  rows: Array<{ label: string; ours: number; reference: number; roundTrips: number; ratio: number }>;
+  rows: Array<{
+    label: string;
+    ours: number;
+    reference: number;
+    roundTrips: number;
+    ratio: number;
+    /** Ours on `durability: 'process-crash'`, and its ratio. */
+    oursProcessCrash: number;
+    ratioProcessCrash: number;
+  }>;
   /** Bytes of state on disk per completed execution of each workload. */
   stateBytes: Array<{ label: string; bytes: number }>;
 }
@@ -104,6 +115,28 @@ function directoryBytes(dir: string): number {
  * closes, and until then the log grows by whole pages per commit (over 100 KiB per execution),
  * which says how much is written, not how much is kept.
  */
+/** A runtime session on a fresh state of its own, with `durability`; closing it removes the state. */
+async function sessionWith(executor: CodemodeExecutor, durability: 'process-crash'): Promise<FlowSession> {
+  const upstream = await import('@cloudflare/codemode');
+  const [{ openDurableState }, { runHostStep }] = await Promise.all([
+    import('../src/durable/index.js'),
+    import('../harness/flow-host.js'),
+  ]);
+  const path = await mkdtemp(join(tmpdir(), 'bench-runtime-durability-'));
+  const state = await openDurableState({ path, exports: { CodemodeRuntime: upstream.CodemodeRuntime }, durability });
+  return {
+    step: (request) => runHostStep(upstream as never, state, executor, request),
+    restart: async () => {},
+    close: async () => {
+      try {
+        await state.close();
+      } finally {
+        await rm(path, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
 async function stateBytesPer(workload: RuntimeWorkload, executor: CodemodeExecutor): Promise<number> {
   const upstream = await import('@cloudflare/codemode');
   const [{ openDurableState }, { runHostStep }] = await Promise.all([
@@ -148,13 +181,15 @@ export async function measureRuntime(
   const executor = new CodemodeExecutor(native);
   const flow = { id: 'bench-runtime', description: 'bench', features: ['runtime'], connectors: CONNECTORS, steps: [] };
   const ours = await nodeFlowSessions(async () => executor)(flow);
+  const oursProcessCrash = await sessionWith(executor, 'process-crash');
   const theirs = await reference.openFlow(flow);
   try {
-    await Promise.all([prepare(ours), prepare(theirs)]);
+    await Promise.all([prepare(ours), prepare(oursProcessCrash), prepare(theirs)]);
     const rows: RuntimeResults['rows'] = [];
     for (const workload of WORKLOADS) {
       const contenders: Contender[] = [
         { name: 'ours', once: () => workload.once(ours) },
+        { name: 'oursProcessCrash', once: () => workload.once(oursProcessCrash) },
         { name: 'reference', once: () => workload.once(theirs) },
         { name: 'roundTrip', once: () => reference.roundTrip() },
       ];
@@ -167,6 +202,8 @@ export async function measureRuntime(
         reference: p50('reference'),
         roundTrips: workload.calls * p50('roundTrip'),
         ratio: p50('ours') / net,
+        oursProcessCrash: p50('oursProcessCrash'),
+        ratioProcessCrash: p50('oursProcessCrash') / net,
       });
     }
     const stateBytes: RuntimeResults['stateBytes'] = [];
@@ -174,7 +211,7 @@ export async function measureRuntime(
       stateBytes.push({ label: workload.label, bytes: await stateBytesPer(workload, executor) });
     return { reference: reference.name, rows, stateBytes };
   } finally {
-    await Promise.all([ours.close(), theirs.close()]);
+    await Promise.all([ours.close(), oursProcessCrash.close(), theirs.close()]);
   }
 }
 
@@ -187,6 +224,10 @@ export function printRuntime(results: RuntimeResults): void {
     console.log(
       `  ${row.label.padEnd(36)} ours ${ms(row.ours).padStart(9)}  reference ${ms(row.reference).padStart(9)} ` +
         `(HTTP ${ms(row.roundTrips)})  ratio ${row.ratio.toFixed(2)}x  target ${target.text}: ${verdict(target, row.ratio)}`,
+    );
+    console.log(
+      `  ${''.padEnd(36)} ours on durability 'process-crash' ${ms(row.oursProcessCrash).padStart(9)}  ` +
+        `ratio ${row.ratioProcessCrash.toFixed(2)}x: ${verdict(target, row.ratioProcessCrash)}`,
     );
   }
   console.log(`  state on disk per completed execution (ours, ${STATE_SAMPLES} samples each):`);

@@ -4,6 +4,7 @@
  * only. See docs/durable-state.md.
  */
 export type {
+  Durability,
   DurableFacets,
   DurableObjectStateSubset,
   DurableState,

@@ -31,7 +31,17 @@ export interface OpenDurableStateOptions {
   exports: Record<string, unknown>;
   /** What a facet's class receives as `env`, as facets share their Worker's; `{}` by default. */
   env?: unknown;
+  /**
+   * What a commit that has returned survives. `'power-loss'` (the default): also a machine crash or
+   * a power loss, as each commit waits for the disk (SQLite's `synchronous = FULL`). `'process-crash'`:
+   * a close, an exit and a SIGKILL of this process, as the operating system holds what was written,
+   * but not a crash of the machine (`synchronous = NORMAL`); commits then skip the wait for the disk.
+   */
+  durability?: Durability;
 }
+
+export type Durability = 'power-loss' | 'process-crash';
+const DURABILITIES: readonly Durability[] = ['power-loss', 'process-crash'];
 
 /** What `facets.get`'s startup callback returns: the class of the facet. */
 export interface FacetStartupOptions {
@@ -65,7 +75,7 @@ export interface DurableState extends DurableObjectStateSubset {
   close(): Promise<void>;
 }
 
-const OPTION_NAMES = new Set(['path', 'exports', 'env']);
+const OPTION_NAMES = new Set(['path', 'exports', 'env', 'durability']);
 
 /** Whether the state is still open; once not, the text every further call throws. */
 interface Life {
@@ -76,7 +86,7 @@ interface Life {
 const MAX_FACET_KEY_LENGTH = 200;
 
 export async function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
-  const { path, exports, env } = checkOptions(options);
+  const { path, exports, env, durability } = checkOptions(options);
   try {
     mkdirSync(path, { recursive: true });
     accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
@@ -86,7 +96,7 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
   const lock = await acquireHolderLock(path);
   let root: StateNode;
   try {
-    root = StateNode.open(path);
+    root = StateNode.open(path, { durability, isFacet: false });
   } catch (error) {
     lock.release();
     throw error;
@@ -164,6 +174,7 @@ function checkOptions(options: OpenDurableStateOptions): {
   path: string;
   exports: Record<string, unknown>;
   env: unknown;
+  durability: Durability;
 } {
   if (typeof options !== 'object' || options === null) throw new TypeError(OPTIONS_NOT_OBJECT);
   for (const name of Object.keys(options)) if (!OPTION_NAMES.has(name)) throw new TypeError(formatUnknownOption(name));
@@ -175,5 +186,11 @@ function checkOptions(options: OpenDurableStateOptions): {
       formatInvalidOption('exports', 'an object of classes, such as { CodemodeRuntime }', options.exports),
     );
   }
-  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {} };
+  const durability = options.durability ?? 'power-loss';
+  if (!DURABILITIES.includes(durability)) {
+    throw new TypeError(
+      formatInvalidOption('durability', `one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}`, options.durability),
+    );
+  }
+  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability };
 }

@@ -4,6 +4,7 @@
  * reference whose every call is asynchronous and whose arguments and result cross the same way,
  * and anything else (a symbol, an instance of another class, a WeakMap...) is refused.
  */
+import { openGate } from './output-gate.js';
 import { formatCouldNotClone, formatNotAMethod, formatNotSerializable } from './texts.js';
 
 type Seen = Map<object, unknown>;
@@ -33,15 +34,22 @@ function crossRpcError(error: unknown): unknown {
   }
 }
 
-/** Calls `fn` as over RPC: arguments across, then the result or the error back across. */
+/**
+ * Calls `fn` as over RPC: arguments across, then the result or the error back across. The output
+ * gate opens before the call goes and before its outcome comes back, so whatever a facet wrote is
+ * committed before anything outside it can see or act on it.
+ */
 async function callAcross(fn: (...args: unknown[]) => unknown, self: unknown, args: unknown[]): Promise<unknown> {
   const crossedArgs = crossRpc(args) as unknown[];
+  openGate();
   let result: unknown;
   try {
     result = await fn.apply(self, crossedArgs);
   } catch (error) {
+    openGate();
     throw crossRpcError(error);
   }
+  openGate();
   return crossRpc(result);
 }
 

@@ -5,9 +5,12 @@
  * BLOB as an ArrayBuffer).
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
+import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
+import { type KeptStatement, StatementCache } from './statement-cache.js';
 import {
   formatClosed,
+  formatCommitFailed,
   formatUnsupportedBinding,
   NO_STATEMENT,
   ONE_MANY_ROWS,
@@ -84,13 +87,29 @@ export class SqlCursor implements IterableIterator<Row> {
 export class SqlStorage {
   readonly #db: Database;
   readonly #totalChanges: Statement;
-  /** What every call throws once closed. */
+  readonly #statements = new StatementCache();
+  /** Whether statements wait in a transaction for the output gate (a facet's), or commit one by one. */
+  readonly #gated: boolean;
+  /** What every call throws once closed, or once a held transaction failed to commit. */
   #closed: string | undefined;
 
-  constructor(db: Database) {
+  constructor(db: Database, options: { gated: boolean }) {
     this.#db = db;
+    this.#gated = options.gated;
     this.#totalChanges = db.prepare('SELECT total_changes() AS n');
   }
+
+  /** Commits the transaction held for the output gate, if any; a failure ends this storage. */
+  commit = (): void => {
+    if (!this.#db.isOpen || !this.#db.inTransaction) return;
+    try {
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#closed ??= formatCommitFailed(error instanceof Error ? error.message : String(error));
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      throw new Error(this.#closed);
+    }
+  };
 
   get databaseSize(): number {
     if (this.#closed !== undefined) throw new Error(this.#closed);
@@ -110,20 +129,33 @@ export class SqlStorage {
     // Whitespace after the last semicolon ends nothing; a comment there is an empty statement.
     while (pieces.length > 0 && (pieces.at(-1) as string).trim() === '') pieces.pop();
     if (pieces.length === 0) throw new Error(NO_STATEMENT);
+    if (this.#gated && !this.#db.inTransaction) {
+      this.#db.exec('BEGIN');
+      holdUntilGate(this.commit);
+    }
     let pending = '';
     let last: { columns: string[]; rows: Row[] } = { columns: [], rows: [] };
     for (let index = 0; index < pieces.length; index++) {
       pending += pieces[index];
       const isLast = index === pieces.length - 1;
-      const statement = this.#prepare(pending, isLast);
+      const text = pending;
+      const statement = this.#statements.take(text) ?? this.#prepare(text, isLast);
       if (statement === 'incomplete') continue;
       pending = '';
       if (statement === 'nothing') throw new Error(NO_STATEMENT);
+      const bareText = stripLeadingComments(text);
+      let ran = false;
       try {
-        if (TRANSACTION_CONTROL.test(stripLeadingComments(statement.text))) throw new Error(TRANSACTION_STATEMENT);
-        last = runStatement(statement.prepared, isLast ? values : []);
+        if (TRANSACTION_CONTROL.test(bareText)) throw new Error(TRANSACTION_STATEMENT);
+        last = runStatement(statement, isLast ? values : []);
+        ran = true;
       } finally {
-        statement.prepared.finalize();
+        // A statement that failed is not kept: finalizing it reports its error, as before.
+        if (ran) this.#statements.keep(text, bareText, statement);
+        else {
+          this.#statements.drop(text);
+          statement.prepared.finalize();
+        }
       }
     }
     return new SqlCursor(last.columns, last.rows, this.#changes() - changesBefore);
@@ -131,15 +163,20 @@ export class SqlStorage {
 
   /** Ends this storage: the statement it keeps is finalized; its owner closes the database. */
   close(): void {
-    if (this.#closed !== undefined) return;
-    this.#closed = formatClosed('storage.sql');
-    this.#totalChanges.finalize();
+    if (this.#totalChanges.isFinalized) return;
+    try {
+      this.commit();
+    } finally {
+      this.#closed = formatClosed('storage.sql');
+      this.#statements.clear();
+      this.#totalChanges.finalize();
+    }
   }
 
   /** One statement, or what stops it: nothing but comments, or a trigger body cut at its `;`. */
-  #prepare(text: string, isLast: boolean): { prepared: Statement; text: string } | 'nothing' | 'incomplete' {
+  #prepare(text: string, isLast: boolean): KeptStatement | 'nothing' | 'incomplete' {
     try {
-      return { prepared: this.#db.prepare(text), text };
+      return { prepared: this.#db.prepare(text), takes: new Map() };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (message === NOTHING_TO_PREPARE) return 'nothing';
@@ -155,11 +192,16 @@ export class SqlStorage {
 }
 
 /** Runs one statement with `values`: none for a statement before the last. */
-function runStatement(statement: Statement, values: BindingValue[]): { columns: string[]; rows: Row[] } {
-  const internals = statement as unknown as StatementInternals;
-  if (!hasParameterCount(internals, values.length)) throw new Error(WRONG_BINDING_COUNT);
+function runStatement(statement: KeptStatement, values: BindingValue[]): { columns: string[]; rows: Row[] } {
+  const internals = statement.prepared as unknown as StatementInternals;
+  let takes = statement.takes.get(values.length);
+  if (takes === undefined) {
+    takes = hasParameterCount(internals, values.length);
+    statement.takes.set(values.length, takes);
+  }
+  if (!takes) throw new Error(WRONG_BINDING_COUNT);
   const columns = internals._getColumnNames();
-  const rows = statement.all(values).map((row) => toCloudflareRow(row as Record<string, unknown>));
+  const rows = statement.prepared.all(values).map((row) => toCloudflareRow(row as Record<string, unknown>));
   return { columns, rows };
 }
 

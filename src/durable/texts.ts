@@ -4,7 +4,7 @@
  */
 import { describeValue } from '../protocol/describe-value.js';
 
-const OPTIONS = ['path', 'exports', 'env'] as const;
+const OPTIONS = ['path', 'exports', 'env', 'durability'] as const;
 
 export function formatInvalidOption(name: string, expected: string, value: unknown): string {
   return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;
@@ -51,6 +51,11 @@ export const BACKUP_TARGET_INSIDE = 'it is inside the state directory; name a pa
 
 export function formatClosed(what: string): string {
   return `Durable state is closed: ${what} is no longer usable`;
+}
+
+/** A transaction held for the output gate could not commit: its writes are gone, and the storage with them. */
+export function formatCommitFailed(reason: string): string {
+  return `Durable state could not commit its writes (${reason}); they are lost, and storage.sql is no longer usable`;
 }
 
 /** A member of Cloudflare's DurableObjectState or storage that this state does not provide. */

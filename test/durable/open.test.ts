@@ -132,7 +132,7 @@ describe('the lock helper', () => {
 
 describe('options', () => {
   it.each([
-    [undefined, 'openDurableState(): options must be an object with path, exports, env'],
+    [undefined, 'openDurableState(): options must be an object with path, exports, env, durability'],
     [{ exports: {} }, 'openDurableState(): options.path must be a directory path (a non-empty string), got undefined'],
     [
       { path: 'x' },
@@ -140,10 +140,37 @@ describe('options', () => {
     ],
     [
       { path: 'x', exports: {}, paths: 'y' },
-      'openDurableState(): unknown option "paths"; the options are path, exports, env',
+      'openDurableState(): unknown option "paths"; the options are path, exports, env, durability',
+    ],
+    [
+      { path: 'x', exports: {}, durability: 'none' },
+      `openDurableState(): options.durability must be one of 'power-loss', 'process-crash', got "none"`,
     ],
   ])('%o is refused', async (options, text) => {
     await expect(openDurableState(options as never)).rejects.toThrow(text);
+  });
+});
+
+describe('durability', () => {
+  it.each([
+    [undefined, 2],
+    ['power-loss', 2],
+    ['process-crash', 1],
+  ] as const)("%s syncs the host's database and a facet's as SQLite's synchronous = %i", async (durability, level) => {
+    /** A facet that reads its own database's setting. */
+    class Probe extends DurableObject {
+      synchronous() {
+        return (this.ctx as DurableState).storage.sql.exec('PRAGMA synchronous').one().synchronous;
+      }
+    }
+    const state = await openDurableState({ path: dir, exports: { Probe }, ...(durability ? { durability } : {}) });
+    try {
+      expect(state.storage.sql.exec('PRAGMA synchronous').one().synchronous).toBe(level);
+      const probe = state.facets.get('probe', () => ({ class: Probe })) as { synchronous(): Promise<number> };
+      expect(await probe.synchronous()).toBe(level);
+    } finally {
+      await state.close();
+    }
   });
 });
 

@@ -119,6 +119,25 @@ describe('sql.exec', () => {
     expect(statSync(join(dir, 'state.sqlite-wal')).size).toBeLessThan(8_000_000);
   });
 
+  it('runs a statement again, as kept prepared, on the schema as it is now', () => {
+    sql().exec('CREATE TABLE t (a INTEGER)');
+    sql().exec('INSERT INTO t VALUES (?)', 1);
+    expect(sql().exec('SELECT * FROM t').columnNames).toEqual(['a']);
+    sql().exec('ALTER TABLE t ADD COLUMN b INTEGER DEFAULT 2');
+    const again = sql().exec('SELECT * FROM t');
+    expect(again.columnNames).toEqual(['a', 'b']);
+    expect(again.toArray()).toEqual([{ a: 1, b: 2 }]);
+    expect(sql().exec('INSERT INTO t VALUES (?, ?)', 3, 4).rowsWritten).toBe(1);
+  });
+
+  it('gives the same rows from a statement run before and after a hundred others', () => {
+    sql().exec('CREATE TABLE t (n INTEGER)');
+    sql().exec('INSERT INTO t VALUES (?)', 5);
+    expect(sql().exec('SELECT n FROM t WHERE n = ?', 5).toArray()).toEqual([{ n: 5 }]);
+    for (let i = 0; i < 100; i++) expect(sql().exec(`SELECT n + ${i} AS m FROM t`).one().m).toBe(5 + i);
+    expect(sql().exec('SELECT n FROM t WHERE n = ?', 5).toArray()).toEqual([{ n: 5 }]);
+  });
+
   it('reports the database size in pages in use', () => {
     const before = sql().databaseSize;
     sql().exec('CREATE TABLE big (x TEXT)');
