@@ -6,8 +6,8 @@
  * At most `maxWaiting` cases wait at once; beyond that the lane is held as before.
  *
  * An exclusive case runs with nothing else of its column in flight: it starts once the waiting
- * cases have ended, and keeps the lane until it ends. A flow that restarts its state needs it: on
- * a column under `wrangler dev`, aborting a Durable Object restarts the worker that serves every
+ * cases have ended, and keeps the lane until it ends. Runtime flows are run so (engine.ts): on a
+ * column under `wrangler dev`, a Durable Object's abort restarts the worker that serves every
  * request of the column, and a request in flight then fails.
  */
 
