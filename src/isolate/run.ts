@@ -356,6 +356,13 @@ export class Run {
     this.#finish({ result: undefined, error, logs: [] }, 'dead');
   }
 
+  /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
+  endOverBudget(error: string): void {
+    if (this.#state === 'finished') return;
+    this.#process.kill();
+    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+  }
+
   /**
    * Asks the supervisor to give the run up, and kills the process when it does not answer because
    * it spins. `race`: at the bound, where the sandbox's race may still prove the run won.

@@ -1,4 +1,5 @@
 /** What the pool knows of one member, and what it needs of a member's process. */
+import type { MemberMemory } from '../process-memory.js';
 
 /** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
 export interface PoolProcess {
@@ -42,6 +43,8 @@ export interface Member<P extends PoolProcess> {
   idleSince: number;
   /** Why the pool ended it, or is ending it once its retained executions are closed. */
   endCause: EndCause | undefined;
+  /** Its memory at its last reading (memory-budget.ts), undefined before the first. */
+  memory: MemberMemory | undefined;
 }
 
 /** Whether it can take runs: neither draining nor being ended. */
