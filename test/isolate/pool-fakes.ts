@@ -48,7 +48,7 @@ export class FakeProcess implements PoolProcess {
 }
 
 /** A clock that moves only when the test says. */
-export class FakeClock implements PoolClock {
+class FakeClock implements PoolClock {
   #now = 0;
   #timers: { due: number; callback: () => void }[] = [];
 
@@ -82,7 +82,7 @@ export class FakeClock implements PoolClock {
 }
 
 /** A launch the test completes by hand: each call is pending until `start` (or `fail`). */
-export function fakeLaunch() {
+function fakeLaunch() {
   const pending: { resolve: (process: FakeProcess) => void; reject: (error: unknown) => void }[] = [];
   const started: FakeProcess[] = [];
   return {
@@ -112,7 +112,7 @@ export function fakeLaunch() {
 /** Lets every promise callback queued so far run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export const BASE: PoolSettings = {
+const BASE: PoolSettings = {
   maxWorkers: 4,
   minWorkers: 0,
   spare: 1,

@@ -14,9 +14,9 @@ import type { Member, PoolProcess } from './member.js';
 /** How often every member's memory is read, while the pool has members (about 15 µs a member). */
 export const MEMORY_SAMPLE_MS = 500;
 /** A member not measured yet (still starting) counts as this much: a fresh one measured 8.9 MB. */
-export const UNMEASURED_MEMBER_MB = 12;
+const UNMEASURED_MEMBER_MB = 12;
 /** The shared pages, before any member has been measured: the binary's, measured at 34 MB. */
-export const UNMEASURED_SHARED_MB = 40;
+const UNMEASURED_SHARED_MB = 40;
 
 /** The pool's memory against its budget, as `stats()` shows it. */
 export interface PoolMemoryStats {
@@ -44,7 +44,7 @@ export interface MeasuredMember<K> {
 }
 
 /** The members' use in MB: each one's private memory (or the estimate), the shared pages once. */
-export function memoryUsedMb(members: readonly MeasuredMember<unknown>[], starting: number): number {
+function memoryUsedMb(members: readonly MeasuredMember<unknown>[], starting: number): number {
   let used = starting * UNMEASURED_MEMBER_MB;
   let shared: number | undefined;
   for (const member of members) {
@@ -58,7 +58,7 @@ export function memoryUsedMb(members: readonly MeasuredMember<unknown>[], starti
  * How many more members may start at UNMEASURED_MEMBER_MB each. With none live or starting, one:
  * a budget below a single member still serves its programs one at a time.
  */
-export function membersThatFit(usedMb: number, budgetMb: number, membersAndStarting: number): number {
+function membersThatFit(usedMb: number, budgetMb: number, membersAndStarting: number): number {
   const fit = Math.max(0, Math.floor((budgetMb - usedMb) / UNMEASURED_MEMBER_MB));
   return membersAndStarting === 0 ? Math.max(1, fit) : fit;
 }
@@ -67,7 +67,7 @@ export function membersThatFit(usedMb: number, budgetMb: number, membersAndStart
  * Over the budget: the members to end, each the largest over its own share (the budget beside the
  * shared pages, split evenly), until the rest fit. Empty when within it.
  */
-export function membersOverBudget<K>(members: readonly MeasuredMember<K>[], budgetMb: number): K[] {
+function membersOverBudget<K>(members: readonly MeasuredMember<K>[], budgetMb: number): K[] {
   let used = memoryUsedMb(members, 0);
   if (used <= budgetMb || members.length === 0) return [];
   const shared = used - members.reduce((sum, member) => sum + (member.privateMb ?? UNMEASURED_MEMBER_MB), 0);

@@ -17,10 +17,10 @@
  * retained executions from `retainedOn` (their one owner is retained-executions.ts).
  */
 import { ExecutorError } from '../../protocol/errors.js';
+import type { MemberMemory } from '../process-memory.js';
 import type { ProcessFate } from '../run.js';
 import { isolateText } from '../texts.js';
 import { idleAboveFloor, membersWanted, type PoolCounts } from './capacity.js';
-import type { MemberMemory } from '../process-memory.js';
 import type { PoolClock } from './clock.js';
 import { type EndCause, isServing, type Member, type PoolEnds, type PoolProcess } from './member.js';
 import { type BudgetOverrun, MemoryBudget } from './memory-budget.js';
