@@ -6,8 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { MEMORY_SAMPLE_MS } from '../../src/isolate/pool/memory-budget.js';
 import { type FakeProcess, poolWith, settle, track } from './pool-fakes.js';
 
-/** Every fake member holds 10 MB of its own and maps 30 MB of shared pages: four fit in 75 MB (70), five do not (80). */
-const BUDGET = { memoryBudgetMb: 75, maxWorkers: 100, maxStarting: 8, spare: 0, maxQueue: 0 };
+/**
+ * Every fake member holds 10 MB of its own and maps 30 MB of shared pages. The pool grows into nine
+ * tenths of the budget, 75.6 MB of 84: four members fit (70 MB), a fifth would not (80).
+ */
+const BUDGET = { memoryBudgetMb: 84, maxWorkers: 100, maxStarting: 8, spare: 0, maxQueue: 0 };
 const FITTING = 4;
 
 /** Starts every pending launch until none is left. */
@@ -25,7 +28,7 @@ describe('admission against the memory budget', () => {
     expect(runs.some((run) => run.error !== undefined)).toBe(false);
     const { memory, queued } = pool.stats();
     expect(queued).toBe(10 - FITTING);
-    expect(memory.budgetMb).toBe(75);
+    expect(memory.budgetMb).toBe(84);
     expect(memory.usedMb).toBe(FITTING * 10 + 30);
     expect(memory.usedMb).toBeLessThanOrEqual(memory.budgetMb);
 
@@ -47,7 +50,7 @@ describe('admission against the memory budget', () => {
     clock.advance(MEMORY_SAMPLE_MS);
     await startUntilSettled(launcher);
     expect(runs.every((run) => run.value !== undefined)).toBe(true);
-    expect(pool.stats().memory.usedMb).toBeLessThanOrEqual(75);
+    expect(pool.stats().memory.usedMb).toBeLessThanOrEqual(84);
   });
 
   it('still runs programs one at a time when the budget is below a single member', async () => {
@@ -69,12 +72,12 @@ describe('a budget overrun', () => {
     const runs = Array.from({ length: 3 }, () => track(pool.acquire()));
     await startUntilSettled(launcher);
     const [small, large, larger] = runs.map((run) => run.value!) as [FakeProcess, FakeProcess, FakeProcess];
-    // 30 shared + 10 + 20 + 40 = 100 MB against 75: the share of each is (75 - 30) / 3 = 15 MB.
+    // 30 shared + 10 + 20 + 40 = 100 MB against 84: the share of each is (84 - 30) / 3 = 18 MB.
     large.privateMb = 20;
     larger.privateMb = 40;
     clock.advance(MEMORY_SAMPLE_MS);
     await settle();
-    expect(overBudget).toEqual([{ process: larger, overrun: { usedMb: 100, budgetMb: 75, memberMb: 40 } }]);
+    expect(overBudget).toEqual([{ process: larger, overrun: { usedMb: 100, budgetMb: 84, memberMb: 40 } }]);
     expect(larger.killed).toBe(true);
     expect(large.killed).toBe(false);
     expect(small.killed).toBe(false);

@@ -1,7 +1,7 @@
 /**
  * Admission by measured memory (`pool.memoryBudgetMb`). Every member's memory is read on a timer
  * (and a new member's at once); the pool starts a member only while the members' use, with the
- * one more, fits the budget, so programs beyond it wait in the queue. Should the members grow
+ * one more, fits nine tenths of the budget, so programs beyond it wait in the queue. Should the members grow
  * past the budget anyway, the ones holding the most are named to end, the largest first.
  *
  * A member's use is its private memory; the pages every member maps from the same file (the
@@ -17,6 +17,11 @@ export const MEMORY_SAMPLE_MS = 500;
 const UNMEASURED_MEMBER_MB = 12;
 /** The shared pages, before any member has been measured: the binary's, measured at 34 MB. */
 const UNMEASURED_SHARED_MB = 40;
+/**
+ * The part of the budget the pool grows into. The rest is room for members that grow between two
+ * readings: growth stops near the budget, and members end only once they are past it.
+ */
+const ADMISSION_SHARE = 0.9;
 
 /** The pool's memory against its budget, as `stats()` shows it. */
 export interface PoolMemoryStats {
@@ -55,11 +60,12 @@ function memoryUsedMb(members: readonly MeasuredMember<unknown>[], starting: num
 }
 
 /**
- * How many more members may start at UNMEASURED_MEMBER_MB each. With none live or starting, one:
- * a budget below a single member still serves its programs one at a time.
+ * How many more members may start at UNMEASURED_MEMBER_MB each, within ADMISSION_SHARE of the
+ * budget. With none live or starting, one: a budget below a single member still serves its
+ * programs one at a time.
  */
 function membersThatFit(usedMb: number, budgetMb: number, membersAndStarting: number): number {
-  const fit = Math.max(0, Math.floor((budgetMb - usedMb) / UNMEASURED_MEMBER_MB));
+  const fit = Math.max(0, Math.floor((ADMISSION_SHARE * budgetMb - usedMb) / UNMEASURED_MEMBER_MB));
   return membersAndStarting === 0 ? Math.max(1, fit) : fit;
 }
 
