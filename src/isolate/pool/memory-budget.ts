@@ -56,6 +56,7 @@ function memoryUsedMb(members: readonly MeasuredMember<unknown>[], starting: num
     used += member.privateMb ?? UNMEASURED_MEMBER_MB;
     if (member.sharedMb !== undefined) shared = Math.max(shared ?? 0, member.sharedMb);
   }
+  if (members.length === 0 && starting === 0) return 0;
   return used + (shared ?? UNMEASURED_SHARED_MB);
 }
 
