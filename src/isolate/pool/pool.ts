@@ -305,16 +305,12 @@ export class Pool<P extends PoolProcess> {
   #ensureCapacity(): void {
     if (this.#disposed || !this.#started) return;
     const counts = this.#counts();
-    const wanted = Math.min(
-      membersWanted(counts, this.#settings),
-      counts.starting + counts.serving + this.#budget.room(),
-    );
-    for (
-      let active = counts.starting + counts.serving;
-      active < wanted && this.#launching.size < this.#settings.maxStarting;
-      active += 1
-    )
-      this.#spawn();
+    const active = counts.starting + counts.serving;
+    const wanted = membersWanted(counts, this.#settings);
+    if (active >= wanted || this.#launching.size >= this.#settings.maxStarting) return;
+    // Read only when the pool would grow: it walks every member.
+    const spawns = Math.min(wanted - active, this.#budget.room(), this.#settings.maxStarting - this.#launching.size);
+    for (let i = 0; i < spawns; i += 1) this.#spawn();
   }
 
   #spawn(): void {
