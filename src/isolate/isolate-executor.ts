@@ -93,7 +93,7 @@ export class IsolateExecutor implements Executor {
       launch: launcherFor(this.#settings, this.#confinement, this.#relay),
       clock: systemClock,
       retainedOn: (member) => this.#retained.heldBy(member),
-      measure: (member) => memberMemory(member.pid),
+      measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
         this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
     });

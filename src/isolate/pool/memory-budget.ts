@@ -11,7 +11,7 @@ import type { MemberMemory } from '../process-memory.js';
 import type { PoolClock } from './clock.js';
 import type { Member, PoolProcess } from './member.js';
 
-/** How often every member's memory is read, while the pool has members (about 15 µs a member). */
+/** How often every member's memory is read, while the pool has members (about 7 µs a member). */
 export const MEMORY_SAMPLE_MS = 500;
 /** A member not measured yet (still starting) counts as this much: a fresh one measured 8.9 MB. */
 const UNMEASURED_MEMBER_MB = 12;
