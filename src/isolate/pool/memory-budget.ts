@@ -48,16 +48,27 @@ export interface MeasuredMember<K> {
   sharedMb: number | undefined;
 }
 
-/** The members' use in MB: each one's private memory (or the estimate), the shared pages once. */
-function memoryUsedMb(members: readonly MeasuredMember<unknown>[], starting: number): number {
-  let used = starting * UNMEASURED_MEMBER_MB;
-  let shared: number | undefined;
+/** What the members hold: their private memory (or the estimate), and the largest shared figure read. */
+interface MembersTotal {
+  count: number;
+  privateMb: number;
+  sharedMb: number | undefined;
+}
+
+function totalOf(members: readonly MeasuredMember<unknown>[]): MembersTotal {
+  let privateMb = 0;
+  let sharedMb: number | undefined;
   for (const member of members) {
-    used += member.privateMb ?? UNMEASURED_MEMBER_MB;
-    if (member.sharedMb !== undefined) shared = Math.max(shared ?? 0, member.sharedMb);
+    privateMb += member.privateMb ?? UNMEASURED_MEMBER_MB;
+    if (member.sharedMb !== undefined) sharedMb = Math.max(sharedMb ?? 0, member.sharedMb);
   }
-  if (members.length === 0 && starting === 0) return 0;
-  return used + (shared ?? UNMEASURED_SHARED_MB);
+  return { count: members.length, privateMb, sharedMb };
+}
+
+/** The use in MB: the members' private memory, the ones still starting at the estimate, the shared pages once. */
+function usedOf(total: MembersTotal, starting: number): number {
+  if (total.count === 0 && starting === 0) return 0;
+  return total.privateMb + starting * UNMEASURED_MEMBER_MB + (total.sharedMb ?? UNMEASURED_SHARED_MB);
 }
 
 /**
@@ -75,7 +86,7 @@ function membersThatFit(usedMb: number, budgetMb: number, membersAndStarting: nu
  * shared pages, split evenly), until the rest fit. Empty when within it.
  */
 function membersOverBudget<K>(members: readonly MeasuredMember<K>[], budgetMb: number): K[] {
-  let used = memoryUsedMb(members, 0);
+  let used = usedOf(totalOf(members), 0);
   if (used <= budgetMb || members.length === 0) return [];
   const shared = used - members.reduce((sum, member) => sum + (member.privateMb ?? UNMEASURED_MEMBER_MB), 0);
   const share = (budgetMb - shared) / members.length;
@@ -108,6 +119,8 @@ export class MemoryBudget<P extends PoolProcess> {
   readonly #clock: PoolClock;
   readonly #hooks: BudgetHooks<P>;
   #peakMb = 0;
+  /** The live members' total since the last reading or change of members: admission asks often. */
+  #total: MembersTotal | undefined;
   #cancelTimer: (() => void) | undefined;
   #stopped = false;
 
@@ -120,16 +133,24 @@ export class MemoryBudget<P extends PoolProcess> {
   /** Reads one member now (a new one, so the next admission counts what it holds). */
   measure(member: Member<P>): void {
     member.memory = this.#hooks.measure(member.process) ?? member.memory;
+    this.#total = undefined;
+  }
+
+  /** A member has ended: the total is counted again when next asked. */
+  changed(): void {
+    this.#total = undefined;
   }
 
   /** The members' use now, from their last readings. */
   usedMb(): number {
-    return memoryUsedMb(this.#figures(), this.#hooks.starting());
+    return usedOf(this.#membersTotal(), this.#hooks.starting());
   }
 
   /** How many more members may start within the budget. */
   room(): number {
-    return membersThatFit(this.usedMb(), this.budgetMb, this.#hooks.live().length + this.#hooks.starting());
+    const starting = this.#hooks.starting();
+    const total = this.#membersTotal();
+    return membersThatFit(usedOf(total, starting), this.budgetMb, total.count + starting);
   }
 
   /** The live members over the budget, the largest first (from their last readings). */
@@ -163,6 +184,11 @@ export class MemoryBudget<P extends PoolProcess> {
     this.#peakMb = Math.max(this.#peakMb, this.usedMb());
     this.#hooks.sampled();
     this.schedule();
+  }
+
+  #membersTotal(): MembersTotal {
+    this.#total ??= totalOf(this.#figures());
+    return this.#total;
   }
 
   #figures(): MeasuredMember<Member<P>>[] {

@@ -354,6 +354,7 @@ export class Pool<P extends PoolProcess> {
 
   #ended(member: Member<P>, end: { intended: boolean }): void {
     member.ended = true;
+    this.#budget.changed();
     const cause = member.endCause ?? (end.intended ? 'killed' : 'died');
     if (cause !== 'disposed') this.#ends[cause] += 1;
     if (!member.busy) this.#members.delete(member.process);
