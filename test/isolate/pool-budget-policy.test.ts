@@ -66,6 +66,23 @@ describe('admission against the memory budget', () => {
   });
 });
 
+describe('nested runs and the budget', () => {
+  it('starts a member for a nested run when the budget is spent, and serves it before the programs queued ahead', async () => {
+    const { pool, launcher } = poolWith(BUDGET);
+    const parents = Array.from({ length: FITTING }, () => track(pool.acquire()));
+    await startUntilSettled(launcher);
+    expect(parents.every((run) => run.value !== undefined)).toBe(true);
+    const unrelated = track(pool.acquire());
+    const nested = track(pool.acquire(undefined, undefined, true));
+    // Waiting for memory would be waiting on its parent, which holds its member until it answers.
+    expect(launcher.starting()).toBe(1);
+    await launcher.startAll();
+    expect(nested.value).toBe(launcher.started[FITTING]);
+    expect(unrelated.settled).toBe(false);
+    expect(launcher.starting()).toBe(0);
+  });
+});
+
 describe('a budget overrun', () => {
   it('ends the member largest over its share, telling its run first, and spares the others', async () => {
     const { pool, launcher, clock, overBudget } = poolWith(BUDGET);

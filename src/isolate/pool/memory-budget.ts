@@ -72,12 +72,12 @@ function usedOf(total: MembersTotal, starting: number): number {
 }
 
 /**
- * How many more members may start at UNMEASURED_MEMBER_MB each, within ADMISSION_SHARE of the
- * budget. With none live or starting, one: a budget below a single member still serves its
- * programs one at a time.
+ * How many more members may start at UNMEASURED_MEMBER_MB each, within `share` of the budget.
+ * With none live or starting, one: a budget below a single member still serves its programs one
+ * at a time.
  */
-function membersThatFit(usedMb: number, budgetMb: number, membersAndStarting: number): number {
-  const fit = Math.max(0, Math.floor((ADMISSION_SHARE * budgetMb - usedMb) / UNMEASURED_MEMBER_MB));
+function membersThatFit(usedMb: number, budgetMb: number, share: number, membersAndStarting: number): number {
+  const fit = Math.max(0, Math.floor((share * budgetMb - usedMb) / UNMEASURED_MEMBER_MB));
   return membersAndStarting === 0 ? Math.max(1, fit) : fit;
 }
 
@@ -146,11 +146,11 @@ export class MemoryBudget<P extends PoolProcess> {
     return usedOf(this.#membersTotal(), this.#hooks.starting());
   }
 
-  /** How many more members may start within the budget. */
-  room(): number {
+  /** How many more members may start within `share` of the budget (by default, the part the pool grows into). */
+  room(share = ADMISSION_SHARE): number {
     const starting = this.#hooks.starting();
     const total = this.#membersTotal();
-    return membersThatFit(usedOf(total, starting), this.budgetMb, total.count + starting);
+    return membersThatFit(usedOf(total, starting), this.budgetMb, share, total.count + starting);
   }
 
   /** The live members over the budget, the largest first (from their last readings). */

@@ -244,6 +244,13 @@ export class Pool<P extends PoolProcess> {
 
   /** Serves the waiters, in order, that a member can serve now. */
   #pump(): void {
+    // With the budget spent, nested runs go first: each frees the member its parent holds.
+    if (this.#waiters.nested > 0 && this.#budget.room() === 0) this.#serve(true);
+    this.#serve(false);
+  }
+
+  /** Serves the waiters in order (only the nested ones, with `nestedOnly`) that a member can serve now. */
+  #serve(nestedOnly: boolean): void {
     for (let i = 0; i < this.#waiters.length; ) {
       const waiter = this.#waiters.at(i)!;
       const target = waiter.target;
@@ -251,6 +258,10 @@ export class Pool<P extends PoolProcess> {
       if (target !== undefined && (targetMember === undefined || targetMember.ended)) {
         this.#waiters.remove(waiter);
         waiter.reject(waiter.lost!());
+        continue;
+      }
+      if (nestedOnly && !waiter.nested) {
+        i += 1;
         continue;
       }
       const overshoot = this.#busy >= this.#settings.maxWorkers;
@@ -308,8 +319,12 @@ export class Pool<P extends PoolProcess> {
     const active = counts.starting + counts.serving;
     const wanted = membersWanted(counts, this.#settings);
     if (active >= wanted || this.#launching.size >= this.#settings.maxStarting) return;
-    // Read only when the pool would grow: it walks every member.
-    const spawns = Math.min(wanted - active, this.#budget.room(), this.#settings.maxStarting - this.#launching.size);
+    let room = this.#budget.room();
+    // A nested run frees the member its parent holds, so it never waits on its parent for memory:
+    // it may use the budget's last tenth, and beyond it one member is always starting for it
+    // (should members then pass the budget, the largest ends).
+    if (counts.nestedWaiters > 0) room = Math.max(room, this.#budget.room(1), counts.starting === 0 ? 1 : 0);
+    const spawns = Math.min(wanted - active, room, this.#settings.maxStarting - this.#launching.size);
     for (let i = 0; i < spawns; i += 1) this.#spawn();
   }
 
