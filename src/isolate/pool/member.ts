@@ -16,9 +16,9 @@ export interface PoolProcess {
 export interface PoolEnds {
   /** Idle past `pool.idleTimeoutMs`, beyond `pool.minWorkers` and the spares. */
   reaped: number;
-  /** Worn: `pool.recycleAfterRuns` runs, or `pool.maxRssMb` of resident memory. */
+  /** Worn: `pool.recycleAfterRuns` runs, or `pool.maxRssMb` of resident memory; or idle and ended over `pool.memoryBudgetMb`. */
   recycled: number;
-  /** Ended because of its run: a spin or a timeout, the CPU bound, a memory or heap cap, a cancel. */
+  /** Ended because of its run: a spin or a timeout, the CPU bound, a memory or heap cap, the memory budget, a cancel. */
   killed: number;
   /** Ended on its own: a crash, or a signal from outside. */
   died: number;
