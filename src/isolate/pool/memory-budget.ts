@@ -1,8 +1,9 @@
 /**
  * Admission by measured memory (`pool.memoryBudgetMb`). Every member's memory is read on a timer
  * (and a new member's at once); the pool starts a member only while the members' use, with the
- * one more, fits nine tenths of the budget, so programs beyond it wait in the queue. Should the members grow
- * past the budget anyway, the ones holding the most are named to end, the largest first.
+ * one more, fits nine tenths of the budget, so programs beyond it wait in the queue. Should the
+ * members grow past the budget anyway, the ones holding the most are named to end, the largest
+ * first.
  *
  * A member's use is its private memory; the pages every member maps from the same file (the
  * workerd binary, some 34 MB) are counted once for the pool, as the machine holds them once.
