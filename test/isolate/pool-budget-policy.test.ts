@@ -39,6 +39,10 @@ describe('admission against the memory budget', () => {
     }
     expect(runs.every((run) => run.value !== undefined)).toBe(true);
     expect(pool.stats().spawns).toBe(FITTING);
+    // The members gone, the use is none; the peak stays what they reached, read as each started.
+    await pool.dispose();
+    expect(pool.stats().memory.usedMb).toBe(0);
+    expect(pool.stats().memory.peakMb).toBeGreaterThanOrEqual(FITTING * 10 + 30);
   });
 
   it('grows again when a reading finds the members smaller', async () => {

@@ -131,10 +131,10 @@ export class MemoryBudget<P extends PoolProcess> {
     this.#hooks = hooks;
   }
 
-  /** Reads one member now (a new one, so the next admission counts what it holds). */
-  measure(member: Member<P>): void {
-    member.memory = this.#hooks.measure(member.process) ?? member.memory;
-    this.#total = undefined;
+  /** Reads a new member at once, so the next admission counts what it holds. */
+  measureNew(member: Member<P>): void {
+    this.#measure(member);
+    this.#peakMb = Math.max(this.#peakMb, this.usedMb());
   }
 
   /** A member has ended: the total is counted again when next asked. */
@@ -181,10 +181,15 @@ export class MemoryBudget<P extends PoolProcess> {
   }
 
   #sample(): void {
-    for (const member of this.#hooks.live()) this.measure(member);
+    for (const member of this.#hooks.live()) this.#measure(member);
     this.#peakMb = Math.max(this.#peakMb, this.usedMb());
     this.#hooks.sampled();
     this.schedule();
+  }
+
+  #measure(member: Member<P>): void {
+    member.memory = this.#hooks.measure(member.process) ?? member.memory;
+    this.#total = undefined;
   }
 
   #membersTotal(): MembersTotal {

@@ -348,8 +348,8 @@ export class Pool<P extends PoolProcess> {
           endCause: undefined,
           memory: undefined,
         };
-        this.#budget.measure(member);
         this.#members.set(sandbox, member);
+        this.#budget.measureNew(member);
         this.#idle.push(member);
         void sandbox.ended.then((end) => this.#ended(member, end));
         this.#pump();
