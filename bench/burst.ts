@@ -22,6 +22,8 @@ export interface Burst {
   hostCpuMs: number | undefined;
   /** Ours: the largest sum of the members' RSS seen during the burst. */
   peakPoolRssMb: number | undefined;
+  /** Ours: the pool's memory as its budget counts it (`stats().memory`), at its peak so far, and the budget. */
+  poolMemory: { peakMb: number; budgetMb: number } | undefined;
 }
 
 const cpuNowMs = () => {
@@ -82,6 +84,7 @@ export async function burst(n: number, once: () => Promise<void>, pool?: Isolate
     firstFailure,
     hostCpuMs: sampled === undefined ? undefined : cpuMs - sampled.costMs,
     peakPoolRssMb: sampled?.peakMb,
+    poolMemory: pool === undefined ? undefined : pool.stats().memory,
   };
 }
 

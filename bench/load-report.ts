@@ -87,7 +87,11 @@ function makespanTarget(n: number, warm: Pooled, vsReference: number | undefined
 }
 
 /** The host's CPU per execution over our warm bursts, and the largest pool RSS any of them saw. */
-function hostFigures(bursts: readonly Burst[]): { cpuPerRun: number | undefined; peakRssMb: number | undefined } {
+function hostFigures(bursts: readonly Burst[]): {
+  cpuPerRun: number | undefined;
+  peakRssMb: number | undefined;
+  budget: { peakMb: number; budgetMb: number } | undefined;
+} {
   const measured = bursts.filter((result) => result.hostCpuMs !== undefined);
   const runs = measured.reduce((sum, result) => sum + result.latencies.length + result.failures, 0);
   const cpu = measured.reduce((sum, result) => sum + result.hostCpuMs!, 0);
@@ -95,6 +99,7 @@ function hostFigures(bursts: readonly Burst[]): { cpuPerRun: number | undefined;
   return {
     cpuPerRun: runs === 0 ? undefined : cpu / runs,
     peakRssMb: peaks.length === 0 ? undefined : Math.max(...peaks),
+    budget: bursts.at(-1)?.poolMemory,
   };
 }
 
@@ -174,6 +179,15 @@ function loadRows(figures: LoadFigures): Row[] {
       DASH,
       '',
       '',
+    ],
+    [
+      `N = ${n}: peak pool memory as its budget counts it (stats().memory)`,
+      String(figures.oursWarm.length),
+      host.budget === undefined ? DASH : `${host.budget.peakMb.toFixed(0)} MB`,
+      'not measured',
+      DASH,
+      host.budget === undefined ? '' : `<= pool.memoryBudgetMb, ${host.budget.budgetMb} MB`,
+      host.budget === undefined ? '' : host.budget.peakMb <= host.budget.budgetMb ? 'yes' : 'NO',
     ],
   ];
 }

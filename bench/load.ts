@@ -49,7 +49,8 @@ export interface LoadFigures {
 
 /**
  * N native programs that each wait on a tool until as many as can run at once (N, at most
- * maxWorkers) are waiting; `whileAllWait` runs then, and the gate opens.
+ * maxWorkers, and as many as the memory budget admits) are waiting; `whileAllWait` runs then, and
+ * the gate opens.
  */
 async function holdAtOnce(executor: IsolateExecutor, n: number, whileAllWait: () => void): Promise<void> {
   const running = Math.min(n, executor.stats().maxWorkers);
@@ -58,13 +59,23 @@ async function holdAtOnce(executor: IsolateExecutor, n: number, whileAllWait: ()
   const opened = new Promise<void>((resolve) => {
     open = resolve;
   });
+  let held = true;
+  const release = () => {
+    if (!held) return;
+    held = false;
+    clearInterval(budgetWatch);
+    whileAllWait();
+    open();
+  };
+  // The budget stopped the pool short of `running`: programs queue, none starts, all others wait.
+  const budgetWatch = setInterval(() => {
+    const { starting, queued, states } = executor.stats();
+    if (arrived > 0 && starting === 0 && queued > 0 && states.busy === arrived) release();
+  }, 100);
   const dispatch = createEnvelopeDispatch(
     {
       gate: async () => {
-        if (++arrived === running) {
-          whileAllWait();
-          open();
-        }
+        if (++arrived === running) release();
         await opened;
         return 1;
       },
@@ -75,7 +86,7 @@ async function holdAtOnce(executor: IsolateExecutor, n: number, whileAllWait: ()
     Array.from({ length: n }, () =>
       executor.execute({ code: 'async () => gate.wait()', providers: [{ name: 'gate', tools: ['wait'] }], dispatch }),
     ),
-  );
+  ).finally(() => clearInterval(budgetWatch));
   const wrong = outcomes.filter((outcome) => outcome.result !== 1).length;
   if (wrong > 0) throw new Error(`${wrong} of ${n} gated programs did not return 1: ${JSON.stringify(outcomes[0])}`);
   while (executor.stats().starting > 0) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -123,6 +123,10 @@ try {
       `${side.label}, over ${side.runs} executions: CPU per execution: host ${perRun(side.hostMs, side.runs)}, pool ${perRun(side.childrenMs, side.runs)}`,
     );
   console.log(`processes started during the measured bursts: ${executor.stats().spawns - spawnsBefore}`);
+  const { memory, members } = executor.stats();
+  console.log(
+    `pool memory as its budget counts it: peak ${memory.peakMb.toFixed(0)} MB of pool.memoryBudgetMb ${memory.budgetMb} MB; members now: ${members.length}`,
+  );
 } finally {
   await executor.dispose();
 }

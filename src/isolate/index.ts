@@ -15,9 +15,10 @@ export {
   DEFAULT_TIMEOUT_MS,
   defaultMaxStarting,
   defaultMaxWorkers,
+  defaultMemoryBudgetMb,
   LIMIT_MAXIMA,
 } from './options.js';
 export type { PoolEnds } from './pool/member.js';
-export type { MemberState, PoolMemberStats, PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
+export type { MemberState, PoolMemberStats, PoolMemoryStats, PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
 export type { RetainedClosedObserver } from './retained-executions.js';
 export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';

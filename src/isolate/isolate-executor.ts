@@ -27,6 +27,7 @@ import { systemClock } from './pool/clock.js';
 import { Pool } from './pool/pool.js';
 import type { PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
 import type { AcquireCancel } from './pool/waiter-queue.js';
+import { memberMemory } from './process-memory.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
 import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
@@ -71,6 +72,8 @@ export class IsolateExecutor implements Executor {
   readonly #confinement: Confinement;
   readonly #retained: RetainedExecutions<SandboxProcess>;
   readonly #runs = new Set<Run>();
+  /** The run each busy member serves, so the pool's budget can end that run with its text. */
+  readonly #runOn = new Map<SandboxProcess, Run>();
   readonly #observers = new Set<RunObserver>();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
@@ -90,6 +93,9 @@ export class IsolateExecutor implements Executor {
       launch: launcherFor(this.#settings, this.#confinement, this.#relay),
       clock: systemClock,
       retainedOn: (member) => this.#retained.heldBy(member),
+      measure: memberMemory,
+      overBudget: (member, { usedMb, budgetMb, memberMb }) =>
+        this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
     });
   }
 
@@ -314,6 +320,7 @@ export class IsolateExecutor implements Executor {
     spec: RunSpec,
   ): Promise<RunOutcome> {
     this.#runs.add(run);
+    this.#runOn.set(member, run);
     const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));
     let fate: ProcessFate = 'keep';
@@ -328,6 +335,7 @@ export class IsolateExecutor implements Executor {
       slot?.free();
       relay?.drop(spec.id);
       this.#runs.delete(run);
+      this.#runOn.delete(member);
       this.#pool.release(member, fate);
     }
   }

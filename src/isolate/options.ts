@@ -4,7 +4,7 @@
  * each request's bounds, and the frame sizes the caps imply.
  */
 export { MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from './options/frame-size.js';
-export { defaultMaxStarting, defaultMaxWorkers, maxWorkersFor } from './options/host-sizing.js';
+export { defaultMaxStarting, defaultMaxWorkers, defaultMemoryBudgetMb, maxWorkersFor } from './options/host-sizing.js';
 export { resolveCpuTimeout, resolveTimeout } from './options/request-bounds.js';
 export { resolveSettings } from './options/resolve.js';
 export {

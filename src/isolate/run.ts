@@ -254,18 +254,24 @@ export class Run {
 
   /** Past `limits.maxProcessOutputBytes` of process output: the process is being killed. */
   #outputFlood(): void {
-    if (this.#state === 'finished') return;
-    this.#process.kill();
-    const error = isolateText.processOutputTooLarge(this.#spec.limits.maxProcessOutputBytes);
-    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+    this.#killWith(() => isolateText.processOutputTooLarge(this.#spec.limits.maxProcessOutputBytes));
   }
 
   /** Past `pool.memoryLimitMb`: the guard has ended the process; the run reports the cap. */
   #memoryExceeded(): void {
+    this.#killWith(() => isolateText.memoryLimit(this.#spec.memoryLimitMb));
+  }
+
+  /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
+  endOverBudget(error: string): void {
+    this.#killWith(() => error);
+  }
+
+  /** Ends the process of a run a bound ended, and reports the bound's text rather than a death. */
+  #killWith(text: () => string): void {
     if (this.#state === 'finished') return;
     this.#process.kill();
-    const error = isolateText.memoryLimit(this.#spec.memoryLimitMb);
-    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+    this.#finish({ result: undefined, error: text(), logs: [] }, 'dead');
   }
 
   #processEnded(end: ProcessEnd): void {

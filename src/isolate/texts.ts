@@ -103,6 +103,12 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
     `The outbound function must return a Response (or a promise of one), got ${got}.`,
   /** A relayed request outside the frame grammar; the host answers it with this failure. */
   relayRequestMalformed: 'The sandbox sent a malformed relay frame for this fetch.',
+  /**
+   * The pool's members together passed `pool.memoryBudgetMb`, and this execution's process held
+   * the most: the run was within its own cap, so the text names the budget, not `memoryLimitMb`.
+   */
+  memoryBudget: (usedMb: number, budgetMb: number, memberMb: number) =>
+    `The execution ran out of memory: the pool's members together held ${Math.round(usedMb)} MB, above their budget of ${budgetMb} MB (pool.memoryBudgetMb), and this execution's process held the most, ${Math.round(memberMb)} MB. Work on smaller pieces of data and return less, or run fewer large executions at once.`,
   /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
   memoryGuardRestarted: (detail: string, guarded: number) =>
     `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,

@@ -12,6 +12,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   defaultMaxStarting,
   defaultMaxWorkers,
+  defaultMemoryBudgetMb,
   type IsolateExecutorOptions,
   type IsolateLimitOptions,
   type IsolatePoolOptions,
@@ -117,9 +118,9 @@ Sandbox (IsolateExecutor):
                                          or refuse to start, or never (default auto)
 
 Pool (processes, one execution each):
-  --max-workers <n>                      processes running executions at once; the pool grows to it on
-                                         demand (default: sized by the host's memory and
-                                         --memory-limit-mb, ${defaultMaxWorkers()} here with the default cap)
+  --max-workers <n>                      processes running executions at once, an upper bound: the pool
+                                         grows within --memory-budget-mb (default: what the budget holds
+                                         at 8 MB a process, within the open-file limit; ${defaultMaxWorkers()} here)
   --min-workers <n>                      processes kept even when idle (default ${DEFAULT_POOL.minWorkers})
   --spare <n>                            warm processes kept ready beyond the busy ones (default ${DEFAULT_POOL.spare})
   --idle-timeout-ms <ms>                 end a process idle this long, beyond --min-workers and the
@@ -131,6 +132,9 @@ Pool (processes, one execution each):
   --heap-limit-mb <n>                    V8 heap cap of every sandbox isolate (default ${DEFAULT_POOL.heapLimitMb})
   --memory-limit-mb <n>                  memory cap of one execution: heap, buffers and WebAssembly
                                          memory together (default ${DEFAULT_POOL.memoryLimitMb})
+  --memory-budget-mb <n>                 memory the processes may use together, as measured; beyond it
+                                         executions wait (default: half of the host's memory, its cgroup's
+                                         limit where one is set; ${defaultMemoryBudgetMb()} here)
   --cgroup <path>                        a cgroup v2 directory delegated to the daemon; each process
                                          runs in a child of it capped at --memory-limit-mb (default: none)
 

@@ -66,6 +66,9 @@ function hasRunReports(executor: Executor): executor is Executor & WithRunReport
   return typeof (executor as Partial<WithRunReports>).observeRuns === 'function';
 }
 
+/** The pool reports its memory in MB; Prometheus takes bytes. */
+const MIB = 2 ** 20;
+
 /** Pool member states, as the `state` label of `pool_members` says them. */
 const MEMBER_STATES = ['starting', 'idle', 'busy', 'draining'] as const;
 
@@ -233,6 +236,22 @@ export class DaemonMetrics {
       registers,
       collect() {
         this.set(stats().maxWorkers);
+      },
+    });
+    new Gauge({
+      name: name('pool_memory_budget_bytes'),
+      help: 'The memory the sandbox processes may use together (pool.memoryBudgetMb); beyond it executions wait.',
+      registers,
+      collect() {
+        this.set(stats().memory.budgetMb * MIB);
+      },
+    });
+    new Gauge({
+      name: name('pool_memory_used_bytes'),
+      help: "The sandbox processes' memory as the budget counts it: their private memory, and the pages they share once.",
+      registers,
+      collect() {
+        this.set(Math.round(stats().memory.usedMb * MIB));
       },
     });
     // The pool counts these since it started; each scrape adds what it counted since the last.

@@ -208,20 +208,18 @@ describe('stats', () => {
 describe('the default maxWorkers', () => {
   const GIB = 1024;
 
-  it('lets at least 100 waiting programs run at once on a 24 GiB machine', () => {
-    expect(maxWorkersFor({ memoryMb: 24 * GIB, cores: 2, openFiles: 20_000 }, 512)).toBeGreaterThanOrEqual(100);
+  it('no longer limits 1000 waiting programs on a 24 GiB machine: the memory budget does', () => {
+    // Half of 24 GiB, at 9 MB a waiting member (measured), holds more than 1000 of them.
+    expect(maxWorkersFor({ openFiles: 20_000 }, 12 * GIB)).toBeGreaterThanOrEqual(1000);
   });
 
-  it('follows the host: less memory, more cores at the memory cap, a larger cap or fewer files mean fewer', () => {
-    const host = { memoryMb: 24 * GIB, cores: 2, openFiles: undefined };
-    const base = maxWorkersFor(host, 512);
-    expect(maxWorkersFor({ ...host, memoryMb: 4 * GIB }, 512)).toBeLessThan(base);
-    expect(maxWorkersFor({ ...host, cores: 16 }, 512)).toBeLessThan(base);
-    expect(maxWorkersFor(host, 2048)).toBeLessThan(base);
-    expect(maxWorkersFor(host, 128)).toBeGreaterThan(base);
-    expect(maxWorkersFor({ ...host, openFiles: 1024 }, 512)).toBeLessThan(base);
-    // Never none: a small host still runs one program at a time.
-    expect(maxWorkersFor({ memoryMb: GIB, cores: 8, openFiles: 1024 }, 512)).toBe(1);
+  it('follows the budget and the open-file limit', () => {
+    const host = { openFiles: undefined };
+    const base = maxWorkersFor(host, 12 * GIB);
+    expect(maxWorkersFor(host, 2 * GIB)).toBeLessThan(base);
+    expect(maxWorkersFor({ openFiles: 1024 }, 12 * GIB)).toBeLessThan(base);
+    // Never none: a small budget still runs one program at a time.
+    expect(maxWorkersFor({ openFiles: 1024 }, 4)).toBe(1);
   });
 
   it('is what an executor without pool.maxWorkers uses', async () => {

@@ -1,150 +1,13 @@
 /**
  * The pool's policy on its own: fake processes from a fake launch, and a clock the test advances.
  * No workerd, no timers; each test runs in milliseconds. The real-workerd behaviour is in
- * pool.test.ts, pool-elastic.test.ts, pool-fairness.test.ts and nested-runs.test.ts.
+ * pool.test.ts, pool-elastic.test.ts, pool-fairness.test.ts and nested-runs.test.ts; the memory
+ * budget's own policy tests are in pool-budget-policy.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { PoolClock } from '../../src/isolate/pool/clock.js';
-import type { PoolProcess } from '../../src/isolate/pool/member.js';
-import { Pool } from '../../src/isolate/pool/pool.js';
-import type { PoolSettings } from '../../src/isolate/pool/pool-settings.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
-
-class FakeProcess implements PoolProcess {
-  static #nextPid = 1000;
-  readonly pid = FakeProcess.#nextPid++;
-  alive = true;
-  killed = false;
-  rss: number | undefined = 40;
-  readonly ended: Promise<{ intended: boolean }>;
-  #end!: (end: { intended: boolean }) => void;
-
-  constructor() {
-    this.ended = new Promise((resolve) => {
-      this.#end = resolve;
-    });
-  }
-
-  kill(): void {
-    this.killed = true;
-    this.#exit(true);
-  }
-
-  /** Ends on its own, as a crash would. */
-  die(): void {
-    this.#exit(false);
-  }
-
-  rssMb(): number | undefined {
-    return this.rss;
-  }
-
-  #exit(intended: boolean): void {
-    if (!this.alive) return;
-    this.alive = false;
-    this.#end({ intended });
-  }
-}
-
-/** A clock that moves only when the test says. */
-class FakeClock implements PoolClock {
-  #now = 0;
-  #timers: { due: number; callback: () => void }[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  schedule(callback: () => void, delayMs: number): () => void {
-    const timer = { due: this.#now + delayMs, callback };
-    this.#timers.push(timer);
-    return () => {
-      this.#timers = this.#timers.filter((other) => other !== timer);
-    };
-  }
-
-  get pending(): number {
-    return this.#timers.length;
-  }
-
-  /** Moves the time on, firing what falls due; a timer that keeps rearming at once fails the test. */
-  advance(ms: number): void {
-    this.#now += ms;
-    for (let round = 0; ; round += 1) {
-      const due = this.#timers.filter((timer) => timer.due <= this.#now);
-      if (due.length === 0) return;
-      if (round === 100) throw new Error(`timers still falling due after ${round} rounds at ${this.#now} ms`);
-      this.#timers = this.#timers.filter((timer) => !due.includes(timer));
-      for (const timer of due) timer.callback();
-    }
-  }
-}
-
-/** A launch the test completes by hand: each call is pending until `start` (or `fail`). */
-function fakeLaunch() {
-  const pending: { resolve: (process: FakeProcess) => void; reject: (error: unknown) => void }[] = [];
-  const started: FakeProcess[] = [];
-  return {
-    launch: () =>
-      new Promise<FakeProcess>((resolve, reject) => {
-        pending.push({ resolve, reject });
-      }),
-    /** How many launches are waiting to complete. */
-    starting: () => pending.length,
-    started,
-    /** Completes every pending launch. */
-    async startAll(): Promise<void> {
-      for (const launch of pending.splice(0)) {
-        const process = new FakeProcess();
-        started.push(process);
-        launch.resolve(process);
-      }
-      await settle();
-    },
-    async failAll(error: unknown): Promise<void> {
-      for (const launch of pending.splice(0)) launch.reject(error);
-      await settle();
-    },
-  };
-}
-
-/** Lets every promise callback queued so far run. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-const BASE: PoolSettings = {
-  maxWorkers: 4,
-  minWorkers: 0,
-  spare: 1,
-  idleTimeoutMs: 1_000,
-  maxStarting: 2,
-  maxQueue: 10,
-  recycleAfterRuns: 200,
-  maxRssMb: 512,
-  maxNestedRuns: 2,
-};
-
-function poolWith(settings: Partial<PoolSettings> = {}, retained = new Map<FakeProcess, number>()) {
-  const launcher = fakeLaunch();
-  const clock = new FakeClock();
-  const pool = new Pool<FakeProcess>({
-    settings: { ...BASE, ...settings },
-    launch: launcher.launch,
-    clock,
-    retainedOn: (process) => retained.get(process) ?? 0,
-  });
-  return { pool, launcher, clock, retained };
-}
-
-/** Records how an acquire settled, so a test can check it has not settled yet. */
-function track<T>(promise: Promise<T>) {
-  const state: { value?: T; error?: unknown; settled: boolean } = { settled: false };
-  promise.then(
-    (value) => Object.assign(state, { value, settled: true }),
-    (error: unknown) => Object.assign(state, { error, settled: true }),
-  );
-  return state;
-}
+import { poolWith, settle, track } from './pool-fakes.js';
 
 describe('growth and spares', () => {
   it('starts nothing before the first acquire', async () => {
@@ -257,8 +120,8 @@ describe('reaping', () => {
     await settle();
     expect(pool.stats().states.idle).toBe(1);
     expect(pool.stats().ends.reaped).toBe(2);
-    // At the floor, no timer is left.
-    expect(clock.pending).toBe(0);
+    // At the floor, no reaping timer is left: only the memory budget's reading, while a member lives.
+    expect(clock.pending).toBe(1);
   });
 
   it('never reaps below minWorkers', async () => {
@@ -272,12 +135,13 @@ describe('reaping', () => {
     expect(pool.stats().ends.reaped).toBe(0);
   });
 
-  it('stops its timer on dispose', async () => {
+  it('stops its timers on dispose', async () => {
     const { pool, launcher, clock } = poolWith({ spare: 0 });
     const run = track(pool.acquire());
     await launcher.startAll();
     pool.release(run.value!, 'keep');
-    expect(clock.pending).toBe(1);
+    // The reaping timer and the memory budget's reading.
+    expect(clock.pending).toBe(2);
     await pool.dispose();
     expect(clock.pending).toBe(0);
     expect(run.value!.killed).toBe(true);

@@ -3,7 +3,7 @@
  * Each test that needs a pool shape of its own builds a small executor and disposes it.
  */
 import { describe, expect, it } from 'vitest';
-import { IsolateExecutor } from '../../src/isolate/index.js';
+import { defaultMemoryBudgetMb, IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
@@ -165,10 +165,15 @@ describe('construction options', () => {
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.maxNestedRuns',
+        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.memoryBudgetMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.maxNestedRuns',
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
+    [
+      'a memoryBudgetMb below 16',
+      { pool: { memoryBudgetMb: 8 } },
+      isolateText.optionInvalid('pool.memoryBudgetMb', 'an integer >= 16', '8'),
+    ],
     [
       'a negative minWorkers',
       { pool: { minWorkers: -1 } },
@@ -273,6 +278,7 @@ describe('construction options', () => {
       starting: 0,
       queued: 0,
       maxWorkers: 1,
+      memory: { budgetMb: defaultMemoryBudgetMb(), usedMb: 0, peakMb: 0 },
       spawns: 0,
       ends: { reaped: 0, recycled: 0, killed: 0, died: 0 },
       retained: 0,

@@ -3,7 +3,13 @@
  * names, and a value outside what the option takes is refused naming the flag.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, DEFAULT_POOL, defaultMaxWorkers, LIMIT_MAXIMA } from '../../src/isolate/index.js';
+import {
+  DEFAULT_LIMITS,
+  DEFAULT_POOL,
+  defaultMaxWorkers,
+  defaultMemoryBudgetMb,
+  LIMIT_MAXIMA,
+} from '../../src/isolate/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { formatCgroupNotAbsolute, formatConfinementInvalid, formatMinWorkersAboveMax } from '../../src/server/texts.js';
 
@@ -53,7 +59,8 @@ describe('the pool flags', () => {
   });
 
   it('are in --help with the defaults IsolateExecutor exports', () => {
-    expect(USAGE).toContain(`--memory-limit-mb, ${defaultMaxWorkers()} here with the default cap`);
+    expect(USAGE).toContain(`within the open-file limit; ${defaultMaxWorkers()} here`);
+    expect(USAGE).toContain(`limit where one is set; ${defaultMemoryBudgetMb()} here`);
     for (const flag of ['--min-workers', '--idle-timeout-ms', '--max-starting', '--cpu-timeout'])
       expect(USAGE).toContain(`  ${flag} `);
   });

@@ -103,6 +103,24 @@ describe('the start-up log', () => {
 });
 
 describe('the pool in /metrics', () => {
+  it('shows the memory budget and its use', async () => {
+    const daemon = await startAdminDaemon(['--memory-budget-mb', '200', '--spare', '0']);
+    const executor = await connect(daemon.url, { websocket: NodeWebSocket });
+    const metric = (sample: string) => metricValue(daemon, `codemode_executor_${sample}`);
+    try {
+      expect(await metric('pool_memory_budget_bytes')).toBe(200 * 2 ** 20);
+      const waiting = executor.execute({
+        code: 'async () => { await new Promise((r) => setTimeout(r, 2000)); return 1 }',
+      });
+      // A member running it: its own memory and the binary's pages, some 40 MB.
+      await expect.poll(() => metric('pool_memory_used_bytes'), { timeout: 20_000 }).toBeGreaterThan(16 * 2 ** 20);
+      expect(await metric('pool_memory_used_bytes')).toBeLessThanOrEqual(200 * 2 ** 20);
+      await expect(waiting).resolves.toMatchObject({ result: 1 });
+    } finally {
+      await executor.dispose();
+    }
+  });
+
   it("counts members started and ended by cause, members by state, and each run's CPU time", async () => {
     const daemon = await startAdminDaemon(['--max-workers', '3', '--spare', '0', '--idle-timeout-ms', '0']);
     const executor = await connect(daemon.url, { websocket: NodeWebSocket });

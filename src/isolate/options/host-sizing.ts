@@ -1,27 +1,30 @@
 /**
- * The default of `pool.maxWorkers` and `pool.maxStarting`, which depend on the host: its memory,
- * its cores, its open-file limit.
+ * The defaults that depend on the host: `pool.memoryBudgetMb` (its memory), `pool.maxWorkers`
+ * (that budget and its open-file limit) and `pool.maxStarting` (its cores).
  */
 import { readFileSync } from 'node:fs';
-import { availableParallelism, totalmem } from 'node:os';
-import { DEFAULT_POOL } from './table.js';
+import { availableParallelism } from 'node:os';
+import { type CgroupPaths, hostMemoryLimitMb, SYSTEM_CGROUP } from './host-memory.js';
 
 /**
- * What one member costs the host's memory while it serves programs, for sizing: measured, a fresh
- * member is about 10 MB of proportional set (PSS) beside the binary's pages all members share, and
- * one that has served `recycleAfterRuns` (200) runs about 40 MB (docs/isolate.md).
+ * The share of the host's memory (its cgroup's limit, else the machine's) the pool's members may
+ * use together by default. The rest is the host's own (its process, the values it decodes), and
+ * room for members that grow between two readings of their memory.
  */
-const MEMBER_MEMORY_MB = 64;
+const DEFAULT_BUDGET_SHARE = 0.5;
+/**
+ * The least a member was measured to cost, in MB of private memory (a fresh member: 8.9 MB beside
+ * the binary's pages all members share). No budget holds more members than this allows.
+ */
+const SMALLEST_MEMBER_MB = 8;
 /** File descriptors the host holds per member (measured: 6), with room to spare. */
 const HOST_FDS_PER_MEMBER = 8;
 /** File descriptors left to the host's own sockets and files when sizing by them. */
 const HOST_FDS_RESERVED = 256;
 
-/** The host's memory in MB: the machine's, or less where the process is constrained (a cgroup). */
-function hostMemoryMb(): number {
-  const constrained = process.constrainedMemory?.() ?? 0;
-  const total = totalmem();
-  return (constrained > 0 && constrained < total ? constrained : total) / 2 ** 20;
+/** The default of `pool.memoryBudgetMb`: half of the host's memory, in whole MB (docs/isolate.md). */
+export function defaultMemoryBudgetMb(paths: CgroupPaths = SYSTEM_CGROUP, machineMb?: number): number {
+  return Math.max(1, Math.floor(DEFAULT_BUDGET_SHARE * hostMemoryLimitMb(paths, machineMb)));
 }
 
 /** The soft limit of open files, where Linux reports it (Node raises it to the hard limit at start). */
@@ -34,35 +37,28 @@ function openFilesLimit(): number | undefined {
   }
 }
 
-/** What the default of `pool.maxWorkers` is computed from. */
+/** What the default of `pool.maxWorkers` is computed from, besides the memory budget. */
 export interface HostCapacity {
-  memoryMb: number;
-  cores: number;
   /** The open-file limit, where known. */
   openFiles: number | undefined;
 }
 
 /**
- * The rule behind the default of `pool.maxWorkers`: half of the host's memory for the pool, of
- * which room for one member per core at `memoryLimitMb` (only a running member can grow, and at
- * most one per core runs at any moment), and the rest at MEMBER_MEMORY_MB per member. At least
- * 1, and no more than the host's open-file limit can serve. 176 on a 24 GiB, 2-core host with
- * the default cap of 512 MB.
+ * The rule behind the default of `pool.maxWorkers`, an upper bound only: the pool grows by the
+ * members' measured memory against `pool.memoryBudgetMb`, and this is the most members that budget
+ * could hold at a member's smallest measured cost, and no more than the host's open-file limit
+ * serves. At least 1. 1504 on a host with 23.5 GiB and 20000 open files.
  */
-export function maxWorkersFor(host: HostCapacity, memoryLimitMb: number): number {
-  const budgetMb = host.memoryMb / 2 - host.cores * memoryLimitMb;
-  const byMemory = Math.floor(budgetMb / MEMBER_MEMORY_MB);
+export function maxWorkersFor(host: HostCapacity, memoryBudgetMb: number): number {
+  const byMemory = Math.floor(memoryBudgetMb / SMALLEST_MEMBER_MB);
   const byFiles =
     host.openFiles === undefined ? byMemory : Math.floor((host.openFiles - HOST_FDS_RESERVED) / HOST_FDS_PER_MEMBER);
   return Math.max(1, Math.min(byMemory, byFiles));
 }
 
-/** The default of `pool.maxWorkers` on this host (`maxWorkersFor`). */
-export function defaultMaxWorkers(memoryLimitMb: number = DEFAULT_POOL.memoryLimitMb): number {
-  return maxWorkersFor(
-    { memoryMb: hostMemoryMb(), cores: availableParallelism(), openFiles: openFilesLimit() },
-    memoryLimitMb,
-  );
+/** The default of `pool.maxWorkers` on this host (`maxWorkersFor`), for this budget. */
+export function defaultMaxWorkers(memoryBudgetMb: number = defaultMemoryBudgetMb()): number {
+  return maxWorkersFor({ openFiles: openFilesLimit() }, memoryBudgetMb);
 }
 
 /**

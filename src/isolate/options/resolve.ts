@@ -6,7 +6,7 @@ import { describeValue } from '../../protocol/describe-value.js';
 import { ExecutorError } from '../../protocol/errors.js';
 import { CONFINEMENT_OPTIONS } from '../confinement/detect.js';
 import { isolateText } from '../texts.js';
-import { defaultMaxStarting } from './host-sizing.js';
+import { defaultMaxStarting, defaultMemoryBudgetMb } from './host-sizing.js';
 import { defaultMaxTimeout, isCgroupPath, maxWorkersOrDefault, minWorkersAboveMax, timeoutAboveMax } from './rules.js';
 import {
   DEFAULT_LIMITS,
@@ -34,6 +34,7 @@ const POOL_LEVEL = [
   'maxRssMb',
   'heapLimitMb',
   'memoryLimitMb',
+  'memoryBudgetMb',
   'cgroup',
   'maxRetained',
   'retainedIdleTimeoutMs',
@@ -125,7 +126,8 @@ export function resolveSettings(options: unknown): IsolateSettings {
   const poolNumber = (name: PoolNumber, fallback: number) =>
     number(`pool.${name}`, POOL_NUMBERS[name], pool[name], fallback);
   const memoryLimitMb = poolNumber('memoryLimitMb', DEFAULT_POOL.memoryLimitMb);
-  const maxWorkers = poolNumber('maxWorkers', maxWorkersOrDefault({ memoryLimitMb }));
+  const memoryBudgetMb = poolNumber('memoryBudgetMb', defaultMemoryBudgetMb());
+  const maxWorkers = poolNumber('maxWorkers', maxWorkersOrDefault({ memoryBudgetMb }));
   const minWorkers = poolNumber('minWorkers', DEFAULT_POOL.minWorkers);
   const workersBreach = minWorkersAboveMax({ minWorkers, maxWorkers });
   if (workersBreach !== null)
@@ -150,6 +152,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
     maxRssMb: poolNumber('maxRssMb', DEFAULT_POOL.maxRssMb),
     heapLimitMb: poolNumber('heapLimitMb', DEFAULT_POOL.heapLimitMb),
     memoryLimitMb,
+    memoryBudgetMb,
     cgroup: cgroupPath(pool.cgroup),
     maxRetained: poolNumber('maxRetained', DEFAULT_POOL.maxRetained),
     retainedIdleTimeoutMs: poolNumber('retainedIdleTimeoutMs', DEFAULT_POOL.retainedIdleTimeoutMs),

@@ -3,7 +3,7 @@
  * (resolve.ts) and the daemon's command line (src/server/cli-args.ts) each apply them and say the
  * breach in their own words (option names, or flag names).
  */
-import { defaultMaxWorkers } from './host-sizing.js';
+import { defaultMaxWorkers, defaultMemoryBudgetMb } from './host-sizing.js';
 import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_POOL, DEFAULT_TIMEOUT_MS } from './table.js';
 
 /** The default of `maxTimeout`: the larger of its own and `timeout`, so a longer default bound still fits. */
@@ -21,16 +21,16 @@ export function timeoutAboveMax(
   return effectiveTimeout > effectiveMax ? { timeout: effectiveTimeout, maxTimeout: effectiveMax } : null;
 }
 
-/** The default of `pool.maxWorkers` for these pool options (it follows `pool.memoryLimitMb`). */
-export function maxWorkersOrDefault(pool: { maxWorkers?: number | undefined; memoryLimitMb?: number | undefined }) {
-  return pool.maxWorkers ?? defaultMaxWorkers(pool.memoryLimitMb ?? DEFAULT_POOL.memoryLimitMb);
+/** The default of `pool.maxWorkers` for these pool options (it follows `pool.memoryBudgetMb`). */
+export function maxWorkersOrDefault(pool: { maxWorkers?: number | undefined; memoryBudgetMb?: number | undefined }) {
+  return pool.maxWorkers ?? defaultMaxWorkers(pool.memoryBudgetMb ?? defaultMemoryBudgetMb());
 }
 
 /** `minWorkers` and `maxWorkers` in force when the floor passes the bound; null when it does not. */
 export function minWorkersAboveMax(pool: {
   minWorkers?: number | undefined;
   maxWorkers?: number | undefined;
-  memoryLimitMb?: number | undefined;
+  memoryBudgetMb?: number | undefined;
 }): { minWorkers: number; maxWorkers: number } | null {
   const minWorkers = pool.minWorkers ?? DEFAULT_POOL.minWorkers;
   const maxWorkers = maxWorkersOrDefault(pool);

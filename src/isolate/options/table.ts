@@ -2,7 +2,7 @@
  * The option table of `IsolateExecutor`: each option's default, its bounds, and the daemon's flag
  * that sets it, written once. The constructor's checks (resolve.ts), the daemon's command line
  * (src/server/cli-args.ts) and the docs' options table (checked by test/isolate/option-table.test.ts)
- * all read it. `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
+ * all read it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
  */
 import { DEFAULT_MAX_CODE_BYTES } from '../../protocol/code-size.js';
 import { MAX_TIMER_MS } from '../cpu-watch.js';
@@ -13,7 +13,7 @@ export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 export const STARTUP_TIMEOUT_MS = 20_000;
 
-/** The pool options whose defaults are plain numbers (`maxWorkers` and `maxStarting` depend on the host). */
+/** The pool options whose defaults are plain numbers (`memoryBudgetMb`, `maxWorkers` and `maxStarting` depend on the host). */
 export const DEFAULT_POOL = Object.freeze({
   minWorkers: 0,
   spare: 1,
@@ -98,6 +98,8 @@ export const POOL_NUMBERS = {
   maxRssMb: { kind: 'positive', min: 0, flag: 'max-rss-mb' },
   heapLimitMb: { kind: 'integer', min: 16, flag: 'heap-limit-mb' },
   memoryLimitMb: { kind: 'integer', min: 64, flag: 'memory-limit-mb' },
+  // Below one member's private memory and the binary's shared pages, the pool holds one member alone.
+  memoryBudgetMb: { kind: 'integer', min: 16, flag: 'memory-budget-mb' },
   maxRetained: { kind: 'integer', min: 0 },
   // A Node timer closes it, so no longer than the longest delay a timer takes.
   retainedIdleTimeoutMs: { kind: 'integer', min: 1, max: MAX_TIMER_MS },

@@ -4,8 +4,9 @@ import type { ConfinementOption } from '../confinement/detect.js';
 
 export interface IsolatePoolOptions {
   /**
-   * workerd processes running executions at once (one execution per process); the pool grows to
-   * it on demand. Default: sized by the host's memory (`defaultMaxWorkers`, docs/isolate.md).
+   * workerd processes running executions at once (one execution per process), an upper bound: the
+   * pool grows on demand within `memoryBudgetMb`. Default: the most members that budget could
+   * hold at a member's smallest measured cost, within the open-file limit (`defaultMaxWorkers`).
    */
   maxWorkers?: number | undefined;
   /** Processes kept even when idle; the pool never reaps below it. Default 0. */
@@ -29,6 +30,13 @@ export interface IsolatePoolOptions {
    * WebAssembly memory), enforced during the run. Default 512.
    */
   memoryLimitMb?: number | undefined;
+  /**
+   * The memory, in MB, the pool's members may use together, as measured (their private resident
+   * memory, and the pages they share once). The pool starts no member that would pass it, so
+   * programs wait instead; should members grow past it, the one holding the most is ended.
+   * Default: half of the host's memory (its cgroup v2 `memory.max` when set, else the machine's).
+   */
+  memoryBudgetMb?: number | undefined;
   /**
    * A cgroup v2 directory delegated to this executor (for example a systemd unit's, with
    * `Delegate=yes`). When set, every member runs in a child cgroup of it whose `memory.max` is
@@ -124,6 +132,7 @@ export interface IsolateSettings {
   maxRssMb: number;
   heapLimitMb: number;
   memoryLimitMb: number;
+  memoryBudgetMb: number;
   cgroup: string | null;
   maxRetained: number;
   retainedIdleTimeoutMs: number;

@@ -1,4 +1,5 @@
 /** What the pool knows of one member, and what it needs of a member's process. */
+import type { MemberMemory } from '../process-memory.js';
 
 /** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
 export interface PoolProcess {
@@ -15,9 +16,9 @@ export interface PoolProcess {
 export interface PoolEnds {
   /** Idle past `pool.idleTimeoutMs`, beyond `pool.minWorkers` and the spares. */
   reaped: number;
-  /** Worn: `pool.recycleAfterRuns` runs, or `pool.maxRssMb` of resident memory. */
+  /** Worn: `pool.recycleAfterRuns` runs, or `pool.maxRssMb` of resident memory; or idle and ended over `pool.memoryBudgetMb`. */
   recycled: number;
-  /** Ended because of its run: a spin or a timeout, the CPU bound, a memory or heap cap, a cancel. */
+  /** Ended because of its run: a spin or a timeout, the CPU bound, a memory or heap cap, the memory budget, a cancel. */
   killed: number;
   /** Ended on its own: a crash, or a signal from outside. */
   died: number;
@@ -42,6 +43,8 @@ export interface Member<P extends PoolProcess> {
   idleSince: number;
   /** Why the pool ended it, or is ending it once its retained executions are closed. */
   endCause: EndCause | undefined;
+  /** Its memory at its last reading (memory-budget.ts), undefined before the first. */
+  memory: MemberMemory | undefined;
 }
 
 /** Whether it can take runs: neither draining nor being ended. */

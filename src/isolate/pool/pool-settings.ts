@@ -12,4 +12,5 @@ export type PoolSettings = Pick<
   | 'recycleAfterRuns'
   | 'maxRssMb'
   | 'maxNestedRuns'
+  | 'memoryBudgetMb'
 >;

@@ -1,6 +1,9 @@
 /** The pool's snapshot for monitoring and the benchmark: its members, its queue, its history. */
 import { pssMb } from '../process-memory.js';
 import type { Member, PoolEnds, PoolProcess } from './member.js';
+import type { PoolMemoryStats } from './memory-budget.js';
+
+export type { PoolMemoryStats } from './memory-budget.js';
 
 /** What a live member is doing. A draining member that serves an invocation is busy. */
 export type MemberState = 'idle' | 'busy' | 'draining';
@@ -25,8 +28,10 @@ export interface PoolStats {
   starting: number;
   /** Executions and invocations waiting for a process. */
   queued: number;
-  /** The bound in force: its default depends on the host's memory. */
+  /** The bound in force, an upper one: its default depends on the host. */
   maxWorkers: number;
+  /** The members' memory against `pool.memoryBudgetMb`, at its last reading. */
+  memory: PoolMemoryStats;
   /** Processes started since construction. */
   spawns: number;
   /** Processes ended since construction, by why (not counting `dispose`). */
@@ -45,6 +50,7 @@ export interface PoolSnapshotSource<P extends PoolProcess> {
   starting: number;
   queued: number;
   maxWorkers: number;
+  memory: PoolMemoryStats;
   spawns: number;
   ends: PoolEnds;
 }
@@ -72,6 +78,7 @@ export function poolStats<P extends PoolProcess>(source: PoolSnapshotSource<P>, 
     starting: source.starting,
     queued: source.queued,
     maxWorkers: source.maxWorkers,
+    memory: source.memory,
     spawns: source.spawns,
     ends: { ...source.ends },
   };

@@ -5,7 +5,8 @@
  * never waits for a spawn; and it reaps a process idle for `idleTimeoutMs`, down to `minWorkers`
  * (and the spares). A bounded queue holds the runs waiting beyond `maxWorkers`. It decides which
  * process serves whom, and when a process ends: after a kill, a death, `recycleAfterRuns` runs,
- * `maxRssMb` of resident memory, or idleness.
+ * `maxRssMb` of resident memory, or idleness. It grows only within `memoryBudgetMb`, by what the
+ * members measure (memory-budget.ts): beyond it, programs wait; members grown past it end.
  *
  * A process that holds a retained execution never takes another execution: it drains, serving
  * only that execution's handle calls, and ends once the execution is closed. A run started from a
@@ -16,11 +17,13 @@
  * retained executions from `retainedOn` (their one owner is retained-executions.ts).
  */
 import { ExecutorError } from '../../protocol/errors.js';
+import type { MemberMemory } from '../process-memory.js';
 import type { ProcessFate } from '../run.js';
 import { isolateText } from '../texts.js';
 import { idleAboveFloor, membersWanted, type PoolCounts } from './capacity.js';
 import type { PoolClock } from './clock.js';
 import { type EndCause, isServing, type Member, type PoolEnds, type PoolProcess } from './member.js';
+import { type BudgetOverrun, MemoryBudget } from './memory-budget.js';
 import type { PoolSettings } from './pool-settings.js';
 import { type PoolStats, type PoolStatsOptions, poolStats } from './pool-stats.js';
 import { Reaper } from './reaper.js';
@@ -33,6 +36,13 @@ export interface PoolDeps<P extends PoolProcess> {
   clock: PoolClock;
   /** How many retained executions live in that process. */
   retainedOn: (sandbox: P) => number;
+  /** Reads a process's memory, for the budget; undefined where the platform does not tell. */
+  measure: (sandbox: P) => MemberMemory | undefined;
+  /**
+   * Told before the pool ends a busy member over `memoryBudgetMb`, so its run can end with the
+   * budget's text rather than as a death.
+   */
+  overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
 }
 
 export class Pool<P extends PoolProcess> {
@@ -40,6 +50,8 @@ export class Pool<P extends PoolProcess> {
   readonly #launch: () => Promise<P>;
   readonly #clock: PoolClock;
   readonly #retainedOn: (sandbox: P) => number;
+  readonly #overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
+  readonly #budget: MemoryBudget<P>;
   /** Every member not yet both ended and released. */
   readonly #members = new Map<P, Member<P>>();
   readonly #launching = new Set<Promise<unknown>>();
@@ -61,6 +73,13 @@ export class Pool<P extends PoolProcess> {
     this.#launch = deps.launch;
     this.#clock = deps.clock;
     this.#retainedOn = deps.retainedOn;
+    this.#overBudget = deps.overBudget;
+    this.#budget = new MemoryBudget(deps.clock, deps.settings.memoryBudgetMb, {
+      live: () => this.#live(),
+      starting: () => this.#launching.size,
+      measure: deps.measure,
+      sampled: () => this.#endOverBudget(),
+    });
     this.#reaper = new Reaper(deps.clock, deps.settings.idleTimeoutMs, {
       // The idle member that has waited longest and holds no retained execution (which it would lose).
       candidate: () => this.#idle.find((member) => this.#retainedOn(member.process) === 0 && isServing(member)),
@@ -151,6 +170,7 @@ export class Pool<P extends PoolProcess> {
         starting: this.#launching.size,
         queued: this.#waiters.length,
         maxWorkers: this.#settings.maxWorkers,
+        memory: this.#budget.stats(),
         spawns: this.#spawns,
         ends: this.#ends,
       },
@@ -161,6 +181,7 @@ export class Pool<P extends PoolProcess> {
   async dispose(): Promise<void> {
     this.#disposed = true;
     this.#reaper.stop();
+    this.#budget.stop();
     this.#waiters.failAll(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
     await Promise.allSettled([...this.#launching]);
     const members = this.#live();
@@ -223,6 +244,13 @@ export class Pool<P extends PoolProcess> {
 
   /** Serves the waiters, in order, that a member can serve now. */
   #pump(): void {
+    // With the budget spent, nested runs go first: each frees the member its parent holds.
+    if (this.#waiters.nested > 0 && this.#budget.room() === 0) this.#serve(true);
+    this.#serve(false);
+  }
+
+  /** Serves the waiters in order (only the nested ones, with `nestedOnly`) that a member can serve now. */
+  #serve(nestedOnly: boolean): void {
     for (let i = 0; i < this.#waiters.length; ) {
       const waiter = this.#waiters.at(i)!;
       const target = waiter.target;
@@ -230,6 +258,10 @@ export class Pool<P extends PoolProcess> {
       if (target !== undefined && (targetMember === undefined || targetMember.ended)) {
         this.#waiters.remove(waiter);
         waiter.reject(waiter.lost!());
+        continue;
+      }
+      if (nestedOnly && !waiter.nested) {
+        i += 1;
         continue;
       }
       const overshoot = this.#busy >= this.#settings.maxWorkers;
@@ -259,17 +291,41 @@ export class Pool<P extends PoolProcess> {
     }
   }
 
-  /** Spawns, at most `maxStarting` at once, up to what `membersWanted` says. */
+  /**
+   * Members over the budget at the last reading end, the largest first; a busy one's run is told
+   * why first. Fewer members may then let the pool grow again.
+   */
+  #endOverBudget(): void {
+    const overrun = this.#budget.overrun();
+    if (overrun.length > 0) {
+      const usedMb = this.#budget.usedMb();
+      for (const member of overrun) {
+        if (member.busy)
+          this.#overBudget(member.process, {
+            usedMb,
+            budgetMb: this.#budget.budgetMb,
+            memberMb: member.memory?.privateMb ?? 0,
+          });
+        this.#end(member, member.busy ? 'killed' : 'recycled');
+      }
+    }
+    this.#ensureCapacity();
+  }
+
+  /** Spawns, at most `maxStarting` at once, up to what `membersWanted` says and the budget allows. */
   #ensureCapacity(): void {
     if (this.#disposed || !this.#started) return;
     const counts = this.#counts();
+    const active = counts.starting + counts.serving;
     const wanted = membersWanted(counts, this.#settings);
-    for (
-      let active = counts.starting + counts.serving;
-      active < wanted && this.#launching.size < this.#settings.maxStarting;
-      active += 1
-    )
-      this.#spawn();
+    if (active >= wanted || this.#launching.size >= this.#settings.maxStarting) return;
+    let room = this.#budget.room();
+    // A nested run frees the member its parent holds, so it never waits on its parent for memory:
+    // it may use the budget's last tenth, and beyond it one member is always starting for it
+    // (should members then pass the budget, the largest ends).
+    if (counts.nestedWaiters > 0) room = Math.max(room, this.#budget.room(1), counts.starting === 0 ? 1 : 0);
+    const spawns = Math.min(wanted - active, room, this.#settings.maxStarting - this.#launching.size);
+    for (let i = 0; i < spawns; i += 1) this.#spawn();
   }
 
   #spawn(): void {
@@ -290,13 +346,16 @@ export class Pool<P extends PoolProcess> {
           ended: false,
           idleSince: this.#clock.now(),
           endCause: undefined,
+          memory: undefined,
         };
         this.#members.set(sandbox, member);
+        this.#budget.measureNew(member);
         this.#idle.push(member);
         void sandbox.ended.then((end) => this.#ended(member, end));
         this.#pump();
         this.#ensureCapacity();
         this.#reaper.schedule();
+        this.#budget.schedule();
       },
       (error: unknown) => {
         this.#launching.delete(launching);
@@ -310,6 +369,7 @@ export class Pool<P extends PoolProcess> {
 
   #ended(member: Member<P>, end: { intended: boolean }): void {
     member.ended = true;
+    this.#budget.changed();
     const cause = member.endCause ?? (end.intended ? 'killed' : 'died');
     if (cause !== 'disposed') this.#ends[cause] += 1;
     if (!member.busy) this.#members.delete(member.process);

@@ -1,0 +1,65 @@
+/**
+ * The pool's memory budget against a program that grows within its own cap (pool.memoryLimitMb)
+ * but past its share of the pool's budget, on the real workerd: its member ends, its run with the
+ * budget's text, the programs beside it complete, and the pool serves the next one.
+ */
+import { describe, expect, it } from 'vitest';
+import { IsolateExecutor } from '../../src/isolate/index.js';
+import { isolateText } from '../../src/isolate/texts.js';
+import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
+import { waitFor } from '../isolate/processes.js';
+
+/** Programs that each hold a tool call until the test opens the gate. */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let waiting = 0;
+  const dispatch = createEnvelopeDispatch(
+    {
+      gate: async () => {
+        waiting += 1;
+        await opened;
+        return 'through';
+      },
+    },
+    { active: true },
+  );
+  const providers = [{ name: 'gate', tools: ['pass'] }];
+  return { dispatch, providers, open, waiting: () => waiting };
+}
+
+describe.runIf(process.platform === 'linux')('a member grown past its share of the memory budget', () => {
+  it('ends, with the budget text; the others complete, and the pool serves the next program', async () => {
+    const executor = new IsolateExecutor({ pool: { memoryBudgetMb: 150, spare: 0 } });
+    try {
+      const held = gate();
+      const small = { code: 'async () => gate.pass()', providers: held.providers, dispatch: held.dispatch };
+      // 120 MB written, well within pool.memoryLimitMb (512), held while it waits on its tool.
+      const large = {
+        code: 'async () => { const block = new Uint8Array(120 * 2 ** 20).fill(7); await gate.pass(); return block[5]; }',
+        providers: held.providers,
+        dispatch: held.dispatch,
+      };
+      const smalls = [executor.execute(small), executor.execute(small)];
+      await waitFor(() => held.waiting() === 2, 'the small programs to wait');
+      const grown = await executor.execute(large);
+      const match = /held (\d+) MB, above .* held the most, (\d+) MB/.exec(grown.error ?? '');
+      expect(match, grown.error).not.toBeNull();
+      const [usedMb, memberMb] = [Number(match![1]), Number(match![2])];
+      expect(grown).toEqual({ result: undefined, error: isolateText.memoryBudget(usedMb, 150, memberMb), logs: [] });
+      expect(usedMb).toBeGreaterThan(150);
+      expect(memberMb).toBeGreaterThanOrEqual(120);
+      await waitFor(() => executor.stats().ends.killed === 1, 'its member to be counted as killed');
+      held.open();
+      expect((await Promise.all(smalls)).map((result) => result.error ?? result.result)).toEqual([
+        'through',
+        'through',
+      ]);
+      expect(await executor.execute({ code: 'async () => 1' })).toEqual({ result: 1, logs: [] });
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
