@@ -12,7 +12,6 @@ import { COMPLETED_MESSAGE, formatToolNotFound } from '../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
-import { guardMemory } from './memory-guard.js';
 import type { IsolateLimits } from './options.js';
 import { replyFrame } from './outbound-response.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
@@ -124,7 +123,7 @@ export class Run {
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.sendText(text);
     this.#end.start();
-    this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
+    this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
   /**
