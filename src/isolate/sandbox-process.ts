@@ -211,7 +211,7 @@ export class SandboxProcess {
   }
 
   send(message: HostMessage): void {
-    this.sendText(JSON.stringify(message));
+    this.sendText(channelGrammar.encodeHostMessage(message));
   }
 
   /** A message already encoded (by the caller, who measured it). */
