@@ -1,6 +1,8 @@
 /**
- * The grammar of the channel between the host and a pool member's supervisor: one JSON text frame
- * per message, every message one member of a discriminated union on `t`.
+ * The grammar of the channel between the host and a pool member's supervisor: one text frame per
+ * message, every message one member of a discriminated union on `t`. Each frame is the message's
+ * JSON, but for an answer: its envelope is JSON already, so its frame carries it as it is after a
+ * short head (`encodeHostMessage`), instead of escaping it into a JSON string a second time.
  *
  * `createChannelGrammar` is self-contained on purpose: the supervisor evaluates its source text
  * (`CHANNEL_GRAMMAR_SOURCE`) as a module, so both ends parse with one implementation. A parser
@@ -117,6 +119,8 @@ interface CancelledMessage {
 export type SupervisorMessage = CallMessage | DoneMessage | CancelledMessage;
 
 export interface ChannelGrammar {
+  /** The frame of a host message. */
+  encodeHostMessage(message: HostMessage): string;
   parseHostMessage(text: string): HostMessage | null;
   parseSupervisorMessage(text: string): SupervisorMessage | null;
   /** One module of a request (`{js}`, `{cjs}`, `{text}`, `{json}` or source text), as the channel carries it. */
@@ -125,6 +129,21 @@ export interface ChannelGrammar {
 
 export function createChannelGrammar(): ChannelGrammar {
   type Fields = Map<string, unknown>;
+  /** An answer's frame: this tag, its `ask` in decimal, a newline, then the envelope as it is. */
+  const ANSWER_TAG = '@';
+  const ASK_DIGITS = /^(?:0|[1-9][0-9]*)$/;
+
+  function encodeHostMessage(message: HostMessage): string {
+    return message.t === 'answer' ? `${ANSWER_TAG}${message.ask}\n${message.envelope}` : JSON.stringify(message);
+  }
+
+  function parseAnswer(text: string): HostMessage | null {
+    const newline = text.indexOf('\n');
+    const digits = newline < 0 ? '' : text.slice(ANSWER_TAG.length, newline);
+    if (!ASK_DIGITS.test(digits)) return null;
+    const ask = Number(digits);
+    return Number.isSafeInteger(ask) ? { t: 'answer', ask, envelope: text.slice(newline + 1) } : null;
+  }
 
   function fieldsOf(text: string): Fields | null {
     let parsed: unknown;
@@ -198,6 +217,7 @@ export function createChannelGrammar(): ChannelGrammar {
   }
 
   function parseHostMessage(text: string): HostMessage | null {
+    if (text.startsWith(ANSWER_TAG)) return parseAnswer(text);
     const fields = fieldsOf(text);
     if (fields === null) return null;
     switch (fields.get('t')) {
@@ -228,11 +248,6 @@ export function createChannelGrammar(): ChannelGrammar {
       case 'release': {
         const exec = string(fields, 'exec');
         return exec === null ? null : { t: 'release', exec };
-      }
-      case 'answer': {
-        const ask = count(fields, 'ask');
-        const envelope = string(fields, 'envelope');
-        return ask === null || envelope === null ? null : { t: 'answer', ask, envelope };
       }
       default:
         return null;
@@ -287,7 +302,7 @@ export function createChannelGrammar(): ChannelGrammar {
     }
   }
 
-  return { parseHostMessage, parseSupervisorMessage, parseModuleSource: moduleOf };
+  return { encodeHostMessage, parseHostMessage, parseSupervisorMessage, parseModuleSource: moduleOf };
 }
 
 /** The grammar's source: an expression whose value is `createChannelGrammar`. */

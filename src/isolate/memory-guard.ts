@@ -12,6 +12,11 @@
  * through a descriptor of its /proc/<pid>/statm opened once, which names that process and not a
  * later one that reuses its pid.
  *
+ * A process is handed to the thread once, when its member starts (one message); each run then
+ * arms and disarms its cap through memory the two threads share, without a message: a run's
+ * start and end cost the host two stores instead of two thread wake-ups. Only an armed process is
+ * read, and the thread sleeps while none is armed (Atomics.waitAsync on a shared counter).
+ *
  * Should the thread fail, a new one takes over every live guard at once (and the host is warned):
  * nothing else would bound those runs. It opens each descriptor again only if the pid still names
  * the process it guarded (the start time in its /proc/<pid>/stat).
@@ -25,12 +30,19 @@ const GUARD_INTERVAL_MS = 2;
 const GROWTH_MB_PER_MS = 8;
 const MAX_WAIT_MS = 100;
 
+/** A process's shared cell: its armed cap in kB (0 while no run is armed), and the count of its runs. */
+const LIMIT_KB = 0;
+const GENERATION = 1;
+const MAX_LIMIT_KB = 2 ** 31 - 1;
+
 /** The worker's source: plain JavaScript, evaluated as is (no file to resolve from src/ or dist/). */
 const GUARD_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { openSync, readSync, closeSync, readFileSync } = require('node:fs');
 const growthKbPerMs = ${GROWTH_MB_PER_MS * 1024};
 const buffer = Buffer.alloc(256);
+/** Bumped by the main thread whenever it arms a cap: what a sleeping thread waits on. */
+const wake = workerData.wake;
 /** Field 22 of /proc/<pid>/stat: when the process started, which a later one with its pid does not share. */
 function startTimeOf(pid) {
   try {
@@ -52,6 +64,7 @@ const pageKb = (() => {
 })();
 const guarded = new Map();
 let timer;
+let sleeping = false;
 function residentKb(fd) {
   const read = readSync(fd, buffer, 0, buffer.length, 0);
   const resident = Number(buffer.toString('latin1', 0, read).split(' ')[1]);
@@ -63,23 +76,44 @@ function unguard(id) {
   guarded.delete(id);
   try { closeSync(entry.fd); } catch {}
 }
+function tick() {
+  timer ??= setInterval(sample, ${GUARD_INTERVAL_MS});
+  sample();
+}
 function sample() {
+  // Read before the cells: a cap armed after this read changes it, so the wait below returns at once.
+  const seen = Atomics.load(wake, 0);
   const now = performance.now();
+  let armed = 0;
   for (const [id, entry] of guarded) {
+    const limitKb = Atomics.load(entry.cell, ${LIMIT_KB});
+    if (limitKb === 0 || entry.killed) continue;
+    armed += 1;
+    const generation = Atomics.load(entry.cell, ${GENERATION});
+    // A new run is read at once: its cap may differ from the last one's.
+    if (generation !== entry.generation) { entry.generation = generation; entry.due = 0; }
     if (now < entry.due) continue;
     let rssKb;
     try { rssKb = residentKb(entry.fd); } catch { rssKb = undefined; }
     if (rssKb === undefined) { entry.due = now + ${MAX_WAIT_MS}; continue; }
-    if (rssKb <= entry.limitKb) {
-      const wait = (entry.limitKb - rssKb) / (2 * growthKbPerMs);
+    if (rssKb <= limitKb) {
+      const wait = (limitKb - rssKb) / (2 * growthKbPerMs);
       entry.due = now + Math.min(${MAX_WAIT_MS}, Math.max(${GUARD_INTERVAL_MS}, wait));
       continue;
     }
     try { process.kill(entry.pid, 'SIGKILL'); } catch {}
-    unguard(id);
-    parentPort.postMessage({ id, rssKb });
+    entry.killed = true;
+    parentPort.postMessage({ id, generation, rssKb });
   }
-  if (guarded.size === 0) { clearInterval(timer); timer = undefined; }
+  if (armed > 0 || timer === undefined) return;
+  clearInterval(timer);
+  timer = undefined;
+  if (sleeping) return;
+  sleeping = true;
+  const waited = Atomics.waitAsync(wake, 0, seen);
+  const resume = () => { sleeping = false; tick(); };
+  if (waited.async) waited.value.then(resume);
+  else setImmediate(resume);
 }
 parentPort.on('message', (message) => {
   if (!message.guard) { unguard(message.id); return; }
@@ -87,37 +121,45 @@ parentPort.on('message', (message) => {
   try { fd = openSync('/proc/' + message.pid + '/statm', 'r'); } catch { return; }
   // Opened first, checked after: the descriptor then names the process that has this start time.
   if (startTimeOf(message.pid) !== message.startTime) { try { closeSync(fd); } catch {} return; }
-  guarded.set(message.id, { pid: message.pid, fd, limitKb: message.limitKb, due: 0 });
-  timer ??= setInterval(sample, ${GUARD_INTERVAL_MS});
-  sample();
+  guarded.set(message.id, { pid: message.pid, fd, cell: new Int32Array(message.cell), generation: -1, due: 0, killed: false });
+  tick();
 });
 `;
 
 interface Guard {
   pid: number;
-  limitKb: number;
   /** The process's start time (/proc/<pid>/stat), so a new thread guards that process and no later one. */
   startTime: string | undefined;
-  exceeded: (rssMb: number) => void;
+  /** Shared with the thread: the armed cap and the run count (LIMIT_KB, GENERATION). */
+  cell: Int32Array;
+  /** The armed run's callback, while a run is armed. */
+  exceeded: ((rssMb: number) => void) | undefined;
 }
 
 let worker: Worker | undefined;
 let nextId = 1;
 /** Every live guard, by id: what a new thread takes over. */
 const guards = new Map<number, Guard>();
+/** Bumped on every arming, so a sleeping thread wakes (it waits on this value). */
+const wake = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
 function post(thread: Worker, id: number, guard: Guard): void {
-  const { pid, limitKb, startTime } = guard;
-  thread.postMessage({ guard: true, id, pid, limitKb, startTime });
+  const { pid, startTime, cell } = guard;
+  thread.postMessage({ guard: true, id, pid, startTime, cell: cell.buffer });
 }
+
+const isArmed = (guard: Guard) => Atomics.load(guard.cell, LIMIT_KB) !== 0;
 
 function guardWorker(): Worker {
   if (worker !== undefined) return worker;
-  const started = new Worker(GUARD_SOURCE, { eval: true });
-  started.on('message', ({ id, rssKb }: { id: number; rssKb: number }) => {
+  const started = new Worker(GUARD_SOURCE, { eval: true, workerData: { wake } });
+  started.on('message', ({ id, generation, rssKb }: { id: number; generation: number; rssKb: number }) => {
     const guard = guards.get(id);
-    guards.delete(id);
-    guard?.exceeded(rssKb / 1024);
+    // The run the thread read is the one still armed, not a later one in the same process.
+    if (guard === undefined || !isArmed(guard) || Atomics.load(guard.cell, GENERATION) !== generation) return;
+    const exceeded = guard.exceeded;
+    guard.exceeded = undefined;
+    exceeded?.(rssKb / 1024);
   });
   let failure = 'it exited';
   // Without a listener, the thread's error would be thrown on the host's main thread.
@@ -130,7 +172,8 @@ function guardWorker(): Worker {
     if (worker !== started) return;
     worker = undefined;
     if (guards.size === 0) return;
-    process.emitWarning(isolateText.memoryGuardRestarted(failure, guards.size));
+    const armed = [...guards.values()].filter(isArmed).length;
+    if (armed > 0) process.emitWarning(isolateText.memoryGuardRestarted(failure, armed));
     const next = guardWorker();
     for (const [id, guard] of guards) post(next, id, guard);
   });
@@ -157,18 +200,47 @@ export function memoryGuardThread(): Worker | undefined {
 /** Whether this platform has the off-thread guard. */
 const MEMORY_GUARD_AVAILABLE = process.platform === 'linux';
 
-/**
- * Guards `pid` until the returned function is called: past `limitMb` it is SIGKILLed and
- * `exceeded` is told the RSS that was read.
- */
-export function guardMemory(pid: number, limitMb: number, exceeded: (rssMb: number) => void): () => void {
-  if (!MEMORY_GUARD_AVAILABLE) return () => {};
+/** The memory guard of one process, for its whole life; each run arms it with its cap. */
+export interface ProcessMemoryGuard {
+  /**
+   * Caps the process at `limitMb` until the returned function is called: past it the process is
+   * SIGKILLed and `exceeded` is told the RSS that was read.
+   */
+  arm(limitMb: number, exceeded: (rssMb: number) => void): () => void;
+  /** The process ended: the thread lets it go. */
+  close(): void;
+}
+
+const UNGUARDED: ProcessMemoryGuard = { arm: () => () => {}, close: () => {} };
+
+/** Hands `pid` to the guard's thread, disarmed; call it once per process, as it starts. */
+export function guardProcessMemory(pid: number): ProcessMemoryGuard {
+  if (!MEMORY_GUARD_AVAILABLE) return UNGUARDED;
   const id = nextId++;
-  const guard: Guard = { pid, limitKb: limitMb * 1024, startTime: startTimeOf(pid), exceeded };
+  const cell = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+  const guard: Guard = { pid, startTime: startTimeOf(pid), cell, exceeded: undefined };
   guards.set(id, guard);
   post(guardWorker(), id, guard);
-  return () => {
-    if (!guards.delete(id)) return;
-    worker?.postMessage({ guard: false, id });
+  return {
+    arm(limitMb, exceeded) {
+      guard.exceeded = exceeded;
+      const generation = Atomics.add(cell, GENERATION, 1) + 1;
+      // A cap past what an Int32 holds in kB (2 TB) is no cap this machine could reach anyway.
+      Atomics.store(cell, LIMIT_KB, Math.min(MAX_LIMIT_KB, Math.max(1, Math.round(limitMb * 1024))));
+      Atomics.add(wake, 0, 1);
+      Atomics.notify(wake, 0);
+      return () => {
+        // Only this run's arming: a later run of the process has armed it again.
+        if (Atomics.load(cell, GENERATION) !== generation) return;
+        guard.exceeded = undefined;
+        Atomics.store(cell, LIMIT_KB, 0);
+      };
+    },
+    close() {
+      if (!guards.delete(id)) return;
+      guard.exceeded = undefined;
+      Atomics.store(cell, LIMIT_KB, 0);
+      worker?.postMessage({ guard: false, id });
+    },
   };
 }

@@ -240,8 +240,11 @@ export class RunClock {
     if (this.#stopped) return;
     this.#cpuWatch?.stop();
     this.#cpuWatch = undefined;
-    const cpuNow = this.#cpuTimed.cpuMs();
-    if (this.#pausedAtCpu !== undefined && cpuNow !== undefined) this.#spent += cpuNow - this.#pausedAtCpu;
+    // Read only after a host wait: the first start has no CPU time to add.
+    if (this.#pausedAtCpu !== undefined) {
+      const cpuNow = this.#cpuTimed.cpuMs();
+      if (cpuNow !== undefined) this.#spent += cpuNow - this.#pausedAtCpu;
+    }
     this.#pausedAtCpu = undefined;
     this.#runningSince = performance.now();
     this.#arm();

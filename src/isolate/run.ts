@@ -11,8 +11,14 @@ import { ExecutorError, messageOf } from '../protocol/errors.js';
 import { COMPLETED_MESSAGE, formatToolNotFound } from '../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
-import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from './channel.js';
-import { guardMemory } from './memory-guard.js';
+import {
+  type CallMessage,
+  channelGrammar,
+  type DoneMessage,
+  type InvokeMessage,
+  type RunMessage,
+  type SupervisorMessage,
+} from './channel.js';
 import type { IsolateLimits } from './options.js';
 import { replyFrame } from './outbound-response.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
@@ -114,7 +120,7 @@ export class Run {
     this.#process.watchHeap(() => this.#heapFull());
     this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#outputFlood());
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
-    const text = JSON.stringify(this.#spec.start);
+    const text = channelGrammar.encodeHostMessage(this.#spec.start);
     const size = Buffer.byteLength(text, 'utf8');
     const cap = this.#spec.limits.maxRequestBytes;
     if (size > cap) {
@@ -124,7 +130,7 @@ export class Run {
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.sendText(text);
     this.#end.start();
-    this.#releaseMemoryGuard = guardMemory(this.#process.pid, this.#spec.memoryLimitMb, () => this.#memoryExceeded());
+    this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#memoryExceeded());
   }
 
   /**

@@ -6,7 +6,6 @@
 
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { ExecutorError } from '../protocol/errors.js';
 import { channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
@@ -14,8 +13,10 @@ import { type ConfinementPlan, memberCommand } from './confinement/command-line.
 import { createMemberDirectory } from './confinement/member-directory.js';
 import { heapIsFull } from './heap-trace.js';
 import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
+import { guardProcessMemory, type ProcessMemoryGuard } from './memory-guard.js';
 import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
 import type { OutboundServer } from './outbound-server.js';
+import { ProcFiles } from './proc-files.js';
 import { relayCodec } from './relay-frame.js';
 import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
@@ -70,6 +71,10 @@ export class SandboxProcess {
 
   readonly #workerd: SpawnedWorkerd;
   readonly #socket: WebSocket;
+  /** Its /proc files, open for its whole life (Linux). */
+  readonly #proc: ProcFiles | undefined;
+  /** Handed to the guard's thread once; each run arms it (`armMemoryGuard`). */
+  readonly #memoryGuard: ProcessMemoryGuard;
   #intended = false;
   #alive = true;
 
@@ -77,6 +82,8 @@ export class SandboxProcess {
     this.pid = workerd.pid;
     this.#workerd = workerd;
     this.#socket = socket;
+    this.#proc = process.platform === 'linux' ? new ProcFiles(workerd.pid) : undefined;
+    this.#memoryGuard = guardProcessMemory(workerd.pid);
     workerd.onOutputLine((line) => {
       if (heapIsFull(line, heapLimitMb, () => this.rssMb())) this.#heapWatcher?.();
     });
@@ -106,6 +113,8 @@ export class SandboxProcess {
     this.ended = workerd.exited.then((exit) => {
       this.#alive = false;
       socket.terminate();
+      this.#memoryGuard.close();
+      this.#proc?.close();
       this.#end = { intended: this.#intended, exit };
       this.#endWatcher?.(this.#end);
       return this.#end;
@@ -189,12 +198,20 @@ export class SandboxProcess {
     this.#heapWatcher = watcher;
   }
 
+  /**
+   * Caps the process's resident memory at `limitMb` (`pool.memoryLimitMb`) for one run, until the
+   * returned function is called: past it the process is SIGKILLed and `exceeded` is told.
+   */
+  armMemoryGuard(limitMb: number, exceeded: (rssMb: number) => void): () => void {
+    return this.#memoryGuard.arm(limitMb, exceeded);
+  }
+
   get alive(): boolean {
     return this.#alive;
   }
 
   send(message: HostMessage): void {
-    this.sendText(JSON.stringify(message));
+    this.sendText(channelGrammar.encodeHostMessage(message));
   }
 
   /** A message already encoded (by the caller, who measured it). */
@@ -209,29 +226,15 @@ export class SandboxProcess {
     this.#workerd.kill();
   }
 
-  /**
-   * CPU time the process has used, in ms (Linux; undefined elsewhere). Clock ticks are 10 ms
-   * (USER_HZ is 100 on every Linux the workerd binaries target).
-   */
+  /** CPU time the process has used, in ms (Linux; undefined elsewhere, or once it is gone). */
   cpuMs(): number | undefined {
-    if (process.platform !== 'linux') return undefined;
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-      // Fields after the parenthesized name: state is field 3, utime 14, stime 15.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    } catch {
-      return undefined;
-    }
+    return this.#proc?.cpuMs();
   }
 
   /** Resident set size in MB, or undefined when it cannot be read. */
   rssMb(): number | undefined {
+    if (this.#proc !== undefined) return this.#proc.rssMb();
     try {
-      if (process.platform === 'linux') {
-        const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
-        return match ? Number(match[1]) / 1024 : undefined;
-      }
       const kb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' }).trim());
       return Number.isFinite(kb) ? kb / 1024 : undefined;
     } catch {

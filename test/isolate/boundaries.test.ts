@@ -44,9 +44,33 @@ const supervisorMessages: SupervisorMessage[] = [
 describe('the channel grammar', () => {
   it('reads back every host message it was given', () => {
     for (const message of hostMessages) {
-      expect(channelGrammar.parseHostMessage(JSON.stringify(message))).toEqual(message);
+      expect(channelGrammar.parseHostMessage(channelGrammar.encodeHostMessage(message))).toEqual(message);
     }
   });
+
+  it("carries an answer's envelope as it is, not escaped into a JSON string again", () => {
+    const envelope = '{"result":"a \\"quoted\\" line\\nand @ more"}';
+    const frame = channelGrammar.encodeHostMessage({ t: 'answer', ask: 12, envelope });
+    expect(frame).toBe(`@12\n${envelope}`);
+    expect(channelGrammar.parseHostMessage(frame)).toEqual({ t: 'answer', ask: 12, envelope });
+    const multiline = 'line one\n@3\nline three';
+    expect(channelGrammar.parseHostMessage(`@0\n${multiline}`)).toEqual({ t: 'answer', ask: 0, envelope: multiline });
+  });
+
+  const malformedAnswers: [string, string][] = [
+    ['without a newline', '@3'],
+    ['without an ask', '@\n{}'],
+    ['whose ask has a sign', '@-1\n{}'],
+    ['whose ask has a leading zero', '@01\n{}'],
+    ['whose ask is not decimal digits', '@1e3\n{}'],
+    ['whose ask is past a safe integer', `@${2 ** 53}\n{}`],
+    ['in JSON', JSON.stringify({ t: 'answer', ask: 1, envelope: '{}' })],
+  ];
+  for (const [what, frame] of malformedAnswers) {
+    it(`refuses an answer ${what}`, () => {
+      expect(channelGrammar.parseHostMessage(frame)).toBeNull();
+    });
+  }
 
   it('reads back every supervisor message it was given', () => {
     for (const message of supervisorMessages) {
@@ -92,6 +116,7 @@ describe('the channel grammar', () => {
     const grammar = new Function(`return (${CHANNEL_GRAMMAR_SOURCE})()`)() as typeof channelGrammar;
     expect(grammar.parseSupervisorMessage(JSON.stringify(supervisorMessages[1]))).toEqual(supervisorMessages[1]);
     expect(grammar.parseHostMessage('{"t":"nope"}')).toBeNull();
+    expect(grammar.parseHostMessage('@1\n{}')).toEqual({ t: 'answer', ask: 1, envelope: '{}' });
   });
 });
 
