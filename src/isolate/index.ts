@@ -5,8 +5,9 @@
 
 export type { ConfinementOption } from './confinement/detect.js';
 export { CONFINEMENT_OPTIONS } from './confinement/detect.js';
-export type { ConfinementStats, IsolateExecutorStats, RunObserver, RunReport } from './isolate-executor.js';
-export { IsolateExecutor } from './isolate-executor.js';
+export type { ConfinementStats, IsolateExecutorStats, RunObserver, RunReport } from './executor/isolate-executor.js';
+export { IsolateExecutor } from './executor/isolate-executor.js';
+export type { RetainedClosedObserver } from './executor/retained-executions.js';
 export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './options.js';
 export {
   DEFAULT_LIMITS,
@@ -20,5 +21,4 @@ export {
 } from './options.js';
 export type { PoolEnds } from './pool/member.js';
 export type { MemberState, PoolMemberStats, PoolMemoryStats, PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
-export type { RetainedClosedObserver } from './retained-executions.js';
-export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox-constants.js';
+export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox/sandbox-constants.js';

@@ -9,10 +9,10 @@ import {
   channelGrammar,
   type HostMessage,
   type SupervisorMessage,
-} from '../../src/isolate/channel.js';
-import { parseControlEvent } from '../../src/isolate/control-events.js';
-import { heapIsFull, reportsFullHeap } from '../../src/isolate/heap-trace.js';
-import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/relay-frame.js';
+} from '../../src/isolate/channel/channel.js';
+import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/channel/relay-frame.js';
+import { heapIsFull, reportsFullHeap } from '../../src/isolate/member/heap-trace.js';
+import { parseControlEvent } from '../../src/isolate/run/control-events.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { TIMEOUT_FIRST_SENTENCE } from '../../src/protocol/texts.js';
 

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor, type RunReport } from '../../src/isolate/index.js';
-import { RunClock } from '../../src/isolate/run-end.js';
+import { RunClock } from '../../src/isolate/run/run-end.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { belowHost } from '../../src/isolate/member-priority.js';
+import { belowHost } from '../../src/isolate/member/member-priority.js';
 import { waitFor } from './processes.js';
 
 /** The nice value of one thread: field 19 of /proc/<pid>/task/<tid>/stat. */

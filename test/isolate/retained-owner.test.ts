@@ -5,7 +5,7 @@
  * process. The real-workerd behaviour is in test/hostile/retained.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { RetainedExecutions, type RetainingProcess } from '../../src/isolate/retained-executions.js';
+import { RetainedExecutions, type RetainingProcess } from '../../src/isolate/executor/retained-executions.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * The worker bundles (src/isolate/worker-bundle.ts): each is one ES module whose only imports are
+ * The worker bundles (src/isolate/sandbox/worker-bundle.ts): each is one ES module whose only imports are
  * what workerd provides, with nothing spliced in, and `npm run build` wrote into dist/ what the
  * source bundles to now.
  */
@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'acorn';
 import { describe, expect, it } from 'vitest';
-import { LIMITS_MODULE } from '../../src/isolate/sandbox-constants.js';
-import { bundleWorker, WORKER_SCRIPTS, type WorkerScript } from '../../src/isolate/worker-bundle.js';
+import { LIMITS_MODULE } from '../../src/isolate/sandbox/sandbox-constants.js';
+import { bundleWorker, WORKER_SCRIPTS, type WorkerScript } from '../../src/isolate/sandbox/worker-bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
 

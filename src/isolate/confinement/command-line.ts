@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findLineBuffering, type LineBuffering } from '../line-buffering.js';
+import { findLineBuffering, type LineBuffering } from '../member/line-buffering.js';
 import type { MemberOwner } from './member-directory.js';
 import { buildSeccompProgram } from './seccomp-filter.js';
 import type { SeccompArch } from './syscalls.js';

@@ -10,7 +10,7 @@ import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ExecutorError, messageOf } from '../../protocol/errors.js';
-import { findLineBuffering } from '../line-buffering.js';
+import { findLineBuffering } from '../member/line-buffering.js';
 import { isolateText } from '../texts.js';
 import { type ConfinementPlan, confinedArgv, openSeccompProgram, SECCOMP_FD, UNPRIVILEGED_ID } from './command-line.js';
 import { linkedFiles } from './linked-libraries.js';

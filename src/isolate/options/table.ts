@@ -5,7 +5,7 @@
  * all read it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
  */
 import { DEFAULT_MAX_CODE_BYTES } from '../../protocol/code-size.js';
-import { MAX_TIMER_MS } from '../cpu-watch.js';
+import { MAX_TIMER_MS } from '../run/cpu-watch.js';
 import type { IsolateExecutorOptions, IsolateLimits, IsolatePoolOptions } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;

@@ -2,7 +2,7 @@
  * The pool's sense of time, passed in so its policy owns no timer: the executor gives it the real
  * one, and a unit test a fake it advances by hand.
  */
-import { MAX_TIMER_MS } from '../cpu-watch.js';
+import { MAX_TIMER_MS } from '../run/cpu-watch.js';
 
 export interface PoolClock {
   /** Milliseconds on a monotonic clock. */

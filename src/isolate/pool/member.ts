@@ -1,5 +1,5 @@
 /** What the pool knows of one member, and what it needs of a member's process. */
-import type { MemberMemory } from '../process-memory.js';
+import type { MemberMemory } from '../member/process-memory.js';
 
 /** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
 export interface PoolProcess {

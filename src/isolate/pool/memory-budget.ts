@@ -8,7 +8,7 @@
  * A member's use is its private memory; the pages every member maps from the same file (the
  * workerd binary, some 34 MB) are counted once for the pool, as the machine holds them once.
  */
-import type { MemberMemory } from '../process-memory.js';
+import type { MemberMemory } from '../member/process-memory.js';
 import type { PoolClock } from './clock.js';
 import type { Member, PoolProcess } from './member.js';
 

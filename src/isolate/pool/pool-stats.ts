@@ -1,5 +1,5 @@
 /** The pool's snapshot for monitoring and the benchmark: its members, its queue, its history. */
-import { pssMb } from '../process-memory.js';
+import { pssMb } from '../member/process-memory.js';
 import type { Member, PoolEnds, PoolProcess } from './member.js';
 import type { PoolMemoryStats } from './memory-budget.js';
 

@@ -17,8 +17,8 @@
  * retained executions from `retainedOn` (their one owner is retained-executions.ts).
  */
 import { ExecutorError } from '../../protocol/errors.js';
-import type { MemberMemory } from '../process-memory.js';
-import type { ProcessFate } from '../run.js';
+import type { MemberMemory } from '../member/process-memory.js';
+import type { ProcessFate } from '../run/run.js';
 import { isolateText } from '../texts.js';
 import { idleAboveFloor, membersWanted, type PoolCounts } from './capacity.js';
 import type { PoolClock } from './clock.js';

@@ -1,5 +1,5 @@
 /** The modules the supervisor loads beside the harness in every run's dynamic worker. */
 declare module '__codemode_limits.json' {
-  const limits: import('../worker-settings.js').SandboxLimits;
+  const limits: import('../member/worker-settings.js').SandboxLimits;
   export default limits;
 }

@@ -4,9 +4,9 @@
  * so it relays over the HOST binding (the host's outbound-server.ts).
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import { createRelayCodec } from '../relay-frame.js';
+import { createRelayCodec } from '../channel/relay-frame.js';
+import type { SupervisorSettings } from '../member/worker-settings.js';
 import { supervisorText } from '../texts.js';
-import type { SupervisorSettings } from '../worker-settings.js';
 import type { OutboundProps, RouteId, RunId, SupervisorEnv } from './types.js';
 
 const relay = createRelayCodec();

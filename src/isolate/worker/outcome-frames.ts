@@ -4,10 +4,10 @@
  * measured against what the channel carries before it is sent.
  */
 import { createValueCodec } from '../../protocol/create-value-codec.js';
-import type { DoneMessage, SupervisorMessage } from '../channel.js';
-import { createExpandedSizer } from '../expanded-size.js';
+import type { DoneMessage, SupervisorMessage } from '../channel/channel.js';
+import type { SupervisorSettings } from '../member/worker-settings.js';
+import { createExpandedSizer } from '../sandbox/expanded-size.js';
 import { supervisorText } from '../texts.js';
-import type { SupervisorSettings } from '../worker-settings.js';
 import type { HandleMissing, RunId, SandboxOutcome, SandboxWorker } from './types.js';
 
 export const valueCodec = createValueCodec(() => undefined);

@@ -5,7 +5,7 @@
  */
 // sandbox-constants.ts `LIMITS_MODULE`: a module of the dynamic worker (esbuild keeps it external).
 import limitsModule from '__codemode_limits.json';
-import type { SandboxLimits } from '../worker-settings.js';
+import type { SandboxLimits } from '../member/worker-settings.js';
 
 export const limits: Readonly<SandboxLimits> = Object.freeze({
   maxLogLines: limitsModule.maxLogLines,

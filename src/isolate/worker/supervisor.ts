@@ -14,9 +14,14 @@
  * how the socket's context hands a `cancel`, an `invoke` or a `release` to the run it is for.
  */
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
-import { createChannelGrammar, type HostMessage, type InvokeMessage, type SupervisorMessage } from '../channel.js';
+import {
+  createChannelGrammar,
+  type HostMessage,
+  type InvokeMessage,
+  type SupervisorMessage,
+} from '../channel/channel.js';
+import type { SupervisorSettings } from '../member/worker-settings.js';
 import { supervisorText } from '../texts.js';
-import type { SupervisorSettings } from '../worker-settings.js';
 import { closeRoute, openRoute } from './outbound.js';
 import { disposeQuietly, doneMessage, messageOf, overFrameCap, report, valueCodec } from './outcome-frames.js';
 import { cancelRun, closeControl, openControl, supervise } from './run-end.js';

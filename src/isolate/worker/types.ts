@@ -4,7 +4,7 @@
  * dynamic worker. Types only: neither bundle gets code from here.
  */
 import type { LogEntry } from '../../protocol/types.js';
-import type { SupervisorSettings } from '../worker-settings.js';
+import type { SupervisorSettings } from '../member/worker-settings.js';
 
 /** A run: one execution, or one call of a retained execution's handle (the channel's `run`). */
 export type RunId = string & { readonly kind: 'RunId' };

@@ -9,8 +9,8 @@
  * returns `null` for a frame outside the grammar; it never throws.
  */
 
-import { selfContainedSource } from '../protocol/function-source.js';
-import type { LogEntry, ModuleSource } from '../protocol/types.js';
+import { selfContainedSource } from '../../protocol/function-source.js';
+import type { LogEntry, ModuleSource } from '../../protocol/types.js';
 
 // ---- host to supervisor ------------------------------------------------------------------------
 

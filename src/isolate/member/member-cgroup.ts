@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExecutorError, messageOf } from '../protocol/errors.js';
-import { isolateText } from './texts.js';
+import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { isolateText } from '../texts.js';
 
 export interface MemberCgroup {
   /** The child cgroup's directory; the member's wrapper moves itself into it before workerd starts. */

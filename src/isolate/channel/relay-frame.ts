@@ -8,7 +8,7 @@
  * (`RELAY_CODEC_SOURCE`) as a module, so both ends share the frame layout, the heads and the
  * header names. A decoder returns `null` for a frame outside the grammar; it never throws.
  */
-import { selfContainedSource } from '../protocol/function-source.js';
+import { selfContainedSource } from '../../protocol/function-source.js';
 
 type HeaderPairs = [string, string][];
 

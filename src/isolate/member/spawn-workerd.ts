@@ -10,14 +10,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { ExecutorError } from '../protocol/errors.js';
-import type { MemberCommand } from './confinement/command-line.js';
-import type { MemberDirectory } from './confinement/member-directory.js';
-import { confinementText } from './confinement/texts.js';
-import { parseControlEvent } from './control-events.js';
+import { ExecutorError } from '../../protocol/errors.js';
+import type { MemberCommand } from '../confinement/command-line.js';
+import type { MemberDirectory } from '../confinement/member-directory.js';
+import { confinementText } from '../confinement/texts.js';
+import { parseControlEvent } from '../run/control-events.js';
+import { isolateText } from '../texts.js';
 import type { MemberCgroup } from './member-cgroup.js';
 import { CONTROL_SOCKET } from './supervisor-config.js';
-import { isolateText } from './texts.js';
 
 /**
  * $1 is the member's private directory (its config and sockets), the rest is the command that

@@ -15,9 +15,9 @@ export interface SandboxSources {
 let cached: SandboxSources | undefined;
 
 function workerScript(name: WorkerScript): string {
-  const bundled = new URL(`./worker/${name}.js`, import.meta.url);
+  const bundled = new URL(`../worker/${name}.js`, import.meta.url);
   if (existsSync(bundled)) return readFileSync(bundled, 'utf8');
-  return bundleWorker(fileURLToPath(new URL(`./worker/${name}.ts`, import.meta.url)));
+  return bundleWorker(fileURLToPath(new URL(`../worker/${name}.ts`, import.meta.url)));
 }
 
 export function sandboxSources(): SandboxSources {

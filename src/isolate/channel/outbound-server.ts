@@ -10,10 +10,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { messageOf } from '../protocol/errors.js';
-import { COMPLETED_MESSAGE } from '../protocol/texts.js';
+import { messageOf } from '../../protocol/errors.js';
+import { COMPLETED_MESSAGE } from '../../protocol/texts.js';
+import { isolateText } from '../texts.js';
 import { type RelayFrame, type RelayReplyHead, type RelayRequestHead, relayCodec } from './relay-frame.js';
-import { isolateText } from './texts.js';
 
 /** Answers one relayed request with the frame to send back. */
 export type RelayHandler = (request: Request) => Promise<RelayFrame<RelayReplyHead>>;

@@ -4,9 +4,9 @@
  * name is a result (`validateProviders`), as the contract says.
  */
 
-import { codeBytesOver } from '../protocol/code-size.js';
-import { describeValue } from '../protocol/describe-value.js';
-import { ExecutorError } from '../protocol/errors.js';
+import { codeBytesOver } from '../../protocol/code-size.js';
+import { describeValue } from '../../protocol/describe-value.js';
+import { ExecutorError } from '../../protocol/errors.js';
 import type {
   Dispatch,
   ExecuteRequest,
@@ -14,11 +14,11 @@ import type {
   ModuleSource,
   OutboundFetch,
   ProviderDescriptor,
-} from '../protocol/types.js';
-import { channelGrammar } from './channel.js';
-import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from './options.js';
-import { INTERNAL_MODULES } from './sandbox-constants.js';
-import { isolateText } from './texts.js';
+} from '../../protocol/types.js';
+import { channelGrammar } from '../channel/channel.js';
+import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from '../options.js';
+import { INTERNAL_MODULES } from '../sandbox/sandbox-constants.js';
+import { isolateText } from '../texts.js';
 
 function invalid(message: string): ExecutorError {
   return new ExecutorError('INVALID_REQUEST', message);

@@ -3,9 +3,9 @@
  * from a pool of workerd processes on the host's own machine. See docs/isolate.md.
  */
 import { randomUUID } from 'node:crypto';
-import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
-import { ExecutorError, messageOf } from '../protocol/errors.js';
-import { validateProviders } from '../protocol/providers.js';
+import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../../protocol/cancellation.js';
+import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { validateProviders } from '../../protocol/providers.js';
 import type {
   Dispatch,
   ExecuteRequest,
@@ -13,27 +13,27 @@ import type {
   Executor,
   ExecutorCallOptions,
   InvokeHandleRequest,
-} from '../protocol/types.js';
-import { encodeValue } from '../protocol/value-codec.js';
-import { type Confinement, type ConfinementOption, resolveConfinement } from './confinement/detect.js';
-import { confinementText } from './confinement/texts.js';
-import { buildEntryModule } from './entry-module.js';
-import { LoopHold } from './loop-hold.js';
-import { launcherFor } from './member-launcher.js';
+} from '../../protocol/types.js';
+import { encodeValue } from '../../protocol/value-codec.js';
+import { OutboundServer } from '../channel/outbound-server.js';
+import { type Confinement, type ConfinementOption, resolveConfinement } from '../confinement/detect.js';
+import { confinementText } from '../confinement/texts.js';
+import { launcherFor } from '../member/member-launcher.js';
+import { memberMemory } from '../member/process-memory.js';
+import type { SandboxProcess } from '../member/sandbox-process.js';
+import { resolveWorkerdBinary } from '../member/workerd-binary.js';
+import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from '../options.js';
+import { systemClock } from '../pool/clock.js';
+import { Pool } from '../pool/pool.js';
+import type { PoolStats, PoolStatsOptions } from '../pool/pool-stats.js';
+import type { AcquireCancel } from '../pool/waiter-queue.js';
+import { LoopHold } from '../run/loop-hold.js';
+import { type ProcessFate, Run, type RunOutcome, type RunSpec } from '../run/run.js';
+import { buildEntryModule } from '../sandbox/entry-module.js';
+import { isolateText } from '../texts.js';
 import { dispatchWithinFrame, isNestedIn } from './nesting.js';
-import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from './options.js';
-import { OutboundServer } from './outbound-server.js';
-import { systemClock } from './pool/clock.js';
-import { Pool } from './pool/pool.js';
-import type { PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
-import type { AcquireCancel } from './pool/waiter-queue.js';
-import { memberMemory } from './process-memory.js';
 import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
 import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
-import { type ProcessFate, Run, type RunOutcome, type RunSpec } from './run.js';
-import type { SandboxProcess } from './sandbox-process.js';
-import { isolateText } from './texts.js';
-import { resolveWorkerdBinary } from './workerd-binary.js';
 
 /** Which confinement mode is in force, and why (docs/security.md). */
 export interface ConfinementStats {

@@ -5,12 +5,12 @@
  * CPU-time `cpuTimeout`) or when its caller goes away is run-end.ts's `RunEnd`.
  */
 
-import { describeValue } from '../protocol/describe-value.js';
-import { encodeErrorEnvelope } from '../protocol/dispatch.js';
-import { ExecutorError, messageOf } from '../protocol/errors.js';
-import { COMPLETED_MESSAGE, formatToolNotFound } from '../protocol/texts.js';
-import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../protocol/types.js';
-import { decodeValue } from '../protocol/value-codec.js';
+import { describeValue } from '../../protocol/describe-value.js';
+import { encodeErrorEnvelope } from '../../protocol/dispatch.js';
+import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { COMPLETED_MESSAGE, formatToolNotFound } from '../../protocol/texts.js';
+import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../protocol/types.js';
+import { decodeValue } from '../../protocol/value-codec.js';
 import {
   type CallMessage,
   channelGrammar,
@@ -18,14 +18,14 @@ import {
   type InvokeMessage,
   type RunMessage,
   type SupervisorMessage,
-} from './channel.js';
-import type { IsolateLimits } from './options.js';
-import { replyFrame } from './outbound-response.js';
-import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
+} from '../channel/channel.js';
+import { replyFrame } from '../channel/outbound-response.js';
+import type { RelayFrame, RelayReplyHead } from '../channel/relay-frame.js';
+import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
+import { describeExit } from '../member/spawn-workerd.js';
+import type { IsolateLimits } from '../options.js';
+import { isolateText } from '../texts.js';
 import { RunEnd } from './run-end.js';
-import type { ProcessEnd, SandboxProcess } from './sandbox-process.js';
-import { describeExit } from './spawn-workerd.js';
-import { isolateText } from './texts.js';
 
 export interface RunSpec {
   id: string;

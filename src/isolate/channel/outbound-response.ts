@@ -2,9 +2,9 @@
  * The reply to a relayed sandbox fetch (outbound-server.ts), made from what the request's
  * outbound function returned: a Response, its body read only up to `limits.maxResponseBodyBytes`.
  */
-import { describeValue } from '../protocol/describe-value.js';
+import { describeValue } from '../../protocol/describe-value.js';
+import { isolateText } from '../texts.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
-import { isolateText } from './texts.js';
 
 interface ResponseLike {
   status: number;

@@ -7,21 +7,21 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
-import { ExecutorError } from '../protocol/errors.js';
-import { channelGrammar, type HostMessage, type SupervisorMessage } from './channel.js';
-import { type ConfinementPlan, memberCommand } from './confinement/command-line.js';
-import { createMemberDirectory } from './confinement/member-directory.js';
+import { ExecutorError } from '../../protocol/errors.js';
+import { channelGrammar, type HostMessage, type SupervisorMessage } from '../channel/channel.js';
+import type { OutboundServer } from '../channel/outbound-server.js';
+import { relayCodec } from '../channel/relay-frame.js';
+import { type ConfinementPlan, memberCommand } from '../confinement/command-line.js';
+import { createMemberDirectory } from '../confinement/member-directory.js';
+import { type IsolateLimits, maxSupervisorFrameBytes } from '../options.js';
+import { sandboxSources } from '../sandbox/sandbox-sources.js';
+import { isolateText } from '../texts.js';
 import { heapIsFull } from './heap-trace.js';
 import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
 import { guardProcessMemory, type ProcessMemoryGuard } from './memory-guard.js';
-import { type IsolateLimits, maxSupervisorFrameBytes } from './options.js';
-import type { OutboundServer } from './outbound-server.js';
 import { ProcFiles } from './proc-files.js';
-import { relayCodec } from './relay-frame.js';
-import { sandboxSources } from './sandbox-sources.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
-import { isolateText } from './texts.js';
 
 export interface ProcessEnd {
   /** We ended it (recycling, a wedged run, dispose). */

@@ -10,7 +10,7 @@
  * nested request inside that snapshot.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Dispatch } from '../protocol/types.js';
+import type { Dispatch } from '../../protocol/types.js';
 
 interface DispatchFrame {
   /** The executor whose run made the tool call. */

@@ -23,7 +23,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { isolateText } from './texts.js';
+import { isolateText } from '../texts.js';
 
 const GUARD_INTERVAL_MS = 2;
 /** Faster than any process was measured to fill memory (3.5 MB/ms: buffers, WebAssembly memory, objects). */

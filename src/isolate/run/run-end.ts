@@ -7,9 +7,9 @@
  * answer, and kills it when it spins instead. The sandbox's verdict comes back as a `done` (with
  * `inTime`) or a `cancelled`; `RunEnd.doneIsLate` says what a `done` after the bound counts as.
  */
-import { ExecutionTimeoutError } from '../protocol/errors.js';
-import { formatCpuTimeout } from '../protocol/texts.js';
-import type { CancelMessage, DoneMessage } from './channel.js';
+import { ExecutionTimeoutError } from '../../protocol/errors.js';
+import { formatCpuTimeout } from '../../protocol/texts.js';
+import type { CancelMessage, DoneMessage } from '../channel/channel.js';
 import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
 
 /**

@@ -2,17 +2,18 @@
  * The workerd config of one pool member, as capnp text. Every module and binding is inline, so the
  * config is one file that can be deleted as soon as workerd is listening.
  */
-import { HEAP_TRACE_FLAGS } from './heap-trace.js';
-import { type IsolateLimits, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from './options.js';
-import { relayCodec } from './relay-frame.js';
+
+import { relayCodec } from '../channel/relay-frame.js';
+import { type IsolateLimits, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../options.js';
 import {
   ENTRY_MODULE,
   HARNESS_MODULE,
   LIMITS_MODULE,
   SANDBOX_COMPATIBILITY_DATE,
   SANDBOX_COMPATIBILITY_FLAGS,
-} from './sandbox-constants.js';
-import type { SandboxSources } from './sandbox-sources.js';
+} from '../sandbox/sandbox-constants.js';
+import type { SandboxSources } from '../sandbox/sandbox-sources.js';
+import { HEAP_TRACE_FLAGS } from './heap-trace.js';
 import type { SandboxLimits, SupervisorSettings } from './worker-settings.js';
 
 /** The socket the host connects to; named in the control-fd `listen` event. */

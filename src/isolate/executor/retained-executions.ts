@@ -8,10 +8,10 @@
  * The one owner of retained executions on the host: the executor holds a `RetainSlot` while a run
  * that asked to retain is in flight, and the pool asks `heldBy` whether a process must drain.
  */
-import { ExecutorError } from '../protocol/errors.js';
-import type { OutboundFetch } from '../protocol/types.js';
-import type { IsolateSettings } from './options.js';
-import { isolateText } from './texts.js';
+import { ExecutorError } from '../../protocol/errors.js';
+import type { OutboundFetch } from '../../protocol/types.js';
+import type { IsolateSettings } from '../options.js';
+import { isolateText } from '../texts.js';
 
 /** What a retained execution needs of the process it lives in (a sandbox process; a fake in unit tests). */
 export interface RetainingProcess {

@@ -8,8 +8,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, endianness } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ExecutorError, messageOf } from '../protocol/errors.js';
-import { isolateText } from './texts.js';
+import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { isolateText } from '../texts.js';
 
 const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
   'darwin arm64 LE': '@cloudflare/workerd-darwin-arm64',

@@ -3,14 +3,14 @@
  * (confined where the mode says), its priority lowered below the host's. A failure that is not
  * already ours is `SANDBOX_UNAVAILABLE`, naming why.
  */
-import { ExecutorError, messageOf } from '../protocol/errors.js';
-import type { Confinement } from './confinement/detect.js';
+import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import type { OutboundServer } from '../channel/outbound-server.js';
+import type { Confinement } from '../confinement/detect.js';
+import type { IsolateSettings } from '../options.js';
+import { isolateText } from '../texts.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
-import type { IsolateSettings } from './options.js';
-import type { OutboundServer } from './outbound-server.js';
 import { SandboxProcess } from './sandbox-process.js';
-import { isolateText } from './texts.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
 /** The pool's launch for one executor. */

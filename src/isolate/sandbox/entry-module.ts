@@ -26,8 +26,8 @@
  * });
  * ```
  */
-import { separateImports } from '../protocol/imports.js';
-import type { ProviderDescriptor } from '../protocol/types.js';
+import { separateImports } from '../../protocol/imports.js';
+import type { ProviderDescriptor } from '../../protocol/types.js';
 import { HARNESS_MODULE } from './sandbox-constants.js';
 
 function namespaceLine(provider: ProviderDescriptor): string {
