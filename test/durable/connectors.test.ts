@@ -17,7 +17,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
-import { describeOnBothExecutors } from './support/executors.js';
+import { describeOnBothExecutors } from '../hosts/support/on-both-executors.js';
 
 interface Issues {
   open: Set<number>;

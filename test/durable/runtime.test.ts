@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CodemodeRuntime, createCodemodeRuntime } from '@cloudflare/codemode';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
-import { describeOnBothExecutors } from './support/executors.js';
+import { describeOnBothExecutors } from '../hosts/support/on-both-executors.js';
 import { type LedgerBook, ledgerConnector, newBook } from './support/ledger.js';
 
 const READ_THEN_DEPOSIT = `async () => {

@@ -21,14 +21,18 @@ interface OpenedExecutor {
   close(): Promise<void>;
 }
 
-/** One pool member each, no warm spare: the machine's cores are shared. */
+/**
+ * One pool member each, no warm spare: the machine's cores are shared, and a run started from a
+ * tool call (upstream's runtime's `codemode.run`) must get a process beyond `maxWorkers` rather
+ * than wait forever on its parent, in process and on the daemon alike.
+ */
 const EXECUTORS: Record<string, () => Promise<OpenedExecutor>> = {
   'IsolateExecutor in process': async () => {
     const executor = new CodemodeExecutor(new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } }));
     return { executor, close: () => executor.dispose() };
   },
   'connect() to a daemon': async () => {
-    const daemon: Daemon = await startDaemon(['--token', TOKEN]);
+    const daemon: Daemon = await startDaemon(['--token', TOKEN, '--max-workers', '1']);
     const executor = new CodemodeExecutor(await connect(daemon.url, { websocket: WebSocket, token: TOKEN }));
     return {
       executor,
