@@ -13,9 +13,32 @@ import { type RuntimeApi, runHostStep } from './flow-host.js';
 import type { Flow } from './flow-model.js';
 import type { FlowSession } from './flows.js';
 
+/** How upstream's runtime opens each line it logs for the host (a tool that threw, a transform that threw). */
+const UPSTREAM_LOG_PREFIX = 'codemode: ';
+
+/**
+ * Upstream's runtime logs a flow's expected failures to the host's console; on the reference
+ * columns those lines go to wrangler's log, and here they would break into the progress output.
+ * Flows judge what the runtime returns, never its log, so its lines are dropped, and nothing else.
+ */
+function dropUpstreamRuntimeLog(): void {
+  for (const level of ['warn', 'error'] as const) {
+    const write = console[level];
+    console[level] = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].startsWith(UPSTREAM_LOG_PREFIX)) return;
+      write(...args);
+    };
+  }
+}
+
 /** Opens flow sessions whose runtime runs on `executor()`. */
 export function nodeFlowSessions(executor: () => Promise<CodemodeExecutor>): (flow: Flow) => Promise<FlowSession> {
+  let quieted = false;
   return async (flow) => {
+    if (!quieted) {
+      quieted = true;
+      dropUpstreamRuntimeLog();
+    }
     // Loaded here, after the register entry, which answers upstream's `cloudflare:workers` import.
     const [upstream, { openDurableState }] = await Promise.all([
       import('@cloudflare/codemode'),
