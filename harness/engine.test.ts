@@ -30,6 +30,11 @@ interface Script {
   breaks?: boolean;
   /** How long a case takes, by id (ms); the others answer at once. */
   takes?: Record<string, number>;
+  /**
+   * Cases whose runs reject as wrangler dev does when its workerd died mid-request, by id: how many
+   * runs do. After each, the next two preflights fail, as while wrangler starts workerd again.
+   */
+  restarts?: Record<string, number>;
 }
 
 function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
@@ -45,16 +50,27 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
     starting -= 1;
     if (script.startFails) throw new Error(script.startFails);
     let broken = false;
+    let restarting = 0;
+    const restartsLeft = { ...script.restarts };
     return {
       name,
       async run(testCase: Case) {
         if (testCase.id === PREFLIGHT_CASE.id) {
           if (broken) throw new Error('connection refused');
+          if (restarting > 0) {
+            restarting -= 1;
+            throw new Error('HTTP 503: the worker is starting');
+          }
           return script.preflight ?? { result: 42, logs: [] };
         }
         runs.push(`${name}:${testCase.id}`);
         const takes = script.takes?.[testCase.id];
         if (takes !== undefined) await new Promise((resolve) => setTimeout(resolve, takes));
+        if ((restartsLeft[testCase.id] ?? 0) > 0) {
+          restartsLeft[testCase.id]! -= 1;
+          restarting = 2;
+          throw new Error('HTTP 503: Your worker restarted mid-request. Please try sending the request again.');
+        }
         if (script.failing?.includes(testCase.id)) {
           if (script.breaks) broken = true;
           throw new Error(`HTTP 500 on ${testCase.id}`);
@@ -135,6 +151,19 @@ describe('Engine', () => {
     expect(later.status).toBe('infra-error');
     expect(later.reason).toMatch(/^the column broke at case "wedges": HTTP 500 on wedges\n/);
     expect(fake.runs).toEqual(['ours:flaky', 'ours:after', 'latest:wedges']);
+    await engine.closeAll();
+  });
+
+  it("runs a case once more when wrangler dev's workerd restarted under it and answers again, but not twice", async () => {
+    const fake = fakes({ latest: { restarts: { once: 1, twice: 2 } } });
+    const engine = new Engine(boundaries, fake.starter);
+    expect((await engine.cell(item('once'), 'latest')).cell).toMatchObject({ status: 'pass' });
+    const twice = (await engine.cell(item('twice'), 'latest')).cell;
+    expect(twice).toMatchObject({ status: 'infra-error' });
+    expect(twice.reason).toMatch(/Your worker restarted mid-request/);
+    // The column answers again afterwards, so it is not broken.
+    expect((await engine.cell(item('after'), 'latest')).cell.status).toBe('pass');
+    expect(fake.runs).toEqual(['latest:once', 'latest:once', 'latest:twice', 'latest:twice', 'latest:after']);
     await engine.closeAll();
   });
 

@@ -22,6 +22,17 @@ import { texts } from './texts.js';
 /** Beyond a case's own bound (upstream's longest default is 60 s): loading, the round trip, a busy machine. */
 const DEFAULT_CASE_TIMEOUT_MS = 60_000;
 const GUARD_GRACE_MS = 60_000;
+/**
+ * What wrangler dev answers a request in flight when its workerd died and it started another.
+ * Under load, workerd 1.20260426 sometimes aborts as a 0.4.4 runtime flow's dynamic worker is
+ * disposed ("tried to defer destruction during isolate shutdown"), a crash of the reference's
+ * platform, not a result of the case.
+ */
+const WORKER_RESTARTED = /Your worker restarted mid-request/;
+/** How long a column may take to answer again after such a restart, and how often it is asked. */
+const RESTART_WAIT_MS = 20_000;
+const RESTART_POLL_MS = 500;
+
 /** A side that needs this long for `6 * 7` is broken. */
 const PREFLIGHT_GUARD_MS = 30_000;
 /** How much of a side's output a failure quotes. */
@@ -166,15 +177,7 @@ export class Engine {
     const plan = this.plan(item, name);
     if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
     // The column opens before the case holds the lane, so opening does not count as running long.
-    const observation = await this.lane(name).run(
-      item.id,
-      () => this.observe(item, name),
-      this.open(name),
-      // A flow runs alone on its column: under wrangler dev a Durable Object's abort (a restart
-      // step) restarts the worker that serves the whole column, and flows beside a long one
-      // broke the 0.4.4 column mid-request in the full suite (never when run alone).
-      isFlow(item),
-    );
+    const observation = await this.lane(name).run(item.id, () => this.observe(item, name), this.open(name));
     const cell = settleCell(item, name, plan, observation);
     return observation.kind === 'outcome' ? { cell, outcome: observation.outcome } : { cell };
   }
@@ -276,17 +279,32 @@ export class Engine {
     const state = this.columns.get(name)!;
     if (state.broken !== undefined) return { kind: 'infra-error', reason: state.broken };
     if (this.aborted || !state.side) return { kind: 'infra-error', reason: texts.cell.interrupted };
-    try {
-      const work = isFlow(item) ? this.runFlowOn(state.side, item) : state.side.run(item);
-      return { kind: 'outcome', outcome: await withGuard<Outcome | FlowOutcome>(work, guardMs(item)) };
-    } catch (error) {
-      const reason = messageOf(error);
-      // One failed request may be the case's own doing; a side that no longer answers 6 * 7 is broken.
-      if (!this.aborted) {
-        const problem = await this.preflight(state.side);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const work = isFlow(item) ? this.runFlowOn(state.side, item) : state.side.run(item);
+        return { kind: 'outcome', outcome: await withGuard<Outcome | FlowOutcome>(work, guardMs(item)) };
+      } catch (error) {
+        const reason = messageOf(error);
+        if (this.aborted) return { kind: 'infra-error', reason };
+        // wrangler dev starts its workerd again when it dies, and says so to the request in flight:
+        // the column is given the time to answer again, and the case is run once more, from its start.
+        const restarted = WORKER_RESTARTED.test(reason);
+        // One failed request may be the case's own doing; a side that no longer answers 6 * 7 is broken.
+        const problem = restarted ? await this.answersAgain(state.side) : await this.preflight(state.side);
+        if (problem === undefined && restarted && attempt === 1) continue;
         if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
+        return { kind: 'infra-error', reason };
       }
-      return { kind: 'infra-error', reason };
+    }
+  }
+
+  /** The preflight's problem until the side answers again, for at most `RESTART_WAIT_MS`: undefined once it does. */
+  private async answersAgain(side: Side): Promise<string | undefined> {
+    const deadline = Date.now() + RESTART_WAIT_MS;
+    for (;;) {
+      const problem = await this.preflight(side);
+      if (problem === undefined || this.aborted || Date.now() > deadline) return problem;
+      await new Promise((resolve) => setTimeout(resolve, RESTART_POLL_MS));
     }
   }
 }

@@ -87,28 +87,4 @@ describe('CaseLane', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(lane.waiting).toEqual([]);
   });
-  it('starts an exclusive case only once the waiting cases ended, and never lets one start beside it', async () => {
-    const lane = new CaseLane(1000, 2);
-    const log: string[] = [];
-    const long = controlled(log, 'long');
-    const restart = controlled(log, 'restart');
-    const after = controlled(log, 'after');
-    void lane.run('long', long.work);
-    void lane.run('restart', restart.work, undefined, true);
-    void lane.run('after', after.work);
-    await vi.advanceTimersByTimeAsync(1000);
-    // The long case waits beside the lane, but the exclusive one does not start beside it.
-    expect(lane.waiting).toEqual(['long']);
-    expect(log).toEqual(['start long']);
-    long.finish();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(log).toEqual(['start long', 'end long', 'start restart']);
-    // Running long, it keeps the lane.
-    await vi.advanceTimersByTimeAsync(5000);
-    expect(log).toEqual(['start long', 'end long', 'start restart']);
-    restart.finish();
-    await vi.advanceTimersByTimeAsync(0);
-    expect(log).toEqual(['start long', 'end long', 'start restart', 'end restart', 'start after']);
-    after.finish();
-  });
 });

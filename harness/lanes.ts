@@ -4,11 +4,6 @@
  * ones. Most long cases only wait (a 31-second timer, a 5-second timeout), so running the rest
  * meanwhile costs them nothing, while a case that measures time still runs alone with the lane.
  * At most `maxWaiting` cases wait at once; beyond that the lane is held as before.
- *
- * An exclusive case runs with nothing else of its column in flight: it starts once the waiting
- * cases have ended, and keeps the lane until it ends. Runtime flows are run so (engine.ts): on a
- * column under `wrangler dev`, a Durable Object's abort restarts the worker that serves every
- * request of the column, and a request in flight then fails.
  */
 
 /** A case still running after this long lets the next one start. */
@@ -23,8 +18,6 @@ interface Queued {
   ready: boolean;
   /** Left the lane after `longCaseMs` and runs beside it. */
   waiting?: boolean;
-  /** Runs with nothing else of the column in flight. */
-  exclusive: boolean;
 }
 
 export class CaseLane {
@@ -47,14 +40,9 @@ export class CaseLane {
    * Runs `work` once `after` has settled, every case asked for before it has started, and none
    * holds the lane. It takes its place in the order at once, when asked.
    */
-  run<T>(
-    id: string,
-    work: () => Promise<T>,
-    after: Promise<unknown> = Promise.resolve(),
-    exclusive = false,
-  ): Promise<T> {
+  run<T>(id: string, work: () => Promise<T>, after: Promise<unknown> = Promise.resolve()): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const item: Queued = { id, ready: false, exclusive, work: () => work().then(resolve, reject) };
+      const item: Queued = { id, ready: false, work: () => work().then(resolve, reject) };
       this.queue.push(item);
       const start = () => {
         item.ready = true;
@@ -80,9 +68,7 @@ export class CaseLane {
   }
 
   private pump(): void {
-    const next = this.queue[0];
-    const startable = next?.ready === true && (!next.exclusive || this.waitingIds.length === 0);
-    if (this.holder === undefined && startable) this.start(this.queue.shift()!);
+    if (this.holder === undefined && this.queue[0]?.ready) this.start(this.queue.shift()!);
     if (this.isFree()) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
@@ -94,7 +80,7 @@ export class CaseLane {
     this.holder = item;
     this.holderOverdue = false;
     const timer = setTimeout(() => {
-      if (this.holder !== item || item.exclusive) return;
+      if (this.holder !== item) return;
       if (this.waitingIds.length >= this.maxWaiting) this.holderOverdue = true;
       else this.release(item);
     }, this.longCaseMs);
