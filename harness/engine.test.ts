@@ -35,6 +35,8 @@ interface Script {
    * runs do. After each, the next two preflights fail, as while wrangler starts workerd again.
    */
   restarts?: Record<string, number>;
+  /** Cases whose first run (on any process of the column) kills the side for good, as a crash wrangler does not recover from. */
+  dies?: string[];
 }
 
 function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
@@ -42,7 +44,10 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
   const disposed: string[] = [];
   let starting = 0;
   let mostAtOnce = 0;
+  const died = new Set<string>();
+  const starts: string[] = [];
   const starter = async (name: ColumnId): Promise<Side> => {
+    starts.push(name);
     const script = scripts[name] ?? {};
     starting += 1;
     mostAtOnce = Math.max(mostAtOnce, starting);
@@ -66,6 +71,11 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
         runs.push(`${name}:${testCase.id}`);
         const takes = script.takes?.[testCase.id];
         if (takes !== undefined) await new Promise((resolve) => setTimeout(resolve, takes));
+        if (script.dies?.includes(testCase.id) && !died.has(testCase.id)) {
+          died.add(testCase.id);
+          broken = true;
+          throw new Error('HTTP 503: Your worker restarted mid-request. Please try sending the request again.');
+        }
         if ((restartsLeft[testCase.id] ?? 0) > 0) {
           restartsLeft[testCase.id]! -= 1;
           restarting = 2;
@@ -83,7 +93,7 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
       },
     };
   };
-  return { starter, runs, disposed, mostAtOnce: () => mostAtOnce };
+  return { starter, runs, disposed, starts, mostAtOnce: () => mostAtOnce };
 }
 
 describe('Engine', () => {
@@ -166,6 +176,17 @@ describe('Engine', () => {
     expect(fake.runs).toEqual(['latest:once', 'latest:once', 'latest:twice', 'latest:twice', 'latest:after']);
     await engine.closeAll();
   });
+
+  it('starts a column afresh, once, when its process died under a case and does not answer again', async () => {
+    const fake = fakes({ latest: { dies: ['crashes'] } });
+    const engine = new Engine(boundaries, fake.starter);
+    expect((await engine.cell(item('crashes'), 'latest')).cell.status).toBe('pass');
+    expect((await engine.cell(item('after'), 'latest')).cell.status).toBe('pass');
+    expect(fake.starts).toEqual(['latest', 'latest']);
+    expect(fake.disposed).toEqual(['latest']);
+    expect(fake.runs).toEqual(['latest:crashes', 'latest:crashes', 'latest:after']);
+    await engine.closeAll();
+  }, 30_000);
 
   it('sends nothing for an unsupported cell', async () => {
     const fake = fakes();

@@ -119,6 +119,8 @@ export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
   /** Each column's cases run in the order asked, a long one waiting beside the next (lanes.ts). */
   private readonly lanes = new Map<ColumnId, CaseLane>();
+  /** Each column started afresh after its process died: at most once, shared by the cases that met it. */
+  private readonly reopenings = new Map<ColumnId, Promise<boolean>>();
   /** Cases that ran long on some column: a later column may start them first. */
   private readonly longCases = new Set<string>();
   /** Each column as installed, read once. */
@@ -274,28 +276,47 @@ export class Engine {
   }
 
   private async observe(item: LoadedCase | LoadedFlow, name: ColumnId): Promise<Observation> {
-    const failure = await this.open(name);
-    if (failure !== undefined) return { kind: 'infra-error', reason: texts.cell.columnUnavailable(failure) };
-    const state = this.columns.get(name)!;
-    if (state.broken !== undefined) return { kind: 'infra-error', reason: state.broken };
-    if (this.aborted || !state.side) return { kind: 'infra-error', reason: texts.cell.interrupted };
     for (let attempt = 1; ; attempt += 1) {
+      const failure = await this.open(name);
+      if (failure !== undefined) return { kind: 'infra-error', reason: texts.cell.columnUnavailable(failure) };
+      const state = this.columns.get(name)!;
+      if (state.broken !== undefined) return { kind: 'infra-error', reason: state.broken };
+      if (this.aborted || !state.side) return { kind: 'infra-error', reason: texts.cell.interrupted };
       try {
         const work = isFlow(item) ? this.runFlowOn(state.side, item) : state.side.run(item);
         return { kind: 'outcome', outcome: await withGuard<Outcome | FlowOutcome>(work, guardMs(item)) };
       } catch (error) {
         const reason = messageOf(error);
         if (this.aborted) return { kind: 'infra-error', reason };
-        // wrangler dev starts its workerd again when it dies, and says so to the request in flight:
-        // the column is given the time to answer again, and the case is run once more, from its start.
+        // wrangler dev's workerd died under the request. The column is given the time to answer
+        // again (wrangler may start another workerd), else it is started afresh, once per column;
+        // either way the case runs once more, from its start.
         const restarted = WORKER_RESTARTED.test(reason);
         // One failed request may be the case's own doing; a side that no longer answers 6 * 7 is broken.
         const problem = restarted ? await this.answersAgain(state.side) : await this.preflight(state.side);
-        if (problem === undefined && restarted && attempt === 1) continue;
+        if (restarted && attempt === 1 && (problem === undefined || (await this.reopen(name, state)))) continue;
         if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
         return { kind: 'infra-error', reason };
       }
     }
+  }
+
+  /**
+   * Stops a column whose process died and opens it afresh, at most once per column: the cases
+   * that met the dead process share one reopening. Whether the new one opened.
+   */
+  private reopen(name: ColumnId, dead: ColumnState): Promise<boolean> {
+    const reopening = this.reopenings.get(name);
+    if (reopening !== undefined) return reopening;
+    const fresh = (async () => {
+      this.columns.delete(name);
+      const side = dead.side;
+      delete dead.side;
+      await side?.dispose().catch(() => undefined); // Its death is the news.
+      return (await this.open(name)) === undefined;
+    })();
+    this.reopenings.set(name, fresh);
+    return fresh;
   }
 
   /** The preflight's problem until the side answers again, for at most `RESTART_WAIT_MS`: undefined once it does. */

@@ -48,10 +48,18 @@ describe.runIf(process.platform === 'linux')('ProcFiles', () => {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     await new Promise((resolve) => child.once('spawn', resolve));
     const files = new ProcFiles(child.pid!);
+    const statusRssKb = () =>
+      Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${child.pid}/status`, 'latin1'))![1]);
+    const sleeping = () => /^State:\s+S/m.test(readFileSync(`/proc/${child.pid}/status`, 'latin1'));
     try {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'latin1');
-      const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]);
-      expect(files.rssMb()).toBe(rssKb / 1024);
+      // 'spawn' fires while sleep may still be loading (its resident set growing): wait, bounded,
+      // until it sleeps, then read between two readings of its status that agree.
+      const deadline = Date.now() + 5_000;
+      while (!sleeping() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      const rssKb = statusRssKb();
+      const read = files.rssMb();
+      expect(statusRssKb()).toBe(rssKb);
+      expect(read).toBe(rssKb / 1024);
       expect(files.cpuMs()).toBe(cpuTicksBySplit(readFileSync(`/proc/${child.pid}/stat`, 'latin1')) * 10);
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');

@@ -23,18 +23,28 @@ export interface HostProcess {
 }
 
 export interface HostOptions {
-  uid?: number;
-  gid?: number;
   /** Replaces the inherited environment's variables of the same names. */
   env?: Record<string, string>;
+  /**
+   * A directory the host sees mounted read-only (a mount namespace of its own, so root needs it:
+   * root writes through any mode bits, and a host run as another user may not reach the checkout).
+   */
+  readOnly?: string;
 }
 
-export function startHost(args: string[], { env, ...options }: HostOptions = {}): HostProcess {
-  const child = spawn(process.execPath, [...ARGS, ...args], {
+/** Runs `command` in a mount namespace of its own where `dir` is bound read-only onto itself. */
+const READ_ONLY_MOUNT = 'mount -o bind,ro "$0" "$0" && exec "$@"';
+
+export function startHost(args: string[], { env, readOnly }: HostOptions = {}): HostProcess {
+  const command = [process.execPath, ...ARGS, ...args];
+  const [file, ...argv] =
+    readOnly === undefined
+      ? command
+      : ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', READ_ONLY_MOUNT, readOnly, ...command];
+  const child = spawn(file!, argv, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
-    ...options,
   });
   running.add(child);
   const lines: Record<string, unknown>[] = [];
