@@ -24,9 +24,9 @@ const DEFAULT_CASE_TIMEOUT_MS = 60_000;
 const GUARD_GRACE_MS = 60_000;
 /**
  * What wrangler dev answers a request in flight when its workerd died and it started another.
- * Under load, workerd 1.20260426 sometimes aborts as a 0.4.4 runtime flow's dynamic worker is
- * disposed ("tried to defer destruction during isolate shutdown"), a crash of the reference's
- * platform, not a result of the case.
+ * Under load, workerd 1.20260426 sometimes aborts while the 0.4.4 column runs runtime flows ("tried
+ * to defer destruction during isolate shutdown"): a crash of the reference's platform, not a
+ * result of the case (docs/reference-columns.md).
  */
 const WORKER_RESTARTED = /Your worker restarted mid-request/;
 /** How long a column may take to answer again after such a restart, and how often it is asked. */
