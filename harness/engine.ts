@@ -288,13 +288,14 @@ export class Engine {
       } catch (error) {
         const reason = messageOf(error);
         if (this.aborted) return { kind: 'infra-error', reason };
-        // wrangler dev's workerd died under the request. The column is given the time to answer
-        // again (wrangler may start another workerd), else it is started afresh, once per column;
-        // either way the case runs once more, from its start.
+        // One failed request may be the case's own doing; a side that no longer answers 6 * 7 has
+        // died. When wrangler dev says its workerd died under the request, the column is given the
+        // time to answer again (wrangler may start another workerd). A column that does not answer
+        // is started afresh, once per column, and the case runs once more from its start; after
+        // that, a column that does not answer is broken.
         const restarted = WORKER_RESTARTED.test(reason);
-        // One failed request may be the case's own doing; a side that no longer answers 6 * 7 is broken.
         const problem = restarted ? await this.answersAgain(state.side) : await this.preflight(state.side);
-        if (restarted && attempt === 1 && (problem === undefined || (await this.reopen(name, state)))) continue;
+        if (attempt === 1 && (problem === undefined ? restarted : await this.reopen(name, state))) continue;
         if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
         return { kind: 'infra-error', reason };
       }
