@@ -23,6 +23,23 @@ const kinds = (item: Case, releases: string[]) =>
 const outcome = (value: Outcome) => ({ kind: 'outcome' as const, outcome: value });
 
 describe('planCell', () => {
+  it('runs a flow on the reference releases that carry the runtime, except one whose workerd aborts under flows', () => {
+    const flow = {
+      id: 'f',
+      description: 'd',
+      features: ['runtime'],
+      connectors: [],
+      steps: [],
+      file: 'cases/runtime-x.yaml',
+      line: 1,
+    } as unknown as Parameters<typeof planCell>[0];
+    const withRuntime = new Map(boundaries).set('runtime', { id: 'runtime', release: '0.4.0', reason: 'r' });
+    expect(
+      ['0.3.8', '0.4.1', '0.4.4', '0.5.6'].map((release) => planCell(flow, at(release), withRuntime).kind),
+    ).toEqual(['unsupported', 'run', 'unsupported', 'run']);
+    expect(planCell(flow, at('0.4.4'), withRuntime)).toMatchObject({ label: texts.cell.flowsCrashLabel });
+  });
+
   it('runs a plain case everywhere, against its expect', () => {
     for (const column of [ours, remote, at('0.2.2'), at('0.5.6')])
       expect(planCell(base, column, boundaries)).toEqual({ kind: 'run', expect: { result: 1 }, upstream: false });

@@ -48,11 +48,19 @@ function before(release: string | null, boundary: Boundary | undefined): boolean
   return release !== null && boundary !== undefined && compareReleases(release, boundary.release) < 0;
 }
 
+/**
+ * Reference releases whose platform under wrangler dev cannot run the flows to the end: in full
+ * runs its workerd aborts partway, and everything after is lost (docs/reference-columns.md).
+ */
+const FLOWS_CRASH_REFERENCE: ReadonlySet<string> = new Set(['0.4.4']);
+
 /** A flow runs on every column that hosts a runtime, except a reference release before its boundary. */
 function planFlow(item: Flow, column: PlannedColumn, boundaries: ReadonlyMap<string, Boundary>): Plan {
   const release = column.versions.codemode;
   const boundary = boundaries.get(item.since ?? RUNTIME_BOUNDARY);
   if (column.kind !== 'reference') return { kind: 'run', expect: {}, upstream: false };
+  if (release !== null && FLOWS_CRASH_REFERENCE.has(release))
+    return { kind: 'unsupported', reason: texts.cell.flowsCrash(release), label: texts.cell.flowsCrashLabel };
   if (boundary && before(release, boundary))
     return {
       kind: 'unsupported',

@@ -75,6 +75,9 @@ export const texts = {
     noFlows: (column: string) => `the ${column} side has no runtime host for flows`,
     beforeRuntime: (boundary: string, release: string, reason: string) => `before ${boundary} (${release}): ${reason}`,
     beforeRuntimeLabel: (boundary: string, release: string) => `before ${boundary} (${release})`,
+    flowsCrash: (release: string) =>
+      `the runtime flows are not run on ${release}: under wrangler dev its workerd (1.20260426) aborts partway through them in full runs ("tried to defer destruction during isolate shutdown"), which loses every later cell; 0.4.1 and the newest release carry the reference for flows (docs/reference-columns.md)`,
+    flowsCrashLabel: 'workerd aborts under these flows',
   },
 
   flow: {
