@@ -583,7 +583,9 @@ describe('a member that cannot start', () => {
       cgroup: null,
     });
     await expect(start).rejects.toThrow(/ENOENT/);
-    expect(openDescriptors()).toBe(descriptorsBefore);
+    // At most as many: a descriptor of an earlier test's member may close meanwhile (the memory
+    // guard and the /proc readers close theirs as that member's end is seen), but none may be added.
+    expect(openDescriptors()).toBeLessThanOrEqual(descriptorsBefore);
     expect(directories()).toEqual(directoriesBefore);
     await relay.close();
   });
