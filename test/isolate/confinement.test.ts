@@ -572,17 +572,21 @@ describe('a member that cannot start', () => {
       readdirSync(tmpdir())
         .filter((name) => name.startsWith('codemode-'))
         .sort();
+    const startMissing = () =>
+      SandboxProcess.start({
+        binary: resolveWorkerdBinary(),
+        relay,
+        heapLimitMb: 64,
+        limits: DEFAULT_LIMITS,
+        startupTimeoutMs: 20_000,
+        confinement: plan,
+        cgroup: null,
+      });
+    // A first failed start opens what the process keeps for every member (the memory guard's
+    // thread, loaded modules), so the count below sees only what one start leaves.
+    await expect(startMissing()).rejects.toThrow(/ENOENT/);
     const [descriptorsBefore, directoriesBefore] = [openDescriptors(), directories()];
-    const start = SandboxProcess.start({
-      binary: resolveWorkerdBinary(),
-      relay,
-      heapLimitMb: 64,
-      limits: DEFAULT_LIMITS,
-      startupTimeoutMs: 20_000,
-      confinement: plan,
-      cgroup: null,
-    });
-    await expect(start).rejects.toThrow(/ENOENT/);
+    await expect(startMissing()).rejects.toThrow(/ENOENT/);
     // At most as many: a descriptor of an earlier test's member may close meanwhile (the memory
     // guard and the /proc readers close theirs as that member's end is seen), but none may be added.
     expect(openDescriptors()).toBeLessThanOrEqual(descriptorsBefore);
