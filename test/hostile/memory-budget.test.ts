@@ -6,35 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
-import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { waitFor } from '../isolate/processes.js';
-
-/** Programs that each hold a tool call until the test opens the gate. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  let waiting = 0;
-  const dispatch = createEnvelopeDispatch(
-    {
-      gate: async () => {
-        waiting += 1;
-        await opened;
-        return 'through';
-      },
-    },
-    { active: true },
-  );
-  const providers = [{ name: 'gate', tools: ['pass'] }];
-  return { dispatch, providers, open, waiting: () => waiting };
-}
+import { toolGate } from '../isolate/tool-gate.js';
 
 describe.runIf(process.platform === 'linux')('a member grown past its share of the memory budget', () => {
   it('ends, with the budget text; the others complete, and the pool serves the next program', async () => {
     const executor = new IsolateExecutor({ pool: { memoryBudgetMb: 150, spare: 0 } });
     try {
-      const held = gate();
+      const held = toolGate();
       const small = { code: 'async () => gate.pass()', providers: held.providers, dispatch: held.dispatch };
       // 120 MB written, well within pool.memoryLimitMb (512), held while it waits on its tool.
       const large = {

@@ -5,31 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { waitFor } from './processes.js';
+import { toolGate } from './tool-gate.js';
 
 const linux = process.platform === 'linux';
-
-/** Programs that each hold a tool call until the test opens the gate. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  let waiting = 0;
-  const dispatch = createEnvelopeDispatch(
-    {
-      gate: async () => {
-        waiting += 1;
-        await opened;
-        return 'through';
-      },
-    },
-    { active: true },
-  );
-  const providers = [{ name: 'gate', tools: ['pass'] }];
-  return { dispatch, providers, open, waiting: () => waiting };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,7 +17,7 @@ describe.runIf(linux)('the memory budget on workerd', () => {
     // About 9 MB a waiting member beside 34 MB of shared pages: 100 MB holds a handful, not ten.
     const executor = new IsolateExecutor({ pool: { memoryBudgetMb: 100, spare: 0 } });
     try {
-      const held = gate();
+      const held = toolGate();
       const request = { code: 'async () => gate.pass()', providers: held.providers, dispatch: held.dispatch };
       const runs = Array.from({ length: 10 }, () => executor.execute(request));
       await waitFor(() => held.waiting() > 0 && executor.stats().starting === 0, 'the first programs to wait');

@@ -8,30 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { defaultMaxWorkers, IsolateExecutor } from '../../src/isolate/index.js';
 import { maxWorkersFor } from '../../src/isolate/options.js';
 import { isolateText } from '../../src/isolate/texts.js';
-import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import type { ExecuteResult } from '../../src/protocol/types.js';
 import { isAlive, waitFor } from './processes.js';
-
-/** Runs that each hold a tool call until the test opens the gate. */
-function gate() {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  let waiting = 0;
-  const dispatch = createEnvelopeDispatch(
-    {
-      gate: async () => {
-        waiting += 1;
-        await opened;
-        return 'through';
-      },
-    },
-    { active: true },
-  );
-  const request = { code: 'async () => gate.pass()', providers: [{ name: 'gate', tools: ['pass'] }], dispatch };
-  return { request, open, waiting: () => waiting };
-}
+import { toolGate } from './tool-gate.js';
 
 const through: ExecuteResult = { result: 'through', logs: [] };
 
@@ -39,7 +18,7 @@ describe('growth', () => {
   it('grows to maxWorkers on demand, one process per waiting program, and queues beyond it', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 5, spare: 1 } });
     try {
-      const held = gate();
+      const held = toolGate();
       const runs = Array.from({ length: 6 }, () => executor.execute(held.request));
       // Five programs wait on their tool at once, each in a process of its own; the sixth waits for one.
       await waitFor(() => held.waiting() === 5, 'five programs to reach their tool');
@@ -65,7 +44,7 @@ describe('growth', () => {
       await expect(executor.execute({ code: 'async () => 1' })).resolves.toMatchObject({ result: 1 });
       await waitFor(() => executor.stats().starting === 0, 'the spares to start');
       expect(executor.stats().states.idle).toBeGreaterThanOrEqual(2);
-      const held = gate();
+      const held = toolGate();
       const runs = Array.from({ length: 4 }, () => executor.execute(held.request));
       await waitFor(() => held.waiting() === 4, 'four runs to reach their tool');
       // Four busy, and two spares again beyond them.
@@ -94,7 +73,7 @@ describe('spawn limiting', () => {
   it('starts at most maxStarting processes at once, however many programs arrive', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 8, spare: 0, maxStarting: 2 } });
     try {
-      const held = gate();
+      const held = toolGate();
       const runs = Array.from({ length: 8 }, () => executor.execute(held.request));
       let most = 0;
       // The burst asked for eight processes at once; sampled until all eight programs run.
@@ -116,7 +95,7 @@ describe('reaping', () => {
   it('ends members idle for idleTimeoutMs, down to minWorkers, and serves again afterwards', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 4, minWorkers: 1, spare: 0, idleTimeoutMs: 300 } });
     try {
-      const held = gate();
+      const held = toolGate();
       const runs = Array.from({ length: 4 }, () => executor.execute(held.request));
       await waitFor(() => held.waiting() === 4, 'four programs to reach their tool');
       const pids = executor.stats().members.map((member) => member.pid);
@@ -135,7 +114,7 @@ describe('reaping', () => {
   it('keeps the spare when minWorkers is 0, so an idle host holds nothing else', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 3, spare: 1, idleTimeoutMs: 200 } });
     try {
-      const held = gate();
+      const held = toolGate();
       const runs = Array.from({ length: 3 }, () => executor.execute(held.request));
       await waitFor(() => held.waiting() === 3, 'three programs to reach their tool');
       held.open();
@@ -168,7 +147,7 @@ describe('the queue beyond maxWorkers', () => {
   it('takes programs waiting for a process still to start, and refuses past maxQueue with QUEUE_FULL', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 3, spare: 0, maxQueue: 1 } });
     try {
-      const held = gate();
+      const held = toolGate();
       // Three wait for processes that do not exist yet: they are not queued. The fourth is.
       const runs = Array.from({ length: 4 }, () => executor.execute(held.request));
       await expect(executor.execute({ code: 'async () => 1' })).rejects.toMatchObject({
