@@ -4,6 +4,7 @@
  */
 import { describeValue } from '../../protocol/describe-value.js';
 import { isolateText } from '../texts.js';
+import { readBounded } from './bounded-read.js';
 import type { RelayFrame, RelayReplyHead } from './relay-frame.js';
 
 interface ResponseLike {
@@ -27,19 +28,7 @@ async function readCapped(response: ResponseLike, cap: number): Promise<Uint8Arr
     return whole;
   }
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw new RangeError(isolateText.responseBodyTooLarge(cap));
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
+  return readBounded(reader, cap, () => new RangeError(isolateText.responseBodyTooLarge(cap)));
 }
 
 function isResponseLike(value: unknown): value is ResponseLike {

@@ -4,6 +4,7 @@
  * so it relays over the HOST binding (the host's outbound-server.ts).
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import { readBounded } from '../channel/bounded-read.js';
 import { createRelayCodec } from '../channel/relay-frame.js';
 import type { SupervisorSettings } from '../member/worker-settings.js';
 import { supervisorText } from '../texts.js';
@@ -35,25 +36,7 @@ async function readCapped(request: Request, settings: SupervisorSettings): Promi
   if (declared > cap) throw new Error(supervisorText.requestBodyTooLarge(cap));
   const reader = request.body?.getReader();
   if (reader === undefined) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel();
-      throw new Error(supervisorText.requestBodyTooLarge(cap));
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return body;
+  return readBounded(reader, cap, () => new Error(supervisorText.requestBodyTooLarge(cap)));
 }
 
 export class Outbound extends WorkerEntrypoint<SupervisorEnv, OutboundProps> {
