@@ -4,6 +4,7 @@
  */
 import { describeValue } from '../../protocol/describe-value.js';
 import { ExecutorError } from '../../protocol/errors.js';
+import { everyKey } from '../../protocol/every-key.js';
 import { CONFINEMENT_OPTIONS } from '../confinement/detect.js';
 import { isolateText } from '../texts.js';
 import { defaultMaxStarting, defaultMemoryBudgetMb } from './host-sizing.js';
@@ -21,25 +22,33 @@ import {
 } from './table.js';
 import type { IsolateExecutorOptions, IsolateLimits, IsolatePoolOptions, IsolateSettings } from './types.js';
 
-const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
+const TOP_LEVEL = everyKey<IsolateExecutorOptions>({
+  timeout: true,
+  maxTimeout: true,
+  cpuTimeout: true,
+  outbound: true,
+  pool: true,
+  limits: true,
+  confinement: true,
+});
 /** In the order `IsolatePoolOptions` declares them, as a refusal lists them. */
-const POOL_LEVEL = [
-  'maxWorkers',
-  'minWorkers',
-  'spare',
-  'idleTimeoutMs',
-  'maxStarting',
-  'maxQueue',
-  'recycleAfterRuns',
-  'maxRssMb',
-  'heapLimitMb',
-  'memoryLimitMb',
-  'memoryBudgetMb',
-  'cgroup',
-  'maxRetained',
-  'retainedIdleTimeoutMs',
-  'maxNestedRuns',
-] as const satisfies readonly (keyof IsolatePoolOptions)[];
+const POOL_LEVEL = everyKey<IsolatePoolOptions>({
+  maxWorkers: true,
+  minWorkers: true,
+  spare: true,
+  idleTimeoutMs: true,
+  maxStarting: true,
+  maxQueue: true,
+  recycleAfterRuns: true,
+  maxRssMb: true,
+  heapLimitMb: true,
+  memoryLimitMb: true,
+  memoryBudgetMb: true,
+  cgroup: true,
+  maxRetained: true,
+  retainedIdleTimeoutMs: true,
+  maxNestedRuns: true,
+});
 const LIMITS_LEVEL = Object.keys(DEFAULT_LIMITS) as (keyof IsolateLimits)[];
 
 function invalid(message: string): ExecutorError {

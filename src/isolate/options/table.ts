@@ -13,6 +13,9 @@ export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 export const STARTUP_TIMEOUT_MS = 20_000;
 
+/** The pool's number options whose defaults depend on the host (host-sizing.ts). */
+type HostSizedPoolOption = 'maxWorkers' | 'maxStarting' | 'memoryBudgetMb';
+
 /** The pool options whose defaults are plain numbers (`memoryBudgetMb`, `maxWorkers` and `maxStarting` depend on the host). */
 export const DEFAULT_POOL = Object.freeze({
   minWorkers: 0,
@@ -26,7 +29,7 @@ export const DEFAULT_POOL = Object.freeze({
   maxRetained: 64,
   retainedIdleTimeoutMs: 300_000,
   maxNestedRuns: 16,
-});
+} satisfies Record<Exclude<keyof IsolatePoolOptions, 'cgroup' | HostSizedPoolOption>, number>);
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
