@@ -10,6 +10,7 @@ import { isolateText, optionRuleText } from '../texts.js';
 import { defaultMaxStarting, defaultMemoryBudgetMb } from './host-sizing.js';
 import { defaultMaxTimeout, isCgroupPath, maxWorkersOrDefault, minWorkersAboveMax, timeoutAboveMax } from './rules.js';
 import {
+  DEFAULT_CONFINEMENT,
   DEFAULT_LIMITS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
@@ -127,7 +128,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
   const workersBreach = minWorkersAboveMax({ minWorkers, maxWorkers });
   if (workersBreach !== null)
     throw invalid(isolateText.optionMinAboveMax(workersBreach.minWorkers, workersBreach.maxWorkers));
-  const confinement = top.confinement ?? 'auto';
+  const confinement = top.confinement ?? DEFAULT_CONFINEMENT;
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
     const valid = optionRuleText.oneOf(CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`));
     throw invalid(isolateText.optionInvalid('confinement', valid, describeValue(confinement)));

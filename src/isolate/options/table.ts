@@ -5,11 +5,14 @@
  * all read it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
  */
 import { DEFAULT_MAX_CODE_BYTES } from '../../protocol/code-size.js';
+import type { ConfinementOption } from '../confinement/detect.js';
 import { MAX_TIMER_MS } from '../run/cpu-watch.js';
 import type { IsolateExecutorOptions, IsolateLimits, IsolatePoolOptions } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
+/** Confine where the host allows it (docs/security.md). */
+export const DEFAULT_CONFINEMENT: ConfinementOption = 'auto';
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 export const STARTUP_TIMEOUT_MS = 20_000;
 
