@@ -112,6 +112,29 @@ export const POOL_NUMBERS = {
   maxNestedRuns: { kind: 'integer', min: 0 },
 } as const satisfies Record<Exclude<keyof IsolatePoolOptions, 'cgroup'>, NumberRule>;
 
+/**
+ * What each pool number option does, written down once: `limit` bounds what a program can use up
+ * (passing it fails the run or the call, with a text that names it; docs/isolate.md's Limits table
+ * lists it, beside the timeouts and every `limits.*` cap), `sizing` shapes the pool (passing it
+ * makes programs wait, or replaces a process between runs, and fails nothing).
+ */
+export const POOL_NUMBER_ROLES = {
+  maxWorkers: 'sizing',
+  minWorkers: 'sizing',
+  spare: 'sizing',
+  idleTimeoutMs: 'sizing',
+  maxStarting: 'sizing',
+  maxQueue: 'limit',
+  recycleAfterRuns: 'sizing',
+  maxRssMb: 'sizing',
+  heapLimitMb: 'limit',
+  memoryLimitMb: 'limit',
+  memoryBudgetMb: 'limit',
+  maxRetained: 'limit',
+  retainedIdleTimeoutMs: 'limit',
+  maxNestedRuns: 'limit',
+} as const satisfies Record<keyof typeof POOL_NUMBERS, 'limit' | 'sizing'>;
+
 /** The pool's string option: `pool.cgroup`, and its daemon flag. */
 export const CGROUP_FLAG = 'cgroup';
 
