@@ -33,7 +33,6 @@ import { codeSpans, firstNumber, readDocs, tableUnder } from './docs-tables.js';
 
 const docs = readDocs('isolate.md');
 
-// biome-ignore lint/suspicious/noExplicitAny: each text takes its own arguments, rendered alike here.
 type Text = (...args: any[]) => string;
 
 /** The texts a row's cap fails with, by the row's first option (or its cap, where it names none). */
