@@ -57,6 +57,34 @@ export const supervisorText = {
   messageMalformed: 'the frame is not a message of the channel grammar',
 } as const;
 
+/**
+ * How each option rule is worded, written once: the constructor's refusals (below, naming the
+ * option) and the daemon's command line's (src/server/texts.ts, naming the flag) are composed
+ * from these, so a rule cannot read one way in one and another way in the other.
+ */
+export const optionRuleText = {
+  /** What a number rule of the option table (`NumberRule` in options/table.ts) takes. */
+  number: (rule: { readonly kind: 'integer' | 'positive'; readonly min: number; readonly max?: number }) =>
+    rule.kind === 'positive'
+      ? 'a positive finite number'
+      : rule.max === undefined
+        ? optionRuleText.integerAtLeast(rule.min)
+        : `an integer ${optionRuleText.range(rule.min, rule.max)}`,
+  integerAtLeast: (min: number) => `an integer >= ${min}`,
+  atLeast: (min: number) => `at least ${min}`,
+  range: (min: number, max: number) => `from ${min} to ${max}`,
+  oneOf: (valid: readonly string[]) => `one of ${valid.join(', ')}`,
+  group: 'an object',
+  outbound: 'a function (Request) => Response, null or undefined',
+  cgroupPath: 'an absolute path of a cgroup v2 directory',
+  /** The rule between `pool.minWorkers` and `pool.maxWorkers`, broken (rules.ts). */
+  minAboveMax: (minName: string, minWorkers: number, maxName: string, maxWorkers: number) =>
+    `${minName} (${minWorkers}) is above ${maxName} (${maxWorkers})`,
+  /** The rule between `timeout` and `maxTimeout`, broken (rules.ts). */
+  timeoutAboveMax: (timeoutName: string, timeout: number, maxName: string, maxTimeout: number) =>
+    `${timeoutName} (${timeout} ms) is above ${maxName} (${maxTimeout} ms)`,
+} as const;
+
 /** Every isolate text: the two above, and those the host composes. Pure, so the worker bundles drop it. */
 export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, supervisorText, {
   // --- a run that failed without a thrown value of its own -------------------------------------
@@ -184,7 +212,7 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   optionUnknown: (option: string, known: string) =>
     `IsolateExecutor has no option ${option}; the options are ${known}.`,
   optionMinAboveMax: (minWorkers: number, maxWorkers: number) =>
-    `IsolateExecutor option pool.minWorkers (${minWorkers}) is above pool.maxWorkers (${maxWorkers}).`,
+    `IsolateExecutor option ${optionRuleText.minAboveMax('pool.minWorkers', minWorkers, 'pool.maxWorkers', maxWorkers)}.`,
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>
-    `IsolateExecutor option timeout (${timeout} ms) is above maxTimeout (${maxTimeout} ms).`,
+    `IsolateExecutor option ${optionRuleText.timeoutAboveMax('timeout', timeout, 'maxTimeout', maxTimeout)}.`,
 } as const);

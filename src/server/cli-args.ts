@@ -17,9 +17,11 @@ import {
   type IsolateLimitOptions,
   type IsolatePoolOptions,
 } from '../isolate/index.js';
+import { DEFAULT_BUDGET_SHARE, DEFAULT_STARTING, SMALLEST_MEMBER_MB } from '../isolate/options/host-sizing.js';
 import { isCgroupPath, minWorkersAboveMax, timeoutAboveMax } from '../isolate/options/rules.js';
 import {
   CGROUP_FLAG,
+  DEFAULT_CONFINEMENT,
   LIMIT_NUMBERS,
   type NumberRule,
   POOL_NUMBERS,
@@ -105,7 +107,7 @@ Server:
                                          (default <hostname>:<port>)
   --admin-port <n>                       serve /healthz, /readyz and /metrics on this port (default: off)
   --admin-host <address>                 address of the admin listener (default ${SERVER_DEFAULTS.adminHost})
-  --log-format <text|json>               log lines as timestamped text or JSON (default text)
+  ${`--log-format <${LOG_FORMATS.join('|')}>`.padEnd(37)}  log lines as timestamped text or JSON (default text)
   --detached                             keep serving when the parent process exits (default: stop)
 
 Sandbox (IsolateExecutor):
@@ -115,17 +117,18 @@ Sandbox (IsolateExecutor):
   --cpu-timeout <ms>                     CPU time a request that sets no cpuTimeout may spend
                                          (default: none, only the wall clock bounds a run)
   ${`--confinement <${CONFINEMENT_CHOICES}>`.padEnd(37)}  confine each workerd by the OS: where the host allows it,
-                                         or refuse to start, or never (default auto)
+                                         or refuse to start, or never (default ${DEFAULT_CONFINEMENT})
 
 Pool (processes, one execution each):
   --max-workers <n>                      processes running executions at once, an upper bound: the pool
                                          grows within --memory-budget-mb (default: what the budget holds
-                                         at 8 MB a process, within the open-file limit; ${defaultMaxWorkers()} here)
+                                         at ${SMALLEST_MEMBER_MB} MB a process, within the open-file limit; ${defaultMaxWorkers()} here)
   --min-workers <n>                      processes kept even when idle (default ${DEFAULT_POOL.minWorkers})
   --spare <n>                            warm processes kept ready beyond the busy ones (default ${DEFAULT_POOL.spare})
   --idle-timeout-ms <ms>                 end a process idle this long, beyond --min-workers and the
                                          spares (default ${DEFAULT_POOL.idleTimeoutMs})
-  --max-starting <n>                     processes starting at once (default ${defaultMaxStarting()} here: twice the CPU count, 2 to 8)
+  --max-starting <n>                     processes starting at once (default ${defaultMaxStarting()} here: ${DEFAULT_STARTING.perCore} per CPU,
+                                         from ${DEFAULT_STARTING.least} to ${DEFAULT_STARTING.most})
   --max-queue <n>                        executions waiting beyond --max-workers before QUEUE_FULL (default ${DEFAULT_POOL.maxQueue})
   --recycle-after-runs <n>               replace a process after this many runs (default ${DEFAULT_POOL.recycleAfterRuns})
   --max-rss-mb <n>                       replace a process past this resident set size (default ${DEFAULT_POOL.maxRssMb})
@@ -133,7 +136,7 @@ Pool (processes, one execution each):
   --memory-limit-mb <n>                  memory cap of one execution: heap, buffers and WebAssembly
                                          memory together (default ${DEFAULT_POOL.memoryLimitMb})
   --memory-budget-mb <n>                 memory the processes may use together, as measured; beyond it
-                                         executions wait (default: half of the host's memory, its cgroup's
+                                         executions wait (default: ${100 * DEFAULT_BUDGET_SHARE}% of the host's memory, its cgroup's
                                          limit where one is set; ${defaultMemoryBudgetMb()} here)
   --cgroup <path>                        a cgroup v2 directory delegated to the daemon; each process
                                          runs in a child of it capped at --memory-limit-mb (default: none)

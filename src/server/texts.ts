@@ -1,4 +1,6 @@
 /** Every text the daemon composes: log lines, refusals and the errors its bounds raise. */
+
+import { optionRuleText } from '../isolate/texts.js';
 import { describeValue } from '../protocol/describe-value.js';
 
 export function formatListening(url: string): string {
@@ -202,14 +204,13 @@ export function formatFlagNeedsValue(flag: string): string {
 }
 
 export function formatFlagNotInteger(flag: string, min: number, got: string): string {
-  return `--${flag} must be an integer >= ${min}, got ${JSON.stringify(got)}`;
+  return `--${flag} must be ${optionRuleText.integerAtLeast(min)}, got ${JSON.stringify(got)}`;
 }
 
 /** An integer outside what the flag takes; `max` undefined: no upper bound. */
 export function formatFlagOutOfRange(flag: string, min: number, max: number | undefined, got: number): string {
-  return max === undefined
-    ? `--${flag} must be at least ${min}, got ${got}`
-    : `--${flag} must be from ${min} to ${max}, got ${got}`;
+  const takes = max === undefined ? optionRuleText.atLeast(min) : optionRuleText.range(min, max);
+  return `--${flag} must be ${takes}, got ${got}`;
 }
 
 export function formatLogFormatInvalid(got: string): string {
@@ -229,23 +230,21 @@ export const TOKEN_EMPTY = '--token must not be empty';
 export const ADMIN_HOST_WITHOUT_PORT = '--admin-host needs --admin-port: the admin listener is off without a port';
 
 export function formatMinWorkersAboveMax(minWorkers: number, maxWorkers: number, maxWorkersGiven: boolean): string {
-  const bound = maxWorkersGiven
-    ? `--max-workers (${maxWorkers})`
-    : `the default --max-workers on this host (${maxWorkers})`;
-  return `--min-workers (${minWorkers}) is above ${bound}`;
+  const bound = maxWorkersGiven ? '--max-workers' : 'the default --max-workers on this host';
+  return optionRuleText.minAboveMax('--min-workers', minWorkers, bound, maxWorkers);
 }
 
 export function formatCgroupNotAbsolute(got: string): string {
-  return `--cgroup must be an absolute path of a cgroup v2 directory, got ${JSON.stringify(got)}`;
+  return `--cgroup must be ${optionRuleText.cgroupPath}, got ${JSON.stringify(got)}`;
 }
 
 export function formatConfinementInvalid(got: string, valid: readonly string[]): string {
-  return `--confinement must be one of ${valid.join(', ')}, got ${JSON.stringify(got)}`;
+  return `--confinement must be ${optionRuleText.oneOf(valid)}, got ${JSON.stringify(got)}`;
 }
 
 export function formatTimeoutAboveMaxTimeout(timeout: number, maxTimeout: number, timeoutGiven: boolean): string {
-  const what = timeoutGiven ? `--timeout (${timeout} ms)` : `the default --timeout (${timeout} ms)`;
-  return `${what} is above --max-timeout (${maxTimeout} ms): a request's default bound cannot pass the largest one`;
+  const what = timeoutGiven ? '--timeout' : 'the default --timeout';
+  return `${optionRuleText.timeoutAboveMax(what, timeout, '--max-timeout', maxTimeout)}: a request's default bound cannot pass the largest one`;
 }
 
 export const NOT_AN_RPC_MESSAGE =

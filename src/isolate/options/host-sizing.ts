@@ -11,12 +11,12 @@ import { type CgroupPaths, hostMemoryLimitMb, SYSTEM_CGROUP } from './host-memor
  * use together by default. The rest is the host's own (its process, the values it decodes), and
  * room for members that grow between two readings of their memory.
  */
-const DEFAULT_BUDGET_SHARE = 0.5;
+export const DEFAULT_BUDGET_SHARE = 0.5;
 /**
  * The least a member was measured to cost, in MB of private memory (a fresh member: 8.9 MB beside
  * the binary's pages all members share). No budget holds more members than this allows.
  */
-const SMALLEST_MEMBER_MB = 8;
+export const SMALLEST_MEMBER_MB = 8;
 /** File descriptors the host holds per member (measured: 6), with room to spare. */
 const HOST_FDS_PER_MEMBER = 8;
 /** File descriptors left to the host's own sockets and files when sizing by them. */
@@ -62,10 +62,14 @@ export function defaultMaxWorkers(memoryBudgetMb: number = defaultMemoryBudgetMb
 }
 
 /**
- * The default of `pool.maxStarting`: two spawns per core (part of a spawn waits on the kernel),
- * from 2 to 8 at once. Measured on 2 cores, a cold burst of 100 programs finished sooner with 4
- * than with 1, 2 or no limit at all (the last made every program wait for all the spawns).
+ * The rule behind the default of `pool.maxStarting`: two spawns per core (part of a spawn waits on
+ * the kernel), from 2 to 8 at once. Measured on 2 cores, a cold burst of 100 programs finished
+ * sooner with 4 than with 1, 2 or no limit at all (the last made every program wait for all the spawns).
  */
+export const DEFAULT_STARTING = Object.freeze({ perCore: 2, least: 2, most: 8 });
+
+/** The default of `pool.maxStarting` on this host (`DEFAULT_STARTING`). */
 export function defaultMaxStarting(): number {
-  return Math.max(2, Math.min(8, 2 * availableParallelism()));
+  const { perCore, least, most } = DEFAULT_STARTING;
+  return Math.max(least, Math.min(most, perCore * availableParallelism()));
 }

@@ -4,11 +4,13 @@
  */
 import { describeValue } from '../../protocol/describe-value.js';
 import { ExecutorError } from '../../protocol/errors.js';
+import { everyKey } from '../../protocol/every-key.js';
 import { CONFINEMENT_OPTIONS } from '../confinement/detect.js';
-import { isolateText } from '../texts.js';
+import { isolateText, optionRuleText } from '../texts.js';
 import { defaultMaxStarting, defaultMemoryBudgetMb } from './host-sizing.js';
 import { defaultMaxTimeout, isCgroupPath, maxWorkersOrDefault, minWorkersAboveMax, timeoutAboveMax } from './rules.js';
 import {
+  DEFAULT_CONFINEMENT,
   DEFAULT_LIMITS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
@@ -21,25 +23,33 @@ import {
 } from './table.js';
 import type { IsolateExecutorOptions, IsolateLimits, IsolatePoolOptions, IsolateSettings } from './types.js';
 
-const TOP_LEVEL = ['timeout', 'maxTimeout', 'cpuTimeout', 'outbound', 'pool', 'limits', 'confinement'] as const;
+const TOP_LEVEL = everyKey<IsolateExecutorOptions>({
+  timeout: true,
+  maxTimeout: true,
+  cpuTimeout: true,
+  outbound: true,
+  pool: true,
+  limits: true,
+  confinement: true,
+});
 /** In the order `IsolatePoolOptions` declares them, as a refusal lists them. */
-const POOL_LEVEL = [
-  'maxWorkers',
-  'minWorkers',
-  'spare',
-  'idleTimeoutMs',
-  'maxStarting',
-  'maxQueue',
-  'recycleAfterRuns',
-  'maxRssMb',
-  'heapLimitMb',
-  'memoryLimitMb',
-  'memoryBudgetMb',
-  'cgroup',
-  'maxRetained',
-  'retainedIdleTimeoutMs',
-  'maxNestedRuns',
-] as const satisfies readonly (keyof IsolatePoolOptions)[];
+const POOL_LEVEL = everyKey<IsolatePoolOptions>({
+  maxWorkers: true,
+  minWorkers: true,
+  spare: true,
+  idleTimeoutMs: true,
+  maxStarting: true,
+  maxQueue: true,
+  recycleAfterRuns: true,
+  maxRssMb: true,
+  heapLimitMb: true,
+  memoryLimitMb: true,
+  memoryBudgetMb: true,
+  cgroup: true,
+  maxRetained: true,
+  retainedIdleTimeoutMs: true,
+  maxNestedRuns: true,
+});
 const LIMITS_LEVEL = Object.keys(DEFAULT_LIMITS) as (keyof IsolateLimits)[];
 
 function invalid(message: string): ExecutorError {
@@ -54,24 +64,18 @@ function rejectUnknown(record: object, known: readonly string[], prefix: string)
   }
 }
 
-/** What the rule takes, as the refusal says it. */
-function requirement(rule: NumberRule): string {
-  if (rule.kind === 'positive') return 'a positive finite number';
-  return rule.max === undefined ? `an integer >= ${rule.min}` : `an integer from ${rule.min} to ${rule.max}`;
-}
-
 /** The value, checked against its rule; `fallback` when undefined. */
 function number(option: string, rule: NumberRule, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (!meetsRule(rule, value))
-    throw invalid(isolateText.optionInvalid(option, requirement(rule), describeValue(value)));
+    throw invalid(isolateText.optionInvalid(option, optionRuleText.number(rule), describeValue(value)));
   return value;
 }
 
 function groupOf(option: string, value: unknown): Record<string, unknown> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(isolateText.optionInvalid(option, 'an object', describeValue(value)));
+    throw invalid(isolateText.optionInvalid(option, optionRuleText.group, describeValue(value)));
   }
   return { ...value };
 }
@@ -79,9 +83,7 @@ function groupOf(option: string, value: unknown): Record<string, unknown> {
 function cgroupPath(value: unknown): string | null {
   if (value === undefined) return null;
   if (!isCgroupPath(value)) {
-    throw invalid(
-      isolateText.optionInvalid('pool.cgroup', 'an absolute path of a cgroup v2 directory', describeValue(value)),
-    );
+    throw invalid(isolateText.optionInvalid('pool.cgroup', optionRuleText.cgroupPath, describeValue(value)));
   }
   return value;
 }
@@ -111,13 +113,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
     throw invalid(isolateText.optionTimeoutAboveMax(timeoutBreach.timeout, timeoutBreach.maxTimeout));
   const outbound = top.outbound;
   if (outbound !== undefined && outbound !== null && typeof outbound !== 'function') {
-    throw invalid(
-      isolateText.optionInvalid(
-        'outbound',
-        'a function (Request) => Response, null or undefined',
-        describeValue(outbound),
-      ),
-    );
+    throw invalid(isolateText.optionInvalid('outbound', optionRuleText.outbound, describeValue(outbound)));
   }
   const cpuTimeout =
     top.cpuTimeout === undefined ? null : number('cpuTimeout', TOP_NUMBERS.cpuTimeout, top.cpuTimeout, 0);
@@ -132,10 +128,10 @@ export function resolveSettings(options: unknown): IsolateSettings {
   const workersBreach = minWorkersAboveMax({ minWorkers, maxWorkers });
   if (workersBreach !== null)
     throw invalid(isolateText.optionMinAboveMax(workersBreach.minWorkers, workersBreach.maxWorkers));
-  const confinement = top.confinement ?? 'auto';
+  const confinement = top.confinement ?? DEFAULT_CONFINEMENT;
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
-    const valid = CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`).join(', ');
-    throw invalid(isolateText.optionInvalid('confinement', `one of ${valid}`, describeValue(confinement)));
+    const valid = optionRuleText.oneOf(CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`));
+    throw invalid(isolateText.optionInvalid('confinement', valid, describeValue(confinement)));
   }
   return {
     timeout,

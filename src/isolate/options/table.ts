@@ -5,13 +5,19 @@
  * all read it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
  */
 import { DEFAULT_MAX_CODE_BYTES } from '../../protocol/code-size.js';
+import type { ConfinementOption } from '../confinement/detect.js';
 import { MAX_TIMER_MS } from '../run/cpu-watch.js';
 import type { IsolateExecutorOptions, IsolateLimits, IsolatePoolOptions } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
+/** Confine where the host allows it (docs/security.md). */
+export const DEFAULT_CONFINEMENT: ConfinementOption = 'auto';
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
 export const STARTUP_TIMEOUT_MS = 20_000;
+
+/** The pool's number options whose defaults depend on the host (host-sizing.ts). */
+type HostSizedPoolOption = 'maxWorkers' | 'maxStarting' | 'memoryBudgetMb';
 
 /** The pool options whose defaults are plain numbers (`memoryBudgetMb`, `maxWorkers` and `maxStarting` depend on the host). */
 export const DEFAULT_POOL = Object.freeze({
@@ -26,7 +32,7 @@ export const DEFAULT_POOL = Object.freeze({
   maxRetained: 64,
   retainedIdleTimeoutMs: 300_000,
   maxNestedRuns: 16,
-});
+} satisfies Record<Exclude<keyof IsolatePoolOptions, 'cgroup' | HostSizedPoolOption>, number>);
 
 const MIB = 2 ** 20;
 export const DEFAULT_LIMITS: Readonly<IsolateLimits> = Object.freeze({
@@ -105,6 +111,29 @@ export const POOL_NUMBERS = {
   retainedIdleTimeoutMs: { kind: 'integer', min: 1, max: MAX_TIMER_MS },
   maxNestedRuns: { kind: 'integer', min: 0 },
 } as const satisfies Record<Exclude<keyof IsolatePoolOptions, 'cgroup'>, NumberRule>;
+
+/**
+ * What each pool number option does, written down once: `limit` bounds what a program can use up
+ * (passing it fails the run or the call, with a text that names it; docs/isolate.md's Limits table
+ * lists it, beside the timeouts and every `limits.*` cap), `sizing` shapes the pool (passing it
+ * makes programs wait, or replaces a process between runs, and fails nothing).
+ */
+export const POOL_NUMBER_ROLES = {
+  maxWorkers: 'sizing',
+  minWorkers: 'sizing',
+  spare: 'sizing',
+  idleTimeoutMs: 'sizing',
+  maxStarting: 'sizing',
+  maxQueue: 'limit',
+  recycleAfterRuns: 'sizing',
+  maxRssMb: 'sizing',
+  heapLimitMb: 'limit',
+  memoryLimitMb: 'limit',
+  memoryBudgetMb: 'limit',
+  maxRetained: 'limit',
+  retainedIdleTimeoutMs: 'limit',
+  maxNestedRuns: 'limit',
+} as const satisfies Record<keyof typeof POOL_NUMBERS, 'limit' | 'sizing'>;
 
 /** The pool's string option: `pool.cgroup`, and its daemon flag. */
 export const CGROUP_FLAG = 'cgroup';

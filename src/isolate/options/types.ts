@@ -116,27 +116,19 @@ export interface IsolateExecutorOptions {
 /** The resolved size caps. */
 export type IsolateLimits = Required<{ [K in keyof IsolateLimitOptions]: number }>;
 
-export interface IsolateSettings {
+/**
+ * The options as resolved: each top-level option, and each pool option beside them. Built from
+ * the option types' keys, so an option added to one of them and not resolved is a type error.
+ */
+export interface IsolateSettings
+  extends Record<Exclude<keyof IsolateExecutorOptions, 'pool'>, unknown>,
+    Record<Exclude<keyof IsolatePoolOptions, 'cgroup'>, number> {
   timeout: number;
   maxTimeout: number;
   /** The CPU-time bound of a request that sets none; `null`: none. */
   cpuTimeout: number | null;
   outbound: OutboundFetch | null;
-  maxWorkers: number;
-  minWorkers: number;
-  spare: number;
-  idleTimeoutMs: number;
-  maxStarting: number;
-  maxQueue: number;
-  recycleAfterRuns: number;
-  maxRssMb: number;
-  heapLimitMb: number;
-  memoryLimitMb: number;
-  memoryBudgetMb: number;
   cgroup: string | null;
-  maxRetained: number;
-  retainedIdleTimeoutMs: number;
-  maxNestedRuns: number;
   limits: IsolateLimits;
   startupTimeoutMs: number;
   confinement: ConfinementOption;
