@@ -28,9 +28,9 @@ import {
   smallestInteger,
   TOP_NUMBERS,
 } from '../isolate/options/table.js';
-import { LOG_FORMATS, type LogFormat } from './log.js';
+import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
-import { SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from './server-options.js';
+import { MAX_PORT, SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
   formatCgroupNotAbsolute,
@@ -107,7 +107,7 @@ Server:
                                          (default <hostname>:<port>)
   --admin-port <n>                       serve /healthz, /readyz and /metrics on this port (default: off)
   --admin-host <address>                 address of the admin listener (default ${SERVER_DEFAULTS.adminHost})
-  ${`--log-format <${LOG_FORMATS.join('|')}>`.padEnd(37)}  log lines as timestamped text or JSON (default text)
+  ${`--log-format <${LOG_FORMATS.join('|')}>`.padEnd(37)}  log lines as timestamped text or JSON (default ${DEFAULT_LOG_FORMAT})
   --detached                             keep serving when the parent process exits (default: stop)
 
 Sandbox (IsolateExecutor):
@@ -271,7 +271,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const host = text('host');
   if (host !== undefined) daemon.host = host;
   if (token !== undefined) daemon.token = token;
-  const port = integer('port', text('port'), 0, 65535);
+  const port = integer('port', text('port'), 0, MAX_PORT);
   if (port !== undefined) daemon.port = port;
   for (const [flag, option, min] of SERVER_FLAGS) {
     const value = integer(flag, text(flag), min);
@@ -279,7 +279,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   }
   const daemonId = text('daemon-id');
   if (daemonId !== undefined) daemon.daemonId = daemonId;
-  const adminPort = integer('admin-port', text('admin-port'), 0, 65535);
+  const adminPort = integer('admin-port', text('admin-port'), 0, MAX_PORT);
   const adminHost = text('admin-host');
   if (adminHost !== undefined && adminPort === undefined) throw new UsageError(ADMIN_HOST_WITHOUT_PORT);
   if (adminPort !== undefined)

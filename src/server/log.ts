@@ -7,6 +7,8 @@ import { formatListening } from './texts.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+/** What the daemon logs as when no format is asked for. */
+export const DEFAULT_LOG_FORMAT: LogFormat = 'text';
 
 /** `warn` marks a refusal or a dropped client; everything else is `info`. */
 type LogLevel = 'info' | 'warn';

@@ -6,7 +6,7 @@
  */
 import type { Executor } from '../protocol/types.js';
 import { createExecutorServer, type ExecutorServer } from './executor-server.js';
-import { type LogFormat, type LogSink, lineSink } from './log.js';
+import { DEFAULT_LOG_FORMAT, type LogFormat, type LogSink, lineSink } from './log.js';
 import type { ExecutorServerOptions } from './server-options.js';
 import { formatAdminListening, formatDraining, formatListening, formatParentGone, STOPPED } from './texts.js';
 
@@ -34,7 +34,7 @@ export async function runDaemon(
   options: DaemonOptions = {},
   io: DaemonIo = stdoutIo,
 ): Promise<ExecutorServer> {
-  const { logFormat = 'text', detached = false, ...serverOptions } = options;
+  const { logFormat = DEFAULT_LOG_FORMAT, detached = false, ...serverOptions } = options;
   const log: LogSink = lineSink(logFormat, io.print);
   const server = await createExecutorServer({ ...serverOptions, executor, log });
   log(formatListening(server.url));

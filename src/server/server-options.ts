@@ -11,6 +11,9 @@ import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind 
 
 /** The environment variable the daemon's CLI reads its bearer token from when `--token` is not given. */
 export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
+/** The largest TCP port: the listener's and the admin listener's ports are from 0 (any free one) to this. */
+export const MAX_PORT = 65_535;
+const PORT_RULE = `a port number (0 to ${MAX_PORT})`;
 
 export interface ExecutorServerOptions {
   /** The native executor every connection shares. The server does not dispose it. */
@@ -156,7 +159,7 @@ function integer(name: string, value: unknown, fallback: number, min = 1): numbe
 
 function port(name: string, value: unknown, fallback: number): number {
   const resolved = integer(name, value, fallback, 0);
-  if (resolved > 65535) throw new TypeError(formatInvalidServerOption(name, 'a port number (0 to 65535)', value));
+  if (resolved > MAX_PORT) throw new TypeError(formatInvalidServerOption(name, PORT_RULE, value));
   return resolved;
 }
 
@@ -197,8 +200,7 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     const adminHost = admin.host ?? SERVER_DEFAULTS.adminHost;
     if (typeof adminHost !== 'string' || adminHost === '')
       throw new TypeError(formatInvalidServerOption('admin.host', 'an address', adminHost));
-    if (admin.port === undefined)
-      throw new TypeError(formatInvalidServerOption('admin.port', 'a port number (0 to 65535)', admin.port));
+    if (admin.port === undefined) throw new TypeError(formatInvalidServerOption('admin.port', PORT_RULE, admin.port));
     resolvedAdmin = { host: adminHost, port: port('admin.port', admin.port, 0) };
   }
   return {
