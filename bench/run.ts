@@ -15,6 +15,8 @@
  *   under load, cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member,
  *   and what confinement costs (cold start and a trivial run, confined against unconfined).
  *
+ * `--against <dir>` runs none of that: ours against another built tree instead (against.ts).
+ *
  * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
  * end, on error, and on Ctrl-C.
  */
@@ -47,6 +49,7 @@ import { type BenchResults, perCall, printReport, SERIES, seriesOf } from './rep
 import { measureRuntime, printRuntime, type RuntimeResults } from './runtime.js';
 import { summarize } from './stats.js';
 import { againstText } from './texts.js';
+import { unbuiltTree } from './trees.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime] [-- --against <dir>]
@@ -96,11 +99,14 @@ function parseCommandLine(): typeof FULL | undefined {
     }
     onlyPhase = values.phase as (typeof PHASES)[number];
   }
-  if (values.against !== undefined && values.phase !== undefined) {
-    console.error(`${againstText.withPhase()}\n\n${USAGE}`);
-    process.exit(2);
+  if (values.against !== undefined) {
+    const problem = values.phase !== undefined ? againstText.withPhase() : unbuiltTree(values.against);
+    if (problem !== undefined) {
+      console.error(`bench: ${problem}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    againstDir = values.against;
   }
-  againstDir = values.against;
   return values.quick ? QUICK : FULL;
 }
 

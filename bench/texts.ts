@@ -5,12 +5,12 @@ export const againstText = {
   usageLine:
     '  --against <dir>  ours (this tree) against another built tree, interleaved in one run: trivial p50,\n' +
     '                   per tool call and the N = 100 load, with each ratio and its 95% interval',
-  withPhase: () => 'bench: --against and --phase do not combine; --against runs its own phases',
-  noDirectory: (dir: string) => `bench: --against ${dir}: no such directory`,
+  withPhase: () => '--against and --phase do not combine; --against runs its own phases',
+  noDirectory: (dir: string) => `--against ${dir}: no such directory`,
   noBuild: (dir: string, file: string) =>
-    `bench: --against ${dir}: ${file} is missing; build that tree first (npm run build in ${dir})`,
+    `--against ${dir}: ${file} is missing; build that tree first (npm run build in ${dir})`,
   noExport: (dir: string, file: string, name: string) =>
-    `bench: --against ${dir}: ${file} exports no ${name}; is ${dir} a checkout of this project?`,
+    `--against ${dir}: ${file} exports no ${name}; is ${dir} a checkout of this project?`,
   wrongOutcome: (side: string, code: string, outcome: unknown) =>
     `${side}: ${code} returned ${JSON.stringify(outcome)}; the benchmark stops rather than time a broken tree`,
   growFailed: (failed: number, n: number, first: unknown) =>

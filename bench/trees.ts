@@ -60,13 +60,20 @@ async function exportOf(dir: string, file: string, name: string): Promise<unknow
   return module[name];
 }
 
+/** What keeps `dir` from being loaded as a built tree, or undefined: checked before anything starts. */
+export function unbuiltTree(dir: string): string | undefined {
+  const root = resolve(dir);
+  if (!existsSync(root) || !statSync(root).isDirectory()) return againstText.noDirectory(dir);
+  for (const file of ['dist/index.js', 'dist/isolate/index.js'])
+    if (!existsSync(join(root, file))) return againstText.noBuild(root, file);
+  return undefined;
+}
+
 /** The tree built in `dir`, from its dist/; fails naming `dir` when it is not built. */
 export async function loadTree(dir: string): Promise<Tree> {
+  const problem = unbuiltTree(dir);
+  if (problem !== undefined) throw new Error(problem);
   const root = resolve(dir);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new Error(againstText.noDirectory(dir));
-  // Both files are checked before either is loaded, so a half-built tree fails before it starts anything.
-  for (const file of ['dist/index.js', 'dist/isolate/index.js'])
-    if (!existsSync(join(root, file))) throw new Error(againstText.noBuild(root, file));
   const Dialect = await exportOf(root, 'dist/index.js', 'CodemodeExecutor');
   const Isolate = await exportOf(root, 'dist/isolate/index.js', 'IsolateExecutor');
   // Their classes are taken at the shape ours has; only the members named above are called.
