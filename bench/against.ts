@@ -31,8 +31,10 @@ export interface AgainstPlan {
   loadRounds: number;
 }
 
-/** Measured N = 100 bursts per tree: enough paired rounds for the bootstrap to say something. */
-export const AGAINST_LOAD_ROUNDS = { full: 12, quick: 4 } as const;
+/** Measured N = 100 bursts per tree (about 2.5 s a round): enough paired rounds for a bootstrap in the full run. */
+export const AGAINST_LOAD_ROUNDS = { full: 20, quick: 4 } as const;
+/** Below this many paired rounds a percentile bootstrap is too coarse to lean on; the table says so. */
+const FEW_ROUNDS = 10;
 const RESAMPLES = 2_000;
 const CONFIDENCE = 0.95;
 /** "Stay within 5%": ours may be at most this much slower. */
@@ -121,6 +123,8 @@ function printAgainst(sequential: Record<Side, SequentialSamples>, load: Record<
     ['figure', 'N', 'ours', 'theirs', 'ratio', '95% interval', 'within 5%'],
     figures(sequential, load).map(row),
   );
+  const loadRounds = load.ours.length;
+  if (loadRounds < FEW_ROUNDS) console.log(againstText.fewRounds(loadRounds, FEW_ROUNDS));
   for (const side of SIDES) {
     const failed = load[side].reduce((sum, result) => sum + result.failures, 0);
     const first = load[side].find((result) => result.failures > 0)?.firstFailure;

@@ -18,6 +18,8 @@ export const againstText = {
   growTooSlow: (members: number, boundMs: number) => `the pool did not grow to ${members} members within ${boundMs} ms`,
   loadFailures: (side: string, failed: number, first: string | undefined) =>
     `${side}: ${failed} programs of the measured bursts failed (left out of the latencies), the first with: ${first}`,
+  fewRounds: (rounds: number, enough: number) =>
+    `\nThe load's intervals come from ${rounds} paired rounds: too few for a bootstrap (${enough} or more), read them as the spread of a smoke run.`,
   header: (ours: string, theirs: string) => `Ours: ${ours}\nTheirs: ${theirs}`,
   figuresTitle: (resamples: number) =>
     `\nOurs against theirs; ratio = ours / theirs; 95% interval: percentile bootstrap over paired rounds (${resamples} resamples):\n`,
