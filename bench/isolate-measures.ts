@@ -12,7 +12,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Waits until no replacement or spare is starting, so the next sample starts from a whole pool. */
-export async function poolSettled(executor: IsolateExecutor): Promise<void> {
+export async function poolSettled(executor: Pick<IsolateExecutor, 'stats'>): Promise<void> {
   while (executor.stats().starting > 0) await sleep(2);
 }
 

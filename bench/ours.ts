@@ -34,6 +34,11 @@ export async function runNative(side: string, executor: Executor, workload: Work
   }
 }
 
-export async function runDialect(side: string, dialect: CodemodeExecutor, workload: Workload): Promise<void> {
+/** Through the dialect of either tree `--against` compares: only `execute` is called. */
+export async function runDialect(
+  side: string,
+  dialect: Pick<CodemodeExecutor, 'execute'>,
+  workload: Workload,
+): Promise<void> {
   checkOutcome(side, workload, await dialect.execute(workload.code, materializeProviders(workload.providers)));
 }

@@ -15,6 +15,8 @@
  *   under load, cold start, a spin at a 500 ms bound, healing after a kill, RSS per pool member,
  *   and what confinement costs (cold start and a trivial run, confined against unconfined).
  *
+ * `--against <dir>` runs none of that: ours against another built tree instead (against.ts).
+ *
  * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
  * end, on error, and on Ctrl-C.
  */
@@ -25,6 +27,7 @@ import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/errors.js';
 import { connect, type RemoteExecutor } from '../src/remote/index.js';
+import { AGAINST_LOAD_ROUNDS, benchAgainst } from './against.js';
 import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
@@ -45,12 +48,15 @@ import { type ReferencePeer, startReferencePeer } from './reference-peer.js';
 import { type BenchResults, perCall, printReport, SERIES, seriesOf } from './report.js';
 import { measureRuntime, printRuntime, type RuntimeResults } from './runtime.js';
 import { summarize } from './stats.js';
+import { againstText } from './texts.js';
+import { unbuiltTree } from './trees.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime] [-- --against <dir>]
 
   --quick          fewer rounds and samples (a smoke run of about ten seconds)
   --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
+${againstText.usageLine}
   -h, --help`;
 
 const FULL = { warmup: 30, rounds: 300, coldStarts: 10, spins: 6, kills: 10, loadRounds: 3 };
@@ -62,12 +68,19 @@ const POOL = { maxWorkers: 1, spare: 1 };
 /** The one phase `--phase` may name. */
 const PHASES = ['runtime'] as const;
 let onlyPhase: (typeof PHASES)[number] | undefined;
+/** `--against <dir>`: the other tree, instead of every other phase. */
+let againstDir: string | undefined;
 
 function parseCommandLine(): typeof FULL | undefined {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { quick: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, phase: { type: 'string' } },
+      options: {
+        quick: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        phase: { type: 'string' },
+        against: { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -86,6 +99,14 @@ function parseCommandLine(): typeof FULL | undefined {
     }
     onlyPhase = values.phase as (typeof PHASES)[number];
   }
+  if (values.against !== undefined) {
+    const problem = values.phase !== undefined ? againstText.withPhase() : unbuiltTree(values.against);
+    if (problem !== undefined) {
+      console.error(`bench: ${problem}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    againstDir = values.against;
+  }
   return values.quick ? QUICK : FULL;
 }
 
@@ -94,7 +115,7 @@ class Resources {
   reference?: ReferencePeer;
   daemon?: Daemon;
   remote?: RemoteExecutor;
-  executors: IsolateExecutor[] = [];
+  executors: Pick<IsolateExecutor, 'dispose'>[] = [];
   #closing?: Promise<void>;
 
   close(): Promise<void> {
@@ -312,6 +333,11 @@ async function main(): Promise<void> {
     `Warm-up ${plan.warmup} rounds, then ${plan.rounds} rounds per workload; N per figure is printed beside it.\n`,
   );
   try {
+    if (againstDir !== undefined) {
+      const loadRounds = plan === QUICK ? AGAINST_LOAD_ROUNDS.quick : AGAINST_LOAD_ROUNDS.full;
+      await benchAgainst(againstDir, { ...plan, loadRounds }, (pool) => resources.executors.push(pool));
+      return;
+    }
     if (onlyPhase === 'runtime') {
       await runtimeOnly(plan, resources);
       return;
