@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- --against <dir> [--quick]`: ours (this tree's src/, as the rest of the bench
- * measures it) against another built tree (its dist/) in one process and one run, for the figures a
+ * `npm run bench -- --against <dir> [--quick]`: ours (this tree's dist/, which the bench builds
+ * first) against another built tree (its dist/) in one process and one run, for the figures a
  * "speed must not change" clause names: the trivial execution's p50 through the dialect, the cost
  * per tool call, and the N = 100 load's warm makespan and p95. Each figure is printed for both
  * trees with the ratio ours / theirs, its 95% interval (a bootstrap over paired rounds) and whether
@@ -141,7 +141,7 @@ export async function benchAgainst(
 ): Promise<void> {
   // Theirs first: a missing build fails before anything is started.
   const theirs = await loadTree(dir);
-  const ours = oursTree();
+  const ours = await oursTree();
   console.log(againstText.header(ours.label, theirs.label));
   const create = (options?: typeof SEQUENTIAL_POOL): Record<Side, TreeExecutor> => {
     const pair = {

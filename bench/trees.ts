@@ -1,7 +1,8 @@
 /**
- * The two trees `--against` compares. Ours is this tree's src/, through tsx, as every other
- * phase of `npm run bench` measures it. Theirs is another checkout's dist/, loaded by file URL so
- * that its own node_modules (its workerd, its capnweb) serve it; its API may be older, so only what
+ * The two trees `--against` compares, each loaded from its dist/ by file URL, so that both run
+ * the same kind of code (tsc's output, not tsx's) and each tree's own node_modules (its workerd,
+ * its capnweb) serve it: ours is this tree's dist/, which `npm run bench` builds first; theirs is
+ * another checkout's. The other's API may be older, so only what
  * every release of the project has is used: `new IsolateExecutor(options)`, `stats()`,
  * `dispose()`, and `new CodemodeExecutor(executor).execute(code, providers)`.
  */
@@ -9,8 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
-import { IsolateExecutor } from '../src/isolate/index.js';
+import type { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
+import type { IsolateExecutor } from '../src/isolate/index.js';
 import { againstText } from './texts.js';
 
 type PoolOptions = ConstructorParameters<typeof IsolateExecutor>[0];
@@ -49,9 +50,9 @@ function treeOf(label: string, Isolate: typeof IsolateExecutor, Dialect: typeof 
   };
 }
 
-export function oursTree(): Tree {
-  const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-  return treeOf(`${root}/src (${commitOf(root)}), through tsx`, IsolateExecutor, CodemodeExecutor);
+/** This tree, from the dist/ `npm run bench` built. */
+export function oursTree(): Promise<Tree> {
+  return loadTree(resolve(dirname(fileURLToPath(import.meta.url)), '..'));
 }
 
 async function exportOf(dir: string, file: string, name: string): Promise<unknown> {
