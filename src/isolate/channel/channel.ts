@@ -41,11 +41,15 @@ export interface InvokeMessage {
   bound: number;
 }
 
-/** The host gave the run up. `race`: at its bound, so the sandbox's race may still prove a win. */
+/** The host gave the run up. */
 export interface CancelMessage {
   t: 'cancel';
   run: string;
-  race: boolean;
+  /**
+   * It gave up at the wall-clock bound, so the sandbox's race may still prove the run won; false
+   * when the CPU bound was spent or its caller went away, where nothing can.
+   */
+  raceMayWin: boolean;
 }
 
 /** Unload a retained execution's worker. */
@@ -80,8 +84,8 @@ interface DoneBase {
   t: 'done';
   run: string;
   logs: LogEntry[];
-  /** The run settled before its sandbox race timer fired. */
-  inTime: boolean;
+  /** The run settled before its deadline, by the sandbox's race (its clock, not the host's). */
+  settledBeforeDeadline: boolean;
 }
 
 /** The arrow (or the invoked function) settled with a value, in the value codec's encoded form. */
@@ -242,8 +246,8 @@ export function createChannelGrammar(): ChannelGrammar {
       }
       case 'cancel': {
         const run = string(fields, 'run');
-        const race = boolean(fields, 'race');
-        return run === null || race === null ? null : { t: 'cancel', run, race };
+        const raceMayWin = boolean(fields, 'raceMayWin');
+        return run === null || raceMayWin === null ? null : { t: 'cancel', run, raceMayWin };
       }
       case 'release': {
         const exec = string(fields, 'exec');
@@ -256,9 +260,9 @@ export function createChannelGrammar(): ChannelGrammar {
 
   function parseDone(fields: Fields, run: string): DoneMessage | null {
     const logs = logsOf(fields.get('logs'));
-    const inTime = boolean(fields, 'inTime');
-    if (logs === null || inTime === null) return null;
-    const base: DoneBase = { t: 'done', run, logs, inTime };
+    const settledBeforeDeadline = boolean(fields, 'settledBeforeDeadline');
+    if (logs === null || settledBeforeDeadline === null) return null;
+    const base: DoneBase = { t: 'done', run, logs, settledBeforeDeadline };
     switch (fields.get('outcome')) {
       case 'value':
         return fields.has('value') ? { ...base, outcome: 'value', value: fields.get('value') } : null;

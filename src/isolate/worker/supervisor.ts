@@ -144,7 +144,11 @@ export class Runner extends WorkerEntrypoint<SupervisorEnv> {
         // No supervise() to end it: its control goes here.
         closeControl(run);
         const fault = messageOf(error);
-        await report(bridge, { t: 'done', run, outcome: 'fault', fault, logs: [], inTime: true }, settings);
+        await report(
+          bridge,
+          { t: 'done', run, outcome: 'fault', fault, logs: [], settledBeforeDeadline: true },
+          settings,
+        );
         return;
       }
       const loaded = worker;
@@ -215,7 +219,7 @@ function invoke(message: InvokeMessage): void {
   const run = message.run as RunId;
   const keeper = keepers.get(exec);
   if (keeper === undefined) {
-    send({ t: 'done', run, outcome: 'missing', logs: [], inTime: true });
+    send({ t: 'done', run, outcome: 'missing', logs: [], settledBeforeDeadline: true });
     return;
   }
   keepers.delete(exec);
@@ -251,7 +255,7 @@ function receive(message: HostMessage, env: SupervisorEnv, ctx: ExecutionContext
         .catch((error: unknown) => {
           closeControl(run);
           // The Runner itself failed (workerd refused the call): the run still gets its `done`.
-          send({ t: 'done', run, outcome: 'fault', fault: messageOf(error), logs: [], inTime: true });
+          send({ t: 'done', run, outcome: 'fault', fault: messageOf(error), logs: [], settledBeforeDeadline: true });
         })
         .finally(() => bridges.delete(exec));
       return;
@@ -260,7 +264,7 @@ function receive(message: HostMessage, env: SupervisorEnv, ctx: ExecutionContext
       invoke(message);
       return;
     case 'cancel':
-      cancelRun(message.run as RunId, message.race);
+      cancelRun(message.run as RunId, message.raceMayWin);
       return;
     case 'release':
       release(message.exec as ExecutionId);
