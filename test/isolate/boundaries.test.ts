@@ -4,12 +4,8 @@
  * `null` for anything else, so nothing outside it reaches a run.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  CHANNEL_GRAMMAR_SOURCE,
-  channelGrammar,
-  type HostMessage,
-  type SupervisorMessage,
-} from '../../src/isolate/channel/channel.js';
+import { CHANNEL_GRAMMAR_SOURCE, channelGrammar } from '../../src/isolate/channel/channel.js';
+import type { HostMessage, SupervisorMessage } from '../../src/isolate/channel/messages.js';
 import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/channel/relay-frame.js';
 import { heapIsFull, reportsFullHeap } from '../../src/isolate/member/heap-trace.js';
 import { parseControlEvent } from '../../src/isolate/run/control-events.js';

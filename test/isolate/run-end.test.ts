@@ -4,7 +4,7 @@
  * milliseconds, and every wait is bounded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CancelMessage, DoneMessage } from '../../src/isolate/channel/channel.js';
+import type { CancelMessage, DoneMessage } from '../../src/isolate/channel/messages.js';
 import { type RunBounds, RunEnd } from '../../src/isolate/run/run-end.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { formatCpuTimeout } from '../../src/protocol/texts.js';

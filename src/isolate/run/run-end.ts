@@ -10,7 +10,7 @@
  */
 import { ExecutionTimeoutError } from '../../protocol/errors.js';
 import { formatCpuTimeout } from '../../protocol/texts.js';
-import type { CancelMessage, DoneMessage } from '../channel/channel.js';
+import type { CancelMessage, DoneMessage } from '../channel/messages.js';
 import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
 
 /**

@@ -4,7 +4,7 @@
  * measured against what the channel carries before it is sent.
  */
 import { createValueCodec } from '../../protocol/create-value-codec.js';
-import type { DoneMessage, SupervisorMessage } from '../channel/channel.js';
+import type { DoneMessage, SupervisorMessage } from '../channel/messages.js';
 import type { SupervisorSettings } from '../member/worker-settings.js';
 import { createExpandedSizer } from '../sandbox/expanded-size.js';
 import { supervisorText } from '../texts.js';

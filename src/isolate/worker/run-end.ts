@@ -15,7 +15,7 @@
  */
 
 import type { LogEntry } from '../../protocol/types.js';
-import type { DoneMessage, SupervisorMessage } from '../channel/channel.js';
+import type { DoneMessage, SupervisorMessage } from '../channel/messages.js';
 import { $clearTimeout, $now, $Promise, $setTimeout } from './intrinsics.js';
 import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './types.js';
 

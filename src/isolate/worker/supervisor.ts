@@ -14,12 +14,8 @@
  * how the socket's context hands a `cancel`, an `invoke` or a `release` to the run it is for.
  */
 import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
-import {
-  createChannelGrammar,
-  type HostMessage,
-  type InvokeMessage,
-  type SupervisorMessage,
-} from '../channel/channel.js';
+import { createChannelGrammar } from '../channel/channel.js';
+import type { HostMessage, InvokeMessage, SupervisorMessage } from '../channel/messages.js';
 import type { SupervisorSettings } from '../member/worker-settings.js';
 import { supervisorText } from '../texts.js';
 import { closeRoute, openRoute } from './outbound.js';
