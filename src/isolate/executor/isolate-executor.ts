@@ -161,8 +161,8 @@ export class IsolateExecutor implements Executor {
         ...this.#bounds(),
       });
     });
-    const settled = () => this.#retained.endCall(checked.executionId, retained);
-    void call.then(settled, settled);
+    const callEnded = () => this.#retained.endCall(checked.executionId, retained);
+    void call.then(callEnded, callEnded);
     return call;
   }
 

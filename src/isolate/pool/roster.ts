@@ -31,9 +31,9 @@ export class Roster<P extends PoolProcess> {
   }
 
   /** A started process becomes a member, idle since `now`. */
-  join(process: P, now: number): Member<P> {
+  join(sandbox: P, now: number): Member<P> {
     const member: Member<P> = {
-      process,
+      process: sandbox,
       runs: 0,
       busy: false,
       overshoot: false,
@@ -43,18 +43,18 @@ export class Roster<P extends PoolProcess> {
       endCause: undefined,
       memory: undefined,
     };
-    this.#members.set(process, member);
+    this.#members.set(sandbox, member);
     this.#idle.push(member);
     return member;
   }
 
-  get(process: P): Member<P> | undefined {
-    return this.#members.get(process);
+  get(sandbox: P): Member<P> | undefined {
+    return this.#members.get(sandbox);
   }
 
   /** Its process is ended and its run released: the pool knows it no more. */
-  forget(process: P): void {
-    this.#members.delete(process);
+  forget(sandbox: P): void {
+    this.#members.delete(sandbox);
   }
 
   /** The members whose process is still there. */
