@@ -5,9 +5,10 @@
 
 export type { ConfinementOption } from './confinement/detect.js';
 export { CONFINEMENT_OPTIONS } from './confinement/detect.js';
-export type { ConfinementStats, IsolateExecutorStats, RunObserver, RunReport } from './executor/isolate-executor.js';
+export type { ConfinementStats, IsolateExecutorStats } from './executor/executor-stats.js';
 export { IsolateExecutor } from './executor/isolate-executor.js';
 export type { RetainedClosedObserver } from './executor/retained-executions.js';
+export type { RunObserver, RunReport } from './executor/run-observers.js';
 export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './options.js';
 export {
   DEFAULT_LIMITS,

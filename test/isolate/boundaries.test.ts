@@ -4,12 +4,8 @@
  * `null` for anything else, so nothing outside it reaches a run.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  CHANNEL_GRAMMAR_SOURCE,
-  channelGrammar,
-  type HostMessage,
-  type SupervisorMessage,
-} from '../../src/isolate/channel/channel.js';
+import { CHANNEL_GRAMMAR_SOURCE, channelGrammar } from '../../src/isolate/channel/channel.js';
+import type { HostMessage, SupervisorMessage } from '../../src/isolate/channel/messages.js';
 import { RELAY_CODEC_SOURCE, relayCodec } from '../../src/isolate/channel/relay-frame.js';
 import { heapIsFull, reportsFullHeap } from '../../src/isolate/member/heap-trace.js';
 import { parseControlEvent } from '../../src/isolate/run/control-events.js';
@@ -27,17 +23,24 @@ const hostMessages: HostMessage[] = [
     bound: 0,
   },
   { t: 'invoke', run: 'r2', exec: 'r1', handle: '1', args: ['a', 2], bound: 1000 },
-  { t: 'cancel', run: 'r2', race: true },
+  { t: 'cancel', run: 'r2', raceMayWin: true },
   { t: 'release', exec: 'r1' },
   { t: 'answer', ask: 3, envelope: '{"result":1}' },
 ];
 
 const supervisorMessages: SupervisorMessage[] = [
   { t: 'call', run: 'r1', ask: 1, provider: 'api', tool: 'search', args: '[]' },
-  { t: 'done', run: 'r1', outcome: 'value', value: ['u'], logs: [{ level: 'warn', message: 'w' }], inTime: true },
-  { t: 'done', run: 'r1', outcome: 'threw', error: 'boom', logs: [], inTime: false },
-  { t: 'done', run: 'r1', outcome: 'fault', fault: 'Failed to start Worker', logs: [], inTime: true },
-  { t: 'done', run: 'r1', outcome: 'missing', logs: [], inTime: true },
+  {
+    t: 'done',
+    run: 'r1',
+    outcome: 'value',
+    value: ['u'],
+    logs: [{ level: 'warn', message: 'w' }],
+    settledBeforeDeadline: true,
+  },
+  { t: 'done', run: 'r1', outcome: 'threw', error: 'boom', logs: [], settledBeforeDeadline: false },
+  { t: 'done', run: 'r1', outcome: 'fault', fault: 'Failed to start Worker', logs: [], settledBeforeDeadline: true },
+  { t: 'done', run: 'r1', outcome: 'missing', logs: [], settledBeforeDeadline: true },
   { t: 'cancelled', run: 'r1', logs: [{ level: 'log', message: 'l' }] },
 ];
 
@@ -85,9 +88,12 @@ describe('the channel grammar', () => {
     ['a message without its run', { t: 'cancelled', logs: [] }],
     ['a call whose ask is not a count', { t: 'call', run: 'r', ask: -1, provider: 'a', tool: 'b', args: '[]' }],
     ['a call whose arguments are not text', { t: 'call', run: 'r', ask: 1, provider: 'a', tool: 'b', args: [] }],
-    ['a done with an unknown outcome', { t: 'done', run: 'r', outcome: 'won', logs: [], inTime: true }],
-    ['a done value without its value', { t: 'done', run: 'r', outcome: 'value', logs: [], inTime: true }],
-    ['a done without inTime', { t: 'done', run: 'r', outcome: 'threw', error: 'e', logs: [] }],
+    ['a done with an unknown outcome', { t: 'done', run: 'r', outcome: 'won', logs: [], settledBeforeDeadline: true }],
+    [
+      'a done value without its value',
+      { t: 'done', run: 'r', outcome: 'value', logs: [], settledBeforeDeadline: true },
+    ],
+    ['a done without settledBeforeDeadline', { t: 'done', run: 'r', outcome: 'threw', error: 'e', logs: [] }],
     ['a log of an uncaptured level', { t: 'cancelled', run: 'r', logs: [{ level: 'info', message: 'm' }] }],
     ['a log whose message is not text', { t: 'cancelled', run: 'r', logs: [{ level: 'log', message: 1 }] }],
   ];
@@ -103,7 +109,7 @@ describe('the channel grammar', () => {
     ['a run with a negative bound', { ...hostMessages[0], bound: -1 }],
     ['a run with a module of two kinds', { ...hostMessages[0], modules: { 'a.js': { js: 'a', text: 'b' } } }],
     ['an invoke without args', { t: 'invoke', run: 'r', exec: 'e', handle: 'h', bound: 1 }],
-    ['a cancel whose race is not a boolean', { t: 'cancel', run: 'r', race: 'yes' }],
+    ['a cancel whose raceMayWin is not a boolean', { t: 'cancel', run: 'r', raceMayWin: 'yes' }],
     ['an answer without its envelope', { t: 'answer', ask: 1 }],
   ];
   for (const [what, frame] of malformedHost) {

@@ -4,7 +4,7 @@
  * milliseconds, and every wait is bounded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CancelMessage, DoneMessage } from '../../src/isolate/channel/channel.js';
+import type { CancelMessage, DoneMessage } from '../../src/isolate/channel/messages.js';
 import { type RunBounds, RunEnd } from '../../src/isolate/run/run-end.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { formatCpuTimeout } from '../../src/protocol/texts.js';
@@ -44,8 +44,8 @@ afterEach(() => {
   for (const sandbox of processes.splice(0)) sandbox.rest();
 });
 
-function done(inTime: boolean): DoneMessage {
-  return { t: 'done', run: 'r1', outcome: 'value', value: 1, logs: [], inTime };
+function done(settledBeforeDeadline: boolean): DoneMessage {
+  return { t: 'done', run: 'r1', outcome: 'value', value: 1, logs: [], settledBeforeDeadline };
 }
 
 function runEnd(bounds: Partial<RunBounds>) {
@@ -76,7 +76,7 @@ describe('RunEnd', () => {
     end.start();
     expect(end.doneIsLate(done(false))).toBe(false);
     await until(() => sandbox.sent.length > 0, 2_000);
-    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', race: true }]);
+    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: true }]);
     expect(events.givingUp).toBe(1);
     expect(end.doneIsLate(done(true))).toBe(false);
     expect(end.doneIsLate(done(false))).toBe(true);
@@ -88,7 +88,7 @@ describe('RunEnd', () => {
     end.start();
     sandbox.spin();
     await until(() => sandbox.sent.length > 0, 2_000);
-    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', race: false }]);
+    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
     expect(end.doneIsLate(done(true))).toBe(true);
     expect(end.timeoutText()).toBe(formatCpuTimeout(40));
   });
@@ -97,7 +97,7 @@ describe('RunEnd', () => {
     const { sandbox, events, end } = runEnd({ timeout: 60_000 });
     end.start();
     end.abandon();
-    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', race: false }]);
+    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
     expect(events.givingUp).toBe(1);
     expect(end.doneIsLate(done(true))).toBe(true);
     end.abandon();

@@ -4,119 +4,15 @@
  * JSON, but for an answer: its envelope is JSON already, so its frame carries it as it is after a
  * short head (`encodeHostMessage`), instead of escaping it into a JSON string a second time.
  *
- * `createChannelGrammar` is self-contained on purpose: the supervisor evaluates its source text
- * (`CHANNEL_GRAMMAR_SOURCE`) as a module, so both ends parse with one implementation. A parser
- * returns `null` for a frame outside the grammar; it never throws.
+ * The supervisor's bundle imports this module, so both ends parse with one implementation; the
+ * messages themselves are messages.ts. `createChannelGrammar` is self-contained (its source text,
+ * `CHANNEL_GRAMMAR_SOURCE`, evaluates on its own). A parser returns `null` for a frame outside
+ * the grammar; it never throws.
  */
 
 import { selfContainedSource } from '../../protocol/function-source.js';
 import type { LogEntry, ModuleSource } from '../../protocol/types.js';
-
-// ---- host to supervisor ------------------------------------------------------------------------
-
-/** Load a fresh dynamic worker and run the entry's arrow in it. */
-export interface RunMessage {
-  t: 'run';
-  run: string;
-  /** The generated entry module (entry-module.ts). */
-  entry: string;
-  modules: Record<string, ModuleSource>;
-  /** Whether the worker's fetches reach the host (otherwise they are blocked). */
-  outbound: boolean;
-  /** Keep the worker loaded after a success, for `invoke`. */
-  retain: boolean;
-  /** The run's timeout in ms: it arms the sandbox's race (harness.js). */
-  bound: number;
-}
-
-/** Call a function a retained execution returned. */
-export interface InvokeMessage {
-  t: 'invoke';
-  run: string;
-  /** The retained execution's id (the id of the run that loaded its worker). */
-  exec: string;
-  handle: string;
-  /** The argument array, in the value codec's encoded form. */
-  args: unknown;
-  bound: number;
-}
-
-/** The host gave the run up. `race`: at its bound, so the sandbox's race may still prove a win. */
-export interface CancelMessage {
-  t: 'cancel';
-  run: string;
-  race: boolean;
-}
-
-/** Unload a retained execution's worker. */
-interface ReleaseMessage {
-  t: 'release';
-  exec: string;
-}
-
-/** The envelope answering a `call`. */
-interface AnswerMessage {
-  t: 'answer';
-  ask: number;
-  envelope: string;
-}
-
-export type HostMessage = RunMessage | InvokeMessage | CancelMessage | ReleaseMessage | AnswerMessage;
-
-// ---- supervisor to host ------------------------------------------------------------------------
-
-/** A tool call of the run: the host answers with an `answer` carrying the same `ask`. */
-export interface CallMessage {
-  t: 'call';
-  run: string;
-  ask: number;
-  provider: string;
-  tool: string;
-  /** The argument array, in the protocol's binary codec. */
-  args: string;
-}
-
-interface DoneBase {
-  t: 'done';
-  run: string;
-  logs: LogEntry[];
-  /** The run settled before its sandbox race timer fired. */
-  inTime: boolean;
-}
-
-/** The arrow (or the invoked function) settled with a value, in the value codec's encoded form. */
-interface DoneValue extends DoneBase {
-  outcome: 'value';
-  value: unknown;
-}
-
-/** It threw (or rejected): the thrown value's text (harness.js `describeThrown`). */
-interface DoneThrew extends DoneBase {
-  outcome: 'threw';
-  error: string;
-}
-
-/** The runtime failed it: the worker did not start, or its value could not be serialized. */
-interface DoneFault extends DoneBase {
-  outcome: 'fault';
-  fault: string;
-}
-
-/** An `invoke` named a retained execution or a handle the supervisor does not hold. */
-interface DoneMissing extends DoneBase {
-  outcome: 'missing';
-}
-
-export type DoneMessage = DoneValue | DoneThrew | DoneFault | DoneMissing;
-
-/** The answer to a `cancel` of a run that lost its race, with the lines it logged. */
-interface CancelledMessage {
-  t: 'cancelled';
-  run: string;
-  logs: LogEntry[];
-}
-
-export type SupervisorMessage = CallMessage | DoneMessage | CancelledMessage;
+import type { DoneBase, DoneMessage, HostMessage, SupervisorMessage } from './messages.js';
 
 export interface ChannelGrammar {
   /** The frame of a host message. */
@@ -242,8 +138,8 @@ export function createChannelGrammar(): ChannelGrammar {
       }
       case 'cancel': {
         const run = string(fields, 'run');
-        const race = boolean(fields, 'race');
-        return run === null || race === null ? null : { t: 'cancel', run, race };
+        const raceMayWin = boolean(fields, 'raceMayWin');
+        return run === null || raceMayWin === null ? null : { t: 'cancel', run, raceMayWin };
       }
       case 'release': {
         const exec = string(fields, 'exec');
@@ -256,9 +152,9 @@ export function createChannelGrammar(): ChannelGrammar {
 
   function parseDone(fields: Fields, run: string): DoneMessage | null {
     const logs = logsOf(fields.get('logs'));
-    const inTime = boolean(fields, 'inTime');
-    if (logs === null || inTime === null) return null;
-    const base: DoneBase = { t: 'done', run, logs, inTime };
+    const settledBeforeDeadline = boolean(fields, 'settledBeforeDeadline');
+    if (logs === null || settledBeforeDeadline === null) return null;
+    const base: DoneBase = { t: 'done', run, logs, settledBeforeDeadline };
     switch (fields.get('outcome')) {
       case 'value':
         return fields.has('value') ? { ...base, outcome: 'value', value: fields.get('value') } : null;

@@ -1,10 +1,12 @@
 /**
  * `IsolateExecutor`: the native executor that runs every execution in a fresh workerd isolate,
- * from a pool of workerd processes on the host's own machine. See docs/isolate.md.
+ * from a pool of workerd processes on the host's own machine. See docs/isolate.md. It
+ * coordinates: a request is checked (requests.ts), waits for a member (the pool), runs there
+ * (run/run.ts), and may leave a retained execution behind (retained-executions.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../../protocol/cancellation.js';
-import { ExecutorError, messageOf } from '../../protocol/errors.js';
+import { ExecutorError } from '../../protocol/errors.js';
 import { validateProviders } from '../../protocol/providers.js';
 import type {
   Dispatch,
@@ -14,10 +16,8 @@ import type {
   ExecutorCallOptions,
   InvokeHandleRequest,
 } from '../../protocol/types.js';
-import { encodeValue } from '../../protocol/value-codec.js';
 import { OutboundServer } from '../channel/outbound-server.js';
-import { type Confinement, type ConfinementOption, resolveConfinement } from '../confinement/detect.js';
-import { confinementText } from '../confinement/texts.js';
+import { type Confinement, resolveConfinement } from '../confinement/detect.js';
 import { launcherFor } from '../member/member-launcher.js';
 import { memberMemory } from '../member/process-memory.js';
 import type { SandboxProcess } from '../member/sandbox-process.js';
@@ -25,46 +25,23 @@ import { resolveWorkerdBinary } from '../member/workerd-binary.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from '../options.js';
 import { systemClock } from '../pool/clock.js';
 import { Pool } from '../pool/pool.js';
-import type { PoolStats, PoolStatsOptions } from '../pool/pool-stats.js';
+import type { PoolStatsOptions } from '../pool/pool-stats.js';
 import type { AcquireCancel } from '../pool/waiter-queue.js';
 import { LoopHold } from '../run/loop-hold.js';
 import { type ProcessFate, Run, type RunOutcome, type RunSpec } from '../run/run.js';
 import { buildEntryModule } from '../sandbox/entry-module.js';
 import { isolateText } from '../texts.js';
+import { executorStats, type IsolateExecutorStats } from './executor-stats.js';
 import { dispatchWithinFrame, isNestedIn } from './nesting.js';
-import { assertDispatchFor, checkExecuteRequest, checkInvokeRequest, codeOverCap } from './requests.js';
+import {
+  assertDispatchFor,
+  checkExecuteRequest,
+  checkInvokeRequest,
+  codeOverCap,
+  encodeInvokeArgs,
+} from './requests.js';
 import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
-
-/** Which confinement mode is in force, and why (docs/security.md). */
-export interface ConfinementStats {
-  /** The `confinement` option. */
-  requested: ConfinementOption;
-  /** Whether every member runs confined. */
-  confined: boolean;
-  /** What confines them, or what this host is missing. */
-  reason: string;
-  /** One line saying both, for a start-up log. */
-  summary: string;
-}
-
-export interface IsolateExecutorStats extends PoolStats {
-  /** Retained executions not yet closed (each holds a process of its own). */
-  retained: number;
-  /** The bound in force on `retained` (`pool.maxRetained`). */
-  maxRetained: number;
-  /** How long the longest idle retained execution has gone without a call, in ms; 0 when none is idle. */
-  retainedOldestIdleMs: number;
-  confinement: ConfinementStats;
-}
-
-/** One settled run (an execution or a handle call), as `observeRuns` tells it. */
-export interface RunReport {
-  kind: CancellableMethod;
-  /** The CPU time its process spent on the run, in ms; undefined where the platform does not tell (not Linux). */
-  cpuMs: number | undefined;
-}
-
-export type RunObserver = (report: RunReport) => void;
+import { type RunObserver, RunObservers } from './run-observers.js';
 
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
@@ -74,7 +51,7 @@ export class IsolateExecutor implements Executor {
   readonly #runs = new Set<Run>();
   /** The run each busy member serves, so the pool's budget can end that run with its text. */
   readonly #runOn = new Map<SandboxProcess, Run>();
-  readonly #observers = new Set<RunObserver>();
+  readonly #observers = new RunObservers();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
   #disposing: Promise<void> | undefined;
@@ -150,15 +127,7 @@ export class IsolateExecutor implements Executor {
     const signal = readSignal('invokeHandle', options);
     const checked = checkInvokeRequest(request, this.#settings);
     const retained = this.#retained.find(checked.executionId);
-    let args: unknown;
-    try {
-      args = encodeValue(checked.args);
-    } catch (error) {
-      throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(messageOf(error)));
-    }
-    // Strings are quoted in the encoded form, so this token can only be a function's tag.
-    if (JSON.stringify(args).includes('["f"]'))
-      throw new ExecutorError('INVALID_REQUEST', isolateText.argsUnencodable(isolateText.argsHoldFunction));
+    const args = encodeInvokeArgs(checked.args);
     const id = randomUUID();
     const nested = isNestedIn(this);
     // Not idle while the call is in flight: its time-to-live starts again once the last one settles.
@@ -192,8 +161,8 @@ export class IsolateExecutor implements Executor {
         ...this.#bounds(),
       });
     });
-    const settled = () => this.#retained.endCall(checked.executionId, retained);
-    void call.then(settled, settled);
+    const callEnded = () => this.#retained.endCall(checked.executionId, retained);
+    void call.then(callEnded, callEnded);
     return call;
   }
 
@@ -233,14 +202,12 @@ export class IsolateExecutor implements Executor {
    * member's proportional set size, which costs about a millisecond per member on Linux.
    */
   stats(options?: PoolStatsOptions): IsolateExecutorStats {
-    const { requested, confined, reason } = this.#confinement;
-    return {
-      ...this.#pool.stats(options),
+    const retained = {
       retained: this.#retained.size,
       maxRetained: this.#settings.maxRetained,
       retainedOldestIdleMs: this.#retained.oldestIdleMs(),
-      confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
     };
+    return executorStats(this.#pool.stats(options), retained, this.#confinement);
   }
 
   /**
@@ -248,18 +215,7 @@ export class IsolateExecutor implements Executor {
    * Returns the function that stops it. An observer that throws is ignored: it cannot fail a run.
    */
   observeRuns(observer: RunObserver): () => void {
-    this.#observers.add(observer);
-    return () => this.#observers.delete(observer);
-  }
-
-  #report(report: RunReport): void {
-    for (const observer of this.#observers) {
-      try {
-        observer(report);
-      } catch {
-        // An observer's failure is its own; the run's outcome stands.
-      }
-    }
+    return this.#observers.add(observer);
   }
 
   /** What every run is bounded by besides its timeout. */
@@ -301,7 +257,7 @@ export class IsolateExecutor implements Executor {
     const run = new Run(member, spec);
     const supervised = this.#supervise(run, member, slot, spec);
     void supervised.then(
-      (outcome) => this.#report({ kind: method, cpuMs: outcome.cpuMs }),
+      (outcome) => this.#observers.report({ kind: method, cpuMs: outcome.cpuMs }),
       () => undefined,
     );
     if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));

@@ -6,7 +6,7 @@
 
 import { codeBytesOver } from '../../protocol/code-size.js';
 import { describeValue } from '../../protocol/describe-value.js';
-import { ExecutorError } from '../../protocol/errors.js';
+import { ExecutorError, messageOf } from '../../protocol/errors.js';
 import type {
   Dispatch,
   ExecuteRequest,
@@ -15,6 +15,7 @@ import type {
   OutboundFetch,
   ProviderDescriptor,
 } from '../../protocol/types.js';
+import { encodeValue } from '../../protocol/value-codec.js';
 import { channelGrammar } from '../channel/channel.js';
 import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from '../options.js';
 import { INTERNAL_MODULES } from '../sandbox/sandbox-constants.js';
@@ -152,4 +153,18 @@ export function checkInvokeRequest(request: unknown, settings: IsolateSettings):
     cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
     countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
   };
+}
+
+/** A handle call's arguments in the value codec's encoded form; they may hold no function. */
+export function encodeInvokeArgs(args: unknown): unknown {
+  let encoded: unknown;
+  try {
+    encoded = encodeValue(args);
+  } catch (error) {
+    throw invalid(isolateText.argsUnencodable(messageOf(error)));
+  }
+  // Strings are quoted in the encoded form, so this token can only be a function's tag.
+  if (JSON.stringify(encoded).includes('["f"]'))
+    throw invalid(isolateText.argsUnencodable(isolateText.argsHoldFunction));
+  return encoded;
 }

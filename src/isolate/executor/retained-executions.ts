@@ -93,7 +93,8 @@ export class RetainedExecutions<M extends RetainingProcess> {
       throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
     this.#reserved += 1;
     let open = true;
-    const settle = () => {
+    /** Gives the reservation back; false when the slot was already filled or freed. */
+    const closeReservation = () => {
       if (!open) return false;
       open = false;
       this.#reserved -= 1;
@@ -101,10 +102,10 @@ export class RetainedExecutions<M extends RetainingProcess> {
     };
     return {
       fill: (executionId, member, outbound) => {
-        if (settle()) this.#add(executionId, member, outbound);
+        if (closeReservation()) this.#add(executionId, member, outbound);
       },
       free: () => {
-        settle();
+        closeReservation();
       },
     };
   }

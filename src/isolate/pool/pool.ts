@@ -14,7 +14,10 @@
  * `maxNestedRuns` such runs, so it never waits on the slot its parent holds.
  *
  * This is policy alone: processes come from `launch`, time from `clock`, and which process holds
- * retained executions from `retainedOn` (their one owner is retained-executions.ts).
+ * retained executions from `retainedOn` (their one owner is retained-executions.ts). The pool
+ * coordinates: who the members are is roster.ts's, how many runs hold a slot run-slots.ts's, who
+ * waits waiter-queue.ts's, which member serves which waiter serve-waiters.ts's, how many members
+ * it wants capacity.ts's, and when idle ones go reaper.ts's.
  */
 import { ExecutorError } from '../../protocol/errors.js';
 import type { MemberMemory } from '../member/process-memory.js';
@@ -27,6 +30,9 @@ import { type BudgetOverrun, MemoryBudget } from './memory-budget.js';
 import type { PoolSettings } from './pool-settings.js';
 import { type PoolStats, type PoolStatsOptions, poolStats } from './pool-stats.js';
 import { Reaper } from './reaper.js';
+import { Roster } from './roster.js';
+import { RunSlots } from './run-slots.js';
+import { serveWaiters } from './serve-waiters.js';
 import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
@@ -52,16 +58,9 @@ export class Pool<P extends PoolProcess> {
   readonly #retainedOn: (sandbox: P) => number;
   readonly #overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
   readonly #budget: MemoryBudget<P>;
-  /** Every member not yet both ended and released. */
-  readonly #members = new Map<P, Member<P>>();
-  readonly #launching = new Set<Promise<unknown>>();
-  /** Idle members, the longest idle first: served from the end, reaped from the start. */
-  #idle: Member<P>[] = [];
+  readonly #roster = new Roster<P>();
   readonly #waiters = new WaiterQueue<P>();
-  /** Runs within `maxWorkers`. */
-  #busy = 0;
-  /** Nested runs admitted beyond `maxWorkers`. */
-  #overshoot = 0;
+  readonly #slots: RunSlots;
   readonly #reaper: Reaper<P>;
   #spawns = 0;
   readonly #ends: PoolEnds = { reaped: 0, recycled: 0, killed: 0, died: 0 };
@@ -74,18 +73,20 @@ export class Pool<P extends PoolProcess> {
     this.#clock = deps.clock;
     this.#retainedOn = deps.retainedOn;
     this.#overBudget = deps.overBudget;
+    this.#slots = new RunSlots(deps.settings);
     this.#budget = new MemoryBudget(deps.clock, deps.settings.memoryBudgetMb, {
-      live: () => this.#live(),
-      starting: () => this.#launching.size,
+      live: () => this.#roster.live(),
+      starting: () => this.#roster.starting,
       measure: deps.measure,
       sampled: () => this.#endOverBudget(),
     });
     this.#reaper = new Reaper(deps.clock, deps.settings.idleTimeoutMs, {
       // The idle member that has waited longest and holds no retained execution (which it would lose).
-      candidate: () => this.#idle.find((member) => this.#retainedOn(member.process) === 0 && isServing(member)),
+      candidate: () =>
+        this.#roster.longestIdle((member) => this.#retainedOn(member.process) === 0 && isServing(member)),
       aboveFloor: () => idleAboveFloor(this.#counts(), this.#settings),
       reap: (member) => {
-        this.#idle.splice(this.#idle.indexOf(member), 1);
+        this.#roster.unpark(member);
         this.#end(member, 'reaped');
       },
     });
@@ -98,18 +99,17 @@ export class Pool<P extends PoolProcess> {
   acquire(target?: { process: P; lost: () => ExecutorError }, cancel?: AcquireCancel, nested = false): Promise<P> {
     if (this.#disposed) return Promise.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
     if (cancel?.signal.aborted) return Promise.reject(cancel.error());
-    const { maxWorkers, maxNestedRuns, maxQueue } = this.#settings;
-    // No slot within maxWorkers, and the nested runs beyond it at their cap: waiting could be
-    // waiting on its own parent, so it is refused instead.
-    if (nested && this.#busy >= maxWorkers && this.#overshoot + this.#waiters.nested >= maxNestedRuns)
+    const { maxNestedRuns, maxQueue } = this.#settings;
+    // No slot, and the nested runs at their cap: waiting could be waiting on its own parent, so
+    // it is refused instead.
+    if (nested && this.#slots.refusesNested(this.#waiters.nested))
       return Promise.reject(new ExecutorError('LIMIT_EXCEEDED', isolateText.nestedLimit(maxNestedRuns)));
     this.#started = true;
     return new Promise<P>((resolve, reject) => {
       const { waiter, listenForCancel } = this.#waiters.enqueue({ nested, target, cancel }, resolve, reject);
       this.#pump();
       // The queue is what waits beyond the slots maxWorkers still has free.
-      const freeSlots = Math.max(0, maxWorkers - this.#busy);
-      if (!waiter.settled && this.#waiters.length - freeSlots > maxQueue) {
+      if (!waiter.settled && this.#waiters.length - this.#slots.freeWithin() > maxQueue) {
         this.#waiters.remove(waiter);
         waiter.reject(new ExecutorError('QUEUE_FULL', isolateText.queueFull(maxQueue), { retryable: true }));
         return;
@@ -121,15 +121,12 @@ export class Pool<P extends PoolProcess> {
   }
 
   release(sandbox: P, fate: ProcessFate): void {
-    const member = this.#members.get(sandbox);
+    const member = this.#roster.get(sandbox);
     if (member === undefined || !member.busy) return;
-    member.busy = false;
-    if (member.overshoot) this.#overshoot -= 1;
-    else this.#busy -= 1;
-    member.overshoot = false;
+    this.#slots.give(member);
     member.runs += 1;
     if (member.ended) {
-      this.#members.delete(sandbox);
+      this.#roster.forget(sandbox);
     } else if (fate === 'dead') {
       // Its end is handled by #ended.
     } else if (this.#disposed) {
@@ -146,8 +143,7 @@ export class Pool<P extends PoolProcess> {
     } else if (member.draining) {
       this.#end(member, member.endCause ?? 'recycled');
     } else {
-      member.idleSince = this.#clock.now();
-      this.#idle.push(member);
+      this.#roster.park(member, this.#clock.now());
     }
     this.#pump();
     this.#ensureCapacity();
@@ -156,7 +152,7 @@ export class Pool<P extends PoolProcess> {
 
   /** A retained execution in that process was closed; a draining process whose last one it was can go now. */
   retainedClosed(sandbox: P): void {
-    const member = this.#members.get(sandbox);
+    const member = this.#roster.get(sandbox);
     if (member === undefined) return;
     if (member.draining && !member.busy && this.#retainedOn(sandbox) === 0)
       this.#end(member, member.endCause ?? 'recycled');
@@ -165,9 +161,9 @@ export class Pool<P extends PoolProcess> {
   stats(options: PoolStatsOptions = {}): PoolStats {
     return poolStats(
       {
-        live: this.#live(),
+        live: this.#roster.live(),
         retainedOn: this.#retainedOn,
-        starting: this.#launching.size,
+        starting: this.#roster.starting,
         queued: this.#waiters.length,
         maxWorkers: this.#settings.maxWorkers,
         memory: this.#budget.stats(),
@@ -183,33 +179,20 @@ export class Pool<P extends PoolProcess> {
     this.#reaper.stop();
     this.#budget.stop();
     this.#waiters.failAll(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
-    await Promise.allSettled([...this.#launching]);
-    const members = this.#live();
+    await Promise.allSettled(this.#roster.launches());
+    const members = this.#roster.live();
     for (const member of members) this.#end(member, 'disposed');
     await Promise.all(members.map((member) => member.process.ended));
   }
 
-  /** The members whose process is still there. */
-  #live(): Member<P>[] {
-    return [...this.#members.values()].filter((member) => !member.ended);
-  }
-
   #counts(): PoolCounts {
-    let serving = 0;
-    let servingBusy = 0;
-    for (const member of this.#members.values()) {
-      if (!isServing(member)) continue;
-      serving += 1;
-      if (member.busy) servingBusy += 1;
-    }
     return {
-      starting: this.#launching.size,
-      serving,
-      servingBusy,
+      starting: this.#roster.starting,
+      ...this.#roster.servingCounts(),
       untargetedWaiters: this.#waiters.untargeted,
       nestedWaiters: this.#waiters.nested,
-      busy: this.#busy,
-      overshoot: this.#overshoot,
+      busy: this.#slots.busy,
+      overshoot: this.#slots.overshoot,
     };
   }
 
@@ -234,61 +217,12 @@ export class Pool<P extends PoolProcess> {
     member.process.kill();
   }
 
-  /** The next idle member that can still serve, from the most recently used. */
-  #takeIdle(): Member<P> | undefined {
-    for (;;) {
-      const member = this.#idle.pop();
-      if (member === undefined || isServing(member)) return member;
-    }
-  }
-
   /** Serves the waiters, in order, that a member can serve now. */
   #pump(): void {
     // With the budget spent, nested runs go first: each frees the member its parent holds.
-    if (this.#waiters.nested > 0 && this.#budget.room() === 0) this.#serve(true);
-    this.#serve(false);
-  }
-
-  /** Serves the waiters in order (only the nested ones, with `nestedOnly`) that a member can serve now. */
-  #serve(nestedOnly: boolean): void {
-    for (let i = 0; i < this.#waiters.length; ) {
-      const waiter = this.#waiters.at(i)!;
-      const target = waiter.target;
-      const targetMember = target === undefined ? undefined : this.#members.get(target);
-      if (target !== undefined && (targetMember === undefined || targetMember.ended)) {
-        this.#waiters.remove(waiter);
-        waiter.reject(waiter.lost!());
-        continue;
-      }
-      if (nestedOnly && !waiter.nested) {
-        i += 1;
-        continue;
-      }
-      const overshoot = this.#busy >= this.#settings.maxWorkers;
-      if (overshoot && !(waiter.nested && this.#overshoot < this.#settings.maxNestedRuns)) {
-        // Only a nested waiter further on could still be served.
-        if (this.#waiters.nested === 0) return;
-        i += 1;
-        continue;
-      }
-      let member: Member<P> | undefined;
-      if (targetMember === undefined) member = this.#takeIdle();
-      else if (!targetMember.busy) {
-        member = targetMember;
-        const at = this.#idle.indexOf(targetMember);
-        if (at >= 0) this.#idle.splice(at, 1);
-      }
-      if (member === undefined) {
-        i += 1;
-        continue;
-      }
-      this.#waiters.remove(waiter);
-      member.busy = true;
-      member.overshoot = overshoot;
-      if (overshoot) this.#overshoot += 1;
-      else this.#busy += 1;
-      waiter.resolve(member.process);
-    }
+    if (this.#waiters.nested > 0 && this.#budget.room() === 0)
+      serveWaiters(this.#waiters, this.#roster, this.#slots, true);
+    serveWaiters(this.#waiters, this.#roster, this.#slots, false);
   }
 
   /**
@@ -318,39 +252,27 @@ export class Pool<P extends PoolProcess> {
     const counts = this.#counts();
     const active = counts.starting + counts.serving;
     const wanted = membersWanted(counts, this.#settings);
-    if (active >= wanted || this.#launching.size >= this.#settings.maxStarting) return;
+    if (active >= wanted || counts.starting >= this.#settings.maxStarting) return;
     let room = this.#budget.room();
     // A nested run frees the member its parent holds, so it never waits on its parent for memory:
     // it may use the budget's last tenth, and beyond it one member is always starting for it
     // (should members then pass the budget, the largest ends).
     if (counts.nestedWaiters > 0) room = Math.max(room, this.#budget.room(1), counts.starting === 0 ? 1 : 0);
-    const spawns = Math.min(wanted - active, room, this.#settings.maxStarting - this.#launching.size);
+    const spawns = Math.min(wanted - active, room, this.#settings.maxStarting - counts.starting);
     for (let i = 0; i < spawns; i += 1) this.#spawn();
   }
 
   #spawn(): void {
     const launching = this.#launch().then(
       (sandbox) => {
-        this.#launching.delete(launching);
+        this.#roster.launched(launching);
         if (this.#disposed) {
           sandbox.kill();
           return;
         }
         this.#spawns += 1;
-        const member: Member<P> = {
-          process: sandbox,
-          runs: 0,
-          busy: false,
-          overshoot: false,
-          draining: false,
-          ended: false,
-          idleSince: this.#clock.now(),
-          endCause: undefined,
-          memory: undefined,
-        };
-        this.#members.set(sandbox, member);
+        const member = this.#roster.join(sandbox, this.#clock.now());
         this.#budget.measureNew(member);
-        this.#idle.push(member);
         void sandbox.ended.then((end) => this.#ended(member, end));
         this.#pump();
         this.#ensureCapacity();
@@ -358,13 +280,13 @@ export class Pool<P extends PoolProcess> {
         this.#budget.schedule();
       },
       (error: unknown) => {
-        this.#launching.delete(launching);
+        this.#roster.launched(launching);
         // Nothing alive or coming can serve the waiters: fail them rather than let them wait.
         // No respawn from here, so a broken installation does not spin; the next call retries.
-        if (this.#live().length === 0 && this.#launching.size === 0) this.#waiters.failAll(error);
+        if (this.#roster.live().length === 0 && this.#roster.starting === 0) this.#waiters.failAll(error);
       },
     );
-    this.#launching.add(launching);
+    this.#roster.launching(launching);
   }
 
   #ended(member: Member<P>, end: { intended: boolean }): void {
@@ -372,9 +294,8 @@ export class Pool<P extends PoolProcess> {
     this.#budget.changed();
     const cause = member.endCause ?? (end.intended ? 'killed' : 'died');
     if (cause !== 'disposed') this.#ends[cause] += 1;
-    if (!member.busy) this.#members.delete(member.process);
-    const at = this.#idle.indexOf(member);
-    if (at >= 0) this.#idle.splice(at, 1);
+    if (!member.busy) this.#roster.forget(member.process);
+    this.#roster.unpark(member);
     this.#pump();
     this.#ensureCapacity();
     this.#reaper.schedule();

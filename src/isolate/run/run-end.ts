@@ -3,13 +3,14 @@
  * docs/isolate.md). The host decides when a run is over: at its wall-clock bound (`timeout`, kept
  * by the run clock), or past its CPU-time bound (`cpuTimeout`, a CPU watch over the whole run), or
  * when its caller goes away. Then it asks the supervisor to give the run up (`cancel`, whose
- * `race` says the sandbox's race may still prove a win), gives the process a grace period to
- * answer, and kills it when it spins instead. The sandbox's verdict comes back as a `done` (with
- * `inTime`) or a `cancelled`; `RunEnd.doneIsLate` says what a `done` after the bound counts as.
+ * `raceMayWin` says the sandbox's race may still prove a win), gives the process a grace period
+ * to answer, and kills it when it spins instead. The sandbox's verdict comes back as a `done`
+ * (with `settledBeforeDeadline`) or a `cancelled`; `RunEnd.doneIsLate` says what a `done` after
+ * the bound counts as.
  */
 import { ExecutionTimeoutError } from '../../protocol/errors.js';
 import { formatCpuTimeout } from '../../protocol/texts.js';
-import type { CancelMessage, DoneMessage } from '../channel/channel.js';
+import type { CancelMessage, DoneMessage } from '../channel/messages.js';
 import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
 
 /**
@@ -109,7 +110,9 @@ export class RunEnd {
    * abandoned.
    */
   doneIsLate(message: DoneMessage): boolean {
-    return this.#phase === 'cancelling' && (this.#abandoned || this.#expiry === 'cpu' || !message.inTime);
+    return (
+      this.#phase === 'cancelling' && (this.#abandoned || this.#expiry === 'cpu' || !message.settledBeforeDeadline)
+    );
   }
 
   /** The error of a run that ended at its bound, or was given up. */
@@ -143,14 +146,14 @@ export class RunEnd {
 
   /**
    * Asks the supervisor to give the run up, and reports a process that does not answer because it
-   * spins. `race`: at the bound, where the sandbox's race may still prove the run won.
+   * spins. `raceMayWin`: at the wall-clock bound, where the sandbox's race may still prove a win.
    */
-  #giveUp(race: boolean): void {
+  #giveUp(raceMayWin: boolean): void {
     this.#phase = 'cancelling';
     this.#events.givingUp();
     this.#clock.stop();
     this.#cpu.stop();
-    this.#process.send({ t: 'cancel', run: this.#run, race });
+    this.#process.send({ t: 'cancel', run: this.#run, raceMayWin });
     const since = performance.now();
     let cpuBefore = this.#process.cpuMs();
     let checkedAt = since;

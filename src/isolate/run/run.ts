@@ -11,14 +11,8 @@ import { ExecutorError, messageOf } from '../../protocol/errors.js';
 import { COMPLETED_MESSAGE, formatToolNotFound } from '../../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../protocol/types.js';
 import { decodeValue } from '../../protocol/value-codec.js';
-import {
-  type CallMessage,
-  channelGrammar,
-  type DoneMessage,
-  type InvokeMessage,
-  type RunMessage,
-  type SupervisorMessage,
-} from '../channel/channel.js';
+import { channelGrammar } from '../channel/channel.js';
+import type { CallMessage, DoneMessage, InvokeMessage, RunMessage, SupervisorMessage } from '../channel/messages.js';
 import { replyFrame } from '../channel/outbound-response.js';
 import type { RelayFrame, RelayReplyHead } from '../channel/relay-frame.js';
 import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';

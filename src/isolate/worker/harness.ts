@@ -30,7 +30,15 @@ import {
   $then,
   $Uint8Array,
 } from './intrinsics.js';
-import { armRace, endRun, lastRunInTime, type RunInFlight, raceVerdict, runInFlight, startRun } from './run-end.js';
+import {
+  armRace,
+  endRun,
+  lastRunSettledBeforeDeadline,
+  type RunInFlight,
+  raceVerdict,
+  runInFlight,
+  startRun,
+} from './run-end.js';
 import { useBridge } from './tool-calls.js';
 import type {
   EvaluateOptions,
@@ -97,14 +105,14 @@ function retainFunctions(value: unknown, seen: Map<object, unknown>): unknown {
 }
 
 function succeeded(current: RunInFlight, value: unknown): SandboxOutcome {
-  const inTime = endRun(current);
+  const settledBeforeDeadline = endRun(current);
   const kept = current.retain ? retainFunctions(value, new $Map()) : value;
-  return { ok: true, value: kept, logs: capturedLogs(), inTime };
+  return { ok: true, value: kept, logs: capturedLogs(), settledBeforeDeadline };
 }
 
 function failed(current: RunInFlight, error: unknown): SandboxOutcome {
-  const inTime = endRun(current);
-  return { ok: false, error: describeThrown(error), logs: capturedLogs(), inTime };
+  const settledBeforeDeadline = endRun(current);
+  return { ok: false, error: describeThrown(error), logs: capturedLogs(), settledBeforeDeadline };
 }
 
 /** The first `begin` wins: user code that calls it again (it can reach `__codemode`) changes nothing. */
@@ -186,7 +194,7 @@ export class Entrypoint extends WorkerEntrypoint {
 
   /** The lines captured so far, and whether the last run ended in time (a fault's report). */
   snapshot() {
-    return { logs: capturedLogs(), inTime: lastRunInTime() };
+    return { logs: capturedLogs(), settledBeforeDeadline: lastRunSettledBeforeDeadline() };
   }
 
   /** The host gave up on `run`: the race's verdict (run-end.ts `raceVerdict`). */

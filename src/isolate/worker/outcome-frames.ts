@@ -4,7 +4,7 @@
  * measured against what the channel carries before it is sent.
  */
 import { createValueCodec } from '../../protocol/create-value-codec.js';
-import type { DoneMessage, SupervisorMessage } from '../channel/channel.js';
+import type { DoneMessage, SupervisorMessage } from '../channel/messages.js';
 import type { SupervisorSettings } from '../member/worker-settings.js';
 import { createExpandedSizer } from '../sandbox/expanded-size.js';
 import { supervisorText } from '../texts.js';
@@ -82,11 +82,20 @@ export function report(bridge: OutcomeReporter, message: SupervisorMessage, sett
   const size = overOutcomeCaps(text, settings);
   if (size === null) return bridge.report(text);
   const fault = supervisorText.outcomeTooLarge(size, settings.maxFrameBytes, settings.maxOutcomeRpcBytes);
-  const inTime = message.t === 'done' ? message.inTime : false;
+  const settledBeforeDeadline = message.t === 'done' ? message.settledBeforeDeadline : false;
   const logs = message.t === 'call' ? [] : message.logs;
-  const withLogs = JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs, inTime });
+  const withLogs = JSON.stringify({
+    t: 'done',
+    run: message.run,
+    outcome: 'fault',
+    fault,
+    logs,
+    settledBeforeDeadline,
+  });
   if (overOutcomeCaps(withLogs, settings) === null) return bridge.report(withLogs);
-  return bridge.report(JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs: [], inTime }));
+  return bridge.report(
+    JSON.stringify({ t: 'done', run: message.run, outcome: 'fault', fault, logs: [], settledBeforeDeadline }),
+  );
 }
 
 /** Where the encoded JSON holds a shared reference: inside a JSON string, a `"` is escaped. */
@@ -120,7 +129,7 @@ async function snapshotOf(worker: SandboxWorker) {
   try {
     return await entrypoint.snapshot();
   } catch {
-    return { logs: [], inTime: true };
+    return { logs: [], settledBeforeDeadline: true };
   } finally {
     disposeQuietly(entrypoint);
   }
@@ -139,21 +148,22 @@ export async function doneMessage(
   } catch (error) {
     // The worker failed to start (a syntax error, a throwing module), or its result could not be
     // serialized: the text is the runtime's own.
-    const { logs, inTime } = await snapshotOf(worker);
-    return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
+    const { logs, settledBeforeDeadline } = await snapshotOf(worker);
+    return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, settledBeforeDeadline };
   }
   try {
-    if ('missing' in out) return { t: 'done', run, outcome: 'missing', logs: [], inTime: true };
-    const { logs, inTime } = out;
-    if (!out.ok) return { t: 'done', run, outcome: 'threw', error: out.error, logs, inTime };
+    if ('missing' in out) return { t: 'done', run, outcome: 'missing', logs: [], settledBeforeDeadline: true };
+    const { logs, settledBeforeDeadline } = out;
+    if (!out.ok) return { t: 'done', run, outcome: 'threw', error: out.error, logs, settledBeforeDeadline };
     try {
       const encoded = encodeCapped(out.value, settings);
-      if ('fault' in encoded) return { t: 'done', run, outcome: 'fault', fault: encoded.fault, logs, inTime };
-      const done: DoneMessage = { t: 'done', run, outcome: 'value', value: encoded.value, logs, inTime };
+      if ('fault' in encoded)
+        return { t: 'done', run, outcome: 'fault', fault: encoded.fault, logs, settledBeforeDeadline };
+      const done: DoneMessage = { t: 'done', run, outcome: 'value', value: encoded.value, logs, settledBeforeDeadline };
       valueJson.set(done, encoded.json);
       return done;
     } catch (error) {
-      return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, inTime };
+      return { t: 'done', run, outcome: 'fault', fault: messageOf(error), logs, settledBeforeDeadline };
     }
   } finally {
     // An RPC result holds the stubs inside it until disposed.

@@ -8,13 +8,14 @@
  * - The supervision, in the supervisor (supervisor.ts): `supervise` runs a call until its outcome
  *   or the host's `cancel`, and then asks the race for its verdict.
  *
- * The verdict reaches the host in the channel's fields: the `cancel` message's `race` (the host
- * gave up at the wall-clock bound, so a win is still possible), the `done` message's `inTime` (the
- * run settled before its race was lost) and the `cancelled` message (it lost).
+ * The verdict travels in the channel's fields: the `cancel` message's `raceMayWin` (the host gave
+ * up at the wall-clock bound, so a win is still possible), the `done` message's
+ * `settledBeforeDeadline` (the run settled before its race was lost) and the `cancelled` message
+ * (it lost).
  */
 
 import type { LogEntry } from '../../protocol/types.js';
-import type { DoneMessage, SupervisorMessage } from '../channel/channel.js';
+import type { DoneMessage, SupervisorMessage } from '../channel/messages.js';
 import { $clearTimeout, $now, $Promise, $setTimeout } from './intrinsics.js';
 import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './types.js';
 
@@ -31,8 +32,8 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 //
 // The program can call `raced`, `returned` and `threw` itself (they are exports of `__codemode`).
 // So the first `raced` arms the race and no later call moves its deadline (an early one only
-// brings it closer), and what a run reports as in time (`inTime`) is read from the clock by the
-// very call that ends it, the entry's, never from a decision an earlier call made. A forged
+// brings it closer), and what a run reports as `settledBeforeDeadline` is read from the clock by
+// the very call that ends it, the entry's, never from a decision an earlier call made. A forged
 // early win can then only make `cancel` wait for the run's own reply, which says it was late.
 // The decision is not taken by a reaction on the program's promise: a second reaction there
 // would end V8's async stack at the program's frame.
@@ -46,7 +47,7 @@ interface Race {
   deadline: number;
   armed: boolean;
   /** What the latest ending call read from the clock. */
-  endedInTime: boolean | undefined;
+  endedBeforeDeadline: boolean | undefined;
 }
 
 /** The run in flight in this worker: its race, its timers, and whether a success retains what it returned. */
@@ -85,7 +86,7 @@ const holdRequest = () => $setTimeout(() => {}, 0x7fffffff);
  * id 1, as upstream's does.
  */
 export function startRun(run: string, bound: number, retain: boolean, hold: boolean): RunInFlight {
-  race = { run, won: undefined, timerFired: false, deadline: Infinity, armed: false, endedInTime: undefined };
+  race = { run, won: undefined, timerFired: false, deadline: Infinity, armed: false, endedBeforeDeadline: undefined };
   inFlight = { race, bound, retain, keepAlive: hold ? holdRequest() : undefined, timer: undefined };
   return inFlight;
 }
@@ -114,17 +115,17 @@ export function armRace(current: RunInFlight): void {
  */
 export function endRun(current: RunInFlight): boolean {
   const state = current.race;
-  const inTime = !state.timerFired && $now() <= state.deadline + CLOCK_SLACK_MS;
-  decide(state, inTime);
-  state.endedInTime = inTime;
+  const settledBeforeDeadline = !state.timerFired && $now() <= state.deadline + CLOCK_SLACK_MS;
+  decide(state, settledBeforeDeadline);
+  state.endedBeforeDeadline = settledBeforeDeadline;
   if (current.timer !== undefined) $clearTimeout(current.timer);
   if (current.keepAlive !== undefined) $clearTimeout(current.keepAlive);
-  return inTime;
+  return settledBeforeDeadline;
 }
 
 /** Whether the last run ended in time (a fault's report); one that never started had no clock running. */
-export function lastRunInTime(): boolean {
-  return race === null || (race.won !== false && race.endedInTime !== false);
+export function lastRunSettledBeforeDeadline(): boolean {
+  return race === null || (race.won !== false && race.endedBeforeDeadline !== false);
 }
 
 /**
@@ -175,7 +176,7 @@ export function raceVerdict(
 
 // ---- the supervision (supervisor.ts) ------------------------------------------------------------
 
-/** What the socket's context tells a run: a `cancel` (with its `race` flag) once one arrived. */
+/** What the socket's context tells a run: once a `cancel` arrived, its `raceMayWin`. */
 interface RunControl {
   cancel: boolean | null;
   /** Set by the run while it waits; called after `cancel` is set. */
@@ -196,14 +197,14 @@ export function closeControl(run: RunId): void {
 }
 
 /**
- * The host gave up on a run: at its bound (`race`), or because its caller went away. No control:
- * the run is over (its reply is on its way). One that has not reached its worker yet finds the
- * request in its control.
+ * The host gave up on a run: at its wall-clock bound (`raceMayWin`), or past its CPU bound, or
+ * because its caller went away. No control: the run is over (its reply is on its way). One that
+ * has not reached its worker yet finds the request in its control.
  */
-export function cancelRun(run: RunId, race: boolean): void {
+export function cancelRun(run: RunId, raceMayWin: boolean): void {
   const control = controls.get(run);
   if (control === undefined) return;
-  control.cancel = race;
+  control.cancel = raceMayWin;
   control.wake();
 }
 
@@ -223,8 +224,8 @@ export async function supervise(
   try {
     const outcome = outcomeOf(entrypoint);
     const cancelled = new Promise<boolean>((resolve) => {
-      const race = control.cancel;
-      if (race !== null) resolve(race);
+      const raceMayWin = control.cancel;
+      if (raceMayWin !== null) resolve(raceMayWin);
       else control.wake = () => resolve(control.cancel === true);
     });
     const first = await Promise.race([outcome, cancelled]);

@@ -9,21 +9,18 @@
  * entrypoint through `ctx.exports`, so it gets a request context of its own, and everything the
  * run created (its worker, every stub, every timer, `waitUntil` work) ends with that context.
  * workerd ties I/O objects to the context that made them, so a run reaches the socket only
- * through its `Bridge`, an RPC target that lives in the socket's context. Plain module state
- * (the maps below, and those of run-end.ts and outbound.ts) is shared by every context, which is
- * how the socket's context hands a `cancel`, an `invoke` or a `release` to the run it is for.
+ * through its `Bridge` (host-link.ts), an RPC target that lives in the socket's context. Plain
+ * module state (the maps below, and those of host-link.ts, run-end.ts and outbound.ts) is shared
+ * by every context, which is how the socket's context hands a `cancel`, an `invoke` or a
+ * `release` to the run it is for.
  */
-import { RpcTarget, WorkerEntrypoint } from 'cloudflare:workers';
-import {
-  createChannelGrammar,
-  type HostMessage,
-  type InvokeMessage,
-  type SupervisorMessage,
-} from '../channel/channel.js';
-import type { SupervisorSettings } from '../member/worker-settings.js';
+import { WorkerEntrypoint } from 'cloudflare:workers';
+import { createChannelGrammar } from '../channel/channel.js';
+import type { HostMessage, InvokeMessage, SupervisorMessage } from '../channel/messages.js';
 import { supervisorText } from '../texts.js';
+import { answer, Bridge, connectHost, disconnectHost, hostConnected, send } from './host-link.js';
 import { closeRoute, openRoute } from './outbound.js';
-import { disposeQuietly, doneMessage, messageOf, overFrameCap, report, valueCodec } from './outcome-frames.js';
+import { disposeQuietly, doneMessage, messageOf, report, valueCodec } from './outcome-frames.js';
 import { cancelRun, closeControl, openControl, supervise } from './run-end.js';
 import type { AskId, ExecutionId, RouteId, RunId, SandboxBridge, SandboxWorker, SupervisorEnv } from './types.js';
 
@@ -51,67 +48,10 @@ type Keeper = (request: InvokeMessage | null) => void;
 
 const grammar = createChannelGrammar();
 
-/** The host's socket, once it connected. */
-let socket: WebSocket | null = null;
-let nextAsk = 1;
-/** ask id → the resolver of a tool call put to the host. */
-const asks = new Map<AskId, { resolve: (envelope: string) => void; reject: (error: Error) => void }>();
 /** execution id → the Runner keeping it. */
 const keepers = new Map<ExecutionId, Keeper>();
 /** execution id → its bridge, while its Runner runs (the socket's side). */
 const bridges = new Map<ExecutionId, Bridge>();
-
-function send(message: SupervisorMessage): void {
-  if (socket !== null) socket.send(JSON.stringify(message));
-}
-
-/**
- * A run's way to the host, living in the socket's context: its tool calls and its outcome. One
- * per execution; an invocation of a retained execution reuses its execution's bridge, renamed
- * to the invocation's run so the host can attribute every call.
- */
-class Bridge extends RpcTarget {
-  #run: RunId;
-  readonly #settings: SupervisorSettings;
-
-  constructor(run: RunId, settings: SupervisorSettings) {
-    super();
-    this.#run = run;
-    this.#settings = settings;
-  }
-
-  rename(run: RunId): void {
-    this.#run = run;
-  }
-
-  /** Puts a tool call to the host; resolves with the envelope it answers. */
-  call(provider: string, tool: string, args: string): Promise<string> {
-    const run = this.#run;
-    return new Promise((resolve, reject) => {
-      if (socket === null) {
-        reject(new Error(supervisorText.hostGone));
-        return;
-      }
-      const ask = nextAsk++ as AskId;
-      const text = JSON.stringify({ t: 'call', run, ask, provider, tool, args } satisfies SupervisorMessage);
-      const size = overFrameCap(text, this.#settings);
-      if (size !== null) {
-        reject(new Error(supervisorText.callTooLarge(size, this.#settings.maxFrameBytes)));
-        return;
-      }
-      asks.set(ask, { resolve, reject });
-      socket.send(text);
-    });
-  }
-
-  /**
-   * A run's `done` or `cancelled`, already JSON: it crosses from the run's context as one string
-   * (cheaper than the value's tree, and bounded by workerd's RPC limit) and goes out as it is.
-   */
-  report(text: string): void {
-    if (socket !== null) socket.send(text);
-  }
-}
 
 /**
  * Where every run executes: a call of this entrypoint has a request context of its own. An
@@ -144,7 +84,11 @@ export class Runner extends WorkerEntrypoint<SupervisorEnv> {
         // No supervise() to end it: its control goes here.
         closeControl(run);
         const fault = messageOf(error);
-        await report(bridge, { t: 'done', run, outcome: 'fault', fault, logs: [], inTime: true }, settings);
+        await report(
+          bridge,
+          { t: 'done', run, outcome: 'fault', fault, logs: [], settledBeforeDeadline: true },
+          settings,
+        );
         return;
       }
       const loaded = worker;
@@ -215,7 +159,7 @@ function invoke(message: InvokeMessage): void {
   const run = message.run as RunId;
   const keeper = keepers.get(exec);
   if (keeper === undefined) {
-    send({ t: 'done', run, outcome: 'missing', logs: [], inTime: true });
+    send({ t: 'done', run, outcome: 'missing', logs: [], settledBeforeDeadline: true });
     return;
   }
   keepers.delete(exec);
@@ -228,13 +172,6 @@ function release(exec: ExecutionId): void {
   const keeper = keepers.get(exec);
   keepers.delete(exec);
   keeper?.(null);
-}
-
-function answer(ask: AskId, envelope: string): void {
-  const pending = asks.get(ask);
-  if (pending === undefined) return;
-  asks.delete(ask);
-  pending.resolve(envelope);
 }
 
 function receive(message: HostMessage, env: SupervisorEnv, ctx: ExecutionContext): void {
@@ -251,7 +188,7 @@ function receive(message: HostMessage, env: SupervisorEnv, ctx: ExecutionContext
         .catch((error: unknown) => {
           closeControl(run);
           // The Runner itself failed (workerd refused the call): the run still gets its `done`.
-          send({ t: 'done', run, outcome: 'fault', fault: messageOf(error), logs: [], inTime: true });
+          send({ t: 'done', run, outcome: 'fault', fault: messageOf(error), logs: [], settledBeforeDeadline: true });
         })
         .finally(() => bridges.delete(exec));
       return;
@@ -260,7 +197,7 @@ function receive(message: HostMessage, env: SupervisorEnv, ctx: ExecutionContext
       invoke(message);
       return;
     case 'cancel':
-      cancelRun(message.run as RunId, message.race);
+      cancelRun(message.run as RunId, message.raceMayWin);
       return;
     case 'release':
       release(message.exec as ExecutionId);
@@ -275,13 +212,13 @@ export default {
   fetch(request, env, ctx) {
     const settings = env.SETTINGS;
     const authorized = request.headers.get(settings.tokenHeader) === settings.token;
-    if (socket !== null || !authorized || request.headers.get('upgrade') !== 'websocket') {
+    if (hostConnected() || !authorized || request.headers.get('upgrade') !== 'websocket') {
       return new Response(null, { status: 403 });
     }
     const pair = new WebSocketPair();
     const server = pair[1];
     server.accept();
-    socket = server;
+    connectHost(server);
     server.addEventListener('message', (event) => {
       const message = typeof event.data === 'string' ? grammar.parseHostMessage(event.data) : null;
       if (message === null) {
@@ -294,11 +231,7 @@ export default {
         console.error(supervisorText.supervisorFailure + messageOf(error));
       }
     });
-    server.addEventListener('close', () => {
-      socket = null;
-      for (const pending of asks.values()) pending.reject(new Error(supervisorText.hostGone));
-      asks.clear();
-    });
+    server.addEventListener('close', disconnectHost);
     return new Response(null, { status: 101, webSocket: pair[0] });
   },
 } satisfies ExportedHandler<SupervisorEnv>;

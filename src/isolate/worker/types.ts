@@ -49,12 +49,12 @@ export interface SandboxBridge {
 }
 
 /**
- * How a run ended in its sandbox (harness.ts). `inTime`, the sandbox's verdict on its race, is
- * carried on to the host as the `done` message's field of that name.
+ * How a run ended in its sandbox (harness.ts). `settledBeforeDeadline`, the sandbox's verdict on
+ * its race, is carried on to the host as the `done` message's field of that name.
  */
 export type SandboxOutcome =
-  | { ok: true; value: unknown; logs: LogEntry[]; inTime: boolean }
-  | { ok: false; error: string; logs: LogEntry[]; inTime: boolean };
+  | { ok: true; value: unknown; logs: LogEntry[]; settledBeforeDeadline: boolean }
+  | { ok: false; error: string; logs: LogEntry[]; settledBeforeDeadline: boolean };
 
 /** An `invoke` whose handle the worker does not hold. */
 export interface HandleMissing {
@@ -83,7 +83,7 @@ export interface InvokeOptions {
  */
 export interface SandboxEntrypoint extends Rpc.WorkerEntrypointBranded {
   evaluate(bridge: SandboxBridge, options: EvaluateOptions): Promise<SandboxOutcome>;
-  snapshot(): { logs: LogEntry[]; inTime: boolean };
+  snapshot(): { logs: LogEntry[]; settledBeforeDeadline: boolean };
   cancel(run: string, awaitRace: boolean): RaceVerdict | Promise<RaceVerdict>;
   invoke(
     handle: string,
