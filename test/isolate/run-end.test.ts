@@ -71,7 +71,7 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
 }
 
 describe('RunEnd', () => {
-  it('gives a run up at its wall-clock bound with race set, and a done in time still stands', async () => {
+  it('gives a run up at its wall-clock bound where the race may still be won, and a done settled before the deadline still stands', async () => {
     const { sandbox, events, end } = runEnd({ timeout: 30 });
     end.start();
     expect(end.doneIsLate(done(false))).toBe(false);
@@ -83,7 +83,7 @@ describe('RunEnd', () => {
     expect(end.timeoutText()).toBe(ExecutionTimeoutError.format(30));
   });
 
-  it('gives a run up past its CPU bound without a race, and no done wins over it', async () => {
+  it('gives a run up past its CPU bound where no race can be won, and no done wins over it', async () => {
     const { sandbox, end } = runEnd({ timeout: 60_000, cpuTimeout: 40 });
     end.start();
     sandbox.spin();
