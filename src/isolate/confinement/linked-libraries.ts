@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
+import { confinementText } from './texts.js';
 
 const PT_INTERP = 3;
 const HEADER_BYTES = 64 * 1024;
@@ -22,8 +23,8 @@ function elfInterpreter(binary: string): string {
     closeSync(fd);
   }
   const view = head.subarray(0, read);
-  if (view.length < 64 || view.readUInt32BE(0) !== 0x7f454c46) throw new Error(`${binary} is not an ELF file`);
-  if (view[4] !== 2 || view[5] !== 1) throw new Error(`${binary} is not a 64-bit little-endian ELF file`);
+  if (view.length < 64 || view.readUInt32BE(0) !== 0x7f454c46) throw new Error(confinementText.notElf(binary));
+  if (view[4] !== 2 || view[5] !== 1) throw new Error(confinementText.notElf64LittleEndian(binary));
   const programHeaders = Number(view.readBigUInt64LE(0x20));
   const entrySize = view.readUInt16LE(0x36);
   const entries = view.readUInt16LE(0x38);
@@ -41,7 +42,7 @@ function elfInterpreter(binary: string): string {
       .replace(/\0.*$/s, '');
     if (isAbsolute(path)) return path;
   }
-  throw new Error(`${binary} names no ELF interpreter (PT_INTERP)`);
+  throw new Error(confinementText.noInterpreter(binary));
 }
 
 /**
@@ -51,7 +52,7 @@ function elfInterpreter(binary: string): string {
 function listedPath(line: string): string | undefined {
   const trimmed = line.trim();
   if (trimmed === '') return undefined;
-  if (/=>\s*not found/.test(trimmed)) throw new Error(`a library workerd links is missing: ${trimmed}`);
+  if (/=>\s*not found/.test(trimmed)) throw new Error(confinementText.libraryMissing(trimmed));
   const arrow = /=>\s*(\/\S+)\s+\(0x[0-9a-f]+\)$/.exec(trimmed);
   if (arrow) return arrow[1];
   const bare = /^(\/\S+)\s+\(0x[0-9a-f]+\)$/.exec(trimmed);

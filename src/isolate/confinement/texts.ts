@@ -13,6 +13,11 @@ export const confinementText = {
     `unprivileged user namespaces are disabled on this host (${sysctl} is ${value})`,
   binaryUnresolved: (detail: string) => `the workerd binary could not be resolved: ${detail}`,
   librariesUnresolved: (detail: string) => `the libraries workerd links could not be listed: ${detail}`,
+  // The details of librariesUnresolved (linked-libraries.ts).
+  notElf: (binary: string) => `${binary} is not an ELF file`,
+  notElf64LittleEndian: (binary: string) => `${binary} is not a 64-bit little-endian ELF file`,
+  noInterpreter: (binary: string) => `${binary} names no ELF interpreter (PT_INTERP)`,
+  libraryMissing: (loaderLine: string) => `a library workerd links is missing: ${loaderLine}`,
   trialFailed: (detail: string) => `a trial run of workerd under bwrap failed: ${detail}`,
   viewUnreachable: (detail: string) => `the files of a member's view cannot be made reachable by its uid: ${detail}`,
   noSearchableTemporary: (candidates: readonly string[], uid: number) =>

@@ -16,7 +16,7 @@
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { createChannelGrammar } from '../channel/channel.js';
-import type { HostMessage, InvokeMessage, SupervisorMessage } from '../channel/messages.js';
+import type { HostMessage, InvokeMessage, RunMessage, SupervisorMessage } from '../channel/messages.js';
 import { supervisorText } from '../texts.js';
 import { answer, Bridge, connectHost, disconnectHost, hostConnected, send } from './host-link.js';
 import { closeRoute, openRoute } from './outbound.js';
@@ -29,10 +29,8 @@ export { Outbound } from './outbound.js';
 /** `ctx.exports` (the `enable_ctx_exports` flag of the supervisor): its own entrypoints, as bindings. */
 interface SupervisorExports {
   Outbound(options: { props: { route: RouteId } }): Fetcher;
-  Runner: { execute(message: RunMessageOf, bridge: Bridge): Promise<void> };
+  Runner: { execute(message: RunMessage, bridge: Bridge): Promise<void> };
 }
-
-type RunMessageOf = Extract<HostMessage, { t: 'run' }>;
 
 /**
  * The bridge as a Runner holds it: a stub, whose copies passed on in a call's parameters are
@@ -59,7 +57,7 @@ const bridges = new Map<ExecutionId, Bridge>();
  * runs each invocation of it, until it is released.
  */
 export class Runner extends WorkerEntrypoint<SupervisorEnv> {
-  async execute(message: RunMessageOf, bridge: RunBridge): Promise<void> {
+  async execute(message: RunMessage, bridge: RunBridge): Promise<void> {
     const settings = this.env.SETTINGS;
     const run = message.run as RunId;
     const route = message.run as RouteId;
