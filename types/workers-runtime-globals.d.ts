@@ -5,8 +5,8 @@
  * that package's global form clashes with Node's and the DOM's. So each name here is the very
  * declaration from the package's module form, which declares nothing globally.
  *
- * Only the tests, the harness and the bench read upstream's declarations; src/ never does (it is
- * checked by tsconfig.build.json, which does not include this file).
+ * Only the tests, the harness and the bench read upstream's declarations. src/ never does, and
+ * cannot lean on these names: tsconfig.build.json, which builds it, does not include this file.
  */
 import type * as Workers from '@cloudflare/workers-types/index.js';
 
