@@ -5,12 +5,10 @@
  * short head (`encodeHostMessage`), instead of escaping it into a JSON string a second time.
  *
  * The supervisor's bundle imports this module, so both ends parse with one implementation; the
- * messages themselves are messages.ts. `createChannelGrammar` is self-contained (its source text,
- * `CHANNEL_GRAMMAR_SOURCE`, evaluates on its own). A parser returns `null` for a frame outside
- * the grammar; it never throws.
+ * messages themselves are messages.ts. A parser returns `null` for a frame outside the grammar;
+ * it never throws.
  */
 
-import { selfContainedSource } from '../../protocol/function-source.js';
 import type { LogEntry, ModuleSource } from '../../protocol/types.js';
 import type { DoneBase, DoneMessage, HostMessage, SupervisorMessage } from './messages.js';
 
@@ -200,8 +198,5 @@ export function createChannelGrammar(): ChannelGrammar {
 
   return { encodeHostMessage, parseHostMessage, parseSupervisorMessage, parseModuleSource: moduleOf };
 }
-
-/** The grammar's source: an expression whose value is `createChannelGrammar`. */
-export const CHANNEL_GRAMMAR_SOURCE = /* @__PURE__ */ selfContainedSource(createChannelGrammar);
 
 export const channelGrammar: ChannelGrammar = /* @__PURE__ */ createChannelGrammar();

@@ -4,11 +4,9 @@
  * host answers with one. A frame is a 4-byte big-endian head length, that many bytes of JSON head,
  * then the body bytes. The POST carries the relay's token and the run's id in two headers.
  *
- * `createRelayCodec` is self-contained on purpose: the supervisor evaluates its source text
- * (`RELAY_CODEC_SOURCE`) as a module, so both ends share the frame layout, the heads and the
- * header names. A decoder returns `null` for a frame outside the grammar; it never throws.
+ * The supervisor's bundle imports this module, so both ends share the frame layout, the heads and
+ * the header names. A decoder returns `null` for a frame outside the grammar; it never throws.
  */
-import { selfContainedSource } from '../../protocol/function-source.js';
 
 type HeaderPairs = [string, string][];
 
@@ -131,8 +129,5 @@ export function createRelayCodec(): RelayCodec {
     decodeReply,
   };
 }
-
-/** The codec's source: an expression whose value is `createRelayCodec`. */
-export const RELAY_CODEC_SOURCE = /* @__PURE__ */ selfContainedSource(createRelayCodec);
 
 export const relayCodec: RelayCodec = /* @__PURE__ */ createRelayCodec();
