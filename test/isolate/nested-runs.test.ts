@@ -3,12 +3,12 @@
  * as upstream's runtime does for `codemode.run(snippet)`. On a pool of one, the nested run must
  * not wait on the process its parent holds.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
+import { sendUnrelatedRuns, unrelatedRunsExpected } from '../support/unrelated-runs.js';
 
 let executor: IsolateExecutor | undefined;
 
@@ -71,36 +71,8 @@ describe('a run started from a tool call of a running execution', () => {
 
   it('is told from forty unrelated runs sent meanwhile on maxWorkers 2: they queue, none is refused', async () => {
     executor = new IsolateExecutor({ timeout: 20_000, pool: { maxWorkers: 2, spare: 0 } });
-    const providers = [{ name: 'codemode', tools: ['run', 'wait'] }];
-    let toolCalled = () => {};
-    const firstToolCall = new Promise<void>((resolve) => {
-      toolCalled = resolve;
-    });
-    const dispatch: Dispatch = createEnvelopeDispatch(
-      {
-        codemode: async (tool, [value]) => {
-          toolCalled();
-          if (tool === 'wait') return sleep(100, value);
-          const outcome = await executor!.execute({ code: value as string, providers, dispatch });
-          if (outcome.error !== undefined) throw new Error(outcome.error);
-          return outcome.result;
-        },
-      },
-      { active: true },
-    );
-    const run = (index: number) => {
-      const body =
-        index === 20
-          ? 'const inner = await codemode.run("async () => codemode.wait(6 * 7)"); return { inner }'
-          : `await codemode.wait(${index}); return codemode.wait(${index})`;
-      return executor!.execute({ code: `async () => { ${body} }`, providers, dispatch });
-    };
-    const first = run(0);
-    // The other 39 are started while a tool call of the first is in flight, none of them from it.
-    await firstToolCall;
-    const outcomes = await Promise.all([first, ...Array.from({ length: 39 }, (_, index) => run(index + 1))]);
-    expect(outcomes).toEqual(
-      Array.from({ length: 40 }, (_, index) => ({ result: index === 20 ? { inner: 42 } : index, logs: [] })),
-    );
+    // The executor's timeout (20 s) bounds each run, so the requests name none.
+    const outcomes = await sendUnrelatedRuns(executor);
+    expect(outcomes).toEqual(unrelatedRunsExpected);
   }, 180_000);
 });

@@ -10,6 +10,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
 import { connect } from '../../src/remote/index.js';
+import { sendUnrelatedRuns, unrelatedRunsExpected } from '../support/unrelated-runs.js';
 import { NodeWebSocket } from './support/client.js';
 import { startDaemon, stopAllDaemons } from './support/daemon.js';
 import { openRawSession } from './support/raw-session.js';
@@ -47,40 +48,8 @@ it('forty concurrent unrelated executions on a daemon of two sandbox processes a
   const daemon = await startDaemon(['--max-workers', '2', '--spare', '0']);
   const executor = await connect(daemon.url, { websocket: NodeWebSocket });
   try {
-    const providers = [{ name: 'codemode', tools: ['run', 'wait'] }];
-    let toolCalled = () => {};
-    const firstToolCall = new Promise<void>((resolve) => {
-      toolCalled = resolve;
-    });
-    const dispatch: Dispatch = createEnvelopeDispatch(
-      {
-        codemode: async (tool, [value]) => {
-          // A tool that waits, as a program mostly does.
-          toolCalled();
-          if (tool === 'wait') return sleep(100, value);
-          const outcome = await executor.execute({ code: value as string, providers, dispatch, timeout: 20_000 });
-          if (outcome.error !== undefined) throw new Error(outcome.error);
-          return outcome.result;
-        },
-      },
-      { active: true },
-    );
-    const run = (index: number) => {
-      const body =
-        index === 20
-          ? 'const inner = await codemode.run("async () => codemode.wait(6 * 7)"); return { inner }'
-          : `await codemode.wait(${index}); return codemode.wait(${index})`;
-      return executor.execute({ code: `async () => { ${body} }`, providers, dispatch, timeout: 20_000 });
-    };
-    const first = run(0);
-    // The other 39 are sent while a tool call of the first is in flight, none of them from it.
-    await firstToolCall;
-    const outcomes = await Promise.all([first, ...Array.from({ length: 39 }, (_, index) => run(index + 1))]);
-    const expected = Array.from({ length: 40 }, (_, index) => ({
-      result: index === 20 ? { inner: 42 } : index,
-      logs: [],
-    }));
-    expect(outcomes).toEqual(expected);
+    const outcomes = await sendUnrelatedRuns(executor, 20_000);
+    expect(outcomes).toEqual(unrelatedRunsExpected);
   } finally {
     await executor.dispose();
   }
