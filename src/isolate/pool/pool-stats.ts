@@ -43,16 +43,11 @@ export interface PoolStatsOptions {
   pss?: boolean | undefined;
 }
 
-/** What the snapshot is read from. */
-export interface PoolSnapshotSource<P extends PoolProcess> {
+/** What the snapshot is read from: the members, and the figures it passes on as they are. */
+export interface PoolSnapshotSource<P extends PoolProcess>
+  extends Pick<PoolStats, 'starting' | 'queued' | 'maxWorkers' | 'memory' | 'spawns' | 'ends'> {
   live: Member<P>[];
   retainedOn: (sandbox: P) => number;
-  starting: number;
-  queued: number;
-  maxWorkers: number;
-  memory: PoolMemoryStats;
-  spawns: number;
-  ends: PoolEnds;
 }
 
 export function poolStats<P extends PoolProcess>(source: PoolSnapshotSource<P>, options: PoolStatsOptions): PoolStats {
