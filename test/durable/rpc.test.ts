@@ -4,15 +4,13 @@
  * arrives (or the error the call fails with) must be the same. Plus what only facets have: one
  * instance per name, one database per facet, a class that must be among `exports`.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
+import { serveWorkerd } from '../remote/support/workerd.js';
 import { DESCRIBE_SOURCE, PROBES, SEND_SOURCE } from './support/rpc-probes.js';
 
 /** What `cloudflare:workers` resolves to under the register entry (plain JavaScript, read untyped). */
@@ -22,9 +20,6 @@ const { DurableObject, RpcTarget } = (await import(
   DurableObject: new (ctx: unknown, env: unknown) => { ctx: unknown; env: unknown };
   RpcTarget: new () => object;
 };
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const WORKERD = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd');
 
 const CONFIG = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
@@ -67,29 +62,12 @@ ${Object.entries(PROBES)
 
 /** Runs the probes in workerd and returns what it saw. */
 async function observeInWorkerd(): Promise<Record<string, unknown>> {
-  const dir = await mkdtemp(join(tmpdir(), 'durable-rpc-'));
-  await writeFile(join(dir, 'config.capnp'), CONFIG);
-  await writeFile(join(dir, 'main.js'), MAIN);
-  await writeFile(join(dir, 'target.js'), TARGET);
-  const child: ChildProcess = spawn(WORKERD, ['serve', 'config.capnp', '--control-fd=3'], {
-    cwd: dir,
-    stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
-  });
-  const exited = once(child, 'exit');
+  const worker = await serveWorkerd({ 'config.capnp': CONFIG, 'main.js': MAIN, 'target.js': TARGET });
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stdio[3]!.on('data', (chunk: Buffer) => {
-        const event = /"event":"listen".*"port":(\d+)/.exec(chunk.toString('utf8'));
-        if (event) resolve(Number(event[1]));
-      });
-      void exited.then(([code]) => reject(new Error(`workerd exited with ${String(code)} before listening`)));
-    });
-    const response = await fetch(`http://127.0.0.1:${port}/`);
+    const response = await fetch(`${worker.url}/`);
     return (await response.json()) as Record<string, unknown>;
   } finally {
-    child.kill('SIGKILL');
-    await exited;
-    await rm(dir, { recursive: true, force: true });
+    await worker.stop();
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * Runs a bundled Worker under plain workerd (the npm package's binary, no wrangler), with no
- * compatibility flags, allowed to reach loopback alone. Learns its port from the control fd.
+ * Runs Workers under plain workerd (the npm package's binary, no wrangler), learning the port from
+ * the control fd: a bundled Worker with no compatibility flags, allowed to reach loopback alone
+ * (`runWorker`), or any config and modules a test writes (`serveWorkerd`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -53,10 +54,17 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
-export async function runWorker(code: string): Promise<RunningWorker> {
-  const dir = await mkdtemp(join(tmpdir(), 'remote-workerd-'));
-  await writeFile(join(dir, 'worker.js'), code);
-  await writeFile(join(dir, 'config.capnp'), CONFIG);
+export function runWorker(code: string): Promise<RunningWorker> {
+  return serveWorkerd({ 'config.capnp': CONFIG, 'worker.js': code });
+}
+
+/**
+ * Serves `files` (a `config.capnp` and the modules it embeds) under workerd, from a directory of
+ * their own, until `stop()`; its first socket's URL is the one returned.
+ */
+export async function serveWorkerd(files: Record<string, string>): Promise<RunningWorker> {
+  const dir = await mkdtemp(join(tmpdir(), 'workerd-'));
+  for (const [name, content] of Object.entries(files)) await writeFile(join(dir, name), content);
   const child: ChildProcess = spawn(WORKERD, ['serve', 'config.capnp', '--control-fd=3'], {
     cwd: dir,
     stdio: ['ignore', 'inherit', 'inherit', 'pipe'],
