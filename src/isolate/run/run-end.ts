@@ -14,15 +14,17 @@ import type { CancelMessage, DoneMessage } from '../channel/messages.js';
 import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
 
 /**
- * How long a process has to answer `cancel`. When it has not, and it burned CPU meanwhile, it is
- * spinning (its only JavaScript thread is held) and is killed. When it used almost no CPU it is
- * merely not being scheduled on a loaded host: it gets another grace period, up to the cap, so
- * its logs are not lost for nothing.
+ * How a process that does not answer `cancel` is judged. It is spinning (its only JavaScript
+ * thread is held) once it has burned SPIN_CPU_MS of CPU time since the cancel without answering,
+ * and is killed. CPU time, not a share of the wall clock: a process that is merely not scheduled
+ * on a loaded host burns little, and one that is still loading the run's worker (a bound of 0
+ * gives up before the program starts) burns a few tens of milliseconds, so neither is mistaken for
+ * a spin whatever the host's scheduling. One that burns nothing and never answers is killed at the
+ * cap. The check is made every CANCEL_GRACE_MS.
  */
 const CANCEL_GRACE_MS = 50;
-const CANCEL_GRACE_CAP_MS = 1_000;
-/** The share of the grace period a process must have spent on CPU to count as spinning. */
-const SPINNING_CPU_SHARE = 0.3;
+const CANCEL_GRACE_CAP_MS = 2_000;
+const SPIN_CPU_MS = 200;
 
 /** Which bound ended the run: the wall clock (`timeout`), or its CPU time (`cpuTimeout`). */
 type Expiry = 'timeout' | 'cpu';
@@ -155,19 +157,14 @@ export class RunEnd {
     this.#cpu.stop();
     this.#process.send({ t: 'cancel', run: this.#run, raceMayWin });
     const since = performance.now();
-    let cpuBefore = this.#process.cpuMs();
-    let checkedAt = since;
+    const cpuAtCancel = this.#process.cpuMs();
     const check = () => {
-      const now = performance.now();
       const cpuNow = this.#process.cpuMs();
-      const spinning =
-        cpuBefore === undefined || cpuNow === undefined || cpuNow - cpuBefore >= SPINNING_CPU_SHARE * (now - checkedAt);
-      if (spinning || now - since >= CANCEL_GRACE_CAP_MS) {
+      const spinning = cpuAtCancel === undefined || cpuNow === undefined || cpuNow - cpuAtCancel >= SPIN_CPU_MS;
+      if (spinning || performance.now() - since >= CANCEL_GRACE_CAP_MS) {
         this.#events.spinning();
         return;
       }
-      cpuBefore = cpuNow;
-      checkedAt = now;
       this.#grace = setTimeout(check, CANCEL_GRACE_MS);
     };
     this.#grace = setTimeout(check, CANCEL_GRACE_MS);

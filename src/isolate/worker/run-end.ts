@@ -22,19 +22,21 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // ---- the race (harness.ts) ----------------------------------------------------------------------
 // Upstream races the user call against a setTimeout(bound) armed after the call's synchronous
 // prefix, the user call first. The host's clock (which may pause for host waits) decides a loss;
-// this race only proves a win: a run that settled in time by the sandbox's clock is in time even
-// when the host's clock, started earlier at hand-off, has already expired. So a run that settles
-// on microtasks alone wins even a bound of 0, as it does upstream. One run at a time per worker.
+// this race only proves a win: a run that settled in time in the sandbox is in time even when the
+// host's clock, started earlier at hand-off, has already expired. One run at a time per worker.
 //
-// The clock decides, not the timer: user code can clear any timer by guessing its id, so a run
-// wins only if it settled before the timer fired and no later than its deadline by `Date.now()`
-// (which advances in real time here), give or take CLOCK_SLACK_MS for the clock's granularity.
+// Event order decides, as upstream's Promise.race does, never the wall clock: a run that ends
+// before the race timer fired has won. So a run that settles on microtasks alone wins even a bound
+// of 0, however long the host's scheduler keeps the process off a core meanwhile.
 //
-// The program can call `raced`, `returned` and `threw` itself (they are exports of `__codemode`).
-// So the first `raced` arms the race and no later call moves its deadline (an early one only
-// brings it closer), and what a run reports as `settledBeforeDeadline` is read from the clock by
-// the very call that ends it, the entry's, never from a decision an earlier call made. A forged
-// early win can then only make `cancel` wait for the run's own reply, which says it was late.
+// The clock only bounds what user code can do to the race, on `Date.now()` (which advances in real
+// time here), give or take CLOCK_SLACK_MS. User code can clear the race timer by guessing its id,
+// so once the host asks for the verdict (`raceVerdict`), a run that has not ended by its deadline
+// has lost. It can also call `raced`, `returned` and `threw` itself (they are exports of
+// `__codemode`): the first `raced` arms the race and no later call moves its deadline, and a run
+// that ends more than once (only a forged call ends it early) is judged by the clock at every end.
+// A forged early win can then only make `cancel` wait for the run's own reply, which says it was
+// late.
 // The decision is not taken by a reaction on the program's promise: a second reaction there
 // would end V8's async stack at the program's frame.
 
@@ -46,8 +48,10 @@ interface Race {
   /** When the run's bound is up (`Date.now()`); Infinity until armed. */
   deadline: number;
   armed: boolean;
-  /** What the latest ending call read from the clock. */
+  /** What the latest ending call decided. */
   endedBeforeDeadline: boolean | undefined;
+  /** How many calls ended the run: more than one means one was forged. */
+  ends: number;
 }
 
 /** The run in flight in this worker: its race, its timers, and whether a success retains what it returned. */
@@ -86,7 +90,7 @@ const holdRequest = () => $setTimeout(() => {}, 0x7fffffff);
  * id 1, as upstream's does.
  */
 export function startRun(run: string, bound: number, retain: boolean, hold: boolean): RunInFlight {
-  race = { run, won: undefined, timerFired: false, deadline: Infinity, armed: false, endedBeforeDeadline: undefined };
+  race = { run, won: undefined, timerFired: false, deadline: Infinity, armed: false, endedBeforeDeadline: undefined, ends: 0 };
   inFlight = { race, bound, retain, keepAlive: hold ? holdRequest() : undefined, timer: undefined };
   return inFlight;
 }
@@ -110,12 +114,15 @@ export function armRace(current: RunInFlight): void {
 }
 
 /**
- * The run ends now: whether that is in time, by the clock, whatever an earlier call decided. Its
- * timers are cleared.
+ * The run ends now: in time when its race timer has not fired, whatever an earlier call decided,
+ * and, for a run that was ended before (a forged call), when the clock is not past its deadline.
+ * Its timers are cleared.
  */
 export function endRun(current: RunInFlight): boolean {
   const state = current.race;
-  const settledBeforeDeadline = !state.timerFired && $now() <= state.deadline + CLOCK_SLACK_MS;
+  const forgedBefore = state.ends++ > 0;
+  const settledBeforeDeadline =
+    !state.timerFired && (!forgedBefore || $now() <= state.deadline + CLOCK_SLACK_MS);
   decide(state, settledBeforeDeadline);
   state.endedBeforeDeadline = settledBeforeDeadline;
   if (current.timer !== undefined) $clearTimeout(current.timer);
