@@ -10,6 +10,7 @@ import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/er
 import { cancellationText } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
 import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
+import { withSlack } from '../support/machine-slack.js';
 
 const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;
@@ -126,9 +127,12 @@ describe('the bound', () => {
     await executor.closeHandles(retained.executionId!);
   });
 
-  it('with a bound of 0, times out a run that awaits a 10 ms timer, with the lines logged before', async () => {
+  it('with a bound of 0, times out a run that awaits a timer, with the lines logged before', async () => {
+    // The race timer (0 ms) is armed after the program's synchronous prefix, which sets the
+    // program's timer: a 10 ms timer could fall due first when the host preempts that prefix for
+    // 10 ms (upstream's race would then return too). A second's timer keeps scheduling out of it.
     const outcome = await executor.execute({
-      code: 'async () => { console.log("before"); await new Promise((r) => setTimeout(r, 10)); return 42 }',
+      code: 'async () => { console.log("before"); await new Promise((r) => setTimeout(r, 1_000)); return 42 }',
       timeout: 0,
     });
     expect(outcome).toEqual({
@@ -147,11 +151,14 @@ describe('the bound', () => {
 });
 
 describe('the run clock', () => {
+  // The bound also holds the sandbox's start, which a loaded host slows: a quiet machine's 300 ms,
+  // stretched. Each host wait lasts twice the bound.
+  const bound = withSlack(300);
   const request = {
-    code: 'async () => { console.log("asking"); return await slow.wait(600) }',
+    code: `async () => { console.log("asking"); return await slow.wait(${2 * bound}) }`,
     providers: [{ name: 'slow', tools: ['wait'] }],
     dispatch: slowDispatch,
-    timeout: 300,
+    timeout: bound,
   };
 
   it('stops while a tool call is in flight by default', async () => {
@@ -164,20 +171,20 @@ describe('the run clock', () => {
   it('counts the tool call with countHostWaits: true', async () => {
     expect(await executor.execute({ ...request, countHostWaits: true })).toEqual({
       result: undefined,
-      error: ExecutionTimeoutError.format(300),
+      error: ExecutionTimeoutError.format(bound),
       logs: [{ level: 'log', message: 'asking' }],
     });
   });
 
   it('stops while an outbound request is in flight, and counts it with countHostWaits: true', async () => {
     const outbound = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => setTimeout(resolve, 2 * bound));
       return new Response('late body');
     };
     const code = 'async () => (await fetch("https://example.test/")).text()';
-    expect(await executor.execute({ code, outbound, timeout: 300 })).toEqual({ result: 'late body', logs: [] });
-    expect((await executor.execute({ code, outbound, timeout: 300, countHostWaits: true })).error).toBe(
-      ExecutionTimeoutError.format(300),
+    expect(await executor.execute({ code, outbound, timeout: bound })).toEqual({ result: 'late body', logs: [] });
+    expect((await executor.execute({ code, outbound, timeout: bound, countHostWaits: true })).error).toBe(
+      ExecutionTimeoutError.format(bound),
     );
   });
 });

@@ -29,7 +29,9 @@ describe.runIf(process.platform === 'linux')('a member grown past its share of t
       const [usedMb, memberMb] = [Number(match![1]), Number(match![2])];
       expect(grown).toEqual({ result: undefined, error: isolateText.memoryBudget(usedMb, 150, memberMb), logs: [] });
       expect(usedMb).toBeGreaterThan(150);
-      expect(memberMb).toBeGreaterThanOrEqual(120);
+      // The member ended held the most of the three, so at least their mean. (Its figure is a sample
+      // taken while it fills its 120 MB: how far it got depends on the host's scheduling.)
+      expect(memberMb * 3).toBeGreaterThanOrEqual(usedMb);
       await waitFor(() => executor.stats().ends.killed === 1, 'its member to be counted as killed');
       held.open();
       expect((await Promise.all(smalls)).map((result) => result.error ?? result.result)).toEqual([

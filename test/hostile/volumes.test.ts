@@ -11,6 +11,7 @@ import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '
 import { isolateText } from '../../src/isolate/texts.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 import { isAlive, waitFor } from '../isolate/processes.js';
+import { withSlack } from '../support/machine-slack.js';
 
 /** How often acorn's tokenizer was started: the leading-import scan is its only user on this path. */
 const tokenizerStarts = vi.hoisted(() => ({ count: 0 }));
@@ -30,7 +31,8 @@ let executor: IsolateExecutor;
 
 beforeAll(() => {
   executor = new IsolateExecutor({
-    timeout: 10_000,
+    // A guard, not a figure under test: a loaded host moves these megabytes slower.
+    timeout: withSlack(10_000),
     pool: { maxWorkers: 2, spare: 1 },
     limits: { maxConcurrentToolCalls: 8 },
   });

@@ -560,41 +560,6 @@ describe("a member's private directory", () => {
   });
 });
 
-describe('a member that cannot start', () => {
-  it('leaves no descriptor open and no directory behind when a file its view binds is gone', async () => {
-    const confinement = resolveConfinement('required', resolveWorkerdBinary);
-    if (!confinement.confined) throw new Error(confinement.reason);
-    const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
-    const missing = join(tmpdir(), `codemode-gone-${process.pid}.so`);
-    const plan = { ...confinement.plan, linkedFiles: [...confinement.plan.linkedFiles, missing] };
-    const openDescriptors = () => readdirSync('/proc/self/fd').length;
-    const directories = () =>
-      readdirSync(tmpdir())
-        .filter((name) => name.startsWith('codemode-'))
-        .sort();
-    const startMissing = () =>
-      SandboxProcess.start({
-        binary: resolveWorkerdBinary(),
-        relay,
-        heapLimitMb: 64,
-        limits: DEFAULT_LIMITS,
-        startupTimeoutMs: 20_000,
-        confinement: plan,
-        cgroup: null,
-      });
-    // A first failed start opens what the process keeps for every member (the memory guard's
-    // thread, loaded modules), so the count below sees only what one start leaves.
-    await expect(startMissing()).rejects.toThrow(/ENOENT/);
-    const [descriptorsBefore, directoriesBefore] = [openDescriptors(), directories()];
-    await expect(startMissing()).rejects.toThrow(/ENOENT/);
-    // At most as many: a descriptor of an earlier test's member may close meanwhile (the memory
-    // guard and the /proc readers close theirs as that member's end is seen), but none may be added.
-    expect(openDescriptors()).toBeLessThanOrEqual(descriptorsBefore);
-    expect(directories()).toEqual(directoriesBefore);
-    await relay.close();
-  });
-});
-
 interface HostMember {
   pid: number;
   directory: string;

@@ -121,8 +121,8 @@ describe('RunEnd', () => {
     end.abandon();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(events.spinning).toBe(0);
-    await until(() => events.spinning > 0, 3_000);
-    expect(performance.now() - since).toBeGreaterThanOrEqual(1_000);
+    await until(() => events.spinning > 0, 10_000);
+    expect(performance.now() - since).toBeGreaterThanOrEqual(2_000);
   });
 
   it('reports a spin at the first grace period where the CPU time cannot be read', async () => {
