@@ -90,7 +90,15 @@ const holdRequest = () => $setTimeout(() => {}, 0x7fffffff);
  * id 1, as upstream's does.
  */
 export function startRun(run: string, bound: number, retain: boolean, hold: boolean): RunInFlight {
-  race = { run, won: undefined, timerFired: false, deadline: Infinity, armed: false, endedBeforeDeadline: undefined, ends: 0 };
+  race = {
+    run,
+    won: undefined,
+    timerFired: false,
+    deadline: Infinity,
+    armed: false,
+    endedBeforeDeadline: undefined,
+    ends: 0,
+  };
   inFlight = { race, bound, retain, keepAlive: hold ? holdRequest() : undefined, timer: undefined };
   return inFlight;
 }
@@ -121,8 +129,7 @@ export function armRace(current: RunInFlight): void {
 export function endRun(current: RunInFlight): boolean {
   const state = current.race;
   const forgedBefore = state.ends++ > 0;
-  const settledBeforeDeadline =
-    !state.timerFired && (!forgedBefore || $now() <= state.deadline + CLOCK_SLACK_MS);
+  const settledBeforeDeadline = !state.timerFired && (!forgedBefore || $now() <= state.deadline + CLOCK_SLACK_MS);
   decide(state, settledBeforeDeadline);
   state.endedBeforeDeadline = settledBeforeDeadline;
   if (current.timer !== undefined) $clearTimeout(current.timer);
