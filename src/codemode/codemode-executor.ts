@@ -104,7 +104,8 @@ export class CodemodeExecutor {
     };
     // Left out, a field stays undefined and the native construction default applies.
     if (options?.modules !== undefined) request.modules = options.modules;
-    if (options?.timeout !== undefined) request.timeout = options.timeout;
+    // Upstream hands the bound to setTimeout, which takes a negative delay as 0: so does the dialect.
+    if (options?.timeout !== undefined) request.timeout = atLeastZero(options.timeout);
     if (options?.cpuTimeout !== undefined) request.cpuTimeout = options.cpuTimeout;
     if (options?.outbound !== undefined) request.outbound = options.outbound;
 
@@ -148,4 +149,9 @@ function resolveProviders(
   const providers = [{ name: DEFAULT_PROVIDER_NAME, fns: providersOrFns as Record<string, ToolFunction> }];
   assertFunctionRecords(providers);
   return providers;
+}
+
+/** A negative number of milliseconds as 0; anything else unchanged (the native executor checks it). */
+function atLeastZero(timeout: ExecuteRequest['timeout']): ExecuteRequest['timeout'] {
+  return typeof timeout === 'number' && timeout < 0 ? 0 : timeout;
 }
