@@ -67,7 +67,7 @@ function configFor(shipped: string, ports: Ports): string {
 }
 
 /** What a failed start says: what is missing and how to get it, or what HAProxy said. */
-export const haproxyTexts = {
+const haproxyTexts = {
   notInstalled: (why: string) =>
     `haproxy is not installed (${why}): the fleet tests run the shipped deploy/haproxy.cfg in a real HAProxy. ` +
     'Install it (Debian and Ubuntu: apt-get install haproxy; .ci/run installs it when missing) and run the tests again.',
