@@ -241,6 +241,63 @@ describe('loadCatalogue', () => {
     );
   });
 
+  it('reports a line dedented inside a block scalar as the first YAML error, with a hint about its indentation', () => {
+    // The first case is fine; the second's code block has a line at column 1 in its middle. The
+    // library ends the block there and reports every later line again, over a thousand errors in a
+    // real file: the first one and where the block went wrong is what helps.
+    const second = GOOD.replace('- id: adds', '- id: second').replace(
+      '  code: async () => codemode.add(20, 22)',
+      '  code: |-\n    async () => {\n      const sum = await codemode.add(20, 22)\nreturn sum\n    }',
+    );
+    write('dedent.yaml', `${GOOD}${second}`);
+    // Line 1 is the schema comment and GOOD takes lines 2 (blank) to 11; `return sum` is line 19.
+    const message = problems();
+    expect(message).toMatch(
+      /^.*dedent\.yaml:19 \(case "second"\): YAML [^\n]+: this line starts at column 1, inside the block scalar "code: \|-" of line 16, whose lines start at column 5: /,
+    );
+    expect(message).toContain(
+      'indent every line of a block scalar deeper than its key, and at least as deep as its first',
+    );
+    expect(message).not.toMatch(/more YAML errors/);
+    // The same slip at the column of the case's keys.
+    write('dedent.yaml', `${GOOD}${second.replace('\nreturn sum', '\n  return sum')}`);
+    expect(problems()).toMatch(
+      /dedent\.yaml:19 \(case "second"\): YAML [^\n]+: this line starts at column 3, inside the block scalar "code: \|-" of line 16/,
+    );
+    // A one-line block whose only line sits at its key's column, as most of the catalogue's are.
+    const oneLine = GOOD.replace('- id: adds', '- id: second').replace(
+      '  code: async () => codemode.add(20, 22)',
+      '  code: |-\n  async () => codemode.add(20, 22)',
+    );
+    write('dedent.yaml', `${GOOD}${oneLine}`);
+    expect(problems()).toMatch(
+      /dedent\.yaml:17 \(case "second"\): YAML [^\n]+: this line starts at column 3, inside the block scalar "code: \|-" of line 16, whose key starts at column 3: /,
+    );
+  });
+
+  it('says what a skip entry looks like when one is not a mapping', () => {
+    write('skipword.yaml', `${GOOD}  skipOn: [ latest ]\n`);
+    expect(problems()).toBe(
+      `${join(dir, 'skipword.yaml')}:12 (case "adds"): /skipOn/0 is the string "latest", but a skip entry is a mapping such as { before: args-spread }: it must name one boundary, with before or from, and may add a note`,
+    );
+  });
+
+  it('suggests the property a mistyped key was meant to be, at every depth', () => {
+    write(
+      'typo.yaml',
+      GOOD.replace('  providers:', '  provders:').replace('    logs: []', '    logs: []\n    reslt: 1'),
+    );
+    const message = problems();
+    expect(message).toContain(
+      `typo.yaml:7 (case "adds"): has an unknown property "provders"; did you mean "providers"?`,
+    );
+    expect(message).toContain(
+      `typo.yaml:12 (case "adds"): /expect has an unknown property "reslt"; did you mean "result"?`,
+    );
+    write('typo.yaml', GOOD.replace('    logs: []', '    logs: []\n    zebra: 1'));
+    expect(problems()).toMatch(/\/expect has an unknown property "zebra"$/);
+  });
+
   it('checks the boundaries file against its own schema', () => {
     writeFileSync(
       join(dir, BOUNDARIES_FILE),

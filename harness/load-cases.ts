@@ -14,6 +14,7 @@ import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
 import type { Flow, LoadedFlow } from './flow-model.js';
 import { isFlow, RUNTIME_BOUNDARY, referenceRefusal } from './judge.js';
+import { nearestName } from './nearest-name.js';
 import { texts } from './texts.js';
 import { describeYamlMistake } from './yaml-mistake.js';
 
@@ -111,6 +112,21 @@ function usefulErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   });
 }
 
+/** The annotations of a schema node that complaints read. */
+interface SchemaNode {
+  title?: string;
+  description?: string;
+  examples?: Array<Record<string, string>>;
+  properties?: Record<string, unknown>;
+}
+
+/** A flat mapping as a case file writes it inline: `{ before: args-spread }`. */
+function flowMapping(value: Record<string, string>): string {
+  return `{ ${Object.entries(value)
+    .map(([key, item]) => `${key}: ${item}`)
+    .join(', ')} }`;
+}
+
 /** The complaint for one schema error, and the property it is about when that has a line of its own. */
 function describeError(error: ErrorObject): { message: string; key?: string } {
   const params = error.params as { additionalProperty?: string; propertyName?: string; allowedValues?: unknown[] };
@@ -120,10 +136,20 @@ function describeError(error: ErrorObject): { message: string; key?: string } {
       : error.keyword === 'propertyNames'
         ? params.propertyName
         : undefined;
-  if (unknownKey !== undefined) return { message: texts.loader.unknownProperty(unknownKey), key: unknownKey };
+  const schema = (error.parentSchema ?? {}) as SchemaNode;
+  if (unknownKey !== undefined) {
+    // A property the schema lists, for a slip such as `provders`; `propertyNames` lists none.
+    const known = error.keyword === 'additionalProperties' ? Object.keys(schema.properties ?? {}) : [];
+    return { message: texts.loader.unknownProperty(unknownKey, nearestName(unknownKey, known)), key: unknownKey };
+  }
   if (error.keyword === 'enum') return { message: texts.loader.notOneOf(params.allowedValues ?? []) };
+  // Ajv's "must be object" says neither what was written nor what belongs there; a mapping the
+  // schema titles and shows an example of (a skip entry) is said in those words.
+  const [example] = schema.examples ?? [];
+  if (error.keyword === 'type' && schema.title !== undefined && example !== undefined && schema.description)
+    return { message: texts.loader.notAMapping(error.data, schema.title, flowMapping(example), schema.description) };
   // A union's own error is vague ("must match exactly one schema"); its schema's description says what it takes.
-  const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  const description = schema.description;
   if ((error.keyword === 'oneOf' || error.keyword === 'anyOf') && typeof description === 'string')
     return { message: description };
   return { message: error.message ?? error.keyword };

@@ -21,10 +21,22 @@ const AGAINST: Record<Against, string> = {
   skip: 'the expect of its skip entry',
 };
 
+/** A YAML value as a complaint names it: `the string "latest"`, `a list`, `null`. */
+function givenValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  return `the ${typeof value} ${String(value)}`;
+}
+
 export const texts = {
   loader: {
     schemaComment: (comment: string) => `the file must begin with the line ${comment}`,
-    unknownProperty: (key: string) => `has an unknown property "${key}"`,
+    unknownProperty: (key: string, meant?: string) =>
+      `has an unknown property "${key}"${meant === undefined ? '' : `; did you mean "${meant}"?`}`,
+    /** A value where the schema wants a mapping it names (`title`) and shows (`example`). */
+    notAMapping: (given: unknown, title: string, example: string, description: string) =>
+      `is ${givenValue(given)}, but ${title} is a mapping such as ${example}: it ${description}`,
     notOneOf: (allowed: readonly unknown[]) =>
       `must be one of: ${allowed.map((value) => JSON.stringify(value)).join(', ')}`,
     duplicateId: (first: string) => `duplicate id, first declared at ${first}`,
@@ -43,8 +55,20 @@ export const texts = {
     callsWithoutRecord: 'needs options.recordCalls: true, or no side reports the calls it would compare',
     recordWithoutCalls: 'records the host calls, but expect has no calls to compare them with',
     noFiles: 'no case files (*.yaml) found',
-    yaml: (message: string, more: number) =>
-      `YAML ${message}${more > 0 ? ` (and ${more} more YAML errors after it)` : ''}`,
+    yaml: (message: string) => `YAML ${message}`,
+    blockScalarDedent: (
+      message: string,
+      indent: number,
+      header: string,
+      headerLine: number,
+      keyIndent: number,
+      blockIndent: number | undefined,
+    ) =>
+      `YAML ${message}: this line starts at column ${indent + 1}, inside the block scalar "${header}" of line ${headerLine}, ` +
+      (blockIndent === undefined
+        ? `whose key starts at column ${keyIndent + 1}: YAML ends the block at a line indented no deeper than its key, `
+        : `whose lines start at column ${blockIndent + 1}: YAML ends the block at a line indented less than its first, `) +
+      `and reads the rest as keys; indent every line of a block scalar deeper than its key, and at least as deep as its first`,
     keyOutOfLine: (key: string, indent: number, previousKey: string, previousLine: number, previousIndent: number) =>
       `"${key}:" starts at column ${indent + 1}, but "${previousKey}:" on line ${previousLine} starts at column ${previousIndent + 1}: ` +
       `the keys of one mapping start at the same column${indent > previousIndent ? `, and YAML reads a line indented deeper as part of the value above it` : ''}`,

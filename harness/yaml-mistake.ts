@@ -14,6 +14,9 @@ const KEY_LINE = /^( *)(- +)?([A-Za-z_$][\w$-]*): */;
 const ITEM_START = /^- /;
 const ID_KEY = /^(?:- +| +)id: *(["']?)([\w.$-]+)\1 *(?:#.*)?$/;
 
+/** A key whose value is a block scalar: `  code: |-`, with its chomping or indentation indicator. */
+const BLOCK_SCALAR_HEADER = /^( *)(- +)?([A-Za-z_$][\w$-]*: *[|>][-+0-9]*) *(?:#.*)?$/;
+
 /** The errors whose cause is where a key starts, which the library reports where it stopped reading. */
 const INDENTATION_CODES = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY', 'BAD_INDENT']);
 
@@ -47,6 +50,49 @@ function previousKeyLine(lines: readonly string[], line: number): KeyLine | unde
   return undefined;
 }
 
+interface BlockDedent {
+  /** The line indented less than the block's first, and its indentation. */
+  line: number;
+  indent: number;
+  /** The block's header (`code: |-`), its line, its key's indentation, and the block's first line's. */
+  header: string;
+  headerLine: number;
+  keyIndent: number;
+  /** Absent when the line cut short is the block's first. */
+  blockIndent: number | undefined;
+}
+
+/**
+ * The first line that cuts a block scalar short: indented no deeper than the block's key, or less
+ * than the block's first line, where nothing can stand but the next key of the mapping that holds
+ * the block (or a sequence item, or a comment) at the key's column or left of it. YAML ends the
+ * block there and takes the line for a key, so every line after it is an error.
+ */
+function blockScalarDedent(lines: readonly string[]): BlockDedent | undefined {
+  for (let at = 0; at < lines.length; at += 1) {
+    const header = BLOCK_SCALAR_HEADER.exec(lines[at]!);
+    if (!header) continue;
+    const keyIndent = header[1]!.length + (header[2]?.length ?? 0);
+    let blockIndent: number | undefined;
+    for (let next = at + 1; next < lines.length; next += 1) {
+      const text = lines[next]!;
+      if (text.trim() === '') continue;
+      const indent = text.length - text.trimStart().length;
+      if (blockIndent !== undefined && indent >= blockIndent) continue;
+      const endsTheBlock =
+        indent <= keyIndent && (keyLine(lines, next + 1) !== undefined || /^(- |-$|#)/.test(text.trimStart()));
+      if (endsTheBlock) break;
+      // The block's first line sets its indentation, and must sit deeper than the key.
+      if (blockIndent === undefined && indent > keyIndent) {
+        blockIndent = indent;
+        continue;
+      }
+      return { line: next + 1, indent, header: header[3]!.trim(), headerLine: at + 1, keyIndent, blockIndent };
+    }
+  }
+  return undefined;
+}
+
 /** The id of the case item that holds `line`, when it has one. */
 function caseIdAt(lines: readonly string[], line: number): string | undefined {
   let start = line;
@@ -62,7 +108,8 @@ function caseIdAt(lines: readonly string[], line: number): string | undefined {
 
 /**
  * The complaint for the first of `errors`: `file:line (case "id"): message`, at the line of the
- * mistake. Later errors mostly cascade from the first, and are only counted.
+ * mistake. Later errors mostly cascade from the first (a block scalar cut short makes every later
+ * line an error, over a thousand in a catalogue file), so only the first is reported.
  */
 export function describeYamlMistake(
   fileName: string,
@@ -74,8 +121,21 @@ export function describeYamlMistake(
   const lines = source.split(/\r?\n/);
   const reported = lineCounter.linePos(first.pos[0]).line;
   let line = reported;
-  let message = texts.loader.yaml(first.message.split('\n')[0] ?? '', errors.length - 1);
-  if (isIndentationError(first)) {
+  const firstMessage = first.message.split('\n')[0] ?? '';
+  let message = texts.loader.yaml(firstMessage);
+  const dedent = blockScalarDedent(lines);
+  // A dedent inside a block scalar causes whatever the library says first at or after its line.
+  if (dedent && dedent.line <= lineCounter.linePos(Math.max(first.pos[0], first.pos[1] - 1)).line) {
+    line = dedent.line;
+    message = texts.loader.blockScalarDedent(
+      firstMessage,
+      dedent.indent,
+      dedent.header,
+      dedent.headerLine,
+      dedent.keyIndent,
+      dedent.blockIndent,
+    );
+  } else if (isIndentationError(first)) {
     // The library stops where it could not go on; the key out of line is where the errors sharing its start end.
     const ends = errors
       .filter((error) => error.pos[0] === first.pos[0])

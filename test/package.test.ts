@@ -4,7 +4,10 @@
  * README's snippets (and docs/moving-a-host.md's) are read from the installed copy, type-checked
  * under `strict`, run, and must print what the page says. Then the dialect's own types (every line
  * of the peer range) accept CodemodeExecutor as their Executor. The declarations are checked under
- * TypeScript 5.9 and 7 (which loads no `@types` package unless told to).
+ * TypeScript 5.9 and 7 (which loads no `@types` package unless told to), and so is
+ * docs/durable-state.md's typed host of upstream's runtime, with skipLibCheck off. The README's
+ * Install section is followed as written: the tarball it names, its quick start, its check of the
+ * register entry.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relativeLinks, shellLines, typeScriptSnippets } from './package/markdown.js';
+import { namedFiles, relativeLinks, section, shellLines, typeScriptSnippets } from './package/markdown.js';
 import { ENTRIES_CHECK, INSTALL_SCRIPTS, unresolvedMapSources } from './package/published-files.js';
 import { bundleWorker } from './remote/support/workerd.js';
 
@@ -94,9 +97,14 @@ function newestMtime(dir: string): number {
 }
 
 let dir: string;
+/** The file name `npm pack` gave the tarball. */
+let tarballName: string;
 /** The tarball, `ws` and the type packages a Node user of the README has. */
 let consumer: string;
-/** The tarball and upstream's helpers with what they load: a Node host of docs/moving-a-host.md. */
+/**
+ * The tarball and upstream's helpers with what they load: a Node host of docs/moving-a-host.md,
+ * with the type packages docs/durable-state.md's typed host names.
+ */
 let host: string;
 /** The tarball alone, installed as a user installs it (scripts allowed): no `@types` package at all. */
 let bare: string;
@@ -110,6 +118,7 @@ beforeAll(async () => {
   await run('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], root);
   const tarball = (await readdir(dir)).find((file) => file.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack left no tarball in ${dir}`);
+  tarballName = tarball;
   const types = [installed('@types/node')];
   ({ project: consumer } = await consumerProject('consumer', join(dir, tarball), [
     installed('ws'),
@@ -127,6 +136,9 @@ beforeAll(async () => {
     installed('@modelcontextprotocol/sdk'),
     installed('zod'),
     installed('@cfworker/json-schema'),
+    // What docs/durable-state.md's typed host adds, for upstream's declarations.
+    installed('@cloudflare/workers-types'),
+    installed('ai'),
     ...types,
   ]));
 });
@@ -227,6 +239,22 @@ describe('the packed package in an empty project', () => {
     expect(output.trim()).toBe('function');
   });
 
+  it("installs as the README's Install section says, from the tarball npm pack writes, and runs its quick start as printed", async () => {
+    const readme = await readFile(join(bare, 'node_modules', PACKAGE, 'README.md'), 'utf8');
+    const install = shellLines(section(readme, 'Install'));
+    const prose = section(readme, 'Install').replace(/\s+/g, ' ');
+    // The registry has no such package yet; the section says so, and installs what npm pack writes.
+    expect(prose).toContain(`\`npm install ${PACKAGE}\` answers \`404 Not Found\``);
+    expect(install).toContain('npm ci && npm pack');
+    const fromTarball = install.find((line) => line.startsWith('npm install ') && line.endsWith('.tgz'));
+    expect(fromTarball?.split('/').at(-1)).toBe(tarballName);
+    // `bare` is that install: the tarball alone, into an empty project, scripts allowed.
+    const [quickStart] = typeScriptSnippets(readme);
+    expect(prose).toContain('saved in your project as `quickstart.mjs`, `node quickstart.mjs` prints');
+    await writeFile(join(bare, 'quickstart.mjs'), quickStart!.source);
+    expect((await run(process.execPath, ['quickstart.mjs'], bare)).trim()).toBe(quickStart!.prints?.trim());
+  });
+
   it("runs the README's snippets, type-checked under strict, and each prints what the README says", async () => {
     const readme = await readFile(join(consumer, 'node_modules', PACKAGE, 'README.md'), 'utf8');
     const snippets = typeScriptSnippets(readme);
@@ -280,6 +308,31 @@ describe('the packed package in an empty project', () => {
     });
   });
 
+  it("type-checks docs/durable-state.md's typed runtime host under TypeScript 5.9 and 7, skipLibCheck off, and runs it", async () => {
+    const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'durable-state.md'), 'utf8');
+    const files = namedFiles(page);
+    expect(files.map((file) => file.name)).toEqual(['tsconfig.json', 'workers-runtime.d.ts', 'host.ts']);
+    const project = join(host, 'typed');
+    await mkdir(project);
+    for (const file of files) await writeFile(join(project, file.name), file.body);
+    const { compilerOptions } = JSON.parse(files[0]!.body) as { compilerOptions: Record<string, unknown> };
+    expect(compilerOptions.skipLibCheck).toBe(false);
+    for (const { tsc: compiler } of TYPESCRIPTS) await run(process.execPath, [compiler, '-p', '.'], project);
+    const hostFile = files[2]!;
+    const printed = await run(process.execPath, ['--import', `${PACKAGE}/register`, 'out/host.js'], project);
+    expect(hostFile.prints).toBeDefined();
+    expect(printed.trim()).toBe(hostFile.prints?.trim());
+    // The cast is needed: the state's type is a subset of DurableObjectState.
+    const cast = 'state as unknown as DurableObjectState';
+    expect(hostFile.body).toContain(cast);
+    await writeFile(join(project, 'host.ts'), hostFile.body.replace(cast, 'state'));
+    await expect(run(process.execPath, [tsc, '-p', '.', '--noEmit'], project)).rejects.toThrow(
+      /host\.ts\(\d+,\d+\): error TS2740: Type 'DurableState' is missing the following properties from type 'DurableObjectState/,
+    );
+    // Three checks of upstream's, the AI SDK's and the Workers declarations, about 20 s each on a
+    // loaded two-core machine: a bound for a hang, not for speed.
+  }, 300_000);
+
   it("runs docs/moving-a-host.md's Worker under workerd, without nodejs_compat, against a daemon", async () => {
     const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'moving-a-host.md'), 'utf8');
     const worker = typeScriptSnippets(page).find((snippet) => snippet.typeCheckOnly);
@@ -321,10 +374,18 @@ export default {
     }
   });
 
-  it('lets node load upstream through the register subpath, and only through it', async () => {
-    const load = ['--input-type=module', '-e', "await import('@cloudflare/codemode'); console.log('loaded')"];
-    expect((await run(process.execPath, ['--import', `${PACKAGE}/register`, ...load], host)).trim()).toBe('loaded');
-    await expect(run(process.execPath, load, host)).rejects.toThrow(/ERR_UNSUPPORTED_ESM_URL_SCHEME/);
+  it("lets node load upstream through the register subpath, and only through it, as the README's check shows", async () => {
+    const readme = await readFile(join(host, 'node_modules', PACKAGE, 'README.md'), 'utf8');
+    const check = shellLines(section(readme, 'Install')).find((line) => line.startsWith('node --import '));
+    if (!check) throw new Error("The README's Install section shows no check of the register entry");
+    expect((await run('sh', ['-c', check], host)).trim()).toBe('upstream loads');
+    // Without the entry, Node's own error, which the README names as the sign of it.
+    const without = check.replace(`--import ${PACKAGE}/register `, '');
+    expect(without).not.toBe(check);
+    const quoted = /`\.\.\. (Received protocol '[^']+')`/.exec(section(readme, 'Install'))?.[1];
+    expect(quoted).toBeDefined();
+    await expect(run('sh', ['-c', without], host)).rejects.toThrow(/ERR_UNSUPPORTED_ESM_URL_SCHEME/);
+    await expect(run('sh', ['-c', without], host)).rejects.toThrow(quoted!);
   });
 
   it('is an Executor, with providers and options, to every dialect line of the peer range', async () => {

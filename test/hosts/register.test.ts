@@ -97,6 +97,31 @@ describe('upstream in Node with the register entry', () => {
   );
 });
 
+describe('a host started without the register entry', () => {
+  it('stops before any of its modules runs, so no code of the host or of this package can name the fix', async () => {
+    // A host whose first import is this package's root entry, then a module that would report
+    // itself, then upstream's root entry. Node links the whole graph before it evaluates any of
+    // it, so the refusal comes first: the README says so, and gives a check instead.
+    const dir = await mkdtemp(join(ROOT, '.register-host-'));
+    try {
+      await writeFile(join(dir, 'first.mjs'), "console.log('a module of the host ran')\n");
+      await writeFile(
+        join(dir, 'host.mjs'),
+        "import '@supolka/cloudflare-codemode-executor'\nimport './first.mjs'\nimport '@cloudflare/codemode'\n",
+      );
+      const started = promisify(execFile)(process.execPath, [join(dir, 'host.mjs')], { cwd: ROOT, timeout: 60_000 });
+      const failure = (await started.then(
+        () => expect.unreachable('the host loaded upstream without the register entry'),
+        (error: unknown) => error,
+      )) as { stdout: string; stderr: string };
+      expect(failure.stderr).toContain("Received protocol 'cloudflare:'");
+      expect(failure.stdout).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /**
  * What a Node host does with the three classes: subclass them, construct a connector with
  * `(ctx, env, ...)` and read `this.ctx` and `this.env`, construct an RPC target. Run once on the

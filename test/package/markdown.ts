@@ -57,6 +57,26 @@ export function typeScriptSnippets(markdown: string): Snippet[] {
   });
 }
 
+export interface NamedFile {
+  /** The file name the block's info string gives (```ts host.ts). */
+  name: string;
+  body: string;
+  /** What the page says running it prints: the bare fence that follows after prose ending in "prints". */
+  prints: string | undefined;
+}
+
+/** The page's blocks that name the file they are (```json tsconfig.json), in page order. */
+export function namedFiles(markdown: string): NamedFile[] {
+  const { blocks } = readPage(markdown);
+  return blocks.flatMap((block, index) => {
+    const [name] = block.tags;
+    if (name === undefined || !/^[\w.-]+\.[a-z]+$/.test(name)) return [];
+    const next = blocks[index + 1];
+    const prints = next && next.lang === '' && /\bprints$/.test(next.before.trim()) ? next.body : undefined;
+    return [{ name, body: block.body, prints }];
+  });
+}
+
 /** The body of the page's first TypeScript block tagged `tag` (```ts worker-host), if any. */
 export function taggedSnippet(markdown: string, tag: string): string | undefined {
   return readPage(markdown).blocks.find((block) => block.lang === 'ts' && block.tags.includes(tag))?.body;
@@ -79,4 +99,13 @@ export function shellLines(markdown: string): string[] {
     .flatMap((block) => block.body.split('\n'))
     .map((line) => line.replace(/\s+#.*$/, '').trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** The part of a page under the `## <heading>` heading, up to the next `## ` heading. */
+export function section(markdown: string, heading: string): string {
+  const lines = markdown.split('\n');
+  const start = lines.indexOf(`## ${heading}`);
+  if (start < 0) throw new Error(`The page has no "## ${heading}" heading`);
+  const end = lines.findIndex((line, index) => index > start && line.startsWith('## '));
+  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
 }

@@ -4,7 +4,6 @@
  * loopback port of the test's), so what is tested is what ships.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -67,6 +66,16 @@ function configFor(shipped: string, ports: Ports): string {
   return out.join('\n');
 }
 
+/** What a failed start says: what is missing and how to get it, or what HAProxy said. */
+const haproxyTexts = {
+  notInstalled: (why: string) =>
+    `haproxy is not installed (${why}): the fleet tests run the shipped deploy/haproxy.cfg in a real HAProxy. ` +
+    'Install it (Debian and Ubuntu: apt-get install haproxy; .ci/run installs it when missing) and run the tests again.',
+  couldNotStart: (why: string) => `haproxy could not be started: ${why}`,
+  exited: (status: string, stderr: string) =>
+    `haproxy exited before it listened (${status}). Its output:\n${stderr.trim() || '(no output)'}`,
+};
+
 export interface RunningHaproxy {
   /** `ws://127.0.0.1:<frontend>` */
   url: string;
@@ -77,17 +86,27 @@ export interface RunningHaproxy {
   stop(): Promise<void>;
 }
 
-export async function startHaproxy(backends: Backend[]): Promise<RunningHaproxy> {
+/** `env` is added to the test's environment (the test of a missing HAProxy gives a PATH without it). */
+export async function startHaproxy(backends: Backend[], env: NodeJS.ProcessEnv = {}): Promise<RunningHaproxy> {
   const ports: Ports = { frontend: await freePort(), stats: await freePort(), backends };
   const config = configFor(await readFile(SHIPPED, 'utf8'), ports);
   const dir = await mkdtemp(join(tmpdir(), 'codemode-fleet-haproxy-'));
   const path = join(dir, 'haproxy.cfg');
   await writeFile(path, config);
   // -db: stay in the foreground, so the test owns the process and its exit.
-  const child = spawn('haproxy', ['-db', '-f', path], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('haproxy', ['-db', '-f', path], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  // A failed spawn (ENOENT when the PATH has no haproxy) is an 'error' event, never an output line.
+  let spawnError: NodeJS.ErrnoException | undefined;
+  child.once('error', (error: NodeJS.ErrnoException) => {
+    spawnError = error;
+  });
   const stderr: string[] = [];
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
-  const exited = once(child, 'exit');
+  // Not events.once: it rejects on the 'error' of a failed spawn, which nobody would await.
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   const statuses = async (): Promise<Map<string, string>> => {
     const response = await fetch(`http://127.0.0.1:${ports.stats}/stats;csv`);
     const [header, ...rows] = (await response.text()).trim().split('\n');
@@ -111,9 +130,11 @@ export async function startHaproxy(backends: Backend[]): Promise<RunningHaproxy>
   };
   // The stats page answers once HAProxy has bound its sockets.
   for (;;) {
-    if (child.exitCode !== null) {
+    if (spawnError !== undefined || child.exitCode !== null || child.signalCode !== null) {
       await stop();
-      throw new Error(`haproxy exited: ${stderr.join('')}`);
+      if (spawnError?.code === 'ENOENT') throw new Error(haproxyTexts.notInstalled('no haproxy on the PATH'));
+      if (spawnError !== undefined) throw new Error(haproxyTexts.couldNotStart(spawnError.message));
+      throw new Error(haproxyTexts.exited(`code ${child.exitCode}, signal ${child.signalCode}`, stderr.join('')));
     }
     try {
       await statuses();
