@@ -13,4 +13,5 @@ export type {
   OpenDurableStateOptions,
 } from './open-state.js';
 export { openDurableState } from './open-state.js';
+export type { DurableStateError, DurableStateErrorCode } from './errors.js';
 export type { SqlCursor, SqlStorage, SqlValue } from './sql-storage.js';

@@ -2,12 +2,14 @@
  * `openDurableState`: a subset of Cloudflare's DurableObjectState for a Node host, backed by
  * SQLite files under one directory that this process alone holds until `close()`.
  */
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { acquireHolderLock } from './holder-lock.js';
+import { durableStateError, errnoCode, isDurableStateError, messageOf } from './errors.js';
+import { acquireHolderLock, type HolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
 import { stubFor } from './rpc-clone.js';
 import type { SqlStorage } from './sql-storage.js';
+import { ensureOwnDirectory, undoCreated } from './state-dir.js';
 import { StateNode } from './state-node.js';
 import {
   BACKUP_TARGET_EXISTS,
@@ -87,16 +89,21 @@ const MAX_FACET_KEY_LENGTH = 200;
 
 export async function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
   const { path, exports, env, durability } = checkOptions(options);
+  const created = ensureOwnDirectory(path, path);
+  let lock: HolderLock;
   try {
-    mkdirSync(path, { recursive: true });
     accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
+    lock = await acquireHolderLock(path);
   } catch (error) {
-    throw new Error(formatPathUnusable(path, error instanceof Error ? error.message : String(error)));
+    // A failed open leaves nothing it did not find.
+    undoCreated(created);
+    if (errnoCode(error) !== undefined && !isDurableStateError(error))
+      throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(path, messageOf(error)));
+    throw error;
   }
-  const lock = await acquireHolderLock(path);
   let root: StateNode;
   try {
-    root = StateNode.open(path, { durability, isFacet: false });
+    root = StateNode.open(path, { statePath: path, durability, isFacet: false });
   } catch (error) {
     lock.release();
     throw error;
@@ -113,11 +120,12 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
     return closing;
   };
   const backup = async (target: string): Promise<void> => {
-    if (life.closed !== undefined) throw new Error(life.closed);
+    if (life.closed !== undefined) throw durableStateError('STATE_CLOSED', life.closed);
     const destination = resolve(target);
     if (destination === path || destination.startsWith(`${path}${sep}`))
-      throw new Error(formatBackupTarget(destination, BACKUP_TARGET_INSIDE));
-    if (existsSync(destination)) throw new Error(formatBackupTarget(destination, BACKUP_TARGET_EXISTS));
+      throw durableStateError('STATE_BACKUP_TARGET', formatBackupTarget(destination, BACKUP_TARGET_INSIDE));
+    if (existsSync(destination))
+      throw durableStateError('STATE_BACKUP_TARGET', formatBackupTarget(destination, BACKUP_TARGET_EXISTS));
     root.backupInto(destination);
   };
   return refuseMissingMembers('ctx', { ...rootState, backup, close }) as DurableState;
@@ -133,7 +141,7 @@ function buildState(
   const classes = new Set(Object.values(exports));
   const facets: DurableFacets = {
     get(name, startup) {
-      if (life.closed !== undefined) throw new Error(life.closed);
+      if (life.closed !== undefined) throw durableStateError('STATE_CLOSED', life.closed);
       if (typeof name !== 'string' || name.length === 0) throw new TypeError(formatFacetNameInvalid(name));
       const existing = stubs.get(name);
       if (existing) return existing;

@@ -5,6 +5,7 @@
  * BLOB as an ArrayBuffer).
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
+import { durableStateError } from './errors.js';
 import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
 import { type KeptStatement, StatementCache } from './statement-cache.js';
@@ -107,12 +108,12 @@ export class SqlStorage {
     } catch (error) {
       this.#closed ??= formatCommitFailed(error instanceof Error ? error.message : String(error));
       if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-      throw new Error(this.#closed);
+      throw durableStateError('STATE_CLOSED', this.#closed);
     }
   };
 
   get databaseSize(): number {
-    if (this.#closed !== undefined) throw new Error(this.#closed);
+    if (this.#closed !== undefined) throw durableStateError('STATE_CLOSED', this.#closed);
     // As workerd counts it: pages in use, free pages excluded.
     const row = this.#db.get(
       'SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS pages, (SELECT page_size FROM pragma_page_size) AS size',
@@ -121,7 +122,7 @@ export class SqlStorage {
   }
 
   exec(query: string, ...bindings: unknown[]): SqlCursor {
-    if (this.#closed !== undefined) throw new Error(this.#closed);
+    if (this.#closed !== undefined) throw durableStateError('STATE_CLOSED', this.#closed);
     if (typeof query !== 'string') throw new TypeError(SQL_QUERY_NOT_STRING);
     const values = bindings.map(toBindingValue);
     const changesBefore = this.#changes();

@@ -26,7 +26,7 @@ export function formatDatabaseUnusable(file: string, reason: string): string {
 
 /** The single-writer rule: a second open of a path while another holder has it. */
 export function formatAlreadyOpen(path: string, holder: string | undefined): string {
-  const by = holder ? `by ${holder}` : 'by another process (its holder record is unreadable)';
+  const by = holder ? `by ${holder}` : 'by another process (its holder record, LOCK, is missing or unreadable)';
   return (
     `Durable state at ${path} is already open ${by}. One path has one writer at a time: ` +
     'close the other holder first, or give this host its own path.'
@@ -36,6 +36,40 @@ export function formatAlreadyOpen(path: string, holder: string | undefined): str
 /** How a holder is named in formatAlreadyOpen: enough to find the process. */
 export function formatHolder(record: { pid: number; host: string; since: string }): string {
   return `process ${record.pid} on host ${record.host} (open since ${record.since})`;
+}
+
+/** A path under the state (or the state's own) that is a symbolic link. */
+export function formatSymlink(statePath: string, link: string): string {
+  const what = link === statePath ? 'it is a symbolic link' : `${link} is a symbolic link`;
+  const fix =
+    link === statePath
+      ? 'pass the directory it points to as the path, if you trust it'
+      : 'remove the link; the state creates what it needs itself';
+  return `Durable state at ${statePath} is refused: ${what}. The state never opens, creates or deletes anything through a link, as one someone else planted could point anywhere: ${fix}.`;
+}
+
+export function formatNotADirectory(statePath: string, path: string): string {
+  const what = path === statePath ? 'it exists and is not a directory' : `${path} exists and is not a directory`;
+  return `Durable state at ${statePath} cannot be opened: ${what}. Give the state a directory: an existing one, or a path that does not exist yet.`;
+}
+
+/** A directory or file of the state that another user owns, or that others can write. */
+export function formatUnsafe(statePath: string, path: string, owner: number, mode: number, ownUid: number): string {
+  const reason =
+    owner !== ownUid
+      ? `it is owned by uid ${owner}, not by this process's uid ${ownUid}`
+      : 'users other than its owner can write it';
+  const where = path === statePath ? '' : ` (${path})`;
+  return (
+    `Durable state at ${statePath} is refused${where}: ${reason} (owner uid ${owner}, mode ${formatMode(mode)}). ` +
+    "Whoever else can write there could plant links or swap the state's files. Use a directory that this " +
+    `user owns and only it can write (\`chown ${ownUid} <dir>\` and \`chmod go-w <dir>\`), or a path that does not ` +
+    'exist yet, which the state creates with mode 0700.'
+  );
+}
+
+function formatMode(mode: number): string {
+  return `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;
 }
 
 export function formatLockToolMissing(path: string, reason: string): string {
