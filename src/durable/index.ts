@@ -3,6 +3,8 @@
  * for `@cloudflare/codemode`'s runtime (`createCodemodeRuntime({ ctx })`) to run unchanged. Node
  * only. See docs/durable-state.md.
  */
+
+export type { DurableStateError, DurableStateErrorCode } from './errors.js';
 export type {
   Durability,
   DurableFacets,
@@ -13,5 +15,4 @@ export type {
   OpenDurableStateOptions,
 } from './open-state.js';
 export { openDurableState } from './open-state.js';
-export type { DurableStateError, DurableStateErrorCode } from './errors.js';
 export type { SqlCursor, SqlStorage, SqlValue } from './sql-storage.js';

@@ -8,6 +8,7 @@ import type { Database, Statement } from 'node-sqlite3-wasm';
 import { durableStateError } from './errors.js';
 import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
+import { type BindingValue, bindValues, type Row, readRows, type SqlValue } from './sql-values.js';
 import { type KeptStatement, StatementCache } from './statement-cache.js';
 import {
   formatClosed,
@@ -21,14 +22,11 @@ import {
   WRONG_BINDING_COUNT,
 } from './texts.js';
 
-export type SqlValue = ArrayBuffer | string | number | null;
-type Row = Record<string, SqlValue>;
-type BindingValue = string | number | null | Uint8Array;
+export type { SqlValue } from './sql-values.js';
 
 /** The binding's statement internals used here; the binding is pinned to one exact version. */
 interface StatementInternals {
   _bind(values: BindingValue[]): void;
-  _getColumnNames(): string[];
 }
 
 const NOTHING_TO_PREPARE = 'Nothing to prepare';
@@ -201,9 +199,8 @@ function runStatement(statement: KeptStatement, values: BindingValue[]): { colum
     statement.takes.set(values.length, takes);
   }
   if (!takes) throw new Error(WRONG_BINDING_COUNT);
-  const columns = internals._getColumnNames();
-  const rows = statement.prepared.all(values).map((row) => toCloudflareRow(row as Record<string, unknown>));
-  return { columns, rows };
+  bindValues(statement.prepared, values);
+  return readRows(statement.prepared);
 }
 
 /**
@@ -229,18 +226,6 @@ function toBindingValue(value: unknown, index: number): BindingValue {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(formatUnsupportedBinding(index, value));
-}
-
-function toCloudflareRow(row: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const [column, value] of Object.entries(row)) {
-    // As workerd does: an INTEGER becomes a number, beyond 2^53 with a double's precision.
-    if (typeof value === 'bigint') out[column] = Number(value);
-    else if (value instanceof Uint8Array)
-      out[column] = value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer;
-    else out[column] = value as SqlValue;
-  }
-  return out;
 }
 
 /** Statements Cloudflare refuses in `exec` (its authorizer denies transactions and savepoints). */

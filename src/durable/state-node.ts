@@ -6,10 +6,10 @@
 import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'node-sqlite3-wasm';
-import sqlite from 'node-sqlite3-wasm';
 import { durableStateError, messageOf } from './errors.js';
 import type { Durability } from './open-state.js';
 import { SqlStorage } from './sql-storage.js';
+import { binding } from './sqlite-binding.js';
 import { checkOwnEntry, ensureOwnDirectory } from './state-dir.js';
 import { formatDatabaseUnusable, formatSymlink } from './texts.js';
 
@@ -138,7 +138,7 @@ function clearBindingLock(statePath: string, file: string): void {
 function openDatabase(file: string, durability: Durability): Database {
   let db: Database | undefined;
   try {
-    db = new sqlite.Database(file);
+    db = new binding.Database(file);
     for (const pragma of [...PRAGMAS, SYNCHRONOUS[durability]]) db.all(pragma);
     // The first read of the schema is where a file that is not a database fails.
     db.all('SELECT count(*) FROM sqlite_schema');
