@@ -40,7 +40,18 @@ export interface OpenDurableStateOptions {
    * but not a crash of the machine (`synchronous = NORMAL`); commits then skip the wait for the disk.
    */
   durability?: Durability;
+  /**
+   * The most bytes each database of the state may hold: the host's own, and each facet's (a facet
+   * is a Durable Object of its own, and Cloudflare bounds each). A write past it fails with
+   * `STATE_SIZE_LIMIT`, and nothing stored before is harmed. 1 GiB by default.
+   */
+  maxStateBytes?: number;
 }
+
+/** maxStateBytes' default: 1 GiB (Cloudflare allows a SQLite-backed Durable Object 10 GB). */
+const DEFAULT_MAX_STATE_BYTES = 1024 ** 3;
+/** The smallest maxStateBytes: a few pages, enough for a schema. */
+const MIN_MAX_STATE_BYTES = 64 * 1024;
 
 export type Durability = 'power-loss' | 'process-crash';
 const DURABILITIES: readonly Durability[] = ['power-loss', 'process-crash'];
@@ -77,7 +88,7 @@ export interface DurableState extends DurableObjectStateSubset {
   close(): Promise<void>;
 }
 
-const OPTION_NAMES = new Set(['path', 'exports', 'env', 'durability']);
+const OPTION_NAMES = new Set(['path', 'exports', 'env', 'durability', 'maxStateBytes']);
 
 /** Whether the state is still open; once not, the text every further call throws. */
 interface Life {
@@ -88,7 +99,7 @@ interface Life {
 const MAX_FACET_KEY_LENGTH = 200;
 
 export async function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
-  const { path, exports, env, durability } = checkOptions(options);
+  const { path, exports, env, durability, maxStateBytes } = checkOptions(options);
   const created = ensureOwnDirectory(path, path);
   let lock: HolderLock;
   try {
@@ -103,7 +114,7 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
   }
   let root: StateNode;
   try {
-    root = StateNode.open(path, { statePath: path, durability, isFacet: false });
+    root = StateNode.open(path, { statePath: path, durability, maxStateBytes, isFacet: false });
   } catch (error) {
     lock.release();
     throw error;
@@ -183,6 +194,7 @@ function checkOptions(options: OpenDurableStateOptions): {
   exports: Record<string, unknown>;
   env: unknown;
   durability: Durability;
+  maxStateBytes: number;
 } {
   if (typeof options !== 'object' || options === null) throw new TypeError(OPTIONS_NOT_OBJECT);
   for (const name of Object.keys(options)) if (!OPTION_NAMES.has(name)) throw new TypeError(formatUnknownOption(name));
@@ -200,5 +212,15 @@ function checkOptions(options: OpenDurableStateOptions): {
       formatInvalidOption('durability', `one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}`, options.durability),
     );
   }
-  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability };
+  const maxStateBytes = options.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES;
+  if (!Number.isSafeInteger(maxStateBytes) || maxStateBytes < MIN_MAX_STATE_BYTES) {
+    throw new TypeError(
+      formatInvalidOption(
+        'maxStateBytes',
+        `a whole number of bytes, ${MIN_MAX_STATE_BYTES} or more`,
+        options.maxStateBytes,
+      ),
+    );
+  }
+  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability, maxStateBytes };
 }

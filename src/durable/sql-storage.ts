@@ -5,14 +5,17 @@
  * BLOB as an ArrayBuffer).
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
-import { durableStateError } from './errors.js';
+import { durableStateError, messageOf } from './errors.js';
 import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
 import { type BindingValue, bindValues, type Row, readRows, type SqlValue } from './sql-values.js';
+import { takeFileFault } from './sqlite-binding.js';
 import { type KeptStatement, StatementCache } from './statement-cache.js';
 import {
   formatClosed,
   formatCommitFailed,
+  formatDiskFull,
+  formatStateFull,
   formatUnsupportedBinding,
   NO_STATEMENT,
   ONE_MANY_ROWS,
@@ -30,6 +33,11 @@ interface StatementInternals {
 }
 
 const NOTHING_TO_PREPARE = 'Nothing to prepare';
+/** SQLite's texts for SQLITE_FULL and SQLITE_IOERR. */
+const SQLITE_FULL = 'database or disk is full';
+const SQLITE_IOERR = 'disk I/O error';
+/** The errno codes of a file system out of space, or of quota. */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 const INCOMPLETE_INPUT = 'incomplete input';
 
 export class SqlCursor implements IterableIterator<Row> {
@@ -92,19 +100,26 @@ export class SqlStorage {
   /** What every call throws once closed, or once a held transaction failed to commit. */
   #closed: string | undefined;
 
-  constructor(db: Database, options: { gated: boolean }) {
+  /** The database file, which a disk-full or a size-limit error names, and that limit. */
+  readonly #file: string;
+  readonly #maxStateBytes: number;
+
+  constructor(db: Database, options: { gated: boolean; file: string; maxStateBytes: number }) {
     this.#db = db;
     this.#gated = options.gated;
+    this.#file = options.file;
+    this.#maxStateBytes = options.maxStateBytes;
     this.#totalChanges = db.prepare('SELECT total_changes() AS n');
   }
 
   /** Commits the transaction held for the output gate, if any; a failure ends this storage. */
   commit = (): void => {
     if (!this.#db.isOpen || !this.#db.inTransaction) return;
+    takeFileFault();
     try {
       this.#db.exec('COMMIT');
     } catch (error) {
-      this.#closed ??= formatCommitFailed(error instanceof Error ? error.message : String(error));
+      this.#closed ??= formatCommitFailed(messageOf(this.#explain(error)));
       if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
       throw durableStateError('STATE_CLOSED', this.#closed);
     }
@@ -122,6 +137,30 @@ export class SqlStorage {
   exec(query: string, ...bindings: unknown[]): SqlCursor {
     if (this.#closed !== undefined) throw durableStateError('STATE_CLOSED', this.#closed);
     if (typeof query !== 'string') throw new TypeError(SQL_QUERY_NOT_STRING);
+    takeFileFault();
+    try {
+      return this.#exec(query, bindings);
+    } catch (error) {
+      throw this.#explain(error);
+    }
+  }
+
+  /**
+   * SQLite's text for a write that did not fit says neither which nor why: "database or disk is
+   * full" is the size limit here (the binding's file system reports a full disk as an I/O error),
+   * and "disk I/O error" is a full disk when the failed file call said so.
+   */
+  #explain(error: unknown): unknown {
+    const message = error instanceof Error ? error.message : '';
+    if (message === SQLITE_FULL)
+      return durableStateError('STATE_SIZE_LIMIT', formatStateFull(this.#file, this.#maxStateBytes));
+    const fault = takeFileFault();
+    if (message === SQLITE_IOERR && fault && DISK_FULL_CODES.has(fault.code))
+      return durableStateError('STATE_DISK_FULL', formatDiskFull(fault.path ?? this.#file, fault.code));
+    return error;
+  }
+
+  #exec(query: string, bindings: unknown[]): SqlCursor {
     const values = bindings.map(toBindingValue);
     const changesBefore = this.#changes();
     const pieces = splitAtSemicolons(query);

@@ -67,9 +67,19 @@ const guardedFs: typeof fs = Object.assign(Object.create(fs) as typeof fs, {
     openedPaths.delete(fd);
     fs.closeSync(fd);
   },
-  writeSync(fd: number, ...rest: unknown[]): number {
+  /**
+   * The binding calls `writeSync(fd, bytes, 0, length, position)` and counts a short write as an
+   * I/O error without its cause; writing the rest, as POSIX code does, makes a full disk say so.
+   */
+  writeSync(fd: number, bytes: Uint8Array, offset: number, length: number, position: number): number {
+    let written = 0;
     try {
-      return (fs.writeSync as (...args: unknown[]) => number)(fd, ...rest);
+      while (written < length) {
+        const wrote = fs.writeSync(fd, bytes, offset + written, length - written, position + written);
+        if (wrote === 0) break;
+        written += wrote;
+      }
+      return written;
     } catch (error) {
       return recordFault(error, openedPaths.get(fd));
     }

@@ -3,15 +3,15 @@
  * under `facets/` one such directory per facet. The database is opened once, configured for
  * durability and checked readable, and stays open, exclusively, until close.
  */
-import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'node-sqlite3-wasm';
-import { durableStateError, messageOf } from './errors.js';
+import { durableStateError, errnoCode, messageOf } from './errors.js';
 import type { Durability } from './open-state.js';
 import { SqlStorage } from './sql-storage.js';
 import { binding } from './sqlite-binding.js';
 import { checkOwnEntry, ensureOwnDirectory } from './state-dir.js';
-import { formatDatabaseUnusable, formatSymlink } from './texts.js';
+import { formatDatabaseUnusable, formatNewerFormat, formatSymlink } from './texts.js';
 
 const DATABASE_FILE = 'state.sqlite';
 const FACETS_DIR = 'facets';
@@ -37,6 +37,8 @@ interface NodeOptions {
   /** The state's path, which every refusal names. */
   statePath: string;
   durability: Durability;
+  /** The most bytes one database may hold (SQLite's max_page_count). */
+  maxStateBytes: number;
   isFacet: boolean;
 }
 
@@ -51,7 +53,11 @@ export class StateNode {
     this.dir = dir;
     this.#db = db;
     this.#options = options;
-    this.sql = new SqlStorage(db, { gated: options.isFacet });
+    this.sql = new SqlStorage(db, {
+      gated: options.isFacet,
+      file: join(dir, DATABASE_FILE),
+      maxStateBytes: options.maxStateBytes,
+    });
   }
 
   /**
@@ -66,7 +72,8 @@ export class StateNode {
     const file = join(dir, DATABASE_FILE);
     for (const suffix of DATABASE_SUFFIXES) checkOwnEntry(statePath, `${file}${suffix}`, 'file');
     clearBindingLock(statePath, file);
-    const node = new StateNode(dir, openDatabase(file, options.durability), options);
+    checkFileFormat(file);
+    const node = new StateNode(dir, openDatabase(file, options), options);
     const facet: NodeOptions = { ...options, isFacet: true };
     try {
       const facetsDir = join(dir, FACETS_DIR);
@@ -135,11 +142,46 @@ function clearBindingLock(statePath: string, file: string): void {
   }
 }
 
-function openDatabase(file: string, durability: Durability): Database {
+/** SQLite's file header: its magic, then (at 18 and 19) the file format versions it writes and reads. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+const HEADER_BYTES = 100;
+const WRITE_VERSION_AT = 18;
+const READ_VERSION_AT = 19;
+/** The newest file format this SQLite writes and reads: 1 (rollback journal) and 2 (WAL). */
+const NEWEST_FORMAT = 2;
+
+/**
+ * Refuses a database a newer SQLite wrote in a format this one cannot write: SQLite itself opens
+ * such a file read-only, and it would fail only at its first write.
+ */
+function checkFileFormat(file: string): void {
+  let header: Buffer;
+  try {
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      header = Buffer.alloc(HEADER_BYTES);
+      if (readSync(fd, header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return;
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)));
+  }
+  if (header.toString('latin1', 0, SQLITE_MAGIC.length) !== SQLITE_MAGIC) return;
+  const write = header[WRITE_VERSION_AT] as number;
+  const read = header[READ_VERSION_AT] as number;
+  if (write > NEWEST_FORMAT || read > NEWEST_FORMAT)
+    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, formatNewerFormat(write, read)));
+}
+
+function openDatabase(file: string, { durability, maxStateBytes }: NodeOptions): Database {
   let db: Database | undefined;
   try {
     db = new binding.Database(file);
     for (const pragma of [...PRAGMAS, SYNCHRONOUS[durability]]) db.all(pragma);
+    const { page_size: pageSize } = db.get('PRAGMA page_size') as { page_size: number };
+    db.all(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxStateBytes / pageSize))}`);
     // The first read of the schema is where a file that is not a database fails.
     db.all('SELECT count(*) FROM sqlite_schema');
     return db;

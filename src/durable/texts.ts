@@ -4,7 +4,7 @@
  */
 import { describeValue } from '../protocol/describe-value.js';
 
-const OPTIONS = ['path', 'exports', 'env', 'durability'] as const;
+const OPTIONS = ['path', 'exports', 'env', 'durability', 'maxStateBytes'] as const;
 
 export function formatInvalidOption(name: string, expected: string, value: unknown): string {
   return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;
@@ -22,6 +22,34 @@ export function formatPathUnusable(path: string, reason: string): string {
 
 export function formatDatabaseUnusable(file: string, reason: string): string {
   return `Durable state database ${file} cannot be opened: ${reason}`;
+}
+
+/** Why a database in a newer file format is refused (formatDatabaseUnusable's reason). */
+export function formatNewerFormat(writeVersion: number, readVersion: number): string {
+  return (
+    `it was written by a newer SQLite (file format: write version ${writeVersion}, read version ${readVersion}; ` +
+    'this SQLite writes versions 1 and 2), which this one could read but never write. Open it with a ' +
+    'version of this package whose SQLite wrote it, or restore a backup made by this one'
+  );
+}
+
+/** A write the file system refused for want of space: nothing is lost, this write is not stored. */
+export function formatDiskFull(file: string, code: string): string {
+  return (
+    `Durable state database ${file} could not be written: the disk is full (${code}). This write was not ` +
+    'stored; what was stored before is intact. Free space on the file system that holds it (or raise ' +
+    'its quota), or move the state to a larger one with the host stopped, then try again.'
+  );
+}
+
+/** A write past `maxStateBytes`: SQLite refused it, nothing stored before is harmed. */
+export function formatStateFull(file: string, maxStateBytes: number): string {
+  return (
+    `Durable state database ${file} is full: it may hold ${maxStateBytes} bytes (openDurableState's ` +
+    'maxStateBytes), and this write would take it past that. The write was not stored; what was stored ' +
+    "before is intact. Keep fewer executions (upstream's runtime option maxExecutions, or " +
+    'pruneExecutions()), or open the state with a larger maxStateBytes.'
+  );
 }
 
 /** The single-writer rule: a second open of a path while another holder has it. */

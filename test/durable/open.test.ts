@@ -3,6 +3,8 @@
  * process or another one), a database file that is not SQLite, a directory it cannot write, bad
  * options. And that a killed holder leaves nothing stuck.
  */
+
+import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -131,7 +133,7 @@ describe('the lock helper', () => {
 
 describe('options', () => {
   it.each([
-    [undefined, 'openDurableState(): options must be an object with path, exports, env, durability'],
+    [undefined, 'openDurableState(): options must be an object with path, exports, env, durability, maxStateBytes'],
     [{ exports: {} }, 'openDurableState(): options.path must be a directory path (a non-empty string), got undefined'],
     [
       { path: 'x' },
@@ -139,7 +141,11 @@ describe('options', () => {
     ],
     [
       { path: 'x', exports: {}, paths: 'y' },
-      'openDurableState(): unknown option "paths"; the options are path, exports, env, durability',
+      'openDurableState(): unknown option "paths"; the options are path, exports, env, durability, maxStateBytes',
+    ],
+    [
+      { path: 'x', exports: {}, maxStateBytes: 1000 },
+      'openDurableState(): options.maxStateBytes must be a whole number of bytes, 65536 or more, got 1000',
     ],
     [
       { path: 'x', exports: {}, durability: 'none' },
@@ -381,5 +387,104 @@ describe('a failed open leaves nothing it did not find', () => {
     await mkdir(existing, { mode: 0o700 });
     await runHost(['open', existing], { env: { PATH: '/nonexistent' } });
     expect(await readdir(existing)).toEqual([]);
+  });
+});
+
+describe('a database a newer SQLite wrote', () => {
+  it('is refused at open, naming the file and the reason, not at its first write', async () => {
+    const first = await openDurableState({ path: dir, exports: {} });
+    first.storage.sql.exec('CREATE TABLE t (x)');
+    await first.close();
+    // What a SQLite with a newer file format leaves: its write and read versions in the header.
+    const file = join(dir, 'state.sqlite');
+    const bytes = await readFile(file);
+    bytes[18] = 3;
+    await writeFile(file, bytes);
+    await expect(openDurableState({ path: dir, exports: {} })).rejects.toMatchObject({
+      code: 'STATE_DATABASE_UNUSABLE',
+      message: expect.stringContaining(
+        `Durable state database ${file} cannot be opened: it was written by a newer SQLite (file format: write version 3, read version 2`,
+      ),
+    });
+  });
+});
+
+describe('maxStateBytes', () => {
+  it('fails the write past it with a text naming the bound, keeps every write before it, and the state stays usable', async () => {
+    const state = await openDurableState({ path: dir, exports: {}, maxStateBytes: 1024 * 1024 });
+    const sql = state.storage.sql;
+    sql.exec('CREATE TABLE big (n INTEGER, x TEXT)');
+    let acknowledged = 0;
+    let failure: (Error & { code?: string }) | undefined;
+    try {
+      for (; acknowledged < 100; acknowledged++)
+        sql.exec('INSERT INTO big VALUES (?, ?)', acknowledged, 'x'.repeat(100_000));
+    } catch (error) {
+      failure = error as Error & { code?: string };
+    }
+    try {
+      expect(acknowledged).toBeGreaterThan(5);
+      expect(failure?.code).toBe('STATE_SIZE_LIMIT');
+      expect(failure?.message).toBe(
+        `Durable state database ${join(dir, 'state.sqlite')} is full: it may hold 1048576 bytes (openDurableState's maxStateBytes), and this write would take it past that. The write was not stored; what was stored before is intact. Keep fewer executions (upstream's runtime option maxExecutions, or pruneExecutions()), or open the state with a larger maxStateBytes.`,
+      );
+      expect(sql.exec('SELECT count(*) AS n FROM big').one().n).toBe(acknowledged);
+      sql.exec('DELETE FROM big WHERE n < 3');
+      sql.exec('INSERT INTO big VALUES (?, ?)', -1, 'small');
+    } finally {
+      await state.close();
+    }
+    const reopened = await openDurableState({ path: dir, exports: {} });
+    try {
+      expect(reopened.storage.sql.exec('PRAGMA integrity_check').one()).toEqual({ integrity_check: 'ok' });
+      expect(reopened.storage.sql.exec('SELECT count(*) AS n FROM big').one().n).toBe(acknowledged - 3 + 1);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
+describe.runIf(process.getuid?.() === 0)('a full disk', () => {
+  let mounted: string | undefined;
+  afterEach(() => {
+    if (mounted) execFileSync('umount', ['-l', mounted]);
+    mounted = undefined;
+  });
+
+  it('says the disk is full, names the file and what to do, and loses no acknowledged write', async () => {
+    const small = join(dir, 'small');
+    await mkdir(small);
+    // A file system of 2 MiB: the state fills it long before maxStateBytes.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', small]);
+    mounted = small;
+    const path = join(small, 'state');
+    const state = await openDurableState({ path, exports: {} });
+    const sql = state.storage.sql;
+    sql.exec('CREATE TABLE big (n INTEGER, x TEXT)');
+    let acknowledged = 0;
+    let failure: (Error & { code?: string }) | undefined;
+    try {
+      for (; acknowledged < 100; acknowledged++)
+        sql.exec('INSERT INTO big VALUES (?, ?)', acknowledged, 'x'.repeat(100_000));
+    } catch (error) {
+      failure = error as Error & { code?: string };
+    }
+    try {
+      expect(failure?.code).toBe('STATE_DISK_FULL');
+      expect(failure?.message).toMatch(
+        new RegExp(
+          `^Durable state database ${path}/state\\.sqlite(-wal)? could not be written: the disk is full \\(ENOSPC\\)\\. This write was not stored`,
+        ),
+      );
+      expect(failure?.message).toContain('Free space on the file system that holds it');
+    } finally {
+      await state.close();
+    }
+    const reopened = await openDurableState({ path, exports: {} });
+    try {
+      expect(reopened.storage.sql.exec('SELECT count(*) AS n FROM big').one().n).toBe(acknowledged);
+    } finally {
+      await reopened.close();
+    }
   });
 });
