@@ -21,6 +21,8 @@ export type DurableStateErrorCode =
   | 'STATE_DISK_FULL'
   /** A write would take the state past `maxStateBytes`. */
   | 'STATE_SIZE_LIMIT'
+  /** A member was read from openDurableState()'s Promise, not from the state: a forgotten await. */
+  | 'STATE_NOT_AWAITED'
   /** `backup()`'s target exists already, or is inside the state. */
   | 'STATE_BACKUP_TARGET'
   /** The state (or a facet's storage) is closed, or a held transaction could not commit. */

@@ -7,6 +7,7 @@ import { resolve, sep } from 'node:path';
 import { durableStateError, errnoCode, isDurableStateError, messageOf } from './errors.js';
 import { acquireHolderLock, type HolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
+import { refuseUntilAwaited, warnOnMissingExports } from './not-awaited.js';
 import { stubFor } from './rpc-clone.js';
 import type { SqlStorage } from './sql-storage.js';
 import { ensureOwnDirectory, undoCreated } from './state-dir.js';
@@ -98,7 +99,11 @@ interface Life {
 /** Longest encoded facet name: one directory name, within every file system's 255 bytes. */
 const MAX_FACET_KEY_LENGTH = 200;
 
-export async function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
+export function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
+  return refuseUntilAwaited(openState(options));
+}
+
+async function openState(options: OpenDurableStateOptions): Promise<DurableState> {
   const { path, exports, env, durability, maxStateBytes } = checkOptions(options);
   const created = ensureOwnDirectory(path, path);
   let lock: HolderLock;
@@ -120,7 +125,7 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
     throw error;
   }
   const life: Life = { closed: undefined };
-  const rootState = buildState(root, exports, env, life);
+  const rootState = buildState(root, warnOnMissingExports(exports), env, life);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {

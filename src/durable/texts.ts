@@ -16,6 +16,23 @@ export function formatUnknownOption(name: string): string {
 
 export const OPTIONS_NOT_OBJECT = `openDurableState(): options must be an object with ${OPTIONS.join(', ')}`;
 
+/** A member read from openDurableState()'s Promise: the caller forgot to await it. */
+export function formatNotAwaited(member: string): string {
+  return (
+    `openDurableState() returns a Promise, and .${member} was read from the Promise, not from the state: ` +
+    'await it first (`const ctx = await openDurableState({ path, exports })`), then pass ctx.'
+  );
+}
+
+/** A class read from ctx.exports that options.exports does not hold (a warning). */
+export function formatExportMissing(name: string, present: readonly string[]): string {
+  const has = present.length === 0 ? 'it is empty' : `it has ${present.join(', ')}`;
+  return (
+    `ctx.exports has no "${name}", which was just asked for (${has}). A facet's class must be among ` +
+    `openDurableState()'s exports, as a Worker entry exports it: openDurableState({ path, exports: { ${name} } }).`
+  );
+}
+
 export function formatPathUnusable(path: string, reason: string): string {
   return `Durable state at ${path} cannot be opened: ${reason}`;
 }
