@@ -3,8 +3,7 @@
  * by this process's own open file of it.
  *
  * The lock is on the directory, not on a file in it, so nothing done to the files inside (a tmp
- * cleaner, a script that deletes a "stale" LOCK) can let a second holder in: a directory cannot
- * be unlinked while it holds the state's files. Node has no flock call, so util-linux's `flock`
+ * cleaner, a script that deletes a "stale" LOCK) can let a second holder in. Node has no flock call, so util-linux's `flock`
  * takes the lock on a copy of the descriptor handed to it, and exits. A flock lock belongs to the
  * open file, not to a process: it stays held as long as this process keeps the directory open, and
  * the kernel drops it when the descriptor is closed, by `release()` or by this process's death,
