@@ -27,14 +27,15 @@ const STATE_MEMBERS = [
  * It stays a real Promise (a Proxy would break `await`), and `then` is untouched.
  */
 export function refuseUntilAwaited<T>(opening: Promise<T>): Promise<T> {
+  const getters: PropertyDescriptorMap = {};
   for (const member of STATE_MEMBERS) {
-    Object.defineProperty(opening, member, {
+    getters[member] = {
       get() {
         throw durableStateError('STATE_NOT_AWAITED', formatNotAwaited(member));
       },
-    });
+    };
   }
-  return opening;
+  return Object.defineProperties(opening, getters);
 }
 
 /** Names read from `exports` that look like a class (a capital first letter) and are not there. */
