@@ -107,9 +107,9 @@ export function formatUnsafe(statePath: string, path: string, owner: number, mod
   const where = path === statePath ? '' : ` (${path})`;
   return (
     `Durable state at ${statePath} is refused${where}: ${reason} (owner uid ${owner}, mode ${formatMode(mode)}). ` +
-    "Whoever else can write there could plant links or swap the state's files. Use a directory that this " +
-    `user owns and only it can write (\`chown ${ownUid} <dir>\` and \`chmod go-w <dir>\`), or a path that does not ` +
-    'exist yet, which the state creates with mode 0700.'
+    "Whoever else can write there could plant links or swap the state's files. Give it to this user alone " +
+    `(\`chown ${ownUid} ${path}\` and \`chmod go-w ${path}\`), or give the state a path that does not exist yet, ` +
+    'which it creates with mode 0700.'
   );
 }
 

@@ -293,7 +293,7 @@ describe('what others may have planted under the path', () => {
     expect(error?.code).toBe('STATE_PATH_UNSAFE');
     expect(error?.message).toContain(`Durable state at ${shared} is refused: ${reason}`);
     expect(error?.message).toContain(`mode 0${mode.toString(8)}`);
-    expect(error?.message).toContain('chmod go-w');
+    expect(error?.message).toContain(`\`chmod go-w ${shared}\``);
     expect(await readdir(shared)).toEqual([]);
   });
 
