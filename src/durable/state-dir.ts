@@ -3,7 +3,7 @@
  * symbolic link, always of the kind expected, owned by this process's user and writable by it
  * alone. A link or a file planted by someone else would otherwise be followed, truncated or
  * deleted by the state; a directory others can write would let them plant one at any moment.
- * What the state creates, it creates with mode 0700 (directories) and 0600 (LOCK).
+ * What the state creates, it creates with mode 0700 (directories) and 0600 (files).
  */
 import { type BigIntStats, lstatSync, mkdirSync, rmdirSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
@@ -17,7 +17,7 @@ const OTHERS_WRITE = 0o022;
 
 /**
  * Makes sure `dir` is a directory of this user's that only it can write, creating it (and any
- * missing parent) with mode 0700. Returns the directories it created, deepest first, for `undo`.
+ * missing parent) with mode 0700. Returns the directories it created, deepest first, for `undoCreated`.
  */
 export function ensureOwnDirectory(statePath: string, dir: string): string[] {
   const found = lstatOrAbsent(statePath, dir);
