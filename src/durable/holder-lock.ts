@@ -1,29 +1,32 @@
 /**
- * The single-writer lock on a state directory: an exclusive flock(2) on `<path>/LOCK`, held by
- * this process's own open file of it.
+ * The single-writer lock on a state directory: an exclusive flock(2) on the directory itself, held
+ * by this process's own open file of it.
  *
- * Node has no flock call, so util-linux's `flock` takes the lock on a copy of that file descriptor
- * handed to it, and exits. A flock lock belongs to the open file, not to a process: it stays held
- * as long as this process keeps the file open, and the kernel drops it when the file is closed,
- * by `release()` or by this process's death, whatever kills it. (The WebAssembly SQLite's own lock
- * is a directory, which a killed holder leaves behind.)
+ * The lock is on the directory, not on a file in it, so nothing done to the files inside (a tmp
+ * cleaner, a script that deletes a "stale" LOCK) can let a second holder in. Node has no flock call, so util-linux's `flock`
+ * takes the lock on a copy of the descriptor handed to it, and exits. A flock lock belongs to the
+ * open file, not to a process: it stays held as long as this process keeps the directory open, and
+ * the kernel drops it when the descriptor is closed, by `release()` or by this process's death,
+ * whatever kills it. `<path>/LOCK` holds only a record of the holder, which a refused open names.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, constants, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { formatAlreadyOpen, formatHolder, formatLockToolMissing, formatPathUnusable } from './texts.js';
+import { durableStateError, errnoCode, messageOf } from './errors.js';
+import { checkOpened, checkOwnEntry } from './state-dir.js';
+import { formatAlreadyOpen, formatHolder, formatLockToolMissing, formatPathUnusable, formatSymlink } from './texts.js';
 
 /** `flock`'s exit status when the lock is held elsewhere (its --conflict-exit-code). */
 const CONFLICT_EXIT = 75;
 
 const LOCK_FILE = 'LOCK';
 
-/** Where the lock file's descriptor is in the `flock` child: its argument names it. */
+/** Where the directory's descriptor is in the `flock` child: its argument names it. */
 const CHILD_FD = 3;
 
 export interface HolderLock {
-  /** Closes the lock file: the kernel drops the lock at once. */
+  /** Closes the directory's descriptor: the kernel drops the lock at once. */
   release(): void;
 }
 
@@ -35,13 +38,7 @@ interface HolderRecord {
 
 /** Takes the lock on `dir` or throws a text naming the path and, if it can be read, the holder. */
 export async function acquireHolderLock(dir: string): Promise<HolderLock> {
-  const lockPath = join(dir, LOCK_FILE);
-  let fd: number;
-  try {
-    fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT, 0o644);
-  } catch (error) {
-    throw new Error(formatPathUnusable(dir, error instanceof Error ? error.message : String(error)));
-  }
+  const fd = openDirectory(dir);
   let outcome: 'acquired' | 'conflict' | Error;
   try {
     outcome = await lockWithFlock(fd);
@@ -50,12 +47,16 @@ export async function acquireHolderLock(dir: string): Promise<HolderLock> {
   }
   if (outcome !== 'acquired') {
     closeSync(fd);
-    if (outcome === 'conflict') throw new Error(formatAlreadyOpen(dir, readHolder(lockPath)));
-    throw new Error(formatLockToolMissing(dir, outcome.message));
+    if (outcome === 'conflict')
+      throw durableStateError('STATE_ALREADY_OPEN', formatAlreadyOpen(dir, readHolder(dir, join(dir, LOCK_FILE))));
+    throw durableStateError('STATE_LOCK_TOOL_MISSING', formatLockToolMissing(dir, outcome.message));
   }
-  const record: HolderRecord = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-  ftruncateSync(fd, 0);
-  writeSync(fd, `${JSON.stringify(record)}\n`, 0);
+  try {
+    writeHolder(dir, join(dir, LOCK_FILE));
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
   let open = true;
   return {
     release() {
@@ -64,6 +65,24 @@ export async function acquireHolderLock(dir: string): Promise<HolderLock> {
       closeSync(fd);
     },
   };
+}
+
+/** The directory, opened without following a link, and checked to be the one that was checked. */
+function openDirectory(dir: string): number {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (errnoCode(error) === 'ELOOP') throw durableStateError('STATE_PATH_SYMLINK', formatSymlink(dir, dir));
+    throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(dir, messageOf(error)));
+  }
+  try {
+    checkOpened(dir, dir, fstatSync(fd), 'directory');
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
 }
 
 /** Runs `flock` on a copy of `fd`: 'acquired' once it exits 0, 'conflict' on its conflict status. */
@@ -87,12 +106,37 @@ function lockWithFlock(fd: number): Promise<'acquired' | 'conflict' | Error> {
   });
 }
 
-function readHolder(lockPath: string): string | undefined {
+/** Writes this holder's record into LOCK, never through a link. */
+function writeHolder(dir: string, lockPath: string): void {
+  checkOwnEntry(dir, lockPath, 'file');
+  let fd: number;
   try {
-    const record = JSON.parse(readFileSync(lockPath, 'utf8')) as HolderRecord;
+    fd = openSync(lockPath, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if (errnoCode(error) === 'ELOOP') throw durableStateError('STATE_PATH_SYMLINK', formatSymlink(dir, lockPath));
+    throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(dir, messageOf(error)));
+  }
+  try {
+    checkOpened(dir, lockPath, fstatSync(fd), 'file');
+    const record: HolderRecord = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${JSON.stringify(record)}\n`, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readHolder(dir: string, lockPath: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(lockPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+    checkOpened(dir, lockPath, fstatSync(fd), 'file');
+    const record = JSON.parse(readFileSync(fd, 'utf8')) as HolderRecord;
     if (typeof record.pid !== 'number' || typeof record.host !== 'string') return undefined;
     return formatHolder(record);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -3,6 +3,8 @@
  * for `@cloudflare/codemode`'s runtime (`createCodemodeRuntime({ ctx })`) to run unchanged. Node
  * only. See docs/durable-state.md.
  */
+
+export type { DurableStateError, DurableStateErrorCode } from './errors.js';
 export type {
   Durability,
   DurableFacets,

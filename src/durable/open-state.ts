@@ -2,12 +2,15 @@
  * `openDurableState`: a subset of Cloudflare's DurableObjectState for a Node host, backed by
  * SQLite files under one directory that this process alone holds until `close()`.
  */
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { acquireHolderLock } from './holder-lock.js';
+import { durableStateError, errnoCode, isDurableStateError, messageOf } from './errors.js';
+import { acquireHolderLock, type HolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
+import { refuseUntilAwaited, warnOnMissingExports } from './not-awaited.js';
 import { stubFor } from './rpc-clone.js';
 import type { SqlStorage } from './sql-storage.js';
+import { ensureOwnDirectory, undoCreated } from './state-dir.js';
 import { StateNode } from './state-node.js';
 import {
   BACKUP_TARGET_EXISTS,
@@ -38,7 +41,18 @@ export interface OpenDurableStateOptions {
    * but not a crash of the machine (`synchronous = NORMAL`); commits then skip the wait for the disk.
    */
   durability?: Durability;
+  /**
+   * The most bytes each database of the state may hold: the host's own, and each facet's (a facet
+   * is a Durable Object of its own, and Cloudflare bounds each). A write past it fails with
+   * `STATE_SIZE_LIMIT`, and nothing stored before is harmed. 1 GiB by default.
+   */
+  maxStateBytes?: number;
 }
+
+/** maxStateBytes' default: 1 GiB (Cloudflare allows a SQLite-backed Durable Object 10 GB). */
+const DEFAULT_MAX_STATE_BYTES = 1024 ** 3;
+/** The smallest maxStateBytes: a few pages, enough for a schema. */
+const MIN_MAX_STATE_BYTES = 64 * 1024;
 
 export type Durability = 'power-loss' | 'process-crash';
 const DURABILITIES: readonly Durability[] = ['power-loss', 'process-crash'];
@@ -75,7 +89,7 @@ export interface DurableState extends DurableObjectStateSubset {
   close(): Promise<void>;
 }
 
-const OPTION_NAMES = new Set(['path', 'exports', 'env', 'durability']);
+const OPTION_NAMES = new Set(['path', 'exports', 'env', 'durability', 'maxStateBytes']);
 
 /** Whether the state is still open; once not, the text every further call throws. */
 interface Life {
@@ -85,24 +99,33 @@ interface Life {
 /** Longest encoded facet name: one directory name, within every file system's 255 bytes. */
 const MAX_FACET_KEY_LENGTH = 200;
 
-export async function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
-  const { path, exports, env, durability } = checkOptions(options);
+export function openDurableState(options: OpenDurableStateOptions): Promise<DurableState> {
+  return refuseUntilAwaited(openState(options));
+}
+
+async function openState(options: OpenDurableStateOptions): Promise<DurableState> {
+  const { path, exports, env, durability, maxStateBytes } = checkOptions(options);
+  const created = ensureOwnDirectory(path, path);
+  let lock: HolderLock;
   try {
-    mkdirSync(path, { recursive: true });
     accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
+    lock = await acquireHolderLock(path);
   } catch (error) {
-    throw new Error(formatPathUnusable(path, error instanceof Error ? error.message : String(error)));
+    // A failed open leaves nothing it did not find.
+    undoCreated(created);
+    if (errnoCode(error) !== undefined && !isDurableStateError(error))
+      throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(path, messageOf(error)));
+    throw error;
   }
-  const lock = await acquireHolderLock(path);
   let root: StateNode;
   try {
-    root = StateNode.open(path, { durability, isFacet: false });
+    root = StateNode.open(path, { statePath: path, durability, maxStateBytes, isFacet: false });
   } catch (error) {
     lock.release();
     throw error;
   }
   const life: Life = { closed: undefined };
-  const rootState = buildState(root, exports, env, life);
+  const rootState = buildState(root, warnOnMissingExports(exports), env, life);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -113,11 +136,12 @@ export async function openDurableState(options: OpenDurableStateOptions): Promis
     return closing;
   };
   const backup = async (target: string): Promise<void> => {
-    if (life.closed !== undefined) throw new Error(life.closed);
+    if (life.closed !== undefined) throw durableStateError('STATE_CLOSED', life.closed);
     const destination = resolve(target);
     if (destination === path || destination.startsWith(`${path}${sep}`))
-      throw new Error(formatBackupTarget(destination, BACKUP_TARGET_INSIDE));
-    if (existsSync(destination)) throw new Error(formatBackupTarget(destination, BACKUP_TARGET_EXISTS));
+      throw durableStateError('STATE_BACKUP_TARGET', formatBackupTarget(destination, BACKUP_TARGET_INSIDE));
+    if (existsSync(destination))
+      throw durableStateError('STATE_BACKUP_TARGET', formatBackupTarget(destination, BACKUP_TARGET_EXISTS));
     root.backupInto(destination);
   };
   return refuseMissingMembers('ctx', { ...rootState, backup, close }) as DurableState;
@@ -133,7 +157,7 @@ function buildState(
   const classes = new Set(Object.values(exports));
   const facets: DurableFacets = {
     get(name, startup) {
-      if (life.closed !== undefined) throw new Error(life.closed);
+      if (life.closed !== undefined) throw durableStateError('STATE_CLOSED', life.closed);
       if (typeof name !== 'string' || name.length === 0) throw new TypeError(formatFacetNameInvalid(name));
       const existing = stubs.get(name);
       if (existing) return existing;
@@ -175,6 +199,7 @@ function checkOptions(options: OpenDurableStateOptions): {
   exports: Record<string, unknown>;
   env: unknown;
   durability: Durability;
+  maxStateBytes: number;
 } {
   if (typeof options !== 'object' || options === null) throw new TypeError(OPTIONS_NOT_OBJECT);
   for (const name of Object.keys(options)) if (!OPTION_NAMES.has(name)) throw new TypeError(formatUnknownOption(name));
@@ -192,5 +217,15 @@ function checkOptions(options: OpenDurableStateOptions): {
       formatInvalidOption('durability', `one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}`, options.durability),
     );
   }
-  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability };
+  const maxStateBytes = options.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES;
+  if (!Number.isSafeInteger(maxStateBytes) || maxStateBytes < MIN_MAX_STATE_BYTES) {
+    throw new TypeError(
+      formatInvalidOption(
+        'maxStateBytes',
+        `a whole number of bytes, ${MIN_MAX_STATE_BYTES} or more`,
+        options.maxStateBytes,
+      ),
+    );
+  }
+  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability, maxStateBytes };
 }

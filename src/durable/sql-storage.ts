@@ -5,12 +5,17 @@
  * BLOB as an ArrayBuffer).
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
+import { durableStateError, messageOf } from './errors.js';
 import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
+import { type BindingValue, bindValues, type Row, readRows, type SqlValue } from './sql-values.js';
+import { takeFileFault } from './sqlite-binding.js';
 import { type KeptStatement, StatementCache } from './statement-cache.js';
 import {
   formatClosed,
   formatCommitFailed,
+  formatDiskFull,
+  formatStateFull,
   formatUnsupportedBinding,
   NO_STATEMENT,
   ONE_MANY_ROWS,
@@ -20,17 +25,19 @@ import {
   WRONG_BINDING_COUNT,
 } from './texts.js';
 
-export type SqlValue = ArrayBuffer | string | number | null;
-type Row = Record<string, SqlValue>;
-type BindingValue = string | number | null | Uint8Array;
+export type { SqlValue } from './sql-values.js';
 
 /** The binding's statement internals used here; the binding is pinned to one exact version. */
 interface StatementInternals {
   _bind(values: BindingValue[]): void;
-  _getColumnNames(): string[];
 }
 
 const NOTHING_TO_PREPARE = 'Nothing to prepare';
+/** SQLite's texts for SQLITE_FULL and SQLITE_IOERR. */
+const SQLITE_FULL = 'database or disk is full';
+const SQLITE_IOERR = 'disk I/O error';
+/** The errno codes of a file system out of space, or of quota. */
+const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT']);
 const INCOMPLETE_INPUT = 'incomplete input';
 
 export class SqlCursor implements IterableIterator<Row> {
@@ -93,26 +100,33 @@ export class SqlStorage {
   /** What every call throws once closed, or once a held transaction failed to commit. */
   #closed: string | undefined;
 
-  constructor(db: Database, options: { gated: boolean }) {
+  /** The database file, which a disk-full or a size-limit error names, and that limit. */
+  readonly #file: string;
+  readonly #maxStateBytes: number;
+
+  constructor(db: Database, options: { gated: boolean; file: string; maxStateBytes: number }) {
     this.#db = db;
     this.#gated = options.gated;
+    this.#file = options.file;
+    this.#maxStateBytes = options.maxStateBytes;
     this.#totalChanges = db.prepare('SELECT total_changes() AS n');
   }
 
   /** Commits the transaction held for the output gate, if any; a failure ends this storage. */
   commit = (): void => {
     if (!this.#db.isOpen || !this.#db.inTransaction) return;
+    takeFileFault();
     try {
       this.#db.exec('COMMIT');
     } catch (error) {
-      this.#closed ??= formatCommitFailed(error instanceof Error ? error.message : String(error));
+      this.#closed ??= formatCommitFailed(messageOf(this.#explain(error)));
       if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-      throw new Error(this.#closed);
+      throw durableStateError('STATE_CLOSED', this.#closed);
     }
   };
 
   get databaseSize(): number {
-    if (this.#closed !== undefined) throw new Error(this.#closed);
+    if (this.#closed !== undefined) throw durableStateError('STATE_CLOSED', this.#closed);
     // As workerd counts it: pages in use, free pages excluded.
     const row = this.#db.get(
       'SELECT (SELECT page_count FROM pragma_page_count) - (SELECT freelist_count FROM pragma_freelist_count) AS pages, (SELECT page_size FROM pragma_page_size) AS size',
@@ -121,8 +135,32 @@ export class SqlStorage {
   }
 
   exec(query: string, ...bindings: unknown[]): SqlCursor {
-    if (this.#closed !== undefined) throw new Error(this.#closed);
+    if (this.#closed !== undefined) throw durableStateError('STATE_CLOSED', this.#closed);
     if (typeof query !== 'string') throw new TypeError(SQL_QUERY_NOT_STRING);
+    takeFileFault();
+    try {
+      return this.#exec(query, bindings);
+    } catch (error) {
+      throw this.#explain(error);
+    }
+  }
+
+  /**
+   * SQLite's text for a write that did not fit says neither which nor why: "database or disk is
+   * full" is the size limit here (the binding's file system reports a full disk as an I/O error),
+   * and "disk I/O error" is a full disk when the failed file call said so.
+   */
+  #explain(error: unknown): unknown {
+    const message = error instanceof Error ? error.message : '';
+    if (message === SQLITE_FULL)
+      return durableStateError('STATE_SIZE_LIMIT', formatStateFull(this.#file, this.#maxStateBytes));
+    const fault = takeFileFault();
+    if (message === SQLITE_IOERR && fault && DISK_FULL_CODES.has(fault.code))
+      return durableStateError('STATE_DISK_FULL', formatDiskFull(fault.path ?? this.#file, fault.code));
+    return error;
+  }
+
+  #exec(query: string, bindings: unknown[]): SqlCursor {
     const values = bindings.map(toBindingValue);
     const changesBefore = this.#changes();
     const pieces = splitAtSemicolons(query);
@@ -200,9 +238,8 @@ function runStatement(statement: KeptStatement, values: BindingValue[]): { colum
     statement.takes.set(values.length, takes);
   }
   if (!takes) throw new Error(WRONG_BINDING_COUNT);
-  const columns = internals._getColumnNames();
-  const rows = statement.prepared.all(values).map((row) => toCloudflareRow(row as Record<string, unknown>));
-  return { columns, rows };
+  bindValues(statement.prepared, values);
+  return readRows(statement.prepared);
 }
 
 /**
@@ -228,18 +265,6 @@ function toBindingValue(value: unknown, index: number): BindingValue {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   throw new TypeError(formatUnsupportedBinding(index, value));
-}
-
-function toCloudflareRow(row: Record<string, unknown>): Row {
-  const out: Row = {};
-  for (const [column, value] of Object.entries(row)) {
-    // As workerd does: an INTEGER becomes a number, beyond 2^53 with a double's precision.
-    if (typeof value === 'bigint') out[column] = Number(value);
-    else if (value instanceof Uint8Array)
-      out[column] = value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength) as ArrayBuffer;
-    else out[column] = value as SqlValue;
-  }
-  return out;
 }
 
 /** Statements Cloudflare refuses in `exec` (its authorizer denies transactions and savepoints). */

@@ -3,16 +3,21 @@
  * under `facets/` one such directory per facet. The database is opened once, configured for
  * durability and checked readable, and stays open, exclusively, until close.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'node-sqlite3-wasm';
-import sqlite from 'node-sqlite3-wasm';
+import { durableStateError, errnoCode, messageOf } from './errors.js';
 import type { Durability } from './open-state.js';
 import { SqlStorage } from './sql-storage.js';
-import { formatDatabaseUnusable } from './texts.js';
+import { binding } from './sqlite-binding.js';
+import { checkOwnEntry, ensureOwnDirectory } from './state-dir.js';
+import { formatDatabaseUnusable, formatNewerFormat, formatSymlink } from './texts.js';
 
 const DATABASE_FILE = 'state.sqlite';
 const FACETS_DIR = 'facets';
+/** The files SQLite keeps beside a database: its write-ahead log and its rollback journal. */
+const DATABASE_SUFFIXES = ['', '-wal', '-journal'];
+const BINDING_LOCK_SUFFIX = '.lock';
 
 /**
  * Set on every database at open. EXCLUSIVE keeps SQLite's own lock from open to close, which also
@@ -29,7 +34,11 @@ const SYNCHRONOUS: Record<Durability, string> = {
 
 /** How a node is opened: what its commits survive, and whether it is a facet's (see `open`). */
 interface NodeOptions {
+  /** The state's path, which every refusal names. */
+  statePath: string;
   durability: Durability;
+  /** The most bytes one database may hold (SQLite's max_page_count). */
+  maxStateBytes: number;
   isFacet: boolean;
 }
 
@@ -38,13 +47,17 @@ export class StateNode {
   readonly sql: SqlStorage;
   readonly #db: Database;
   readonly #children = new Map<string, StateNode>();
-  readonly #durability: Durability;
+  readonly #options: NodeOptions;
 
   private constructor(dir: string, db: Database, options: NodeOptions) {
     this.dir = dir;
     this.#db = db;
-    this.#durability = options.durability;
-    this.sql = new SqlStorage(db, { gated: options.isFacet });
+    this.#options = options;
+    this.sql = new SqlStorage(db, {
+      gated: options.isFacet,
+      file: join(dir, DATABASE_FILE),
+      maxStateBytes: options.maxStateBytes,
+    });
   }
 
   /**
@@ -54,15 +67,22 @@ export class StateNode {
    * statement as it runs.
    */
   static open(dir: string, options: NodeOptions): StateNode {
-    mkdirSync(dir, { recursive: true });
+    const { statePath } = options;
+    ensureOwnDirectory(statePath, dir);
     const file = join(dir, DATABASE_FILE);
-    const node = new StateNode(dir, openDatabase(file, options.durability), options);
-    const facet: NodeOptions = { durability: options.durability, isFacet: true };
+    for (const suffix of DATABASE_SUFFIXES) checkOwnEntry(statePath, `${file}${suffix}`, 'file');
+    clearBindingLock(statePath, file);
+    checkFileFormat(file);
+    const node = new StateNode(dir, openDatabase(file, options), options);
+    const facet: NodeOptions = { ...options, isFacet: true };
     try {
       const facetsDir = join(dir, FACETS_DIR);
-      if (existsSync(facetsDir)) {
+      if (checkOwnEntry(statePath, facetsDir, 'directory')) {
         for (const entry of readdirSync(facetsDir, { withFileTypes: true })) {
-          if (entry.isDirectory()) node.#children.set(entry.name, StateNode.open(join(facetsDir, entry.name), facet));
+          const entryPath = join(facetsDir, entry.name);
+          if (entry.isSymbolicLink())
+            throw durableStateError('STATE_PATH_SYMLINK', formatSymlink(statePath, entryPath));
+          if (entry.isDirectory()) node.#children.set(entry.name, StateNode.open(entryPath, facet));
         }
       }
     } catch (error) {
@@ -76,7 +96,8 @@ export class StateNode {
   child(key: string): StateNode {
     let child = this.#children.get(key);
     if (!child) {
-      child = StateNode.open(join(this.dir, FACETS_DIR, key), { durability: this.#durability, isFacet: true });
+      ensureOwnDirectory(this.#options.statePath, join(this.dir, FACETS_DIR));
+      child = StateNode.open(join(this.dir, FACETS_DIR, key), { ...this.#options, isFacet: true });
       this.#children.set(key, child);
     }
     return child;
@@ -89,7 +110,7 @@ export class StateNode {
    */
   backupInto(target: string): void {
     this.sql.commit();
-    mkdirSync(target, { recursive: true });
+    mkdirSync(target, { recursive: true, mode: 0o700 });
     this.#db.all('VACUUM INTO ?', [join(target, DATABASE_FILE)]);
     for (const [key, child] of this.#children) child.backupInto(join(target, FACETS_DIR, key));
   }
@@ -102,19 +123,70 @@ export class StateNode {
   }
 }
 
-function openDatabase(file: string, durability: Durability): Database {
-  // The binding's own lock is a `<file>.lock` directory, which a killed holder leaves behind. The
-  // caller holds the path's kernel lock, so a directory left here is a dead holder's.
-  rmSync(`${file}.lock`, { recursive: true, force: true });
+/**
+ * The binding's own lock is an empty `<file>.lock` directory, which it makes at open and removes
+ * at close, so a killed holder leaves it behind and it would refuse every later open. The caller
+ * holds the path's kernel lock, so one found here is a dead holder's: it is removed if it is that,
+ * an empty directory of this user's, and never through a link; anything else is refused.
+ */
+function clearBindingLock(statePath: string, file: string): void {
+  const lockDir = `${file}${BINDING_LOCK_SUFFIX}`;
+  if (!checkOwnEntry(statePath, lockDir, 'directory')) return;
+  try {
+    rmdirSync(lockDir);
+  } catch (error) {
+    throw durableStateError(
+      'STATE_DATABASE_UNUSABLE',
+      formatDatabaseUnusable(file, `its lock directory ${lockDir} cannot be removed (${messageOf(error)})`),
+    );
+  }
+}
+
+/** SQLite's file header: its magic, then (at 18 and 19) the file format versions it writes and reads. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+const HEADER_BYTES = 100;
+const WRITE_VERSION_AT = 18;
+const READ_VERSION_AT = 19;
+/** The newest file format this SQLite writes and reads: 1 (rollback journal) and 2 (WAL). */
+const NEWEST_FORMAT = 2;
+
+/**
+ * Refuses a database a newer SQLite wrote in a format this one cannot write: SQLite itself opens
+ * such a file read-only, and it would fail only at its first write.
+ */
+function checkFileFormat(file: string): void {
+  let header: Buffer;
+  try {
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      header = Buffer.alloc(HEADER_BYTES);
+      if (readSync(fd, header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return;
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return;
+    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)));
+  }
+  if (header.toString('latin1', 0, SQLITE_MAGIC.length) !== SQLITE_MAGIC) return;
+  const write = header[WRITE_VERSION_AT] as number;
+  const read = header[READ_VERSION_AT] as number;
+  if (write > NEWEST_FORMAT || read > NEWEST_FORMAT)
+    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, formatNewerFormat(write, read)));
+}
+
+function openDatabase(file: string, { durability, maxStateBytes }: NodeOptions): Database {
   let db: Database | undefined;
   try {
-    db = new sqlite.Database(file);
+    db = new binding.Database(file);
     for (const pragma of [...PRAGMAS, SYNCHRONOUS[durability]]) db.all(pragma);
+    const { page_size: pageSize } = db.get('PRAGMA page_size') as { page_size: number };
+    db.all(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxStateBytes / pageSize))}`);
     // The first read of the schema is where a file that is not a database fails.
     db.all('SELECT count(*) FROM sqlite_schema');
     return db;
   } catch (error) {
     if (db?.isOpen) db.close();
-    throw new Error(formatDatabaseUnusable(file, error instanceof Error ? error.message : String(error)));
+    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)));
   }
 }

@@ -4,7 +4,7 @@
  */
 import { describeValue } from '../protocol/describe-value.js';
 
-const OPTIONS = ['path', 'exports', 'env', 'durability'] as const;
+const OPTIONS = ['path', 'exports', 'env', 'durability', 'maxStateBytes'] as const;
 
 export function formatInvalidOption(name: string, expected: string, value: unknown): string {
   return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;
@@ -16,6 +16,23 @@ export function formatUnknownOption(name: string): string {
 
 export const OPTIONS_NOT_OBJECT = `openDurableState(): options must be an object with ${OPTIONS.join(', ')}`;
 
+/** A member read from openDurableState()'s Promise: the caller forgot to await it. */
+export function formatNotAwaited(member: string): string {
+  return (
+    `openDurableState() returns a Promise, and .${member} was read from the Promise, not from the state: ` +
+    'await it first (`const ctx = await openDurableState({ path, exports })`), then pass ctx.'
+  );
+}
+
+/** A class read from ctx.exports that options.exports does not hold (a warning). */
+export function formatExportMissing(name: string, present: readonly string[]): string {
+  const has = present.length === 0 ? 'it is empty' : `it has ${present.join(', ')}`;
+  return (
+    `ctx.exports has no "${name}", which was just asked for (${has}). A facet's class must be among ` +
+    `openDurableState()'s exports, as a Worker entry exports it: openDurableState({ path, exports: { ${name} } }).`
+  );
+}
+
 export function formatPathUnusable(path: string, reason: string): string {
   return `Durable state at ${path} cannot be opened: ${reason}`;
 }
@@ -24,9 +41,37 @@ export function formatDatabaseUnusable(file: string, reason: string): string {
   return `Durable state database ${file} cannot be opened: ${reason}`;
 }
 
+/** Why a database in a newer file format is refused (formatDatabaseUnusable's reason). */
+export function formatNewerFormat(writeVersion: number, readVersion: number): string {
+  return (
+    `it was written by a newer SQLite (file format: write version ${writeVersion}, read version ${readVersion}; ` +
+    'this SQLite writes versions 1 and 2), which this one could read but never write. Open it with a ' +
+    'version of this package whose SQLite wrote it, or restore a backup made by this one'
+  );
+}
+
+/** A write the file system refused for want of space: nothing is lost, this write is not stored. */
+export function formatDiskFull(file: string, code: string): string {
+  return (
+    `Durable state database ${file} could not be written: the disk is full (${code}). This write was not ` +
+    'stored; what was stored before is intact. Free space on the file system that holds it (or raise ' +
+    'its quota), or move the state to a larger one with the host stopped, then try again.'
+  );
+}
+
+/** A write past `maxStateBytes`: SQLite refused it, nothing stored before is harmed. */
+export function formatStateFull(file: string, maxStateBytes: number): string {
+  return (
+    `Durable state database ${file} is full: it may hold ${maxStateBytes} bytes (openDurableState's ` +
+    'maxStateBytes), and this write would take it past that. The write was not stored; what was stored ' +
+    "before is intact. Keep fewer executions (upstream's runtime option maxExecutions, or " +
+    'pruneExecutions()), or open the state with a larger maxStateBytes.'
+  );
+}
+
 /** The single-writer rule: a second open of a path while another holder has it. */
 export function formatAlreadyOpen(path: string, holder: string | undefined): string {
-  const by = holder ? `by ${holder}` : 'by another process (its holder record is unreadable)';
+  const by = holder ? `by ${holder}` : 'by another process (its holder record, LOCK, is missing or unreadable)';
   return (
     `Durable state at ${path} is already open ${by}. One path has one writer at a time: ` +
     'close the other holder first, or give this host its own path.'
@@ -36,6 +81,40 @@ export function formatAlreadyOpen(path: string, holder: string | undefined): str
 /** How a holder is named in formatAlreadyOpen: enough to find the process. */
 export function formatHolder(record: { pid: number; host: string; since: string }): string {
   return `process ${record.pid} on host ${record.host} (open since ${record.since})`;
+}
+
+/** A path under the state (or the state's own) that is a symbolic link. */
+export function formatSymlink(statePath: string, link: string): string {
+  const what = link === statePath ? 'it is a symbolic link' : `${link} is a symbolic link`;
+  const fix =
+    link === statePath
+      ? 'pass the directory it points to as the path, if you trust it'
+      : 'remove the link; the state creates what it needs itself';
+  return `Durable state at ${statePath} is refused: ${what}. The state never opens, creates or deletes anything through a link, as one someone else planted could point anywhere: ${fix}.`;
+}
+
+export function formatNotADirectory(statePath: string, path: string): string {
+  const what = path === statePath ? 'it exists and is not a directory' : `${path} exists and is not a directory`;
+  return `Durable state at ${statePath} cannot be opened: ${what}. Give the state a directory: an existing one, or a path that does not exist yet.`;
+}
+
+/** A directory or file of the state that another user owns, or that others can write. */
+export function formatUnsafe(statePath: string, path: string, owner: number, mode: number, ownUid: number): string {
+  const reason =
+    owner !== ownUid
+      ? `it is owned by uid ${owner}, not by this process's uid ${ownUid}`
+      : 'users other than its owner can write it';
+  const where = path === statePath ? '' : ` (${path})`;
+  return (
+    `Durable state at ${statePath} is refused${where}: ${reason} (owner uid ${owner}, mode ${formatMode(mode)}). ` +
+    "Whoever else can write there could plant links or swap the state's files. Give it to this user alone " +
+    `(\`chown ${ownUid} ${path}\` and \`chmod go-w ${path}\`), or give the state a path that does not exist yet, ` +
+    'which it creates with mode 0700.'
+  );
+}
+
+function formatMode(mode: number): string {
+  return `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;
 }
 
 export function formatLockToolMissing(path: string, reason: string): string {

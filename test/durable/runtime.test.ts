@@ -97,4 +97,33 @@ describeOnBothExecutors("upstream's runtime on the durable state", (executor) =>
     expect(ran).toMatchObject({ status: 'completed', result: 103 });
     expect(book.ran).toEqual({ balance: 2 });
   });
+
+  it('fails the run whose tool call would take the state past maxStateBytes, with its text, and keeps the record', async () => {
+    const small = await mkdtemp(join(tmpdir(), 'durable-runtime-small-'));
+    const state = await openDurableState({ path: small, exports: { CodemodeRuntime }, maxStateBytes: 2 * 1024 * 1024 });
+    try {
+      const handle = createCodemodeRuntime({
+        ctx: state as never,
+        executor: executor(),
+        connectors: [ledgerConnector(book)],
+      });
+      // Each note's argument, 300 KB, goes to the facet's log: the seventh or so does not fit.
+      const code = `async () => {
+        const text = 'x'.repeat(300000);
+        for (let i = 0; i < 20; i++) await ledger.note({ text });
+        return 'all noted';
+      }`;
+      const file = join(small, 'facets', 'codemode%3Adefault', 'state.sqlite');
+      const full = `Durable state database ${file} is full: it may hold 2097152 bytes (openDurableState's maxStateBytes)`;
+      const outcome = await handle.execute({ code });
+      expect(outcome).toMatchObject({ status: 'error', error: expect.stringContaining(full) });
+      const [execution] = await handle.executions();
+      expect(execution).toMatchObject({ status: 'error', error: expect.stringContaining(full) });
+      expect(execution?.log.length).toBeGreaterThan(2);
+      expect(execution?.log.length).toBeLessThan(20);
+    } finally {
+      await state.close();
+      await rm(small, { recursive: true, force: true });
+    }
+  });
 });

@@ -5,11 +5,12 @@
  * DurableObjectState this state does not provide: each throws a text naming it.
  */
 import { statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
+import { serveWorkerd } from '../remote/support/workerd.js';
 
 let dir: string;
 let ctx: DurableState;
@@ -143,6 +144,90 @@ describe('sql.exec', () => {
     sql().exec('CREATE TABLE big (x TEXT)');
     sql().exec('INSERT INTO big VALUES (?)', 'x'.repeat(100_000));
     expect(sql().databaseSize).toBeGreaterThan(before + 100_000);
+  });
+});
+
+describe('strings, as workerd keeps them', () => {
+  /** One code point from each of Unicode's seventeen planes, and the last one. */
+  const everyPlane = Array.from({ length: 17 }, (_, plane) => String.fromCodePoint(plane * 0x10000 + 0x41)).join('');
+  const STRINGS: Record<string, string> = {
+    nul: 'before\0after',
+    nulOnly: '\0',
+    nulAtEnds: '\0middle\0',
+    loneHigh: 'a\ud800b',
+    loneLow: 'a\udc00b',
+    loneHighLong: 'a string longer than sixteen bytes\ud800',
+    reversedPair: '\udc00\ud800',
+    pair: '\u{1F600}',
+    everyPlane,
+    lastCodePoint: '\u{10FFFF}',
+    nonCharacter: '\uFFFF',
+    bom: '\uFEFF',
+  };
+
+  /** What a store, then a read, gives for each string: in a table, and straight back. */
+  const PROBE = `(sql, strings) => {
+    const points = (s) => (typeof s === 'string' ? [...s].map((c) => c.codePointAt(0)) : s);
+    sql.exec('CREATE TABLE IF NOT EXISTS strings (k TEXT, v TEXT)');
+    const out = {};
+    for (const [k, v] of Object.entries(strings)) {
+      sql.exec('INSERT INTO strings VALUES (?, ?)', k, v);
+      const row = sql.exec('SELECT v, length(v) AS len, typeof(v) AS type, hex(v) AS hex FROM strings WHERE k = ?', k).one();
+      out[k] = { stored: points(row.v), len: row.len, type: row.type, hex: row.hex, direct: points(sql.exec('SELECT ? AS v', v).one().v) };
+    }
+    return out;
+  }`;
+
+  async function observeInWorkerd(): Promise<unknown> {
+    const disk = await mkdtemp(join(tmpdir(), 'durable-sql-workerd-'));
+    await mkdir(join(disk, 'objects'));
+    const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .main), (name = "disk", disk = (path = "${join(disk, 'objects')}", writable = true)) ],
+  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
+);
+const main :Workerd.Worker = (
+  modules = [ (name = "main.js", esModule = embed "main.js") ],
+  compatibilityDate = "2026-04-01",
+  durableObjectNamespaces = [ (className = "Store", uniqueKey = "store", enableSql = true) ],
+  durableObjectStorage = (localDisk = "disk"),
+  bindings = [ (name = "S", durableObjectNamespace = "Store") ],
+);`;
+    const main = `import { DurableObject } from 'cloudflare:workers';
+export class Store extends DurableObject {
+  probe(strings) { return (${PROBE})(this.ctx.storage.sql, strings); }
+}
+export default {
+  async fetch(request, env) {
+    return Response.json(await env.S.get(env.S.idFromName('x')).probe(${JSON.stringify(STRINGS)}));
+  },
+};`;
+    const worker = await serveWorkerd({ 'config.capnp': config, 'main.js': main });
+    try {
+      return await (await fetch(worker.url)).json();
+    } finally {
+      await worker.stop();
+      await rm(disk, { recursive: true, force: true });
+    }
+  }
+
+  it('stores and reads every string exactly as workerd does: NUL kept, lone surrogates, every plane', async () => {
+    const probe = new Function(`return ${PROBE}`)() as (sql: unknown, strings: Record<string, string>) => unknown;
+    const ours = probe(sql(), STRINGS);
+    const theirs = await observeInWorkerd();
+    expect(ours).toEqual(theirs);
+    // And what that is, so a workerd that changed would be seen here too.
+    expect((theirs as Record<string, { stored: number[] }>).nul?.stored).toEqual(
+      [...STRINGS.nul!].map((c) => c.codePointAt(0)),
+    );
+  });
+
+  it('keeps a NUL in stored code whole after a reopen', async () => {
+    sql().exec('CREATE TABLE code (source TEXT)');
+    sql().exec('INSERT INTO code VALUES (?)', 'async () => "a\0b".length');
+    await ctx.close();
+    ctx = await openDurableState({ path: dir, exports: {} });
+    expect(sql().exec('SELECT source FROM code').one().source).toBe('async () => "a\0b".length');
   });
 });
 
