@@ -425,13 +425,16 @@ describe('row 9: a log flood', () => {
   });
 
   it('keeps its caps when a module that loads first calls into the harness to start the run itself', async () => {
-    // The harness module is importable by name. A module of the map runs before the entry's
-    // evaluate: it starts the run with caps of its own, then the program floods the logs.
+    // A module of the map that learned the harness module's name (a program can read it off a
+    // stack frame of the console capture) runs before the entry's evaluate: it starts the run
+    // with caps of its own, then the program floods the logs.
     const outcome = await executor.execute({
       code: `import "./takeover.js";
 async () => { for (let i = 0; i < 1e5; i++) console.log("x".repeat(400)); return "done" }`,
       modules: {
-        'takeover.js': `import * as harness from "__codemode_harness.js";
+        'takeover.js': `let frames = "";
+console.log({ toString() { frames = new Error().stack; return "" } });
+const harness = await import(/\\(([^():]*_harness\\.js):/.exec(frames)[1]);
 const huge = 2 ** 30;
 try {
   harness.begin([{}, { run: "mine", bound: 1e9, limits: { maxLogLines: huge, maxLogBytes: huge, maxToolArgsBytes: huge, logsCut: "", toolArgsTooLarge: "" } }]);
