@@ -14,6 +14,8 @@ import { texts } from './texts.js';
 export interface RuntimeApi {
   createCodemodeRuntime(options: Record<string, unknown>): RuntimeHandle;
   CodemodeConnector: abstract new (ctx: never, env: never) => object;
+  /** The release's own result trimmer, which a flow's `transformResult: truncate` applies. */
+  truncateResult(value: unknown, options?: { maxChars?: number }): unknown;
 }
 
 type Handle = (...args: never[]) => Promise<unknown>;
@@ -49,13 +51,17 @@ export interface HostStepRequest {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The `transformResult` a flow names. */
-const TRANSFORMS = {
-  wrap: (result: unknown) => ({ transformed: result }),
-  throw: () => {
+/** What `transformResult: truncate` trims a result to: small, so a flow's result shows the cut. */
+const TRUNCATE_MAX_CHARS = 300;
+
+/** The `transformResult` a flow names, over the release's own helpers. */
+function transformOf(api: RuntimeApi, name: NonNullable<FlowRuntimeOptions['transformResult']>) {
+  if (name === 'wrap') return (result: unknown) => ({ transformed: result });
+  if (name === 'truncate') return (result: unknown) => api.truncateResult(result, { maxChars: TRUNCATE_MAX_CHARS });
+  return () => {
     throw new Error(texts.flow.transformThrows);
-  },
-};
+  };
+}
 
 function toolOf(connector: string, name: string, tool: FlowTool, ran: string[]) {
   const key = `${connector}.${name}`;
@@ -129,7 +135,7 @@ function handleFor(
     connectors: chosen.map((connector) => connectorOf(api, connector, ctx, ran)),
     ...(call.runtime === undefined ? {} : { name: call.runtime }),
     ...(maxExecutions === undefined ? {} : { maxExecutions }),
-    ...(transformResult === undefined ? {} : { transformResult: TRANSFORMS[transformResult] }),
+    ...(transformResult === undefined ? {} : { transformResult: transformOf(api, transformResult) }),
   });
 }
 
