@@ -24,6 +24,8 @@ interface RuntimeHandle {
     description: string;
     inputSchema: unknown;
     execute(input: { code: string }, options: undefined): Promise<unknown>;
+    /** From 0.5.2. */
+    toModelOutput?(options: { output: unknown }): unknown;
   };
   /** From 0.4.4; before it a host runs code through `tool().execute`, which is what this method does. */
   execute?: Handle;
@@ -179,6 +181,11 @@ async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown>
   if ('pruneExecutions' in action) return h.pruneExecutions!(action.pruneExecutions);
   // The input schema's object differs by release (a zod-like one, then a Standard Schema): only the text is compared.
   if ('tool' in action) return { description: handle.tool().description };
+  if ('toModelOutput' in action) {
+    const tool = handle.tool();
+    if (tool.toModelOutput === undefined) throw new Error(texts.flow.noModelOutput);
+    return tool.toModelOutput({ output: action.toModelOutput });
+  }
   throw new Error(texts.flow.unknownCall(JSON.stringify(action)));
 }
 

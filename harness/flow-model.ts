@@ -77,7 +77,9 @@ type HandleCall =
   | { expirePaused: number | null }
   | { deleteExecution: string }
   | { pruneExecutions: number }
-  | { tool: true };
+  | { tool: true }
+  /** `runtime.tool().toModelOutput({ output })`: what the model is shown of a tool output. */
+  | { toModelOutput: unknown };
 
 /** What a step does: a call on the handle, or one of the steps that only a step can be. */
 type FlowAction =
