@@ -14,6 +14,8 @@ import { texts } from './texts.js';
 export interface RuntimeApi {
   createCodemodeRuntime(options: Record<string, unknown>): RuntimeHandle;
   CodemodeConnector: abstract new (ctx: never, env: never) => object;
+  /** The release's own result trimmer, which a flow's `transformResult: truncate` applies. */
+  truncateResult(value: unknown, options?: { maxChars?: number }): unknown;
 }
 
 type Handle = (...args: never[]) => Promise<unknown>;
@@ -22,6 +24,8 @@ interface RuntimeHandle {
     description: string;
     inputSchema: unknown;
     execute(input: { code: string }, options: undefined): Promise<unknown>;
+    /** From 0.5.2. */
+    toModelOutput?(options: { output: unknown }): unknown;
   };
   /** From 0.4.4; before it a host runs code through `tool().execute`, which is what this method does. */
   execute?: Handle;
@@ -49,13 +53,17 @@ export interface HostStepRequest {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The `transformResult` a flow names. */
-const TRANSFORMS = {
-  wrap: (result: unknown) => ({ transformed: result }),
-  throw: () => {
+/** What `transformResult: truncate` trims a result to: small, so a flow's result shows the cut. */
+const TRUNCATE_MAX_CHARS = 300;
+
+/** The `transformResult` a flow names, over the release's own helpers. */
+function transformOf(api: RuntimeApi, name: NonNullable<FlowRuntimeOptions['transformResult']>) {
+  if (name === 'wrap') return (result: unknown) => ({ transformed: result });
+  if (name === 'truncate') return (result: unknown) => api.truncateResult(result, { maxChars: TRUNCATE_MAX_CHARS });
+  return () => {
     throw new Error(texts.flow.transformThrows);
-  },
-};
+  };
+}
 
 function toolOf(connector: string, name: string, tool: FlowTool, ran: string[]) {
   const key = `${connector}.${name}`;
@@ -129,7 +137,7 @@ function handleFor(
     connectors: chosen.map((connector) => connectorOf(api, connector, ctx, ran)),
     ...(call.runtime === undefined ? {} : { name: call.runtime }),
     ...(maxExecutions === undefined ? {} : { maxExecutions }),
-    ...(transformResult === undefined ? {} : { transformResult: TRANSFORMS[transformResult] }),
+    ...(transformResult === undefined ? {} : { transformResult: transformOf(api, transformResult) }),
   });
 }
 
@@ -173,6 +181,11 @@ async function callOn(handle: RuntimeHandle, action: FlowCall): Promise<unknown>
   if ('pruneExecutions' in action) return h.pruneExecutions!(action.pruneExecutions);
   // The input schema's object differs by release (a zod-like one, then a Standard Schema): only the text is compared.
   if ('tool' in action) return { description: handle.tool().description };
+  if ('toModelOutput' in action) {
+    const tool = handle.tool();
+    if (tool.toModelOutput === undefined) throw new Error(texts.flow.noModelOutput);
+    return tool.toModelOutput({ output: action.toModelOutput });
+  }
   throw new Error(texts.flow.unknownCall(JSON.stringify(action)));
 }
 

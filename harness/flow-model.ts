@@ -43,8 +43,11 @@ export interface FlowConnector {
 
 export interface FlowRuntimeOptions {
   maxExecutions?: number;
-  /** `wrap`: the model-facing result becomes `{ transformed: result }`; `throw`: the transform throws. */
-  transformResult?: 'wrap' | 'throw';
+  /**
+   * `wrap`: the model-facing result becomes `{ transformed: result }`; `throw`: the transform
+   * throws; `truncate`: the release's own `truncateResult(result, { maxChars: 300 })`.
+   */
+  transformResult?: 'wrap' | 'throw' | 'truncate';
 }
 
 /** The handle a step addresses: a runtime name, and which of the flow's connectors it is given. */
@@ -74,7 +77,9 @@ type HandleCall =
   | { expirePaused: number | null }
   | { deleteExecution: string }
   | { pruneExecutions: number }
-  | { tool: true };
+  | { tool: true }
+  /** `runtime.tool().toModelOutput({ output })`: what the model is shown of a tool output. */
+  | { toModelOutput: unknown };
 
 /** What a step does: a call on the handle, or one of the steps that only a step can be. */
 type FlowAction =

@@ -113,6 +113,8 @@ export const texts = {
       `${column}: a flow call on session ${session} failed with HTTP ${status}: ${body}`,
     sameInstance: (session: string) => `the flow host ${session} was not restarted: the same instance still answers`,
     transformThrows: 'the flow transform throws',
+    /** A `toModelOutput` step on a release whose runtime tool has none (before 0.5.2). */
+    noModelOutput: "this release's runtime.tool() has no toModelOutput",
     unknownCall: (call: string) => `flow host: no handle call for ${call}`,
     noDaemon: 'ours-worker: a flow call names no daemon',
   },

@@ -4,7 +4,13 @@
  * needs `CodemodeRuntime` exported from the entry, a SQLite-backed class for the host object and
  * a `worker_loaders` binding (the column's wrangler configuration).
  */
-import { CodemodeConnector, CodemodeRuntime, createCodemodeRuntime, DynamicWorkerExecutor } from '@cloudflare/codemode';
+import {
+  CodemodeConnector,
+  CodemodeRuntime,
+  createCodemodeRuntime,
+  DynamicWorkerExecutor,
+  truncateResult,
+} from '@cloudflare/codemode';
 import type { RuntimeApi } from '../flow-host.js';
 import { type FlowEnv, flowHostClass, routeFlow } from './flow-host-object.js';
 import caseWorker, { Responder } from './worker.js';
@@ -12,7 +18,7 @@ import caseWorker, { Responder } from './worker.js';
 export { CodemodeRuntime, Responder };
 
 export const FlowHost = flowHostClass(
-  { createCodemodeRuntime, CodemodeConnector } as unknown as RuntimeApi,
+  { createCodemodeRuntime, CodemodeConnector, truncateResult } as unknown as RuntimeApi,
   async (env) => new DynamicWorkerExecutor({ loader: env.LOADER as never }),
 );
 

@@ -4,7 +4,7 @@
  * `wrangler dev`, and its executor is `new CodemodeExecutor(await connect(daemonUrl))`, our
  * root entry bundled into the Worker, talking to a daemon the harness started.
  */
-import { CodemodeConnector, CodemodeRuntime, createCodemodeRuntime } from '@cloudflare/codemode';
+import { CodemodeConnector, CodemodeRuntime, createCodemodeRuntime, truncateResult } from '@cloudflare/codemode';
 import { CodemodeExecutor, connect } from '../../src/index.js';
 import type { RuntimeApi } from '../flow-host.js';
 import { texts } from '../texts.js';
@@ -13,7 +13,7 @@ import { type FlowEnv, flowHostClass, routeFlow } from './flow-host-object.js';
 export { CodemodeRuntime };
 
 export const FlowHost = flowHostClass(
-  { createCodemodeRuntime, CodemodeConnector } as unknown as RuntimeApi,
+  { createCodemodeRuntime, CodemodeConnector, truncateResult } as unknown as RuntimeApi,
   async (_env, daemon) => {
     if (daemon === undefined) throw new Error(texts.flow.noDaemon);
     return new CodemodeExecutor(await connect(daemon));

@@ -14,12 +14,12 @@ export const sandboxText = {
   /** Thrown in the sandbox by a tool call whose arguments are over `limits.maxToolArgsBytes`. */
   toolArgsTooLarge: (size: number | string, cap: number) =>
     `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes (limits.maxToolArgsBytes). Send less per call.`,
-  /** Thrown in the sandbox by a tool call made while the execution already has `limits.maxConcurrentToolCalls` waiting. */
-  tooManyToolCalls: (cap: number) =>
-    `This execution already has ${cap} tool calls waiting on the host, the cap (limits.maxConcurrentToolCalls); this call was not sent. Await some before making more.`,
-  /** Thrown in the sandbox by a tool call whose arguments would take the execution's waiting calls over `limits.maxConcurrentToolArgsBytes`. */
-  toolArgsInFlightTooLarge: (size: number | string, held: number | string, cap: number) =>
-    `The arguments of this tool call are ${size} bytes as JSON, and the calls this execution has waiting on the host hold ${held}: together above the cap of ${cap} bytes (limits.maxConcurrentToolArgsBytes). This call was not sent; await some calls before making more, or send less per call.`,
+  /**
+   * Thrown in the sandbox by a tool call whose arguments alone are over
+   * `limits.maxConcurrentToolArgsBytes`, so it could never leave beside other calls nor alone.
+   */
+  toolArgsOverWaitingCap: (size: number | string, cap: number) =>
+    `The arguments of this tool call are ${size} bytes as JSON, above the cap of ${cap} bytes that the calls an execution has waiting on the host may hold together (limits.maxConcurrentToolArgsBytes). This call was not sent; send less per call.`,
   /** Thrown in the sandbox when a provider's proxySource evaluates to something other than an object. */
   proxySourceNotObject: (name: string) =>
     `The proxySource of provider "${name}" must evaluate to a function (call) => object, and that function must return an object.`,

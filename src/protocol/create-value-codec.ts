@@ -79,8 +79,6 @@ export function createValueCodec(makeFunction: (key: string | undefined) => unkn
           throw new TypeError(`${String(value)} could not be cloned.`);
       }
       if (value === null) return null;
-      // A function that a decode turned into an inert marker (InertFunction) is a function again.
-      if (Object.getOwnPropertyDescriptor(value, Symbol.for('codemode.inertFunction'))?.value === true) return ['f'];
       const object = value as object;
       const ref = seen.get(object);
       if (ref !== undefined) return ['x', ref];

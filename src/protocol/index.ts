@@ -61,7 +61,6 @@ export {
   createValueCodec,
   decodeValue,
   encodeValue,
-  InertFunction,
   VALUE_CODEC_SOURCE,
 } from './value-codec.js';
 export { assertProtocolCompatible, PROTOCOL_VERSION } from './version.js';

@@ -26,30 +26,58 @@ export { createValueCodec, type ValueCodec } from './create-value-codec.js';
 /** The codec's source: an expression whose value is `createValueCodec`. */
 export const VALUE_CODEC_SOURCE = /* @__PURE__ */ selfContainedSource(createValueCodec);
 
-const INERT_FUNCTION_BRAND = Symbol.for('codemode.inertFunction');
-
 /**
  * The keys a host's runtime calls by itself: `JSON.stringify` calls `toJSON`, printing calls
- * `toString` and `valueOf`, `await` calls `then`. A function from the sandbox under one of them
- * must not be callable, or serializing, printing or awaiting a result would run it.
+ * `toString` and `valueOf`, `await` calls `then`. A function from the sandbox under one of them is
+ * a function on the host too (upstream's host gets an RPC stub there, which is callable), but one
+ * that runs nothing of the sandbox's and rejects nothing: it does what the runtime expects of the
+ * key with the data the object holds. `toJSON` gives the object's other keys, so serializing keeps
+ * the data; `toString` gives `INERT_FUNCTION_TEXT`; `valueOf` gives the object itself, as
+ * `Object.prototype.valueOf` does; `then` fulfils with the object's other keys, so awaiting it
+ * settles. Each prints as `INERT_FUNCTION_TEXT`.
  */
-const IMPLICITLY_CALLED_KEYS: ReadonlySet<string> = new Set(['toJSON', 'toString', 'valueOf', 'then']);
-
-/**
- * What a function in a result becomes under one of those keys: an inert marker that
- * `JSON.stringify` drops (as it drops a function) and that prints as `INERT_FUNCTION_TEXT`.
- */
-export class InertFunction {
-  /** Its brand: the value codec encodes a marker as the function it stands for. */
-  readonly [INERT_FUNCTION_BRAND] = true;
-
-  toJSON(): undefined {
-    return undefined;
-  }
-
-  toString(): string {
+const STAND_INS: Readonly<Record<string, (this: unknown, ...args: unknown[]) => unknown>> = {
+  toJSON() {
+    return withoutKey(this, 'toJSON');
+  },
+  toString() {
     return INERT_FUNCTION_TEXT;
+  },
+  valueOf() {
+    return this;
+  },
+  // A computed key, as the lint asks of a `then` in a literal; nothing awaits this table.
+  ['then' as string](onFulfilled: unknown) {
+    if (typeof onFulfilled === 'function') onFulfilled(withoutKey(this, 'then'));
+  },
+};
+
+function standIn(key: string): ((...args: unknown[]) => unknown) | undefined {
+  if (!Object.hasOwn(STAND_INS, key)) return undefined;
+  const method = STAND_INS[key]!;
+  const made = function (this: unknown, ...args: unknown[]) {
+    return Reflect.apply(method, this, args);
+  };
+  Object.defineProperty(made, 'name', { value: key });
+  Object.defineProperty(made, 'toString', { value: () => INERT_FUNCTION_TEXT });
+  return made;
+}
+
+/** A copy of an object's own enumerable string-keyed members but one (`undefined` for a non-object). */
+function withoutKey(value: unknown, dropped: string): Record<string, unknown> | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    if (key !== dropped) {
+      Object.defineProperty(copy, key, {
+        value: (value as Record<string, unknown>)[key],
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
   }
+  return copy;
 }
 
 function notRetained(): Promise<never> {
@@ -58,10 +86,10 @@ function notRetained(): Promise<never> {
 
 /**
  * The host's codec: a function in a result decodes to one that rejects with `HANDLE_NOT_FOUND`
- * when called, or, under a key the host's runtime calls by itself, to an `InertFunction`.
+ * when called, or, under a key the host's runtime calls by itself, to its stand-in.
  */
-const hostCodec = /* @__PURE__ */ createValueCodec((key) =>
-  key !== undefined && IMPLICITLY_CALLED_KEYS.has(key) ? Object.freeze(new InertFunction()) : () => notRetained(),
+const hostCodec = /* @__PURE__ */ createValueCodec(
+  (key) => (key === undefined ? undefined : standIn(key)) ?? (() => notRetained()),
 );
 
 export function encodeValue(value: unknown): unknown {

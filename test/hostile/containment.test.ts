@@ -14,7 +14,6 @@ import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { InertFunction } from '../../src/protocol/value-codec.js';
 import { isAlive, waitFor } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';
 
@@ -134,24 +133,27 @@ describe('row 1: relayed requests the host cannot represent', () => {
 });
 
 describe('row 2: functions in a result', () => {
-  it('stay inert under toJSON, toString, valueOf and then, so a host can stringify, print and await the result', async () => {
+  it('are functions under toJSON, toString, valueOf and then that run nothing of the sandbox, so a host can stringify, print and await the result', async () => {
     const outcome = await executor.execute({
       code: 'async () => ({ answer: 42, toJSON() {}, toString() {}, valueOf() {}, then: undefined, other: () => 1 })',
     });
     const value = outcome.result as Record<string, unknown>;
     expect(JSON.stringify(outcome)).toBe('{"result":{"answer":42},"logs":[]}');
     for (const key of ['toJSON', 'toString', 'valueOf']) {
-      expect(value[key]).toBeInstanceOf(InertFunction);
+      expect(typeof value[key]).toBe('function');
       expect(String(value[key])).toBe(INERT_FUNCTION_TEXT);
     }
+    expect(String(value)).toBe(INERT_FUNCTION_TEXT);
+    expect((value.valueOf as () => unknown)()).toBe(value);
     await expect((value.other as () => Promise<unknown>)()).rejects.toMatchObject({
       code: 'HANDLE_NOT_FOUND',
       message: FUNCTION_NOT_RETAINED_MESSAGE,
     });
-    const thenable = await executor.execute({ code: 'async () => [{ then() {} }]' });
-    const [inner] = thenable.result as unknown[];
-    // Awaiting it settles at once: its `then` is not a function.
-    expect(await Promise.resolve(inner)).toBe(inner);
+    const thenable = await executor.execute({ code: 'async () => [{ a: 1, then() {} }]' });
+    const [inner] = thenable.result as Record<string, unknown>[];
+    expect(typeof inner!.then).toBe('function');
+    // Awaiting it settles at once, with the object's other keys.
+    expect(await Promise.resolve(inner)).toEqual({ a: 1 });
     await assertNextRunSucceeds();
   });
 });
@@ -427,13 +429,16 @@ describe('row 9: a log flood', () => {
   });
 
   it('keeps its caps when a module that loads first calls into the harness to start the run itself', async () => {
-    // The harness module is importable by name. A module of the map runs before the entry's
-    // evaluate: it starts the run with caps of its own, then the program floods the logs.
+    // A module of the map that learned the harness module's name (a program can read it off a
+    // stack frame of the console capture) runs before the entry's evaluate: it starts the run
+    // with caps of its own, then the program floods the logs.
     const outcome = await executor.execute({
       code: `import "./takeover.js";
 async () => { for (let i = 0; i < 1e5; i++) console.log("x".repeat(400)); return "done" }`,
       modules: {
-        'takeover.js': `import * as harness from "__codemode_harness.js";
+        'takeover.js': `let frames = "";
+console.log({ toString() { frames = new Error().stack; return "" } });
+const harness = await import(/\\(([^():]*_harness\\.js):/.exec(frames)[1]);
 const huge = 2 ** 30;
 try {
   harness.begin([{}, { run: "mine", bound: 1e9, limits: { maxLogLines: huge, maxLogBytes: huge, maxToolArgsBytes: huge, logsCut: "", toolArgsTooLarge: "" } }]);
@@ -444,7 +449,9 @@ try {
     expect(outcome.error).toBeUndefined();
     expect(outcome.result).toBe('done');
     const kept = Math.min(LIMITS.maxLogLines, Math.floor(LIMITS.maxLogBytes / 400));
-    expect(outcome.logs).toHaveLength(kept + 1);
+    // The empty line the module wrote while it read the stack, then the flood up to the caps.
+    expect(outcome.logs[0]).toEqual({ level: 'log', message: '' });
+    expect(outcome.logs).toHaveLength(kept + 2);
     expect(outcome.logs.at(-1)?.message).toBe(isolateText.logsCut(LIMITS.maxLogLines, LIMITS.maxLogBytes));
     await assertNextRunSucceeds();
   });

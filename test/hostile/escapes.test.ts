@@ -39,6 +39,7 @@ describe('the harness', () => {
           onGlobal: names.filter((name) => name in globalThis).concat(Object.getOwnPropertyNames(globalThis).filter((name) => name.includes('codemode'))),
           inScope: [typeof __logs, typeof __dispatchers, typeof codec, typeof bridge, typeof dispatch, typeof namespace, typeof evaluate, typeof Entrypoint, typeof settle, typeof logs].filter((type) => type !== 'undefined'),
           harness: typeof __codemode,
+          harnessModule: await import("__codemode_harness.js").then(() => "loaded", (e) => e.message),
         };
       }`,
       providers: [
@@ -52,12 +53,17 @@ describe('the harness', () => {
       viaApi: { tool: 'echo', args: [new Uint8Array([5])] },
       onGlobal: [],
       inScope: [],
-      harness: 'object',
+      harness: 'undefined',
+      harnessModule: expect.stringMatching(/^No such module "__codemode_harness\.js"/),
     });
   });
 
-  // The program can reach the harness's race through `__codemode`. Each probe then settles 200 ms
-  // past a 300 ms bound, inside the host's grace period for a process that is not spinning.
+  // A program can learn the harness module's name from a frame of the console capture on a stack,
+  // and import it. Each probe does, then settles 200 ms past a 300 ms bound, inside the host's
+  // grace period for a process that is not spinning.
+  const findHarness = `let frames = "";
+        console.log({ toString() { frames = new Error().stack; return "" } });
+        const __codemode = await import(/\\(([^():]*_harness\\.js):/.exec(frames)[1]);`;
   const forgeries = {
     'settling the race early with returned()': '__codemode.returned(0);',
     'settling the race early with threw()': '__codemode.threw(0);',
@@ -74,12 +80,17 @@ describe('the harness', () => {
         let finish;
         const settled = new Promise((resolve) => (finish = resolve));
         const own = setTimeout(() => finish("late"), 500);
+        ${findHarness}
         ${prefix}
         return await settled;
       }`,
         timeout: 300,
       });
-      expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(300), logs: [] });
+      expect(outcome).toEqual({
+        result: undefined,
+        error: ExecutionTimeoutError.format(300),
+        logs: [{ level: 'log', message: '' }],
+      });
       expect(await run({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
     });
   }

@@ -299,7 +299,8 @@ describe('modules', () => {
     'lazy.js': 'console.log("lazy loaded"); export default 2;',
     'data.json': { json: { answer: 42 } },
     'note.txt': { text: 'plain text' },
-    // Collides with the harness module: dropped, so the harness still loads.
+    // The harness's old fixed name: a module like any other now, since the harness's own name is
+    // drawn per process, so the harness still loads beside it.
     '__codemode_harness.js': 'export const hijacked = true;',
   };
 

@@ -46,7 +46,7 @@ const TEXTS: Record<string, readonly Text[]> = {
   'limits.maxRequestBytes': [isolateText.requestTooLarge],
   'limits.maxResultBytes': [isolateText.resultTooLarge],
   'limits.maxToolArgsBytes': [isolateText.toolArgsTooLarge],
-  'limits.maxConcurrentToolCalls': [isolateText.tooManyToolCalls, isolateText.toolArgsInFlightTooLarge],
+  'limits.maxConcurrentToolCalls': [isolateText.toolArgsOverWaitingCap],
   'limits.maxToolResultBytes': [isolateText.toolResultTooLarge],
   'limits.maxLogLines': [isolateText.logsCut],
   'limits.maxRequestBodyBytes': [isolateText.requestBodyTooLarge],

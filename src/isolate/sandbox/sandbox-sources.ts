@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { LIMITS_MODULE, LIMITS_PLACEHOLDER } from './sandbox-constants.js';
 import { bundleWorker, type WorkerScript } from './worker-bundle.js';
 
 export interface SandboxSources {
@@ -20,7 +21,17 @@ function workerScript(name: WorkerScript): string {
   return bundleWorker(fileURLToPath(new URL(`../worker/${name}.ts`, import.meta.url)));
 }
 
+/** The harness, importing its caps under this process's `LIMITS_MODULE`. */
+function harnessScript(): string {
+  const source = workerScript('harness');
+  const placeholder = JSON.stringify(LIMITS_PLACEHOLDER);
+  if (source.split(placeholder).length !== 2) {
+    throw new Error(`The harness bundle must import ${placeholder} exactly once; rebuild it (npm run build).`);
+  }
+  return source.replace(placeholder, JSON.stringify(LIMITS_MODULE));
+}
+
 export function sandboxSources(): SandboxSources {
-  cached ??= { supervisor: workerScript('supervisor'), harness: workerScript('harness') };
+  cached ??= { supervisor: workerScript('supervisor'), harness: harnessScript() };
   return cached;
 }

@@ -7,7 +7,7 @@
  * from the package calls this.
  */
 import { createRequire } from 'node:module';
-import { LIMITS_MODULE } from './sandbox-constants.js';
+import { LIMITS_PLACEHOLDER } from './sandbox-constants.js';
 
 /** The worker scripts, by their file name without extension. */
 export const WORKER_SCRIPTS = ['supervisor', 'harness'] as const;
@@ -28,7 +28,7 @@ export function bundleWorker(entryFile: string): string {
     // workerd runs current V8: no syntax is lowered, and `neutral` pulls in no Node polyfill.
     platform: 'neutral',
     target: 'es2022',
-    external: ['cloudflare:workers', LIMITS_MODULE],
+    external: ['cloudflare:workers', LIMITS_PLACEHOLDER],
     legalComments: 'none',
     logLevel: 'silent',
   });

@@ -1,11 +1,12 @@
 /**
- * The sandbox side of one execution (module "__codemode_harness.js" of every dynamic worker),
- * bundled at build time (scripts/bundle-workers.mjs).
+ * The sandbox side of one execution (the module sandbox-constants.ts names `HARNESS_MODULE` in
+ * every dynamic worker), bundled at build time (scripts/bundle-workers.mjs).
  *
- * The generated entry module imports it first, as `__codemode`, ahead of any user import, so it
- * runs before user code: it captures the intrinsics it relies on (intrinsics.ts) and installs the
+ * The generated entry module imports it first, under a name no program can write, ahead of any
+ * user import, so it runs before user code: it captures the intrinsics it relies on (intrinsics.ts) and installs the
  * console capture. Its own state (logs, bridge, retained functions) lives in module scope, out of
- * user reach; user scope sees only the frozen module namespace `__codemode`.
+ * user reach; a program that learns the module's name (from a stack frame) can import only the
+ * frozen module namespace, whose exports guard themselves.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { HANDLE_KEY } from '../../protocol/types.js';
@@ -53,14 +54,24 @@ export { namespace } from './tool-calls.js';
 
 captureConsole();
 
-function describeThrown(error: unknown): string {
-  try {
-    if (error !== null && error !== undefined) {
-      const message = $get($Object(error), 'message');
-      if (message) return $String(message);
+/**
+ * The run's error text: the thrown value's message when truthy, else its String form. A `message`
+ * getter that throws fails the run with its own error instead, as upstream's read of
+ * `err.message` does (a getter that keeps throwing is followed a few times, then printed).
+ */
+function describeThrown(error: unknown, depth = 0): string {
+  if (error !== null && error !== undefined) {
+    let message: unknown;
+    try {
+      message = $get($Object(error), 'message');
+    } catch (getterError) {
+      if (depth < 4) return describeThrown(getterError, depth + 1);
     }
-  } catch {
-    // A throwing getter or an unprintable message: fall back to the value itself.
+    try {
+      if (message) return $String(message);
+    } catch {
+      // An unprintable message: fall back to the value itself.
+    }
   }
   try {
     return $String(error);
@@ -115,7 +126,7 @@ function failed(current: RunInFlight, error: unknown): SandboxOutcome {
   return { ok: false, error: describeThrown(error), logs: capturedLogs(), settledBeforeDeadline };
 }
 
-/** The first `begin` wins: user code that calls it again (it can reach `__codemode`) changes nothing. */
+/** The first `begin` wins: user code that calls it again (it can import the harness by name) changes nothing. */
 let begun = false;
 
 /**

@@ -25,6 +25,7 @@ export const $bind = Function.prototype.bind;
 export const $Object = Object;
 export const $then = Promise.prototype.then;
 export const $promiseResolve = Promise.resolve;
+export const $promiseReject = Promise.reject;
 /** V8's, which workerd's types leave out. */
 export const $captureStackTrace: (target: object, below: (...args: never[]) => unknown) => void = /* @__PURE__ */ $get(
   Error,

@@ -33,7 +33,7 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // time here), give or take CLOCK_SLACK_MS. User code can clear the race timer by guessing its id,
 // so once the host asks for the verdict (`raceVerdict`), a run that has not ended by its deadline
 // has lost. It can also call `raced`, `returned` and `threw` itself (they are exports of
-// `__codemode`): the first `raced` arms the race and no later call moves its deadline, and a run
+// the harness module, whose name a stack frame shows): the first `raced` arms the race and no later call moves its deadline, and a run
 // that ends more than once (only a forged call ends it early) is judged by the clock at every end.
 // A forged early win can then only make `cancel` wait for the run's own reply, which says it was
 // late.

@@ -5,7 +5,18 @@
 import { type BinaryCodec, createBinaryCodec } from '../../protocol/codec.js';
 import { sandboxText } from '../texts.js';
 import { fromCaller } from './console-capture.js';
-import { $apply, $Error, $get, $hasOwn, $Proxy, $String, $TypeError, utf8Bytes } from './intrinsics.js';
+import {
+  $apply,
+  $Error,
+  $get,
+  $hasOwn,
+  $Promise,
+  $Proxy,
+  $promiseReject,
+  $String,
+  $TypeError,
+  utf8Bytes,
+} from './intrinsics.js';
 import { limits } from './sandbox-limits.js';
 import type { SandboxBridge } from './types.js';
 
@@ -46,19 +57,58 @@ export function useBridge(next: SandboxBridge): void {
 /**
  * The execution's tool calls waiting on the host, and the UTF-8 bytes of their arguments, which
  * the host holds until it answers: bounded by `limits.maxConcurrentToolCalls` and
- * `limits.maxConcurrentToolArgsBytes`.
+ * `limits.maxConcurrentToolArgsBytes`. A call past either bound is not refused: it is held here,
+ * encoded, until earlier calls answer (backpressure), so a program that maps a thousand items to
+ * tool calls at once still makes every call, in the order it made them, as upstream does.
  */
 const waiting = { calls: 0, bytes: 0 };
+
+/** A call held in the sandbox: what it sends, over the bridge of the run that made it. */
+interface HeldCall {
+  via: SandboxBridge;
+  provider: string;
+  tool: string;
+  argsJson: string;
+  size: number;
+  release: (answer: Promise<string>) => void;
+}
+
+/**
+ * The calls held, first made first; indexed by hand (`held[heldTail] = …`), so a program that
+ * replaces `Array.prototype.push` or `shift` cannot reorder or drop them.
+ */
+let held: (HeldCall | undefined)[] = [];
+let heldHead = 0;
+let heldTail = 0;
 
 interface SentCall {
   answer: Promise<string>;
   size: number;
 }
 
+/** Whether a call of `size` bytes may leave now, beside the calls waiting. */
+function fits(size: number): boolean {
+  if (waiting.calls >= limits.maxConcurrentToolCalls) return false;
+  return waiting.calls === 0 || waiting.bytes + size <= limits.maxConcurrentToolArgsBytes;
+}
+
+/** Sends a call that fits, counted as waiting until `answered`. */
+function dispatch(via: SandboxBridge, provider: string, tool: string, argsJson: string, size: number): Promise<string> {
+  waiting.calls += 1;
+  waiting.bytes += size;
+  try {
+    return via.call(provider, tool, argsJson);
+  } catch (error) {
+    // The bridge refused it (a held call whose run is over): the call fails when awaited.
+    return $apply($promiseReject, $Promise, [error]);
+  }
+}
+
 /**
- * Sends one tool call: the arguments as codec JSON, checked against their cap and against what
- * the calls still waiting hold, before anything is sent, so the host never receives an argument
- * over them. Counts the call as waiting; `answered` ends that.
+ * Sends one tool call: the arguments as codec JSON, encoded now (what the call sends is what the
+ * arguments were when it was made, as upstream's), checked against their cap before anything is
+ * sent. A call that does not fit beside the calls waiting, or that would overtake a held one, is
+ * held. Counts the call as waiting once it leaves; `answered` ends that.
  */
 function send(provider: string, tool: string, args: unknown[]): SentCall {
   const encoded: unknown = codec.stringify(args);
@@ -67,21 +117,39 @@ function send(provider: string, tool: string, args: unknown[]): SentCall {
   const argsJson = typeof encoded === 'string' ? encoded : $String(encoded);
   const size = utf8Bytes(argsJson);
   if (size > limits.maxToolArgsBytes) throw new $Error(sandboxText.toolArgsTooLarge(size, limits.maxToolArgsBytes));
-  if (waiting.calls >= limits.maxConcurrentToolCalls) {
-    throw new $Error(sandboxText.tooManyToolCalls(limits.maxConcurrentToolCalls));
+  // Alone on the way it would still not fit: holding it would hold it forever.
+  if (size > limits.maxConcurrentToolArgsBytes) {
+    throw new $Error(sandboxText.toolArgsOverWaitingCap(size, limits.maxConcurrentToolArgsBytes));
   }
-  if (waiting.bytes + size > limits.maxConcurrentToolArgsBytes) {
-    throw new $Error(sandboxText.toolArgsInFlightTooLarge(size, waiting.bytes, limits.maxConcurrentToolArgsBytes));
-  }
-  const answer = bridge.call(provider, tool, argsJson);
-  waiting.calls += 1;
-  waiting.bytes += size;
+  const via = bridge;
+  if (heldHead === heldTail && fits(size)) return { answer: dispatch(via, provider, tool, argsJson, size), size };
+  const answer = new $Promise<string>((release) => {
+    held[heldTail] = { via, provider, tool, argsJson, size, release };
+    heldTail += 1;
+  });
   return { answer, size };
+}
+
+/** Lets held calls leave, first made first, while they fit. */
+function releaseHeld(): void {
+  for (;;) {
+    const next = held[heldHead];
+    if (next === undefined || !fits(next.size)) break;
+    held[heldHead] = undefined;
+    heldHead += 1;
+    next.release(dispatch(next.via, next.provider, next.tool, next.argsJson, next.size));
+  }
+  if (heldHead === heldTail) {
+    held = [];
+    heldHead = 0;
+    heldTail = 0;
+  }
 }
 
 function answered(size: number): void {
   waiting.calls -= 1;
   waiting.bytes -= size;
+  releaseHeld();
 }
 
 /** What the sandbox makes of an answer's envelope: its result, or a throw of its error. */
