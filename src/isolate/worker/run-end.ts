@@ -32,9 +32,10 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // The clock only bounds what user code can do to the race, on `Date.now()` (which advances in real
 // time here), give or take CLOCK_SLACK_MS. User code can clear the race timer by guessing its id,
 // so once the host asks for the verdict (`raceVerdict`), a run that has not ended by its deadline
-// has lost. It can also call `raced`, `returned` and `threw` itself (they are exports of
-// the harness module, whose name a stack frame shows): the first `raced` arms the race and no later call moves its deadline, and a run
-// that ends more than once (only a forged call ends it early) is judged by the clock at every end.
+// has lost. It can also call `raced`, `returned` and `threw` itself (they are exports of the
+// harness module, whose name a stack frame shows): the first `raced` arms the race and no later
+// call moves its deadline, and a run that ends more than once (only a forged call ends it early)
+// is judged by the clock at every end.
 // A forged early win can then only make `cancel` wait for the run's own reply, which says it was
 // late.
 // The decision is not taken by a reaction on the program's promise: a second reaction there
