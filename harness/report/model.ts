@@ -5,6 +5,7 @@
 
 import type { Boundary } from '../case-model.js';
 import type { RunChanges } from './history.js';
+import type { ReleaseDiff } from './release-diff.js';
 
 /** Every status a cell can have, in the order the report lists them. */
 export const CELL_STATUSES = ['pass', 'fail', 'skip', 'unsupported', 'infra-error'] as const;
@@ -33,6 +34,20 @@ export interface MatrixColumn {
   infraError?: string;
   /** Wall time the column took, start-up included. Informational only. */
   durationMs?: number;
+  /** A release resolved at run time (`newest`, `compare`): when it was published, and whether the peer range admits it. */
+  release?: ColumnRelease;
+  /** The column ran the same release as this one, so its cells are that column's, not run twice. */
+  sameAs?: string;
+}
+
+export interface ColumnRelease {
+  /** The registry's publish time, ISO 8601, or null when it gives none. */
+  published: string | null;
+  /** This package's peer range for `@cloudflare/codemode`. */
+  peerRange: string;
+  inPeerRange: boolean;
+  /** `registry`: the registry's newest; `option`: named with `--newest` or `--compare`. */
+  chosenBy: 'registry' | 'option';
 }
 
 export interface MatrixCase {
@@ -98,6 +113,11 @@ export interface MatrixRun {
   run: RunMeta;
   /** What changed since the previous run written to the same directory (set when the reports are written). */
   since?: RunChanges;
+  /**
+   * Set when the `newest` column ran another release than the one it is compared with (`latest`,
+   * or `compare`): every case whose status or outcome differs between the two.
+   */
+  releaseDiff?: ReleaseDiff;
   /** The release boundaries the skips name (cases/boundaries.yaml). */
   boundaries: Boundary[];
   columns: MatrixColumn[];

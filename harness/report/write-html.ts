@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { texts } from '../texts.js';
 import type { HistoryEntry } from './history.js';
 import { CELL_STATUSES, type MatrixRun } from './model.js';
-import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
+import { RELEASE_DIFF_KINDS } from './release-diff.js';
+import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
 /** Cases with changes listed at the top before the rest fold away. */
@@ -55,6 +56,20 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
       ? t.comparedWith(since.previous.date, since.previous.commit, since.previous.snapshot)
       : '',
     changes: changesByCase(since?.changes ?? [], label),
+    releaseDiff: run.releaseDiff
+      ? {
+          title: t.releaseDiffTitle(run.releaseDiff),
+          intro: t.releaseDiffIntro(run.releaseDiff),
+          none: t.releaseDiffNone(run.releaseDiff),
+          unknown: run.releaseDiff.unknown.length ? t.releaseDiffUnknown(run.releaseDiff.unknown.length) : null,
+          kinds: RELEASE_DIFF_KINDS.map((kind) => ({ kind, title: t.releaseDiffKinds[kind] })),
+          head: [
+            t.releaseDiffHead[0],
+            `${t.releaseDiffHead[1]} (${run.releaseDiff.from.release})`,
+            `${t.releaseDiffHead[2]} (${run.releaseDiff.to.release})`,
+          ],
+        }
+      : null,
     changesShown: CHANGES_SHOWN,
     newCases: t.newCases(since?.newCases.length ?? 0),
     removedCases: t.removedCases(since?.removedCases.length ?? 0),
@@ -69,7 +84,14 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
   };
   const data = {
     root,
-    run: { ...run, columns: run.columns.map((column) => ({ ...column, versionsLine: versionsLine(column.versions) })) },
+    run: {
+      ...run,
+      columns: run.columns.map((column) => ({
+        ...column,
+        versionsLine: versionsLine(column.versions),
+        headNote: columnHeadNote(column),
+      })),
+    },
     earlier: earlier.map((entry) => ({
       title: t.earlierRun(entry.date, entry.commit, entry.changes.previous?.date ?? '?'),
       lines: changesByCase(entry.changes.changes, label).map((change) => t.earlierLine(change.case, change.text)),

@@ -75,6 +75,48 @@
       );
     });
 
+  // The release diff: what upstream's newest release changed, before anything else.
+  var diffBox = byId('release-diff');
+  if (run.releaseDiff && ui.releaseDiff) {
+    var rd = run.releaseDiff;
+    diffBox.hidden = false;
+    diffBox.appendChild(el('h2', { id: 'release-diff-title', text: ui.releaseDiff.title }));
+    diffBox.appendChild(el('p', { text: ui.releaseDiff.intro }));
+    if (!rd.rows.length) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.none }));
+    var side = (caseId, column, entry) =>
+      el('td', {}, [
+        cellLink(caseId, column, `${ui.symbols[entry.status]} ${ui.labels[entry.status]}`),
+        entry.outcome ? el('code', { className: 'outcome', text: entry.outcome }) : null,
+      ]);
+    ui.releaseDiff.kinds.forEach((kind) => {
+      var rows = rd.rows.filter((row) => row.kind === kind.kind);
+      if (!rows.length) return;
+      diffBox.appendChild(el('h3', { text: `${kind.title} (${rows.length})` }));
+      var table = el('table', { className: 'diff-table', dataset: { kind: kind.kind } }, [
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ui.releaseDiff.head.map((text) => el('th', { scope: 'col', text: text })),
+          ),
+        ]),
+      ]);
+      var body = el('tbody', {});
+      rows.forEach((row) => {
+        body.appendChild(
+          el('tr', { dataset: { case: row.case } }, [
+            el('th', { scope: 'row' }, [el('a', { href: `#case-${row.case}`, className: 'case-id', text: row.case })]),
+            side(row.case, rd.from.column, row.from),
+            side(row.case, rd.to.column, row.to),
+          ]),
+        );
+      });
+      table.appendChild(body);
+      diffBox.appendChild(el('div', { className: 'diff-wrap' }, [table]));
+    });
+    if (ui.releaseDiff.unknown) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.unknown }));
+  }
+
   // What changed since the previous run.
   var sinceBox = byId('since');
   sinceBox.appendChild(el('h2', { id: 'since-title', text: ui.sinceTitle }));
@@ -173,6 +215,7 @@
       el('th', { scope: 'col', className: 'col-head', title: c.versionsLine, dataset: { column: c.id } }, [
         el('div', { className: 'col-label', text: c.label }),
         el('div', { className: 'col-versions', text: c.versionsLine }),
+        c.headNote ? el('div', { className: 'col-note', text: c.headNote }) : null,
         counts,
       ]),
     );
@@ -363,7 +406,12 @@
     selected = document.querySelector(
       `a.cell[data-case="${CSS.escape(caseId)}"][data-column="${CSS.escape(columnId)}"]`,
     );
-    if (selected) selected.classList.add('selected');
+    if (selected) {
+      selected.classList.add('selected');
+      // Opened from a list above the grid: bring the row into view, not only the panel.
+      var box = selected.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > window.innerHeight) selected.scrollIntoView({ block: 'center' });
+    }
   }
   function fromHash() {
     var match = /^#cell=([^/]*)\/(.*)$/.exec(location.hash);
