@@ -46,7 +46,9 @@ export function isResolvedColumn(id: string): id is ResolvedColumnId {
 export function useRelease(id: ResolvedColumnId, release: ResolvedRelease | { failure: string }): void {
   resolved.set(id, release);
   if ('failure' in release) return;
-  const base = readJson(join(ROOT, 'harness', 'reference', 'wrangler.latest.json'));
+  // A release with the durable runtime (0.4.0 on) hosts runtime flows, as latest's configuration does; one without runs the executor alone, as 0.3.8's does.
+  const template = hasRuntime(release.dir) ? 'wrangler.latest.json' : 'wrangler.0.3.8.json';
+  const base = readJson(join(ROOT, 'harness', 'reference', template));
   delete base.$schema;
   const config = {
     ...base,
@@ -62,6 +64,12 @@ export function useRelease(id: ResolvedColumnId, release: ResolvedRelease | { fa
 export function resolvedRelease(id: ResolvedColumnId): ResolvedRelease | undefined {
   const release = resolved.get(id);
   return release && !('failure' in release) ? release : undefined;
+}
+
+/** Whether the release exports the durable runtime (`createCodemodeRuntime`), read from its declarations. */
+function hasRuntime(dir: string): boolean {
+  const declarations = join(dir, 'dist', 'index.d.ts');
+  return existsSync(declarations) && /\bcreateCodemodeRuntime\b/.test(readFileSync(declarations, 'utf8'));
 }
 
 /** The ES module entry of an installed package: `exports["."]`'s import (or default), else `main`. */
