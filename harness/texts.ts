@@ -124,6 +124,12 @@ export const texts = {
       `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}${waitingOn.length ? ` · waiting on ${waitingOn.join(', ')}` : ''}`,
     failure: (column: string, title: string, reason: string) => `[${column}] ✗ ${title}: ${reason}`,
     infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
+    /** A failure's diff under its line: the first lines, indented; the report keeps all of it. */
+    shortDiff: (diff: string, shown = 8) => {
+      const lines = diff.split('\n');
+      const more = lines.length > shown ? [`… ${lines.length - shown} more lines in the report`] : [];
+      return [...lines.slice(0, shown), ...more].map((line) => `    ${line}`).join('\n');
+    },
     columnDone: (column: string, counts: string, elapsedMs: number) =>
       `[${column}] done in ${seconds(elapsedMs)}: ${counts}`,
     interrupted: (signal: string) => `${signal}: stopping every column that is still running…`,

@@ -243,6 +243,22 @@ describe('npm run matrix', () => {
     });
   });
 
+  it('prints a failure with its short diff, as the report records it', () => {
+    rmSync(join(catalogue.dir, 'validation.yaml'), { force: true });
+    catalogue.write(
+      'a.yaml',
+      caseText('fails-here', 'async () => ({ a: 1, b: [1, 2] })', '{ result: { a: 2, b: [1, 2] }, logs: [] }'),
+    );
+    const failing = join(out, 'failing');
+    const { status, output } = runMatrix('--cases', catalogue.dir, '--columns', 'ours', '--out', failing);
+    expect(status).toBe(1);
+    const run = JSON.parse(readFileSync(join(failing, 'matrix.json'), 'utf8'));
+    const diff: string = run.cells[0].diff;
+    expect(diff.length).toBeGreaterThan(0);
+    const printed = output.slice(output.indexOf('[ours] ✗ a.yaml › fails-here'));
+    for (const line of diff.split('\n').slice(0, 8)) expect(printed).toContain(`\n    ${line}`);
+  });
+
   it('writes an ordinary run where git ignores it', () => {
     const ignored = (path: string) => spawnSync('git', ['check-ignore', '-q', path], { cwd: ROOT }).status === 0;
     expect(['reports/run/index.html', 'reports/run/history/x.json', 'reports/index.html'].map(ignored)).toEqual([

@@ -129,7 +129,10 @@ class Progress {
     state.done += 1;
     // The first line of a reason: progress shows the gist; the report keeps all of it.
     const gist = (cell.reason ?? '').split('\n', 1)[0] ?? '';
-    if (cell.status === 'fail') this.line(texts.progress.failure(column, caseTitle(item), gist));
+    if (cell.status === 'fail') {
+      this.line(texts.progress.failure(column, caseTitle(item), gist));
+      if (cell.diff) this.line(texts.progress.shortDiff(cell.diff));
+    }
     if (cell.status === 'infra-error' && !state.saidInfra.has(gist)) {
       state.saidInfra.add(gist);
       this.line(texts.progress.infra(column, `${item.id}: ${gist}`));
