@@ -119,6 +119,8 @@ export interface Case {
   skipOn?: SkipEntry[];
   /** Why running this program on a reference column is unsafe (a spin wedges `wrangler dev`). */
   unsafeOnReference?: string;
+  /** The expectation involves time; absent, the harness derives it (harness/timing.ts). */
+  timing?: boolean;
 }
 
 /** A case with where it came from, for messages and test names. */

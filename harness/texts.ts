@@ -124,6 +124,8 @@ export const texts = {
       `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}${waitingOn.length ? ` · waiting on ${waitingOn.join(', ')}` : ''}`,
     failure: (column: string, title: string, reason: string) => `[${column}] ✗ ${title}: ${reason}`,
     infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
+    flaky: (column: string, title: string, firstReason: string) =>
+      `[${column}] ~ flaky: ${title} failed once (${firstReason}) and passed on the rerun`,
     /** A failure's diff under its line: the first lines, indented; the report keeps all of it. */
     shortDiff: (diff: string, shown = 8) => {
       const lines = diff.split('\n');

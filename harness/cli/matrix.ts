@@ -22,11 +22,12 @@ import { Engine } from '../engine.js';
 import { isFlow } from '../judge.js';
 import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
 import { DEFAULT_REGISTRY, resolveRelease } from '../reference/releases.js';
-import { cellKey, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
+import { cellKey, isFlaky, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { expectsVaryingValues, releaseDiff } from '../report/release-diff.js';
 import { reportTexts } from '../report/texts.js';
 import { assertValidMatrix, writeReports } from '../report/write-reports.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
+import { involvesTime, withRerun } from '../timing.js';
 import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -133,6 +134,8 @@ class Progress {
       this.line(texts.progress.failure(column, caseTitle(item), gist));
       if (cell.diff) this.line(texts.progress.shortDiff(cell.diff));
     }
+    if (isFlaky(cell))
+      this.line(texts.progress.flaky(column, caseTitle(item), (cell.rerun?.reason ?? '').split('\n', 1)[0] ?? ''));
     if (cell.status === 'infra-error' && !state.saidInfra.has(gist)) {
       state.saidInfra.add(gist);
       this.line(texts.progress.infra(column, `${item.id}: ${gist}`));
@@ -208,7 +211,12 @@ async function startColumn(
   if (failure !== undefined) column.infraError = failure;
   const cells: MatrixCell[] = [];
   const ask = async (item: CatalogueItem, index: number) => {
-    const { cell, outcome } = await engine.cell(item, id);
+    // A case that involves time may fail once on a loaded machine: only a failure that reproduces counts.
+    const { cell, outcome } = await withRerun(
+      item,
+      () => engine.cell(item, id),
+      () => !engine.isAborted,
+    );
     cells[index] = cell;
     if (outcome !== undefined && column.kind === 'reference') outcomes.set(cellKey(item.id, id), outcome);
     progress.cell(id, item, cell);
@@ -300,7 +308,16 @@ async function runMatrix(
       const upstream = isFlow(item) ? undefined : item.upstream;
       // Runtime flows are one area of their own, whichever file holds them.
       const area = isFlow(item) ? 'runtime' : basename(file).replace(/\.ya?ml$/, '');
-      return { id, file, line, area, description, features, ...(upstream ? { upstreamReason: upstream.reason } : {}) };
+      return {
+        id,
+        file,
+        line,
+        area,
+        description,
+        features,
+        ...(upstream ? { upstreamReason: upstream.reason } : {}),
+        ...(involvesTime(item) ? { timing: true as const } : {}),
+      };
     }),
     cells,
     summary: summarize(columns, cells),

@@ -61,6 +61,8 @@ export interface MatrixCase {
   features: string[];
   /** Why the case expects something else of upstream, when it does. */
   upstreamReason?: string;
+  /** The expectation involves time (harness/timing.ts): a failing cell is rerun once. */
+  timing?: true;
 }
 
 export interface MatrixCell {
@@ -82,6 +84,16 @@ export interface MatrixCell {
    * skipped cell met the expect of its skip entry (it fails the way the skip says).
    */
   expectation?: 'upstream' | 'skip';
+  /**
+   * The cell's first attempt, when it was rerun: a case that involves time failed once and ran
+   * again; `status` is the rerun's. A first failure whose rerun did not fail is flaky, not a failure.
+   */
+  rerun?: { status: CellStatus; reason?: string };
+}
+
+/** A cell whose first attempt failed and whose rerun did not: flaky, and not counted as a failure. */
+export function isFlaky(cell: MatrixCell): boolean {
+  return cell.rerun?.status === 'fail' && cell.status !== 'fail';
 }
 
 export interface ColumnSummary {

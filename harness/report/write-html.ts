@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { texts } from '../texts.js';
 import type { HistoryEntry } from './history.js';
-import { CELL_STATUSES, type MatrixRun } from './model.js';
+import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS } from './release-diff.js';
 import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
 
@@ -49,6 +49,7 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     symbols: texts.statusSymbol,
     staleMark: texts.staleMark,
     upstreamMark: texts.upstreamMark,
+    flakyTitle: t.flakyTitle(run.cells.filter(isFlaky).length),
     verdict: t.verdict(run),
     runLine: t.runLine(run),
     limited: run.run.columnsLeftOut ? t.limited(run.run.columnsLeftOut) : null,

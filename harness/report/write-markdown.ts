@@ -3,7 +3,7 @@
  * verdict, what changed since the previous run, the columns, then every failure with its diff and
  * the infra-errors apart (they are not results).
  */
-import type { MatrixCase, MatrixCell, MatrixRun } from './model.js';
+import { isFlaky, type MatrixCase, type MatrixCell, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff, type ReleaseDiffSide } from './release-diff.js';
 import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
 
@@ -126,6 +126,17 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
     );
   }
   lines.push('', `## ${t.failuresTitle(failures.length)}`, '', ...(failures.length ? list(failures, true) : [t.none]));
+  const flaky = run.cells.filter(isFlaky);
+  if (flaky.length)
+    lines.push(
+      '',
+      `## ${t.flakyTitle(flaky.length)}`,
+      '',
+      ...list(
+        flaky.map((cell) => ({ ...cell, reason: `${t.firstAttempt}: ${cell.rerun?.reason ?? ''}` })),
+        false,
+      ),
+    );
   lines.push('', `## ${t.infraTitle(infra.length + broken.length)}`, '');
   if (!infra.length && !broken.length) lines.push(t.none);
   for (const column of broken)

@@ -54,6 +54,7 @@
   function cellText(cell) {
     var symbol = ui.symbols[cell.status];
     if (cell.unexpectedPass) return `${symbol} ${ui.staleMark}`;
+    if (cell.rerun && cell.rerun.status === 'fail' && cell.status !== 'fail') return `${symbol} ${ui.flakyMark}`;
     if (cell.status === 'pass') return cell.expectation === 'upstream' ? `${symbol} ${ui.upstreamMark}` : symbol;
     if (cell.status === 'skip') return `${symbol} ${ui.labels.skip}${cell.expectation === 'skip' ? ' ✓' : ''}`;
     if (cell.status === 'unsupported') return symbol;
@@ -193,6 +194,21 @@
       );
     });
     failuresBox.appendChild(failureList);
+  }
+  // Flaky cells, apart: they failed once and passed on the rerun, so they are not failures.
+  var flaky = run.cells.filter((c) => c.rerun && c.rerun.status === 'fail' && c.status !== 'fail');
+  if (flaky.length) {
+    failuresBox.appendChild(el('h3', { id: 'flaky-title', text: ui.flakyTitle }));
+    var flakyList = el('ul', { className: 'changes flaky-list' });
+    flaky.forEach((cell) => {
+      flakyList.appendChild(
+        el('li', {}, [
+          cellLink(cell.case, cell.column, cell.case),
+          ` on ${label(cell.column)}: ${ui.firstAttempt}: ${(cell.rerun.reason || '').split('\n')[0]}`,
+        ]),
+      );
+    });
+    failuresBox.appendChild(flakyList);
   }
 
   // Column heads: label, versions, counts.
@@ -384,6 +400,7 @@
       ],
     ];
     if (cell.reason) rows.push(['reason', cell.reason]);
+    if (cell.rerun) rows.push([ui.firstAttempt, `${ui.labels[cell.rerun.status]}: ${cell.rerun.reason || ''}`]);
     if (cell.expectation) rows.push(['judged by', ui.judgedBy[cell.expectation]]);
     rows.push(['area', c.area], ['features', c.features.join(', ') || '—']);
     var dl = el('dl', {});
