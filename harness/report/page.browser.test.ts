@@ -11,7 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun } from '../test-support/report-run.js';
 import { launchChromium } from './browser.js';
-import type { MatrixRun } from './model.js';
+import { cellKey, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from './model.js';
+import { releaseDiff } from './release-diff.js';
 import { renderIndexHtml } from './write-html.js';
 import { writeReports } from './write-reports.js';
 
@@ -225,5 +226,103 @@ describe('index.html in Chromium', () => {
     await narrow.screenshot({ path: join(dir, 'narrow.png'), fullPage: false });
     expect(readFileSync(join(dir, 'narrow.png')).subarray(1, 4).toString()).toBe('PNG');
     await narrow.close();
+  });
+});
+
+describe('index.html with the newest release and a flaky cell', () => {
+  const nightlyDir = mkdtempSync(join(tmpdir(), 'matrix-nightly-page-'));
+  let nightly: Page;
+  afterAll(() => rmSync(nightlyDir, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    const run = fixtureRun({ outcomes: { 'result-number@0.3.8': { result: 'ok' } } });
+    const latest = run.columns.find((column) => column.id === 'latest')!;
+    const newest: MatrixColumn = {
+      ...latest,
+      id: 'newest',
+      label: 'newest (0.6.0)',
+      versions: { ...latest.versions, codemode: '0.6.0' },
+      release: {
+        published: '2026-11-30T08:00:00.000Z',
+        peerRange: '>=0.2.2 <0.6.0',
+        inPeerRange: false,
+        chosenBy: 'registry',
+      },
+    };
+    // The newest release breaks one case; one case of ours passed only on its rerun.
+    const newestCells = run.cells
+      .filter((cell) => cell.column === 'latest')
+      .map(
+        (cell): MatrixCell =>
+          cell.case === 'result-number'
+            ? {
+                ...cell,
+                column: 'newest',
+                status: 'fail',
+                reason: 'outcome differs from expect in result',
+                diff: FIXTURE_DIFF,
+              }
+            : { ...cell, column: 'newest' },
+      );
+    const cells = [...run.cells, ...newestCells].map((cell) =>
+      cell.case === 'result-number' && cell.column === 'ours'
+        ? { ...cell, rerun: { status: 'fail' as const, reason: 'Execution timed out after 300 ms' } }
+        : cell,
+    );
+    const outcomes = new Map([
+      [cellKey('result-number', 'latest'), { result: 'ok' }],
+      [cellKey('result-number', 'newest'), { result: 'other' }],
+    ]);
+    const columns = [...run.columns, newest];
+    const ids = run.cases.map((item) => item.id);
+    const nightlyRun: MatrixRun = {
+      ...run,
+      columns,
+      cells,
+      releaseDiff: releaseDiff(latest, newest, ids, cells, outcomes),
+      summary: summarize(columns, cells),
+    };
+    writeReports(nightlyRun, nightlyDir);
+    nightly = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    nightly.on('pageerror', (error) => pageErrors.push(error.message));
+    await nightly.route(/^(?!file:)/, (route) => route.abort());
+    await nightly.goto(pathToFileURL(join(nightlyDir, 'index.html')).href);
+  });
+
+  it('opens with the release diff: the newly failing case, both outcomes, links to both cells', async () => {
+    const diffTop = await nightly.locator('#release-diff').evaluate((node) => node.getBoundingClientRect().top);
+    const sinceTop = await nightly.locator('#since').evaluate((node) => node.getBoundingClientRect().top);
+    expect(diffTop).toBeLessThan(sinceTop);
+    await expect.poll(() => nightly.locator('#release-diff-title').textContent()).toBe('Release diff: 0.5.6 → 0.6.0');
+    const row = nightly.locator('table.diff-table[data-kind="newly-failing"] tr[data-case="result-number"]');
+    expect(await row.locator('code.outcome').allTextContents()).toEqual(['{"result":"ok"}', '{"result":"other"}']);
+    expect(
+      await row.locator('a.cell-link').evaluateAll((links) => links.map((link) => link.getAttribute('href'))),
+    ).toEqual(['#cell=result-number/latest', '#cell=result-number/newest']);
+    await row.locator('a.cell-link').nth(1).click();
+    expect(await nightly.locator('#details-title').textContent()).toBe('result-number');
+    expect(await nightly.locator('#details-body').textContent()).toContain('newest (0.6.0)');
+    // The failing row is brought into view, not left far below.
+    const box = await nightly.locator('a.cell.selected').evaluate((node) => node.getBoundingClientRect().top);
+    expect(box).toBeGreaterThanOrEqual(0);
+    expect(box).toBeLessThan(900);
+  });
+
+  it("says once, in the newest column's head, its publish date and that it is outside the peer range", async () => {
+    expect(await nightly.locator('th.col-head[data-column="newest"] .col-note').textContent()).toBe(
+      "the npm registry's newest, published 2026-11-30 · outside the supported range >=0.2.2 <0.6.0",
+    );
+  });
+
+  it('shows a flaky cell as flaky, lists it apart from the failures, and keeps its first failure', async () => {
+    expect(await nightly.locator('a.cell[data-case="result-number"][data-column="ours"]').textContent()).toBe(
+      '✓ flaky',
+    );
+    expect(await nightly.locator('.flaky-list li').allTextContents()).toEqual([
+      'result-number on ours: first attempt: Execution timed out after 300 ms',
+    ]);
+    expect(await nightly.locator('#failures > ul.changes:not(.flaky-list) li').allTextContents()).not.toContainEqual(
+      expect.stringContaining('on ours'),
+    );
   });
 });
