@@ -35,7 +35,7 @@ export const DEFAULT_COLUMNS: readonly ColumnId[] = COLUMN_IDS.filter((id) => id
 /** The release each resolved column runs, or why it has none; set once the registry answered. */
 const resolved = new Map<ResolvedColumnId, ResolvedRelease | { failure: string }>();
 
-export function isResolvedColumn(id: string): id is ResolvedColumnId {
+function isResolvedColumn(id: string): id is ResolvedColumnId {
   return (RESOLVED_COLUMNS as readonly string[]).includes(id);
 }
 

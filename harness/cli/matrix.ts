@@ -413,8 +413,8 @@ runCommand(async () => {
   if (positionals.length > 0) throw new UsageError(texts.cli.unexpectedArgument(positionals[0]!, USAGE));
   if (values.snapshot && values.out !== undefined) throw new UsageError(texts.cli.snapshotWithOut);
   const compare = values.compare as string | undefined;
-  const columns = parseColumns(values.columns as string | undefined, DEFAULT_COLUMNS);
-  if (compare !== undefined && values.columns === undefined) columns.push('compare');
+  const columns = parseColumns(values.columns as string | undefined, DEFAULT_COLUMNS, DEFAULT_COLUMNS);
+  if (compare !== undefined && (values.columns === undefined || values.columns === 'all')) columns.push('compare');
   if (columns.includes('compare') && compare === undefined) throw new UsageError(texts.cli.compareNeedsRelease);
   const out = values.snapshot ? SNAPSHOT_DIR : typeof values.out === 'string' ? resolve(values.out) : RUN_DIR;
   const catalogue = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);

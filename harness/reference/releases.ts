@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
 import { texts } from '../texts.js';
 
-export const CODEMODE_PACKAGE = '@cloudflare/codemode';
+const CODEMODE_PACKAGE = '@cloudflare/codemode';
 export const DEFAULT_REGISTRY = 'https://registry.npmjs.org';
 const ROOT = join(import.meta.dirname, '..', '..');
 /**
@@ -81,7 +81,7 @@ export function inRange(version: string, range: string): boolean {
 }
 
 /** The peer range this package declares, read from its package.json. */
-export function peerRange(): string {
+function peerRange(): string {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     peerDependencies: Record<string, string>;
   };
@@ -89,7 +89,7 @@ export function peerRange(): string {
 }
 
 /** The registry's full document for the package (the abbreviated one has no publish times). */
-export async function fetchPackument(registry: string): Promise<Packument> {
+async function fetchPackument(registry: string): Promise<Packument> {
   const url = `${registry.replace(/\/+$/, '')}/${CODEMODE_PACKAGE.replace('/', '%2f')}`;
   let response: Response;
   try {

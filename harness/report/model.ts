@@ -40,7 +40,7 @@ export interface MatrixColumn {
   sameAs?: string;
 }
 
-export interface ColumnRelease {
+interface ColumnRelease {
   /** The registry's publish time, ISO 8601, or null when it gives none. */
   published: string | null;
   /** This package's peer range for `@cloudflare/codemode`. */

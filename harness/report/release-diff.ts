@@ -17,7 +17,7 @@ export interface ReleaseDiffSide {
   outcome?: string;
 }
 
-export interface ReleaseDiffRow {
+interface ReleaseDiffRow {
   case: string;
   kind: ReleaseDiffKind;
   from: ReleaseDiffSide;
@@ -35,7 +35,7 @@ export interface ReleaseDiff {
 /** An outcome as the diff shows it: long enough to see the difference, short enough for a table. */
 const OUTCOME_CHARS = 600;
 
-export function outcomeText(outcome: unknown): string | undefined {
+function outcomeText(outcome: unknown): string | undefined {
   if (outcome === undefined) return undefined;
   const text = JSON.stringify(outcome);
   return text.length > OUTCOME_CHARS ? `${text.slice(0, OUTCOME_CHARS)}…` : text;
