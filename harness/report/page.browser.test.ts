@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun } from '../test-support/report-run.js';
 import { launchChromium } from './browser.js';
-import { cellKey, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from './model.js';
+import { CELL_STATUSES, cellKey, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from './model.js';
 import { releaseDiff } from './release-diff.js';
 import { renderIndexHtml } from './write-html.js';
 import { writeReports } from './write-reports.js';
@@ -232,6 +232,7 @@ describe('index.html in Chromium', () => {
 describe('index.html with the newest release and a flaky cell', () => {
   const nightlyDir = mkdtempSync(join(tmpdir(), 'matrix-nightly-page-'));
   let nightly: Page;
+  let newestCounts: Record<string, number>;
   afterAll(() => rmSync(nightlyDir, { recursive: true, force: true }));
 
   beforeAll(async () => {
@@ -273,7 +274,28 @@ describe('index.html with the newest release and a flaky cell', () => {
       [cellKey('result-number', 'latest'), { result: 'ok' }],
       [cellKey('result-number', 'newest'), { result: 'other' }],
     ]);
-    const columns = [...run.columns, newest];
+    // A column that runs only one kind of case: the reason the others are not run is one fact about the column.
+    const flowsOnly: MatrixColumn = {
+      ...run.columns.find((column) => column.id === 'ours')!,
+      id: 'ours-worker',
+      label: 'ours-worker',
+      kind: 'ours-worker',
+    };
+    cells.push(
+      ...run.cases.map(
+        (item, index): MatrixCell =>
+          index === 0
+            ? { case: item.id, column: 'ours-worker', status: 'pass' }
+            : {
+                case: item.id,
+                column: 'ours-worker',
+                status: 'unsupported',
+                reason: 'runtime flows only',
+                label: 'flows only',
+              },
+      ),
+    );
+    const columns = [...run.columns, flowsOnly, newest];
     const ids = run.cases.map((item) => item.id);
     const nightlyRun: MatrixRun = {
       ...run,
@@ -283,6 +305,7 @@ describe('index.html with the newest release and a flaky cell', () => {
       summary: summarize(columns, cells),
     };
     writeReports(nightlyRun, nightlyDir);
+    newestCounts = nightlyRun.summary.columns.find((summary) => summary.column === 'newest')!.counts;
     nightly = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     nightly.on('pageerror', (error) => pageErrors.push(error.message));
     await nightly.route(/^(?!file:)/, (route) => route.abort());
@@ -306,6 +329,23 @@ describe('index.html with the newest release and a flaky cell', () => {
     const box = await nightly.locator('a.cell.selected').evaluate((node) => node.getBoundingClientRect().top);
     expect(box).toBeGreaterThanOrEqual(0);
     expect(box).toBeLessThan(900);
+  });
+
+  it('shows how each column did on the first screen, with the changes since the previous run', async () => {
+    const box = await nightly.locator('#column-summary').evaluate((node) => node.getBoundingClientRect().bottom);
+    expect(box).toBeLessThan(900);
+    const row = await nightly.locator('#column-summary tr[data-column="newest"] td').allTextContents();
+    expect(row).toEqual([...CELL_STATUSES.map((status) => String(newestCounts[status])), '—']);
+    expect(newestCounts.fail).toBe(1); // the case the newest release breaks
+  });
+
+  it("says a reason most of a column's cells share once, in its head, not under every case", async () => {
+    expect(await nightly.locator('th.col-head[data-column="ours-worker"] .col-wide').textContent()).toBe(
+      'not run on 5 cases: runtime flows only',
+    );
+    expect(await nightly.locator('tr.case-row .notes').allTextContents()).not.toContainEqual(
+      expect.stringContaining('runtime flows only'),
+    );
   });
 
   it("says once, in the newest column's head, its publish date and that it is outside the peer range", async () => {

@@ -118,6 +118,36 @@
     if (ui.releaseDiff.unknown) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.unknown }));
   }
 
+  // How each release did, on the first screen: counts per column and the changes since the previous run.
+  var summaryBox = byId('column-summary');
+  var changesPerColumn = new Map();
+  since.changes.forEach((change) => {
+    changesPerColumn.set(change.column, (changesPerColumn.get(change.column) || 0) + 1);
+  });
+  var summaryTable = el('table', { className: 'summary-table' }, [
+    el('thead', {}, [
+      el('tr', {}, [
+        el('th', { scope: 'col', text: ui.summaryColumn }),
+        ...ui.statuses.map((status) => el('th', { scope: 'col', text: `${ui.symbols[status]} ${ui.labels[status]}` })),
+        el('th', { scope: 'col', text: ui.summaryChanged }),
+      ]),
+    ]),
+  ]);
+  var summaryBody = el('tbody', {});
+  columns.forEach((col) => {
+    var s = summaries.get(col.id);
+    summaryBody.appendChild(
+      el('tr', { dataset: { column: col.id } }, [
+        el('th', { scope: 'row', text: col.label }),
+        ...ui.statuses.map((status) => el('td', { className: `s-${status}`, text: String(s ? s.counts[status] : 0) })),
+        el('td', { text: since.previous ? String(changesPerColumn.get(col.id) || 0) : '—' }),
+      ]),
+    );
+  });
+  summaryTable.appendChild(summaryBody);
+  summaryBox.appendChild(el('h2', { id: 'column-summary-title', className: 'visually-hidden', text: ui.summaryTitle }));
+  summaryBox.appendChild(el('div', { className: 'diff-wrap' }, [summaryTable]));
+
   // What changed since the previous run.
   var sinceBox = byId('since');
   sinceBox.appendChild(el('h2', { id: 'since-title', text: ui.sinceTitle }));
@@ -211,6 +241,21 @@
     failuresBox.appendChild(flakyList);
   }
 
+  // A reason most of a column's cells share (e.g. why ours-worker runs only flows) is said once, in its head.
+  var columnWide = new Map();
+  columns.forEach((col) => {
+    var reasons = new Map();
+    var total = 0;
+    run.cells.forEach((cell) => {
+      if (cell.column !== col.id) return;
+      total += 1;
+      if (cell.status === 'unsupported') reasons.set(cell.reason, (reasons.get(cell.reason) || 0) + 1);
+    });
+    reasons.forEach((n, reason) => {
+      if (n * 2 > total) columnWide.set(col.id, { reason: reason, count: n });
+    });
+  });
+
   // Column heads: label, versions, counts.
   var headRow = el('tr', {}, [el('th', { scope: 'col', className: 'case-head', text: 'Case' })]);
   columns.forEach((c) => {
@@ -232,6 +277,14 @@
         el('div', { className: 'col-label', text: c.label }),
         el('div', { className: 'col-versions', text: c.versionsLine }),
         c.headNote ? el('div', { className: 'col-note', text: c.headNote }) : null,
+        columnWide.has(c.id)
+          ? el('div', {
+              className: 'col-note col-wide',
+              text: ui.columnWide
+                .replace('{n}', columnWide.get(c.id).count)
+                .replace('{reason}', columnWide.get(c.id).reason),
+            })
+          : null,
         counts,
       ]),
     );
@@ -249,6 +302,8 @@
     columns.forEach((col) => {
       var cell = cells.get(`${c.id}\u0000${col.id}`);
       if (!cell || (cell.status !== 'skip' && cell.status !== 'unsupported')) return;
+      var wide = columnWide.get(col.id);
+      if (cell.status === 'unsupported' && wide && wide.reason === cell.reason) return;
       var text =
         cell.status === 'skip'
           ? [cell.label, cell.note, cell.expectation === 'skip' ? ui.failsAsSaid : ''].filter(Boolean).join(' ')
