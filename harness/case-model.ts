@@ -105,6 +105,11 @@ interface UpstreamExpectation {
  */
 type SkipEntry = ({ before: string } | { from: string }) & { note?: string; expect?: Expectation };
 
+export interface Triage {
+  link: string;
+  note: string;
+}
+
 export interface Case {
   id: string;
   description: string;
@@ -121,6 +126,8 @@ export interface Case {
   unsafeOnReference?: string;
   /** The expectation involves time; absent, the harness derives it (harness/timing.ts). */
   timing?: boolean;
+  /** A known upstream defect or an open question: where it is tracked, and what is known. */
+  triage?: Triage;
 }
 
 /** A case with where it came from, for messages and test names. */

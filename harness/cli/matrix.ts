@@ -317,6 +317,7 @@ async function runMatrix(
         features,
         ...(upstream ? { upstreamReason: upstream.reason } : {}),
         ...(involvesTime(item) ? { timing: true as const } : {}),
+        ...(!isFlow(item) && item.triage ? { triage: item.triage } : {}),
       };
     }),
     cells,

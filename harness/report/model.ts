@@ -3,7 +3,7 @@
  * `schema/matrix.schema.json` describes the same shape; a test keeps the two in step.
  */
 
-import type { Boundary } from '../case-model.js';
+import type { Boundary, Triage } from '../case-model.js';
 import type { RunChanges } from './history.js';
 import type { ReleaseDiff } from './release-diff.js';
 
@@ -63,6 +63,8 @@ export interface MatrixCase {
   upstreamReason?: string;
   /** The expectation involves time (harness/timing.ts): a failing cell is rerun once. */
   timing?: true;
+  /** A known upstream defect or an open question about the case. */
+  triage?: Triage;
 }
 
 export interface MatrixCell {

@@ -297,8 +297,17 @@ describe('index.html with the newest release and a flaky cell', () => {
     );
     const columns = [...run.columns, flowsOnly, newest];
     const ids = run.cases.map((item) => item.id);
+    const triaged = run.cases.map((item) =>
+      item.id === 'result-number'
+        ? {
+            ...item,
+            triage: { link: 'https://github.com/cloudflare/agents/issues/1', note: 'Upstream rounds numbers.' },
+          }
+        : item,
+    );
     const nightlyRun: MatrixRun = {
       ...run,
+      cases: triaged,
       columns,
       cells,
       releaseDiff: releaseDiff(latest, newest, ids, cells, outcomes),
@@ -351,6 +360,17 @@ describe('index.html with the newest release and a flaky cell', () => {
   it("says once, in the newest column's head, its publish date and that it is outside the peer range", async () => {
     expect(await nightly.locator('th.col-head[data-column="newest"] .col-note').textContent()).toBe(
       "the npm registry's newest, published 2026-11-30 · outside the supported range >=0.2.2 <0.6.0",
+    );
+  });
+
+  it("shows a case's triage entry on the case and in the release diff", async () => {
+    const expected = 'triage: Upstream rounds numbers. https://github.com/cloudflare/agents/issues/1';
+    expect(await nightly.locator('#case-result-number .note-triage').textContent()).toBe(expected);
+    expect(await nightly.locator('#release-diff tr[data-case="result-number"] .note-triage').textContent()).toBe(
+      expected,
+    );
+    expect(await nightly.locator('#release-diff .triage-link').getAttribute('href')).toBe(
+      'https://github.com/cloudflare/agents/issues/1',
     );
   });
 

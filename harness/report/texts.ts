@@ -111,6 +111,7 @@ export const reportTexts = {
   removedCases: (n: number) => `Removed ${n === 1 ? 'case' : 'cases'} (${n}):`,
   flakyTitle: (n: number) => `Flaky (${n}): failed once, passed on the rerun, so not failures`,
   flakyMark: 'flaky',
+  triageMark: 'triage:',
   summaryTitle: 'Columns',
   summaryColumn: 'column',
   summaryChanged: 'changed since the previous run',

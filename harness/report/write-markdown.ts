@@ -30,7 +30,7 @@ const cellHref = (caseId: string, column: string) =>
   `index.html#cell=${encodeURIComponent(caseId)}/${encodeURIComponent(column)}`;
 
 /** The release diff as wpt.fyi's regressions table: one table per kind, both outcomes, links to both cells. */
-function releaseDiffLines(diff: ReleaseDiff, link: (id: string) => string): string[] {
+function releaseDiffLines(diff: ReleaseDiff, link: (id: string) => string, triageOf: (id: string) => string): string[] {
   const lines = [`## ${t.releaseDiffTitle(diff)}`, '', t.releaseDiffIntro(diff), ''];
   if (diff.rows.length === 0) lines.push(t.releaseDiffNone(diff), '');
   const side = (caseId: string, column: string, entry: ReleaseDiffSide) =>
@@ -47,7 +47,7 @@ function releaseDiffLines(diff: ReleaseDiff, link: (id: string) => string): stri
     );
     for (const row of rows)
       lines.push(
-        `| ${link(row.case)} | ${side(row.case, diff.from.column, row.from)} | ${side(row.case, diff.to.column, row.to)} |`,
+        `| ${link(row.case)}${triageOf(row.case)} | ${side(row.case, diff.from.column, row.from)} | ${side(row.case, diff.to.column, row.to)} |`,
       );
     lines.push('');
   }
@@ -90,7 +90,11 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
   if (run.run.columnsLeftOut) lines.push(`> ${t.limited(run.run.columnsLeftOut)}`, '');
   for (const column of broken)
     lines.push(`> ${t.columnDidNotRun(cellText(column.label), cellText(column.infraError ?? ''))}`, '');
-  if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link));
+  const triageOf = (id: string) => {
+    const triage = cases.get(id)?.triage;
+    return triage ? ` (${t.triageMark} [${cellText(triage.note)}](${triage.link}))` : '';
+  };
+  if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link, triageOf));
 
   lines.push(`## ${t.sinceTitle}`, '');
   const since = run.since;

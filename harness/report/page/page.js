@@ -106,7 +106,12 @@
       rows.forEach((row) => {
         body.appendChild(
           el('tr', { dataset: { case: row.case } }, [
-            el('th', { scope: 'row' }, [el('a', { href: `#case-${row.case}`, className: 'case-id', text: row.case })]),
+            el('th', { scope: 'row' }, [
+              el('a', { href: `#case-${row.case}`, className: 'case-id', text: row.case }),
+              casesById.get(row.case)?.triage
+                ? el('ul', { className: 'notes' }, [triageNote(casesById.get(row.case).triage)])
+                : null,
+            ]),
             side(row.case, rd.from.column, row.from),
             side(row.case, rd.to.column, row.to),
           ]),
@@ -291,6 +296,14 @@
   });
   byId('grid-head').appendChild(headRow);
 
+  /** A case's triage entry: the note and the link where it is tracked. */
+  function triageNote(triage) {
+    return el('li', { className: 'note-triage' }, [
+      `${ui.triageMark} ${triage.note} `,
+      el('a', { href: triage.link, className: 'triage-link', text: triage.link }),
+    ]);
+  }
+
   /** The row's notes: why it differs from upstream, and where it is skipped or not run, with the columns. */
   function notesFor(c) {
     var notes = el('ul', { className: 'notes' });
@@ -298,6 +311,7 @@
       notes.appendChild(
         el('li', { className: 'note-upstream', text: `${ui.upstreamMark} ${ui.upstreamNote} ${c.upstreamReason}` }),
       );
+    if (c.triage) notes.appendChild(triageNote(c.triage));
     var groups = new Map();
     columns.forEach((col) => {
       var cell = cells.get(`${c.id}\u0000${col.id}`);
