@@ -44,6 +44,7 @@ beforeAll(async () => {
   );
   const second = fixtureRun({
     date: '2026-11-29T03:00:00.000Z',
+    commit: 'b0d5e1c2a3f4b0d5e1c2a3f4b0d5e1c2a3f4b0d5', // another commit: the changes are real, not flaky
     outcomes: { 'result-number@latest': { result: 'other' } },
   });
   const hostile = second.cells.map((cell) =>
@@ -81,7 +82,7 @@ describe('index.html in Chromium', () => {
     );
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(await page.textContent('#verdict')).toBe('✗ Not green: 3 failures, 6 infra-errors (not results).');
-    expect(await page.textContent('#run-meta')).toContain('Run 2026-11-29T03:00:00.000Z · commit 3822a5fae1dd');
+    expect(await page.textContent('#run-meta')).toContain('Run 2026-11-29T03:00:00.000Z · commit b0d5e1c2a3f4');
     expect(await page.$$eval('#banners .banner', (nodes) => nodes.map((node) => node.textContent))).toEqual([
       'This run was limited with --columns: 0.4.1, 0.4.4 did not run, so their cells are missing, not passing.',
       `⚠ ours-remote: ${FIXTURE_REMOTE_BREAK}`,

@@ -104,6 +104,8 @@ export const reportTexts = {
       ? `No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of ${date}${ofCommit(commit)}.`
       : `Compared with the run of ${date}${ofCommit(commit)}.`,
   nothingChanged: 'No cell changed status.',
+  flakySince: (n: number) =>
+    `Flaky (${n}): changed status although the commit, the checkout and the release are the previous run's, so not counted as changes:`,
   moreChanges: '{n} more cases changed',
   change: (change: CellChange) =>
     `${change.from} → ${change.to}${change.releases ? ` (${change.releases.from ?? '?'} → ${change.releases.to ?? '?'})` : ''}`,

@@ -57,6 +57,8 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
       ? t.comparedWith(since.previous.date, since.previous.commit, since.previous.snapshot)
       : '',
     changes: changesByCase(since?.changes ?? [], label),
+    flakySince: since?.flaky?.length ? t.flakySince(since.flaky.length) : null,
+    flakyChanges: changesByCase(since?.flaky ?? [], label),
     releaseDiff: run.releaseDiff
       ? {
           title: t.releaseDiffTitle(run.releaseDiff),

@@ -107,6 +107,14 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
       lines.push(`- ${link(entry.case)}: ${cellText(entry.text)}`);
     if (byCase.length > MARKDOWN_LIST_LIMIT) lines.push(`- ${t.more(byCase.length - MARKDOWN_LIST_LIMIT)}`);
     if (byCase.length) lines.push('');
+    const flakySince = changesByCase(since.flaky ?? [], label);
+    if (flakySince.length)
+      lines.push(
+        t.flakySince(flakySince.length),
+        '',
+        ...flakySince.slice(0, MARKDOWN_LIST_LIMIT).map((entry) => `- ${link(entry.case)}: ${cellText(entry.text)}`),
+        '',
+      );
     if (since.newCases.length)
       lines.push(`${t.newCases(since.newCases.length)} ${since.newCases.map(link).join(', ')}`, '');
     if (since.removedCases.length)

@@ -178,6 +178,14 @@
           ]),
         );
     }
+    if (ui.flakySince) {
+      sinceBox.appendChild(el('p', { className: 'flaky-since', text: ui.flakySince }));
+      var flakyChanges = el('ul', { className: 'changes flaky-changes' });
+      ui.flakyChanges.forEach((change) => {
+        flakyChanges.appendChild(el('li', {}, [cellLink(change.case, change.column, change.case), `: ${change.text}`]));
+      });
+      sinceBox.appendChild(flakyChanges);
+    }
     [
       [since.newCases, ui.newCases],
       [since.removedCases, ui.removedCases],
