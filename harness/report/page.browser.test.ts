@@ -99,6 +99,27 @@ describe('index.html in Chromium', () => {
     expect(await page.locator('#case-result-number .new-mark').count()).toBe(0);
   });
 
+  it('draws the history as inline SVG, one chart per column, and a strip of recent runs in each case row', async () => {
+    const charts = await page
+      .locator('#trend figure.trend')
+      .evaluateAll((figures) =>
+        figures.map((figure) => [figure.getAttribute('data-column'), figure.querySelectorAll('polyline').length]),
+      );
+    expect(charts).toEqual(['ours', 'ours-remote', '0.2.2', '0.3.8', 'latest'].map((column) => [column, 4]));
+    // Both runs failed result-number on 0.3.8: its strip shows two failing runs, oldest first, dated.
+    const strip = page.locator('#case-result-number .strip .strip-cell');
+    expect(
+      await strip.evaluateAll((cells) => cells.map((cell) => [cell.className, cell.getAttribute('title')])),
+    ).toEqual([
+      ['strip-cell s-fail', '2026-11-28T03:00:00.000Z: fail'],
+      ['strip-cell s-fail', '2026-11-29T03:00:00.000Z: fail'],
+    ]);
+    // The first run had no error-thrown-string case.
+    expect(await page.locator('#case-error-thrown-string .strip-cell').first().getAttribute('class')).toBe(
+      'strip-cell s-none',
+    );
+  });
+
   it('folds a long list of changes after its first entries', async () => {
     const many: MatrixRun = {
       ...fixtureRun(),

@@ -113,6 +113,8 @@ export const reportTexts = {
   removedCases: (n: number) => `Removed ${n === 1 ? 'case' : 'cases'} (${n}):`,
   flakyTitle: (n: number) => `Flaky (${n}): failed once, passed on the rerun, so not failures`,
   flakyMark: 'flaky',
+  trendTitle: 'History',
+  noTrend: 'Fewer than two runs are recorded in history/, so there is no trend yet.',
   triageMark: 'triage:',
   summaryTitle: 'Columns',
   summaryColumn: 'column',

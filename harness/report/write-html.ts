@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { texts } from '../texts.js';
-import type { HistoryEntry } from './history.js';
+import type { HistoryEntry, HistoryRecord } from './history.js';
 import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS } from './release-diff.js';
 import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
+import { caseStrips, trendSvg } from './trend.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
 /** Cases with changes listed at the top before the rest fold away. */
@@ -37,7 +38,12 @@ function fill(template: string, values: Record<string, string>): string {
 }
 
 /** `earlier`: earlier runs that changed something, newest first. `root`: the repository, relative to the page. */
-export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[] = [], root = '..'): string {
+export function renderIndexHtml(
+  run: MatrixRun,
+  earlier: readonly HistoryEntry[] = [],
+  root = '..',
+  records: readonly HistoryRecord[] = [],
+): string {
   const read = (name: string) => readFileSync(join(PAGE_DIR, name), 'utf8');
   const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
   const since = run.since;
@@ -100,6 +106,7 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
       lines: changesByCase(entry.changes.changes, label).map((change) => t.earlierLine(change.case, change.text)),
     })),
     ui,
+    history: caseStrips(records),
   };
   const script = read('page.js');
   if (/<\/script/i.test(script)) throw new Error('page/page.js must not contain "</script"');
@@ -108,5 +115,6 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     STYLE: read('page.css'),
     SCRIPT: script,
     DATA: scriptSafeJson(data),
+    TREND: trendSvg(records, run.columns) || `<p class="empty-note">${escapeHtml(t.noTrend)}</p>`,
   });
 }

@@ -304,6 +304,22 @@
   });
   byId('grid-head').appendChild(headRow);
 
+  /** The case's recent runs, oldest first: one small cell per run, coloured by its worst status. */
+  function stripFor(caseId) {
+    var strip = data.history.strips[caseId];
+    if (!strip || strip.length < 2) return null;
+    return el(
+      'span',
+      { className: 'strip', dataset: { case: caseId } },
+      strip.map((status, index) =>
+        el('span', {
+          className: `strip-cell s-${status}`,
+          title: `${data.history.dates[index]}: ${status === 'none' ? '—' : ui.labels[status]}`,
+        }),
+      ),
+    );
+  }
+
   /** A case's triage entry: the note and the link where it is tracked. */
   function triageNote(triage) {
     return el('li', { className: 'note-triage' }, [
@@ -377,6 +393,7 @@
           el('a', { className: 'case-id', href: caseHref(c), title: `${c.file}:${c.line}`, text: c.id }),
           fresh.has(c.id) ? el('span', { className: 'new-mark', text: ui.newMark }) : null,
           el('span', { className: 'case-desc', text: c.description }),
+          stripFor(c.id),
           notesFor(c),
         ]),
       ]);
