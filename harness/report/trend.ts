@@ -7,8 +7,8 @@ import type { HistoryRecord } from './history.js';
 import type { CellStatus } from './model.js';
 
 /** How many runs the chart and the strips show, newest last. */
-export const TREND_RUNS = 30;
-export const STRIP_RUNS = 10;
+const TREND_RUNS = 30;
+const STRIP_RUNS = 10;
 
 const STATUS_OF: Record<string, CellStatus> = { p: 'pass', f: 'fail', s: 'skip', u: 'unsupported', i: 'infra-error' };
 /** The series the chart draws, with their colours (the page's status colours). */
@@ -21,7 +21,7 @@ const SERIES = [
 /** A run's status for a case, worst first. */
 const WORST = ['f', 'i', 'p', 's', 'u'] as const;
 
-const escape = (text: string) =>
+const escapeXml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const ordered = (records: readonly HistoryRecord[], runs: number) =>
@@ -59,10 +59,10 @@ export function trendSvg(records: readonly HistoryRecord[], columns: readonly { 
     const lines = SERIES.map(({ letter, status, colour }) => {
       const points = counts.map((entry, run) => `${x(run).toFixed(1)},${y(entry[letter] ?? 0).toFixed(1)}`).join(' ');
       const last = counts.at(-1)?.[letter] ?? 0;
-      return `<polyline class="trend-${status}" fill="none" stroke="${colour}" stroke-width="1.5" points="${points}"><title>${escape(`${status}: ${counts.map((entry) => entry[letter] ?? 0).join(', ')} (now ${last})`)}</title></polyline>`;
+      return `<polyline class="trend-${status}" fill="none" stroke="${colour}" stroke-width="1.5" points="${points}"><title>${escapeXml(`${status}: ${counts.map((entry) => entry[letter] ?? 0).join(', ')} (now ${last})`)}</title></polyline>`;
     }).join('');
-    const label = escape(columns[index]?.label ?? column);
-    return `<figure class="trend" data-column="${escape(column)}"><svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-label="${label}: pass, fail, skip and infra-error over ${runs.length} runs"><rect x="0" y="0" width="${width}" height="${height}" fill="none" stroke="#ddd"/>${lines}</svg><figcaption>${label}</figcaption></figure>`;
+    const label = escapeXml(columns[index]?.label ?? column);
+    return `<figure class="trend" data-column="${escapeXml(column)}"><svg xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" aria-label="${label}: pass, fail, skip and infra-error over ${runs.length} runs"><rect x="0" y="0" width="${width}" height="${height}" fill="none" stroke="#ddd"/>${lines}</svg><figcaption>${label}</figcaption></figure>`;
   });
   return charts.join('');
 }
