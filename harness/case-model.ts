@@ -105,6 +105,11 @@ interface UpstreamExpectation {
  */
 type SkipEntry = ({ before: string } | { from: string }) & { note?: string; expect?: Expectation };
 
+export interface Triage {
+  link: string;
+  note: string;
+}
+
 export interface Case {
   id: string;
   description: string;
@@ -119,6 +124,10 @@ export interface Case {
   skipOn?: SkipEntry[];
   /** Why running this program on a reference column is unsafe (a spin wedges `wrangler dev`). */
   unsafeOnReference?: string;
+  /** The expectation involves time; absent, the harness derives it (harness/timing.ts). */
+  timing?: boolean;
+  /** A known upstream defect or an open question: where it is tracked, and what is known. */
+  triage?: Triage;
 }
 
 /** A case with where it came from, for messages and test names. */

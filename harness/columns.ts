@@ -8,18 +8,83 @@
  * starting anything; a reference column's release decides which side of each boundary it is on.
  * Node-only.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/index.js';
+import { RELEASE_CACHE, type ResolvedRelease } from './reference/releases.js';
 import type { ColumnVersions, MatrixColumn } from './report/model.js';
 import { texts } from './texts.js';
 
 /** The reference columns, oldest first: one per distinct executor of the peer range. */
 export const REFERENCE_COLUMNS = ['0.2.2', '0.3.8', '0.4.1', '0.4.4', 'latest'] as const;
-export const COLUMN_IDS = ['ours', 'ours-remote', 'ours-worker', ...REFERENCE_COLUMNS] as const;
+/**
+ * Reference columns whose release is resolved when the run starts, outside the lockfile
+ * (reference/releases.ts): `compare`, an older release named with `--compare`, and `newest`, the
+ * registry's newest. They run like `latest`, from a configuration written beside the installed
+ * release.
+ */
+export const RESOLVED_COLUMNS = ['compare', 'newest'] as const;
+export type ResolvedColumnId = (typeof RESOLVED_COLUMNS)[number];
+export const COLUMN_IDS = ['ours', 'ours-remote', 'ours-worker', ...REFERENCE_COLUMNS, ...RESOLVED_COLUMNS] as const;
 export type ColumnId = (typeof COLUMN_IDS)[number];
+/** What `npm run matrix` runs with no `--columns`: `compare` only runs when `--compare` names a release. */
+export const DEFAULT_COLUMNS: readonly ColumnId[] = COLUMN_IDS.filter((id) => id !== 'compare');
+
+/** The release each resolved column runs, or why it has none; set once the registry answered. */
+const resolved = new Map<ResolvedColumnId, ResolvedRelease | { failure: string }>();
+
+function isResolvedColumn(id: string): id is ResolvedColumnId {
+  return (RESOLVED_COLUMNS as readonly string[]).includes(id);
+}
+
+/**
+ * Gives a resolved column its release (or why it has none) and writes its wrangler configuration:
+ * `latest`'s, with `@cloudflare/codemode` aliased onto the installed directory.
+ */
+export function useRelease(id: ResolvedColumnId, release: ResolvedRelease | { failure: string }): void {
+  resolved.set(id, release);
+  if ('failure' in release) return;
+  // A release with the durable runtime (0.4.0 on) hosts runtime flows, as latest's configuration does; one without runs the executor alone, as 0.3.8's does.
+  const template = hasRuntime(release.dir) ? 'wrangler.latest.json' : 'wrangler.0.3.8.json';
+  const base = readJson(join(ROOT, 'harness', 'reference', template));
+  delete base.$schema;
+  const config = {
+    ...base,
+    name: `codemode-reference-${id}`,
+    main: join(ROOT, 'harness', 'reference', String(base.main)),
+    // wrangler resolves an alias as a file: the package's entry, as its exports map gives it.
+    alias: { [CODEMODE]: packageEntry(release.dir) },
+  };
+  mkdirSync(RELEASE_CACHE, { recursive: true });
+  writeFileSync(resolvedConfig(id), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+export function resolvedRelease(id: ResolvedColumnId): ResolvedRelease | undefined {
+  const release = resolved.get(id);
+  return release && !('failure' in release) ? release : undefined;
+}
+
+/** Whether the release exports the durable runtime (`createCodemodeRuntime`), read from its declarations. */
+function hasRuntime(dir: string): boolean {
+  const declarations = join(dir, 'dist', 'index.d.ts');
+  return existsSync(declarations) && /\bcreateCodemodeRuntime\b/.test(readFileSync(declarations, 'utf8'));
+}
+
+/** The ES module entry of an installed package: `exports["."]`'s import (or default), else `main`. */
+function packageEntry(dir: string): string {
+  const manifest = readJson(join(dir, 'package.json'));
+  const root = (manifest.exports as Record<string, unknown> | undefined)?.['.'];
+  const entry =
+    typeof root === 'string'
+      ? root
+      : ((root as Record<string, unknown> | undefined)?.import ??
+        (root as Record<string, unknown> | undefined)?.default);
+  return join(dir, typeof entry === 'string' ? entry : String(manifest.main ?? 'index.js'));
+}
+
+const resolvedConfig = (id: ResolvedColumnId) => join(RELEASE_CACHE, `wrangler.${id}.json`);
 
 const ROOT = join(import.meta.dirname, '..');
 export const WRANGLER_BIN = join(ROOT, 'node_modules', '.bin', 'wrangler');
@@ -31,6 +96,10 @@ export function isColumnId(id: string): id is ColumnId {
 
 /** The column's wrangler configuration; an unknown name is refused, with the known ones. */
 export function referenceConfig(name: string): string {
+  if (isResolvedColumn(name)) {
+    if (!resolvedRelease(name)) throw new Error(texts.releases.notResolved(name));
+    return resolvedConfig(name);
+  }
   if (name !== 'ours-worker' && !(REFERENCE_COLUMNS as readonly string[]).includes(name))
     throw new Error(texts.reference.unknownColumn(name, REFERENCE_COLUMNS));
   return join(ROOT, 'harness', 'reference', `wrangler.${name}.json`);
@@ -65,8 +134,11 @@ function sandboxCompatibility(codemodeDir: string): { date: string; flags: strin
 export function referenceVersions(name: string): ColumnVersions {
   const config = readJson(referenceConfig(name));
   const alias = (config.alias as Record<string, string> | undefined)?.[CODEMODE] ?? CODEMODE;
-  const codemode = installedPackage(alias);
-  if (name !== 'latest' && codemode.version !== name)
+  const release = isResolvedColumn(name) ? resolvedRelease(name) : undefined;
+  const codemode = release
+    ? { version: String(readJson(join(release.dir, 'package.json')).version), dir: release.dir }
+    : installedPackage(alias);
+  if (release ? codemode.version !== release.version : name !== 'latest' && codemode.version !== name)
     throw new Error(texts.reference.aliasMismatch(name, alias, codemode.version));
   const wrangler = installedPackage('wrangler');
   const workerd = installedPackage('workerd', installedPackage('miniflare', wrangler.dir).dir);
@@ -106,8 +178,26 @@ export function describeColumn(id: ColumnId): MatrixColumn {
     return { id, label: id, kind: id, versions };
   }
   try {
+    const failure = isResolvedColumn(id) ? resolved.get(id) : undefined;
+    if (failure && 'failure' in failure) throw new Error(failure.failure);
     const versions = referenceVersions(id);
-    return { id, label: id === versions.codemode ? id : `${id} (${versions.codemode})`, kind: 'reference', versions };
+    const release = isResolvedColumn(id) ? resolvedRelease(id) : undefined;
+    return {
+      id,
+      label: id === versions.codemode ? id : `${id} (${versions.codemode})`,
+      kind: 'reference',
+      versions,
+      ...(release
+        ? {
+            release: {
+              published: release.published,
+              peerRange: release.peerRange,
+              inPeerRange: release.inPeerRange,
+              chosenBy: release.chosenBy,
+            },
+          }
+        : {}),
+    };
   } catch (error) {
     return {
       id,

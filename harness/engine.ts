@@ -237,6 +237,12 @@ export class Engine {
       state.failure = texts.cell.interrupted;
       return;
     }
+    // A column that cannot run (its release could not be read or resolved) says why, not what starting it would break on.
+    const cannotRun = this.describe(name).infraError;
+    if (cannotRun !== undefined) {
+      state.failure = cannotRun;
+      return;
+    }
     try {
       state.side = await this.starter(name);
     } catch (error) {

@@ -5,6 +5,7 @@
  * report/texts.ts. Runtime-neutral: the reference worker bundles it.
  */
 import type { CellStatus } from './report/model.js';
+import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './report/release-diff.js';
 
 /** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
 export const INTERPRETING_VERSION = 3;
@@ -149,10 +150,24 @@ export const texts = {
       `[${column}] ${done}/${total} · ${seconds(elapsedMs)}${failures ? ` · ${failures} failed` : ''}${waitingOn.length ? ` · waiting on ${waitingOn.join(', ')}` : ''}`,
     failure: (column: string, title: string, reason: string) => `[${column}] ✗ ${title}: ${reason}`,
     infra: (column: string, reason: string) => `[${column}] ⚠ infra-error: ${reason}`,
+    flaky: (column: string, title: string, firstReason: string) =>
+      `[${column}] ~ flaky: ${title} failed once (${firstReason}) and passed on the rerun`,
+    /** A failure's diff under its line: the first lines, indented; the report keeps all of it. */
+    shortDiff: (diff: string, shown = 8) => {
+      const lines = diff.split('\n');
+      const more = lines.length > shown ? [`… ${lines.length - shown} more lines in the report`] : [];
+      return [...lines.slice(0, shown), ...more].map((line) => `    ${line}`).join('\n');
+    },
     columnDone: (column: string, counts: string, elapsedMs: number) =>
       `[${column}] done in ${seconds(elapsedMs)}: ${counts}`,
     interrupted: (signal: string) => `${signal}: stopping every column that is still running…`,
     written: (dir: string) => `reports written to ${dir}`,
+    resolved: (column: string, version: string, published: string | null, inPeerRange: boolean) =>
+      `[${column}] @cloudflare/codemode ${version}${published ? `, published ${published.slice(0, 10)}` : ''}${inPeerRange ? '' : ', outside the peer range'}`,
+    releaseDiff: (diff: ReleaseDiff) =>
+      diff.rows.length === 0
+        ? `release diff ${diff.from.release} → ${diff.to.release}: no case differs`
+        : `release diff ${diff.from.release} → ${diff.to.release}: ${diff.rows.length} case(s) differ (${RELEASE_DIFF_KINDS.map((kind) => `${diff.rows.filter((row) => row.kind === kind).length} ${kind}`).join(', ')})`,
     verdict: (green: boolean) =>
       green ? 'matrix is green' : 'matrix is NOT green (see failures and infra-errors above)',
   },
@@ -166,6 +181,7 @@ export const texts = {
     unknownOption: (flag: string, usage: string) => `unknown option ${flag}\n\n${usage}`,
     needsValue: (flag: string, usage: string) => `${flag} needs a value\n\n${usage}`,
     unexpectedArgument: (argument: string, usage: string) => `unexpected argument ${argument}\n\n${usage}`,
+    compareNeedsRelease: '--columns compare needs --compare <version>: the compare column runs the release it names',
     snapshotWithOut: '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',
     noMatch: (selector: string, near: readonly string[]) =>
       `no case matches "${selector}"${near.length ? `; did you mean ${near.join(', ')}?` : ''}`,
@@ -200,6 +216,26 @@ export const texts = {
     stopped: (column: string) => `Reference column ${column} has been stopped`,
     notInstalled: (name: string, from: string) => `${name} is not installed (looked from ${from})`,
     noCompatibility: (file: string) => `Could not find the loader's compatibility settings in ${file}`,
+  },
+
+  /** Releases resolved at run time (reference/releases.ts): the `newest` and `compare` columns. */
+  releases: {
+    registryUnreachable: (url: string, cause: string) =>
+      `the npm registry did not answer (${url}: ${cause}); the column needs the network, or name a release already in the cache with --newest`,
+    registryStatus: (url: string, status: number) => `the npm registry answered HTTP ${status} for ${url}`,
+    registryNotJson: (url: string, why: string) => `the npm registry's answer for ${url} is not JSON (${why})`,
+    noLatestTag: 'the npm registry lists no stable release of @cloudflare/codemode (no dist-tag latest)',
+    notAVersion: (value: string) => `"${value}" is not a release version; give one like 0.5.6`,
+    notPublished: (version: string, known: readonly string[]) =>
+      `@cloudflare/codemode ${version} is not published; the registry has ${known.slice(-8).join(', ')}${known.length > 8 ? ', …' : ''}`,
+    tarballFailed: (url: string, why: string) => `could not download ${url} (${why})`,
+    noIntegrity: (version: string) =>
+      `the registry gives no integrity for @cloudflare/codemode ${version}, so it is not installed`,
+    integrityMismatch: (version: string, integrity: string) =>
+      `the tarball of @cloudflare/codemode ${version} does not match the registry's integrity ${integrity}; it was not installed`,
+    unreadableRange: (range: string) => `the peer range "${range}" is not a list of comparators like ">=0.2.2 <0.6.0"`,
+    notResolved: (column: string) =>
+      `column ${column} has no release: it is resolved from the npm registry when npm run matrix starts`,
   },
 
   /** A process the harness starts (processes.ts), by the label its starter gives it. */

@@ -2,14 +2,16 @@
  * `npm run matrix` as a process: its help, its refusals, what a limited run writes, and Ctrl-C in
  * the middle of a column, sent to the whole process group as a terminal sends it.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARE_RECORD_DEPRECATION } from '../../src/codemode/texts.js';
 import { groupMembers } from '../processes.js';
 import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-support/catalogue-dir.js';
+import { type FakeRegistry, startFakeRegistry } from '../test-support/fake-registry.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -26,11 +28,45 @@ beforeAll(() => {
 afterAll(() => {
   catalogue.remove();
   rmSync(out, { recursive: true, force: true });
+  rmSync(RELEASE_CACHE, { recursive: true, force: true });
 });
+
+/** Resolved releases go to a cache of this test's own, under node_modules so they find their dependencies. */
+const RELEASE_CACHE = join(ROOT, 'node_modules', '.cache', 'codemode-releases-matrix-test');
 
 function runMatrix(...args: string[]) {
   const run = spawnSync(TSX, [MATRIX, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** As runMatrix, without blocking this process: the loopback registry it asks lives here. */
+function runMatrixAsync(...args: string[]): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      TSX,
+      [MATRIX, ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: 600_000, env: { ...process.env, MATRIX_RELEASE_CACHE: RELEASE_CACHE } },
+      (_error, stdout, stderr) => resolve({ status: child.exitCode, output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+/** One case of the real catalogue, as its file writes it. */
+function realCase(file: string, id: string): string {
+  const text = readFileSync(join(ROOT, 'cases', file), 'utf8');
+  const start = text.indexOf(`- id: ${id}\n`);
+  const end = text.indexOf('\n- id: ', start + 1);
+  return `${text.slice(start, end === -1 ? undefined : end)}\n`;
+}
+
+/** A loopback port nothing listens on. */
+async function deadPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 describe('npm run matrix', () => {
@@ -82,10 +118,145 @@ describe('npm run matrix', () => {
       '0.4.1',
       '0.4.4',
       'latest',
+      'newest',
     ]);
     expect(readFileSync(join(out, 'matrix.md'), 'utf8')).toContain(
       '> This run was limited with --columns: ours-remote, ours-worker, 0.2.2',
     );
+  });
+
+  it('prints --help through npm run matrix without building first', () => {
+    const run = spawnSync('npm', ['run', 'matrix', '--', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/usage: npm run matrix \[-- options\]/);
+    expect(`${run.stdout}${run.stderr}`).not.toMatch(/patch-package|tsc -p|> .* build/);
+  });
+
+  it('does not run the newest column when the registry does not answer, and says why', {
+    timeout: 300_000,
+  }, async () => {
+    catalogue.write('a.yaml', caseText('offline-one', '1', '{ result: 1, logs: [] }'));
+    const offline = join(out, 'offline');
+    const registry = `http://127.0.0.1:${await deadPort()}`;
+    const { status, output } = await runMatrixAsync(
+      ...['--cases', catalogue.dir, '--columns', 'ours,newest', '--registry', registry, '--out', offline],
+    );
+    expect(status).toBe(1);
+    expect(output).toContain(`the npm registry did not answer (${registry}/@cloudflare%2fcodemode:`);
+    const run = JSON.parse(readFileSync(join(offline, 'matrix.json'), 'utf8'));
+    const newest = run.columns.find((column: { id: string }) => column.id === 'newest');
+    expect(newest.infraError).toMatch(/^the npm registry did not answer/);
+    // Its cells say the same reason, not what starting an unresolved column would break on.
+    expect(run.cells.find((cell: { column: string }) => cell.column === 'newest').reason).toMatch(
+      /the npm registry did not answer/,
+    );
+    expect(newest.versions.codemode).toBeNull(); // no silent fallback to the lock's release
+    expect(run.summary.green).toBe(false);
+    expect(run.releaseDiff).toBeUndefined();
+    expect(readFileSync(join(offline, 'matrix.md'), 'utf8')).toContain(
+      '> column **newest** did not run: the npm registry did not answer',
+    );
+  });
+
+  describe('with two real releases from a loopback registry', () => {
+    let registry: FakeRegistry;
+    beforeAll(async () => {
+      // The releases npm installed for the pinned columns, packed and served as the registry serves them.
+      registry = await startFakeRegistry(
+        {
+          '0.3.8': { dir: join(ROOT, 'node_modules', 'codemode-0-3'), published: '2026-05-01T00:00:00+00:00' },
+          '0.5.6': {
+            dir: join(ROOT, 'node_modules', '@cloudflare', 'codemode'),
+            published: '2026-10-29T18:54:41+00:00',
+          },
+        },
+        '0.5.6',
+      );
+    });
+    afterAll(() => registry.close());
+
+    it('opens the report with the release diff between newest and --compare, and exits 3 with --fail-on-upstream-change', {
+      timeout: 600_000,
+    }, async () => {
+      rmSync(join(catalogue.dir, 'a.yaml'), { force: true });
+      catalogue.write(
+        'validation.yaml',
+        `${realCase('validation.yaml', 'validation-reserved-promise')}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
+      );
+      const diffed = join(out, 'diffed');
+      const { status, output } = await runMatrixAsync(
+        ...['--cases', catalogue.dir, '--columns', 'compare,newest', '--compare', '0.3.8'],
+        ...['--registry', registry.url, '--fail-on-upstream-change', '--out', diffed],
+      );
+      expect(output).toContain('[newest] @cloudflare/codemode 0.5.6, published 2026-10-29');
+      expect(status).toBe(3);
+      const run = JSON.parse(readFileSync(join(diffed, 'matrix.json'), 'utf8'));
+      expect(run.releaseDiff.from).toEqual({ column: 'compare', release: '0.3.8' });
+      expect(run.releaseDiff.to).toEqual({ column: 'newest', release: '0.5.6' });
+      // Only the case whose behaviour the two releases differ on; the reserved name is new in 0.4.0.
+      expect(run.releaseDiff.rows.map((row: { case: string; kind: string }) => [row.case, row.kind])).toEqual([
+        ['validation-reserved-promise', 'newly-passing'],
+      ]);
+      const [row] = run.releaseDiff.rows;
+      expect([row.from.status, row.to.status]).toEqual(['skip', 'pass']);
+      expect(row.to.outcome).toContain('Provider name \\"Promise\\" is reserved');
+      expect(row.from.outcome).not.toEqual(row.to.outcome);
+      const newest = run.columns.find((column: { id: string }) => column.id === 'newest');
+      expect(newest.release).toEqual({
+        published: '2026-10-29T18:54:41.000Z',
+        peerRange: '>=0.2.2 <0.6.0',
+        inPeerRange: true,
+        chosenBy: 'registry',
+      });
+      const markdown = readFileSync(join(diffed, 'matrix.md'), 'utf8');
+      // The diff comes before everything else the report says.
+      expect(markdown.indexOf('## Release diff: 0.3.8 → 0.5.6')).toBeLessThan(
+        markdown.indexOf('## Since the previous run'),
+      );
+      expect(markdown).toContain('### Newly passing (1)');
+      expect(markdown).toContain('(index.html#cell=validation-reserved-promise/compare)');
+      expect(markdown).toContain('(index.html#cell=validation-reserved-promise/newest)');
+    });
+
+    it("reuses latest's results when the newest release is the lock's, and says so in the head", {
+      timeout: 600_000,
+    }, async () => {
+      rmSync(join(catalogue.dir, 'a.yaml'), { force: true });
+      catalogue.write('validation.yaml', caseText('same-release', '1', '{ result: 1, logs: [] }'));
+      const reused = join(out, 'reused');
+      const { status, output } = await runMatrixAsync(
+        ...['--cases', catalogue.dir, '--columns', 'latest,newest', '--registry', registry.url, '--out', reused],
+      );
+      expect(status).toBe(0);
+      expect(output).not.toContain('[newest] opening the column');
+      const run = JSON.parse(readFileSync(join(reused, 'matrix.json'), 'utf8'));
+      const newest = run.columns.find((column: { id: string }) => column.id === 'newest');
+      expect(newest.sameAs).toBe('latest');
+      expect(run.cells).toEqual([
+        { case: 'same-release', column: 'latest', status: 'pass' },
+        { case: 'same-release', column: 'newest', status: 'pass' },
+      ]);
+      expect(run.releaseDiff).toBeUndefined();
+      expect(readFileSync(join(reused, 'matrix.md'), 'utf8')).toContain(
+        'same release as latest: its results, not run twice',
+      );
+    });
+  });
+
+  it('prints a failure with its short diff, as the report records it', () => {
+    rmSync(join(catalogue.dir, 'validation.yaml'), { force: true });
+    catalogue.write(
+      'a.yaml',
+      caseText('fails-here', 'async () => ({ a: 1, b: [1, 2] })', '{ result: { a: 2, b: [1, 2] }, logs: [] }'),
+    );
+    const failing = join(out, 'failing');
+    const { status, output } = runMatrix('--cases', catalogue.dir, '--columns', 'ours', '--out', failing);
+    expect(status).toBe(1);
+    const run = JSON.parse(readFileSync(join(failing, 'matrix.json'), 'utf8'));
+    const diff: string = run.cells[0].diff;
+    expect(diff.length).toBeGreaterThan(0);
+    const printed = output.slice(output.indexOf('[ours] ✗ a.yaml › fails-here'));
+    for (const line of diff.split('\n').slice(0, 8)) expect(printed).toContain(`\n    ${line}`);
   });
 
   it('writes an ordinary run where git ignores it', () => {

@@ -8,14 +8,26 @@
 import { execFileSync } from 'node:child_process';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
-import { COLUMN_IDS, type ColumnId } from '../columns.js';
+import {
+  COLUMN_IDS,
+  type ColumnId,
+  DEFAULT_COLUMNS,
+  describeColumn,
+  RESOLVED_COLUMNS,
+  type ResolvedColumnId,
+  resolvedRelease,
+  useRelease,
+} from '../columns.js';
 import { Engine } from '../engine.js';
 import { isFlow } from '../judge.js';
 import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
-import { type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
+import { DEFAULT_REGISTRY, resolveRelease } from '../reference/releases.js';
+import { cellKey, isFlaky, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
+import { expectsVaryingValues, releaseDiff } from '../report/release-diff.js';
 import { reportTexts } from '../report/texts.js';
 import { assertValidMatrix, writeReports } from '../report/write-reports.js';
 import { INTERPRETING_VERSION, texts } from '../texts.js';
+import { involvesTime, withRerun } from '../timing.js';
 import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -29,17 +41,32 @@ const COLUMNS_AT_ONCE = 2;
 /** Time between count lines in a log. */
 const LOG_EVERY_MS = 5000;
 
+/** Exit code with --fail-on-upstream-change when the release diff lists a case. */
+const UPSTREAM_CHANGED = 3;
+
 const USAGE = `usage: npm run matrix [-- options]
 
-Runs every case of cases/ on every column and writes the reports.
+Runs every case of cases/ on every column and writes the reports. The newest column is the npm
+registry's newest @cloudflare/codemode, resolved and installed (outside the lockfile) when the
+run starts; when it differs from the release it is compared with, the report opens with the
+release diff.
 
-  --columns <ids>   only these columns, comma-separated (default: all of ${COLUMN_IDS.join(', ')})
-  --out <dir>       write the reports here (default: reports/run/, which git ignores)
-  --snapshot        write the committed snapshot in reports/ instead
-  --cases <dir>     the catalogue directory (default: cases/)
-  -h, --help        print this text
+  --columns <ids>            only these columns, comma-separated (default: ${DEFAULT_COLUMNS.join(', ')};
+                             compare runs only with --compare)
+  --newest <version>         pin the newest column to this release, for a reproducible run
+  --compare <version>        also run this release (the compare column) and diff newest against it
+                             instead of latest
+  --fail-on-upstream-change  exit ${UPSTREAM_CHANGED} when the release diff lists any case
+  --registry <url>           the npm registry to ask (default: npm's configured one, else ${DEFAULT_REGISTRY})
+  --out <dir>                write the reports here (default: reports/run/, which git ignores)
+  --snapshot                 write the committed snapshot in reports/ instead
+  --cases <dir>              the catalogue directory (default: cases/)
+  --build                    run npm run build first, once the options are known good
+                             (npm run matrix passes it)
+  -h, --help                 print this text
 
-Exit code: 0 green, 1 not green, 2 the run could not be made, 130 interrupted.`;
+Exit code: 0 green, 1 not green, 2 the run could not be made, ${UPSTREAM_CHANGED} upstream changed
+(with --fail-on-upstream-change), 130 interrupted.`;
 
 /** One column in flight: its count, clock and failures. */
 interface ColumnProgress {
@@ -103,7 +130,12 @@ class Progress {
     state.done += 1;
     // The first line of a reason: progress shows the gist; the report keeps all of it.
     const gist = (cell.reason ?? '').split('\n', 1)[0] ?? '';
-    if (cell.status === 'fail') this.line(texts.progress.failure(column, caseTitle(item), gist));
+    if (cell.status === 'fail') {
+      this.line(texts.progress.failure(column, caseTitle(item), gist));
+      if (cell.diff) this.line(texts.progress.shortDiff(cell.diff));
+    }
+    if (isFlaky(cell))
+      this.line(texts.progress.flaky(column, caseTitle(item), (cell.rerun?.reason ?? '').split('\n', 1)[0] ?? ''));
     if (cell.status === 'infra-error' && !state.saidInfra.has(gist)) {
       state.saidInfra.add(gist);
       this.line(texts.progress.infra(column, `${item.id}: ${gist}`));
@@ -170,6 +202,7 @@ async function startColumn(
   id: ColumnId,
   ordered: readonly CatalogueItem[],
   progress: Progress,
+  outcomes: Map<string, unknown>,
 ): Promise<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> }> {
   const column = { ...engine.describe(id) };
   const columnStarted = Date.now();
@@ -178,8 +211,14 @@ async function startColumn(
   if (failure !== undefined) column.infraError = failure;
   const cells: MatrixCell[] = [];
   const ask = async (item: CatalogueItem, index: number) => {
-    const { cell } = await engine.cell(item, id);
+    // A case that involves time may fail once on a loaded machine: only a failure that reproduces counts.
+    const { cell, outcome } = await withRerun(
+      item,
+      () => engine.cell(item, id),
+      () => !engine.isAborted,
+    );
     cells[index] = cell;
+    if (outcome !== undefined && column.kind === 'reference') outcomes.set(cellKey(item.id, id), outcome);
     progress.cell(id, item, cell);
   };
   // A case that ran long on an earlier column starts first here, so its wait overlaps the rest
@@ -210,24 +249,45 @@ async function runMatrix(
 ): Promise<MatrixRun> {
   const started = new Date();
   const ordered = [...cases].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  const queue = COLUMN_IDS.filter((column) => asked.includes(column));
+  const reused = reusedColumns(engine, asked);
+  const queue = COLUMN_IDS.filter((column) => asked.includes(column) && !reused.has(column));
+  const outcomes = new Map<string, unknown>();
   const slots: Array<{ column: MatrixColumn; cells: MatrixCell[]; done: Promise<void> } | undefined> = [];
   const place = async () => {
     for (let index = slots.length; index < queue.length && !engine.isAborted; index = slots.length) {
       slots[index] = undefined; // Claimed, so the other place takes the next one.
-      slots[index] = await startColumn(engine, queue[index]!, ordered, progress);
+      slots[index] = await startColumn(engine, queue[index]!, ordered, progress, outcomes);
     }
   };
   await Promise.all(Array.from({ length: COLUMNS_AT_ONCE }, place));
   const ran = slots.filter((entry) => entry !== undefined);
   await Promise.all(ran.map((entry) => entry.done));
   progress.stop();
-  const columns = ran.map((entry) => entry.column);
-  const columnCells = ran.map((entry) => entry.cells);
-  const cells = columnCells.flat();
+  const ranColumns = ran.map((entry) => entry.column);
+  const ranCells = ran.flatMap((entry) => entry.cells);
+  // A resolved column whose release another column of the run ran takes that column's cells.
+  for (const [id, source] of reused) {
+    for (const cell of ranCells.filter((cell) => cell.column === source)) {
+      ranCells.push({ ...cell, column: id });
+      const outcome = outcomes.get(cellKey(cell.case, source));
+      if (outcome) outcomes.set(cellKey(cell.case, id), outcome);
+    }
+    ranColumns.push({ ...engine.describe(id), sameAs: source });
+  }
+  const order = (id: string) => COLUMN_IDS.indexOf(id as ColumnId);
+  const columns = ranColumns.sort((a, b) => order(a.id) - order(b.id));
+  const cells = ranCells.sort((a, b) => order(a.column) - order(b.column));
+  const varying = new Set(ordered.filter(expectsVaryingValues).map((item) => item.id));
+  const diff = diffOf(
+    columns,
+    ordered.map((item) => item.id),
+    cells,
+    outcomes,
+    varying,
+  );
   const status = git(['status', '--porcelain']);
   const commit = git(['rev-parse', 'HEAD'])?.trim();
-  const leftOut = COLUMN_IDS.filter((id) => !asked.includes(id));
+  const leftOut = DEFAULT_COLUMNS.filter((id) => !asked.includes(id));
   return {
     schemaVersion: 2,
     run: {
@@ -239,6 +299,7 @@ async function runMatrix(
       interpreting: INTERPRETING_VERSION,
       ...(leftOut.length ? { columnsLeftOut: leftOut } : {}),
     },
+    ...(diff ? { releaseDiff: diff } : {}),
     boundaries: [...boundaries.values()],
     columns,
     cases: ordered.map((item) => {
@@ -247,11 +308,79 @@ async function runMatrix(
       const upstream = isFlow(item) ? undefined : item.upstream;
       // Runtime flows are one area of their own, whichever file holds them.
       const area = isFlow(item) ? 'runtime' : basename(file).replace(/\.ya?ml$/, '');
-      return { id, file, line, area, description, features, ...(upstream ? { upstreamReason: upstream.reason } : {}) };
+      return {
+        id,
+        file,
+        line,
+        area,
+        description,
+        features,
+        ...(upstream ? { upstreamReason: upstream.reason } : {}),
+        ...(involvesTime(item) ? { timing: true as const } : {}),
+        ...(!isFlow(item) && item.triage ? { triage: item.triage } : {}),
+      };
     }),
     cells,
     summary: summarize(columns, cells),
   };
+}
+
+/**
+ * Resolved columns whose release another asked reference column runs (newest = the lock's latest,
+ * most nights): they are not run twice, and take that column's cells.
+ */
+function reusedColumns(engine: Engine, asked: readonly ColumnId[]): Map<ColumnId, ColumnId> {
+  const reused = new Map<ColumnId, ColumnId>();
+  for (const id of RESOLVED_COLUMNS) {
+    const release = asked.includes(id) ? resolvedRelease(id) : undefined;
+    if (!release) continue;
+    const same = asked.find(
+      (other) =>
+        other !== id &&
+        !reused.has(other) &&
+        !(RESOLVED_COLUMNS as readonly string[]).includes(other) &&
+        engine.describe(other).kind === 'reference' &&
+        engine.describe(other).versions.codemode === release.version,
+    );
+    if (same) reused.set(id, same);
+  }
+  return reused;
+}
+
+/** The release diff: newest against compare when it ran, else against latest; none when they are one release. */
+function diffOf(
+  columns: readonly MatrixColumn[],
+  caseIds: readonly string[],
+  cells: readonly MatrixCell[],
+  outcomes: ReadonlyMap<string, unknown>,
+  statusOnly: ReadonlySet<string>,
+) {
+  const usable = (id: string) => columns.find((column) => column.id === id && !column.infraError);
+  const to = usable('newest');
+  const from = usable('compare') ?? usable('latest');
+  if (!to || !from || to.versions.codemode === from.versions.codemode) return undefined;
+  return releaseDiff(from, to, caseIds, cells, outcomes, statusOnly);
+}
+
+/** Resolves each asked resolved column's release; one that cannot be had carries why, and does not run. */
+async function resolveColumns(
+  asked: readonly ColumnId[],
+  pins: Partial<Record<ResolvedColumnId, string>>,
+  registry: string,
+  progress: Progress,
+): Promise<void> {
+  const lockVersion = describeColumn('latest').versions.codemode ?? '0.0.0';
+  for (const id of RESOLVED_COLUMNS) {
+    if (!asked.includes(id)) continue;
+    const pinned = pins[id];
+    try {
+      const release = await resolveRelease({ registry, lockVersion, ...(pinned ? { pinned } : {}) });
+      useRelease(id, release);
+      progress.line(texts.progress.resolved(id, release.version, release.published, release.inPeerRange));
+    } catch (error) {
+      useRelease(id, { failure: messageOf(error) });
+    }
+  }
 }
 
 /** The README's picture of the page follows the snapshot; without Chromium it says so (and a test fails). */
@@ -269,17 +398,35 @@ async function refreshPicture(progress: Progress): Promise<void> {
 runCommand(async () => {
   const { values, positionals } = parseCommand(
     process.argv.slice(2),
-    { columns: { type: 'string' }, out: { type: 'string' }, snapshot: { type: 'boolean' }, cases: { type: 'string' } },
+    {
+      columns: { type: 'string' },
+      out: { type: 'string' },
+      snapshot: { type: 'boolean' },
+      cases: { type: 'string' },
+      newest: { type: 'string' },
+      compare: { type: 'string' },
+      registry: { type: 'string' },
+      'fail-on-upstream-change': { type: 'boolean' },
+      build: { type: 'boolean' },
+    },
     USAGE,
   );
   if (positionals.length > 0) throw new UsageError(texts.cli.unexpectedArgument(positionals[0]!, USAGE));
   if (values.snapshot && values.out !== undefined) throw new UsageError(texts.cli.snapshotWithOut);
-  const columns = parseColumns(values.columns as string | undefined, COLUMN_IDS);
+  const compare = values.compare as string | undefined;
+  const columns = parseColumns(values.columns as string | undefined, DEFAULT_COLUMNS, DEFAULT_COLUMNS);
+  if (compare !== undefined && (values.columns === undefined || values.columns === 'all')) columns.push('compare');
+  if (columns.includes('compare') && compare === undefined) throw new UsageError(texts.cli.compareNeedsRelease);
   const out = values.snapshot ? SNAPSHOT_DIR : typeof values.out === 'string' ? resolve(values.out) : RUN_DIR;
   const catalogue = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);
 
+  if (values.build) execFileSync('npm', ['run', 'build'], { cwd: REPO_ROOT, stdio: 'inherit' });
+
   const engine = new Engine(catalogue.boundaries);
   const progress = new Progress(process.stdout, (column) => engine.waitingOn(column as ColumnId));
+  const pins = { ...(values.newest ? { newest: values.newest as string } : {}), ...(compare ? { compare } : {}) };
+  const registry = (values.registry as string | undefined) ?? process.env.npm_config_registry ?? DEFAULT_REGISTRY;
+  await resolveColumns(columns, pins, registry, progress);
   stopOnSignals(engine, (line) => {
     progress.silence();
     progress.line(line);
@@ -293,5 +440,7 @@ runCommand(async () => {
   progress.line(texts.progress.written(relative(process.cwd(), out) || '.'));
   if (values.snapshot) await refreshPicture(progress);
   progress.line(texts.progress.verdict(run.summary.green));
+  if (run.releaseDiff) progress.line(texts.progress.releaseDiff(run.releaseDiff));
+  if (values['fail-on-upstream-change'] && (run.releaseDiff?.rows.length ?? 0) > 0) return UPSTREAM_CHANGED;
   return run.summary.green ? 0 : 1;
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixtureRun } from '../test-support/report-run.js';
 import type { HistoryRecord } from './history.js';
@@ -22,6 +23,8 @@ function record(date: string, cases: Record<string, string>, latestRelease = '0.
     cases,
   };
 }
+
+const LATER_COMMIT = 'b0d5e1c2a3f4b0d5e1c2a3f4b0d5e1c2a3f4b0d5';
 
 const changesOf = (records: HistoryRecord[]) => changesByRun(records).map((entry) => entry.changes);
 
@@ -119,7 +122,12 @@ describe('the history directory', () => {
     const first = writeReports(fixtureRun({ date: '2026-11-28T03:00:00.000Z' }), dir);
     expect(first.since).toEqual({ previous: null, changes: [], newCases: [], removedCases: [] });
     const second = writeReports(
-      fixtureRun({ date: '2026-11-29T03:00:00.000Z', outcomes: { 'result-number@0.3.8': { result: 'ok' } } }),
+      // Another commit: a change between two runs of the same clean commit would be flaky, not a change.
+      fixtureRun({
+        date: '2026-11-29T03:00:00.000Z',
+        commit: LATER_COMMIT,
+        outcomes: { 'result-number@0.3.8': { result: 'ok' } },
+      }),
       dir,
     );
     expect(readdirSync(join(dir, 'history')).sort()).toEqual(['2026-11-28T030000.json', '2026-11-29T030000.json']);
@@ -142,13 +150,13 @@ describe('the history directory', () => {
       const snapshot = join(dir, 'history'); // two runs: 2026-11-28 and 2026-11-29, above
       const first = writeReports(fixtureRun({ date: '2026-11-30T03:00:00.000Z' }), fresh, snapshot);
       expect(first.since).toEqual({
-        previous: { date: '2026-11-29T03:00:00.000Z', commit: fixtureRun().run.commit, snapshot: true },
+        previous: { date: '2026-11-29T03:00:00.000Z', commit: LATER_COMMIT, snapshot: true },
         changes: [{ case: 'result-number', column: '0.3.8', from: 'pass', to: 'fail' }],
         newCases: [],
         removedCases: [],
       });
       expect(readFileSync(join(fresh, 'matrix.md'), 'utf8')).toContain(
-        'No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of 2026-11-29T03:00:00.000Z (commit 3822a5fae1dd).',
+        `No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of 2026-11-29T03:00:00.000Z (commit ${LATER_COMMIT.slice(0, 12)}).`,
       );
       expect(readdirSync(join(fresh, 'history'))).toEqual(['2026-11-30T030000.json']);
       // Once the directory has a run of its own, that is what the next one is compared with.
@@ -164,5 +172,50 @@ describe('the history directory', () => {
     expect(() => writeReports(fixtureRun({ date: '2026-12-01T03:00:00.000Z' }), dir)).toThrow(
       '2026-11-30T000000.json: not a history record',
     );
+  });
+});
+
+describe('history across the nightly', () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  const schema = JSON.parse(readFileSync(join(ROOT, 'schema', 'history.schema.json'), 'utf8'));
+  const validate = new Ajv2020({ strict: true }).compile(schema);
+
+  it('still loads the records written before it, and they and a new record match schema/history.schema.json', () => {
+    const older = readHistory(join(ROOT, 'reports', 'history'));
+    expect(older.length).toBeGreaterThan(0);
+    expect(older.every((entry) => entry.dirty === undefined)).toBe(true); // written before the field existed
+    for (const entry of older) expect(validate(entry) ? [] : validate.errors).toEqual([]);
+    expect(changesByRun(older)).toHaveLength(older.length);
+    const fresh = toHistoryRecord(fixtureRun());
+    expect(fresh.dirty).toBe(false);
+    expect(validate(JSON.parse(JSON.stringify(fresh))) ? [] : validate.errors).toEqual([]);
+  });
+
+  it('calls a change between two runs of the same clean commit and release flaky, apart from the changes', () => {
+    const at = (date: string, letters: string, commit: string | null, dirty?: boolean) => ({
+      ...record(date, { a: letters }),
+      commit,
+      ...(dirty === undefined ? {} : { dirty }),
+    });
+    const same = changesOf([
+      at('2026-01-01T00:00:00Z', 'ppp', 'abc1234', false),
+      at('2026-01-02T00:00:00Z', 'ppf', 'abc1234', false),
+    ]);
+    expect(same[1]!.changes).toEqual([]);
+    expect(same[1]!.flaky).toEqual([{ case: 'a', column: 'latest', from: 'pass', to: 'fail' }]);
+    // Another commit, a dirty or unknown checkout, or another release is a real change.
+    for (const [second, first] of [
+      [at('2026-01-02T00:00:00Z', 'ppf', 'def5678', false), at('2026-01-01T00:00:00Z', 'ppp', 'abc1234', false)],
+      [at('2026-01-02T00:00:00Z', 'ppf', 'abc1234', true), at('2026-01-01T00:00:00Z', 'ppp', 'abc1234', false)],
+      [at('2026-01-02T00:00:00Z', 'ppf', 'abc1234'), at('2026-01-01T00:00:00Z', 'ppp', 'abc1234')],
+    ] as const) {
+      const [, changes] = changesOf([first, second]);
+      expect([changes!.changes.length, changes!.flaky]).toEqual([1, undefined]);
+    }
+    const moved = changesOf([
+      at('2026-01-01T00:00:00Z', 'ppp', 'abc1234', false),
+      { ...at('2026-01-02T00:00:00Z', 'ppf', 'abc1234', false), columns: record('', {}, '0.5.7').columns },
+    ]);
+    expect(moved[1]!.changes).toHaveLength(1);
   });
 });

@@ -18,6 +18,8 @@ export interface HistoryRecord {
   schemaVersion: 1;
   date: string;
   commit: string | null;
+  /** Uncommitted changes in the checkout (null: unknown). Records before the nightly lack it. */
+  dirty?: boolean | null;
   legend: string;
   /** Each column with the `@cloudflare/codemode` release it ran (null for ours), so `latest` moving shows. */
   columns: { id: string; release: string | null }[];
@@ -46,6 +48,11 @@ export interface RunChanges {
   newCases: string[];
   /** Cases the previous run had that this run does not. */
   removedCases: string[];
+  /**
+   * Cells that changed status although nothing they ran on did (the same commit, a clean checkout,
+   * the same release): flaky, listed apart, and not counted as changes.
+   */
+  flaky?: CellChange[];
 }
 
 export function toHistoryRecord(run: MatrixRun): HistoryRecord {
@@ -57,6 +64,7 @@ export function toHistoryRecord(run: MatrixRun): HistoryRecord {
     schemaVersion: 1,
     date: run.run.date,
     commit: run.run.commit,
+    dirty: run.run.dirty,
     legend: HISTORY_LEGEND,
     columns: run.columns.map((column) => ({
       id: column.id,
@@ -111,10 +119,14 @@ export interface HistoryEntry {
 /** What each run changed, oldest run first in both input and output; the first run's `previous` is null. */
 export function changesByRun(records: readonly HistoryRecord[]): HistoryEntry[] {
   const ordered = [...records].sort((a, b) => a.date.localeCompare(b.date));
-  const last = new Map<string, { status: CellStatus; release: string | null }>();
+  const last = new Map<string, { status: CellStatus; release: string | null; code: string | null }>();
+  /** What a run's code was, when it is known exactly: a commit with no uncommitted changes. */
+  const codeOf = (record: HistoryRecord) => (record.commit !== null && record.dirty === false ? record.commit : null);
   return ordered.map((record, index) => {
     const before = ordered[index - 1];
     const changes: CellChange[] = [];
+    const flaky: CellChange[] = [];
+    const code = codeOf(record);
     for (const [caseId, letters] of Object.entries(record.cases)) {
       record.columns.forEach((column, position) => {
         const status = FROM_LETTER.get(letters[position] ?? '-');
@@ -124,9 +136,10 @@ export function changesByRun(records: readonly HistoryRecord[]): HistoryEntry[] 
         if (seen && seen.status !== status) {
           const change: CellChange = { case: caseId, column: column.id, from: seen.status, to: status };
           if (seen.release !== column.release) change.releases = { from: seen.release, to: column.release };
-          changes.push(change);
+          const nothingMoved = code !== null && seen.code === code && seen.release === column.release;
+          (nothingMoved ? flaky : changes).push(change);
         }
-        last.set(key, { status, release: column.release });
+        last.set(key, { status, release: column.release, code });
       });
     }
     const previousCases = new Set(Object.keys(before?.cases ?? {}));
@@ -139,6 +152,7 @@ export function changesByRun(records: readonly HistoryRecord[]): HistoryEntry[] 
         changes,
         newCases: before ? currentCases.filter((id) => !previousCases.has(id)) : [],
         removedCases: before ? [...previousCases].filter((id) => !(id in record.cases)) : [],
+        ...(flaky.length ? { flaky } : {}),
       },
     };
   });

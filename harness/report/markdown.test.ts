@@ -139,3 +139,24 @@ describe('changes since the previous run', () => {
     );
   });
 });
+
+describe('matrix.md across runs', () => {
+  it('lists flaky cells apart from the changes since the previous run', () => {
+    const run = fixtureRun();
+    const flaky = { case: 'result-number', column: '0.3.8', from: 'pass' as const, to: 'fail' as const };
+    const markdown = renderMatrixMarkdown({
+      ...run,
+      since: {
+        previous: { date: '2026-11-28T03:00:00.000Z', commit: run.run.commit },
+        changes: [],
+        newCases: [],
+        removedCases: [],
+        flaky: [flaky],
+      },
+    });
+    expect(markdown).toContain('No cell changed status.');
+    expect(markdown).toMatch(
+      /Flaky \(1\): changed status although[^\n]*\n\n- \[`result-number`\]\([^)]*\): 0\.3\.8: pass → fail/,
+    );
+  });
+});

@@ -3,8 +3,9 @@
  * `schema/matrix.schema.json` describes the same shape; a test keeps the two in step.
  */
 
-import type { Boundary } from '../case-model.js';
+import type { Boundary, Triage } from '../case-model.js';
 import type { RunChanges } from './history.js';
+import type { ReleaseDiff } from './release-diff.js';
 
 /** Every status a cell can have, in the order the report lists them. */
 export const CELL_STATUSES = ['pass', 'fail', 'skip', 'unsupported', 'infra-error'] as const;
@@ -33,6 +34,20 @@ export interface MatrixColumn {
   infraError?: string;
   /** Wall time the column took, start-up included. Informational only. */
   durationMs?: number;
+  /** A release resolved at run time (`newest`, `compare`): when it was published, and whether the peer range admits it. */
+  release?: ColumnRelease;
+  /** The column ran the same release as this one, so its cells are that column's, not run twice. */
+  sameAs?: string;
+}
+
+interface ColumnRelease {
+  /** The registry's publish time, ISO 8601, or null when it gives none. */
+  published: string | null;
+  /** This package's peer range for `@cloudflare/codemode`. */
+  peerRange: string;
+  inPeerRange: boolean;
+  /** `registry`: the registry's newest; `option`: named with `--newest` or `--compare`. */
+  chosenBy: 'registry' | 'option';
 }
 
 export interface MatrixCase {
@@ -46,6 +61,10 @@ export interface MatrixCase {
   features: string[];
   /** Why the case expects something else of upstream, when it does. */
   upstreamReason?: string;
+  /** The expectation involves time (harness/timing.ts): a failing cell is rerun once. */
+  timing?: true;
+  /** A known upstream defect or an open question about the case. */
+  triage?: Triage;
 }
 
 export interface MatrixCell {
@@ -67,6 +86,16 @@ export interface MatrixCell {
    * skipped cell met the expect of its skip entry (it fails the way the skip says).
    */
   expectation?: 'upstream' | 'skip';
+  /**
+   * The cell's first attempt, when it was rerun: a case that involves time failed once and ran
+   * again; `status` is the rerun's. A first failure whose rerun did not fail is flaky, not a failure.
+   */
+  rerun?: { status: CellStatus; reason?: string };
+}
+
+/** A cell whose first attempt failed and whose rerun did not: flaky, and not counted as a failure. */
+export function isFlaky(cell: MatrixCell): boolean {
+  return cell.rerun?.status === 'fail' && cell.status !== 'fail';
 }
 
 export interface ColumnSummary {
@@ -98,6 +127,11 @@ export interface MatrixRun {
   run: RunMeta;
   /** What changed since the previous run written to the same directory (set when the reports are written). */
   since?: RunChanges;
+  /**
+   * Set when the `newest` column ran another release than the one it is compared with (`latest`,
+   * or `compare`): every case whose status or outcome differs between the two.
+   */
+  releaseDiff?: ReleaseDiff;
   /** The release boundaries the skips name (cases/boundaries.yaml). */
   boundaries: Boundary[];
   columns: MatrixColumn[];

@@ -11,7 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_DIFF, FIXTURE_REMOTE_BREAK, fixtureRun } from '../test-support/report-run.js';
 import { launchChromium } from './browser.js';
-import type { MatrixRun } from './model.js';
+import { CELL_STATUSES, cellKey, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from './model.js';
+import { releaseDiff } from './release-diff.js';
 import { renderIndexHtml } from './write-html.js';
 import { writeReports } from './write-reports.js';
 
@@ -43,6 +44,7 @@ beforeAll(async () => {
   );
   const second = fixtureRun({
     date: '2026-11-29T03:00:00.000Z',
+    commit: 'b0d5e1c2a3f4b0d5e1c2a3f4b0d5e1c2a3f4b0d5', // another commit: the changes are real, not flaky
     outcomes: { 'result-number@latest': { result: 'other' } },
   });
   const hostile = second.cells.map((cell) =>
@@ -80,7 +82,7 @@ describe('index.html in Chromium', () => {
     );
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(await page.textContent('#verdict')).toBe('✗ Not green: 3 failures, 6 infra-errors (not results).');
-    expect(await page.textContent('#run-meta')).toContain('Run 2026-11-29T03:00:00.000Z · commit 3822a5fae1dd');
+    expect(await page.textContent('#run-meta')).toContain('Run 2026-11-29T03:00:00.000Z · commit b0d5e1c2a3f4');
     expect(await page.$$eval('#banners .banner', (nodes) => nodes.map((node) => node.textContent))).toEqual([
       'This run was limited with --columns: 0.4.1, 0.4.4 did not run, so their cells are missing, not passing.',
       `⚠ ours-remote: ${FIXTURE_REMOTE_BREAK}`,
@@ -95,6 +97,27 @@ describe('index.html in Chromium', () => {
     expect(since).toContain('New case (1): error-thrown-string');
     expect(await page.textContent('#case-error-thrown-string .new-mark')).toBe('new');
     expect(await page.locator('#case-result-number .new-mark').count()).toBe(0);
+  });
+
+  it('draws the history as inline SVG, one chart per column, and a strip of recent runs in each case row', async () => {
+    const charts = await page
+      .locator('#trend figure.trend')
+      .evaluateAll((figures) =>
+        figures.map((figure) => [figure.getAttribute('data-column'), figure.querySelectorAll('polyline').length]),
+      );
+    expect(charts).toEqual(['ours', 'ours-remote', '0.2.2', '0.3.8', 'latest'].map((column) => [column, 4]));
+    // Both runs failed result-number on 0.3.8: its strip shows two failing runs, oldest first, dated.
+    const strip = page.locator('#case-result-number .strip .strip-cell');
+    expect(
+      await strip.evaluateAll((cells) => cells.map((cell) => [cell.className, cell.getAttribute('title')])),
+    ).toEqual([
+      ['strip-cell s-fail', '2026-11-28T03:00:00.000Z: fail'],
+      ['strip-cell s-fail', '2026-11-29T03:00:00.000Z: fail'],
+    ]);
+    // The first run had no error-thrown-string case.
+    expect(await page.locator('#case-error-thrown-string .strip-cell').first().getAttribute('class')).toBe(
+      'strip-cell s-none',
+    );
   });
 
   it('folds a long list of changes after its first entries', async () => {
@@ -225,5 +248,163 @@ describe('index.html in Chromium', () => {
     await narrow.screenshot({ path: join(dir, 'narrow.png'), fullPage: false });
     expect(readFileSync(join(dir, 'narrow.png')).subarray(1, 4).toString()).toBe('PNG');
     await narrow.close();
+  });
+});
+
+describe('index.html with the newest release and a flaky cell', () => {
+  const nightlyDir = mkdtempSync(join(tmpdir(), 'matrix-nightly-page-'));
+  let nightly: Page;
+  let newestCounts: Record<string, number>;
+  afterAll(() => rmSync(nightlyDir, { recursive: true, force: true }));
+
+  beforeAll(async () => {
+    const run = fixtureRun({ outcomes: { 'result-number@0.3.8': { result: 'ok' } } });
+    const latest = run.columns.find((column) => column.id === 'latest')!;
+    const newest: MatrixColumn = {
+      ...latest,
+      id: 'newest',
+      label: 'newest (0.6.0)',
+      versions: { ...latest.versions, codemode: '0.6.0' },
+      release: {
+        published: '2026-11-30T08:00:00.000Z',
+        peerRange: '>=0.2.2 <0.6.0',
+        inPeerRange: false,
+        chosenBy: 'registry',
+      },
+    };
+    // The newest release breaks one case; one case of ours passed only on its rerun.
+    const newestCells = run.cells
+      .filter((cell) => cell.column === 'latest')
+      .map(
+        (cell): MatrixCell =>
+          cell.case === 'result-number'
+            ? {
+                ...cell,
+                column: 'newest',
+                status: 'fail',
+                reason: 'outcome differs from expect in result',
+                diff: FIXTURE_DIFF,
+              }
+            : { ...cell, column: 'newest' },
+      );
+    const cells = [...run.cells, ...newestCells].map((cell) =>
+      cell.case === 'result-number' && cell.column === 'ours'
+        ? { ...cell, rerun: { status: 'fail' as const, reason: 'Execution timed out after 300 ms' } }
+        : cell,
+    );
+    const outcomes = new Map([
+      [cellKey('result-number', 'latest'), { result: 'ok' }],
+      [cellKey('result-number', 'newest'), { result: 'other' }],
+    ]);
+    // A column that runs only one kind of case: the reason the others are not run is one fact about the column.
+    const flowsOnly: MatrixColumn = {
+      ...run.columns.find((column) => column.id === 'ours')!,
+      id: 'ours-worker',
+      label: 'ours-worker',
+      kind: 'ours-worker',
+    };
+    cells.push(
+      ...run.cases.map(
+        (item, index): MatrixCell =>
+          index === 0
+            ? { case: item.id, column: 'ours-worker', status: 'pass' }
+            : {
+                case: item.id,
+                column: 'ours-worker',
+                status: 'unsupported',
+                reason: 'runtime flows only',
+                label: 'flows only',
+              },
+      ),
+    );
+    const columns = [...run.columns, flowsOnly, newest];
+    const ids = run.cases.map((item) => item.id);
+    const triaged = run.cases.map((item) =>
+      item.id === 'result-number'
+        ? {
+            ...item,
+            triage: { link: 'https://github.com/cloudflare/agents/issues/1', note: 'Upstream rounds numbers.' },
+          }
+        : item,
+    );
+    const nightlyRun: MatrixRun = {
+      ...run,
+      cases: triaged,
+      columns,
+      cells,
+      releaseDiff: releaseDiff(latest, newest, ids, cells, outcomes),
+      summary: summarize(columns, cells),
+    };
+    writeReports(nightlyRun, nightlyDir);
+    newestCounts = nightlyRun.summary.columns.find((summary) => summary.column === 'newest')!.counts;
+    nightly = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    nightly.on('pageerror', (error) => pageErrors.push(error.message));
+    await nightly.route(/^(?!file:)/, (route) => route.abort());
+    await nightly.goto(pathToFileURL(join(nightlyDir, 'index.html')).href);
+  });
+
+  it('opens with the release diff: the newly failing case, both outcomes, links to both cells', async () => {
+    const diffTop = await nightly.locator('#release-diff').evaluate((node) => node.getBoundingClientRect().top);
+    const sinceTop = await nightly.locator('#since').evaluate((node) => node.getBoundingClientRect().top);
+    expect(diffTop).toBeLessThan(sinceTop);
+    await expect.poll(() => nightly.locator('#release-diff-title').textContent()).toBe('Release diff: 0.5.6 → 0.6.0');
+    const row = nightly.locator('table.diff-table[data-kind="newly-failing"] tr[data-case="result-number"]');
+    expect(await row.locator('code.outcome').allTextContents()).toEqual(['{"result":"ok"}', '{"result":"other"}']);
+    expect(
+      await row.locator('a.cell-link').evaluateAll((links) => links.map((link) => link.getAttribute('href'))),
+    ).toEqual(['#cell=result-number/latest', '#cell=result-number/newest']);
+    await row.locator('a.cell-link').nth(1).click();
+    expect(await nightly.locator('#details-title').textContent()).toBe('result-number');
+    expect(await nightly.locator('#details-body').textContent()).toContain('newest (0.6.0)');
+    // The failing row is brought into view, not left far below.
+    const box = await nightly.locator('a.cell.selected').evaluate((node) => node.getBoundingClientRect().top);
+    expect(box).toBeGreaterThanOrEqual(0);
+    expect(box).toBeLessThan(900);
+  });
+
+  it('shows how each column did on the first screen, with the changes since the previous run', async () => {
+    const box = await nightly.locator('#column-summary').evaluate((node) => node.getBoundingClientRect().bottom);
+    expect(box).toBeLessThan(900);
+    const row = await nightly.locator('#column-summary tr[data-column="newest"] td').allTextContents();
+    expect(row).toEqual([...CELL_STATUSES.map((status) => String(newestCounts[status])), '—']);
+    expect(newestCounts.fail).toBe(1); // the case the newest release breaks
+  });
+
+  it("says a reason most of a column's cells share once, in its head, not under every case", async () => {
+    expect(await nightly.locator('th.col-head[data-column="ours-worker"] .col-wide').textContent()).toBe(
+      'not run on 5 cases: runtime flows only',
+    );
+    expect(await nightly.locator('tr.case-row .notes').allTextContents()).not.toContainEqual(
+      expect.stringContaining('runtime flows only'),
+    );
+  });
+
+  it("says once, in the newest column's head, its publish date and that it is outside the peer range", async () => {
+    expect(await nightly.locator('th.col-head[data-column="newest"] .col-note').textContent()).toBe(
+      "the npm registry's newest, published 2026-11-30 · outside the supported range >=0.2.2 <0.6.0",
+    );
+  });
+
+  it("shows a case's triage entry on the case and in the release diff", async () => {
+    const expected = 'triage: Upstream rounds numbers. https://github.com/cloudflare/agents/issues/1';
+    expect(await nightly.locator('#case-result-number .note-triage').textContent()).toBe(expected);
+    expect(await nightly.locator('#release-diff tr[data-case="result-number"] .note-triage').textContent()).toBe(
+      expected,
+    );
+    expect(await nightly.locator('#release-diff .triage-link').getAttribute('href')).toBe(
+      'https://github.com/cloudflare/agents/issues/1',
+    );
+  });
+
+  it('shows a flaky cell as flaky, lists it apart from the failures, and keeps its first failure', async () => {
+    expect(await nightly.locator('a.cell[data-case="result-number"][data-column="ours"]').textContent()).toBe(
+      '✓ flaky',
+    );
+    expect(await nightly.locator('.flaky-list li').allTextContents()).toEqual([
+      'result-number on ours: first attempt: Execution timed out after 300 ms',
+    ]);
+    expect(await nightly.locator('#failures > ul.changes:not(.flaky-list) li').allTextContents()).not.toContainEqual(
+      expect.stringContaining('on ours'),
+    );
   });
 });

@@ -3,7 +3,8 @@
  * and meanings are the harness's (../texts.ts), since the commands print them too.
  */
 import type { CellChange } from './history.js';
-import type { ColumnVersions, MatrixRun } from './model.js';
+import type { ColumnVersions, MatrixColumn, MatrixRun } from './model.js';
+import type { ReleaseDiff, ReleaseDiffKind } from './release-diff.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** ` (commit 3822a5fae1dd)` after a run's date, or nothing when the commit is unknown. */
@@ -44,6 +45,24 @@ export function changesByCase(
   }));
 }
 
+/**
+ * What a resolved column's head says once for the whole column: when its release was published,
+ * whether the peer range admits it, and that its cells are another column's when it ran the same
+ * release. Empty for the other columns.
+ */
+export function columnHeadNote(column: MatrixColumn): string {
+  const parts: string[] = [];
+  const release = column.release;
+  if (release) {
+    parts.push(
+      `${release.chosenBy === 'option' ? 'named with an option' : "the npm registry's newest"}, published ${release.published ? release.published.slice(0, 10) : 'on an unknown date'}`,
+    );
+    if (!release.inPeerRange) parts.push(`outside the supported range ${release.peerRange}`);
+  }
+  if (column.sameAs) parts.push(`same release as ${column.sameAs}: its results, not run twice`);
+  return parts.join(' · ');
+}
+
 export const reportTexts = {
   verdict(run: MatrixRun): string {
     if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
@@ -65,6 +84,19 @@ export const reportTexts = {
   },
   limited: (leftOut: readonly string[]) =>
     `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
+  releaseDiffTitle: (diff: ReleaseDiff) => `Release diff: ${diff.from.release} → ${diff.to.release}`,
+  releaseDiffIntro: (diff: ReleaseDiff) =>
+    `Every case whose status or outcome differs between ${diff.from.column === diff.from.release ? diff.from.release : `${diff.from.column} (${diff.from.release})`} and ${diff.to.column} (${diff.to.release}), in this run.`,
+  releaseDiffNone: (diff: ReleaseDiff) => `No case differs between ${diff.from.release} and ${diff.to.release}.`,
+  releaseDiffUnknown: (n: number) =>
+    `${plural(n, 'case')} left out: an infra-error on either side, so unknown rather than unchanged.`,
+  releaseDiffKinds: {
+    'newly-failing': 'Newly failing',
+    'newly-passing': 'Newly passing',
+    'changed-outcome': 'Changed outcome',
+  } satisfies Record<ReleaseDiffKind, string>,
+  releaseDiffHead: ['case', 'before', 'after'],
+  noOutcome: '(not run)',
   sinceTitle: 'Since the previous run',
   noPreviousRun: 'No earlier run is recorded in this directory, so there is nothing to compare with.',
   comparedWith: (date: string, commit: string | null, snapshot = false) =>
@@ -72,11 +104,23 @@ export const reportTexts = {
       ? `No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of ${date}${ofCommit(commit)}.`
       : `Compared with the run of ${date}${ofCommit(commit)}.`,
   nothingChanged: 'No cell changed status.',
+  flakySince: (n: number) =>
+    `Flaky (${n}): changed status although the commit, the checkout and the release are the previous run's, so not counted as changes:`,
   moreChanges: '{n} more cases changed',
   change: (change: CellChange) =>
     `${change.from} → ${change.to}${change.releases ? ` (${change.releases.from ?? '?'} → ${change.releases.to ?? '?'})` : ''}`,
   newCases: (n: number) => `New ${n === 1 ? 'case' : 'cases'} (${n}):`,
   removedCases: (n: number) => `Removed ${n === 1 ? 'case' : 'cases'} (${n}):`,
+  flakyTitle: (n: number) => `Flaky (${n}): failed once, passed on the rerun, so not failures`,
+  flakyMark: 'flaky',
+  trendTitle: 'History',
+  noTrend: 'Fewer than two runs are recorded in history/, so there is no trend yet.',
+  triageMark: 'triage:',
+  summaryTitle: 'Columns',
+  summaryColumn: 'column',
+  summaryChanged: 'changed since the previous run',
+  columnWide: 'not run on {n} cases: {reason}',
+  firstAttempt: 'first attempt',
   failuresHeading: 'Failures',
   failuresTitle: (n: number) => `Failures (${n})`,
   infraTitle: (n: number) => `Infra-errors (${n}), not results`,

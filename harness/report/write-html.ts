@@ -6,9 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { texts } from '../texts.js';
-import type { HistoryEntry } from './history.js';
-import { CELL_STATUSES, type MatrixRun } from './model.js';
-import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
+import type { HistoryEntry, HistoryRecord } from './history.js';
+import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
+import { RELEASE_DIFF_KINDS } from './release-diff.js';
+import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
+import { caseStrips, trendSvg } from './trend.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
 /** Cases with changes listed at the top before the rest fold away. */
@@ -36,7 +38,12 @@ function fill(template: string, values: Record<string, string>): string {
 }
 
 /** `earlier`: earlier runs that changed something, newest first. `root`: the repository, relative to the page. */
-export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[] = [], root = '..'): string {
+export function renderIndexHtml(
+  run: MatrixRun,
+  earlier: readonly HistoryEntry[] = [],
+  root = '..',
+  records: readonly HistoryRecord[] = [],
+): string {
   const read = (name: string) => readFileSync(join(PAGE_DIR, name), 'utf8');
   const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
   const since = run.since;
@@ -48,6 +55,7 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     symbols: texts.statusSymbol,
     staleMark: texts.staleMark,
     upstreamMark: texts.upstreamMark,
+    flakyTitle: t.flakyTitle(run.cells.filter(isFlaky).length),
     verdict: t.verdict(run),
     runLine: t.runLine(run),
     limited: run.run.columnsLeftOut ? t.limited(run.run.columnsLeftOut) : null,
@@ -55,6 +63,22 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
       ? t.comparedWith(since.previous.date, since.previous.commit, since.previous.snapshot)
       : '',
     changes: changesByCase(since?.changes ?? [], label),
+    flakySince: since?.flaky?.length ? t.flakySince(since.flaky.length) : null,
+    flakyChanges: changesByCase(since?.flaky ?? [], label),
+    releaseDiff: run.releaseDiff
+      ? {
+          title: t.releaseDiffTitle(run.releaseDiff),
+          intro: t.releaseDiffIntro(run.releaseDiff),
+          none: t.releaseDiffNone(run.releaseDiff),
+          unknown: run.releaseDiff.unknown.length ? t.releaseDiffUnknown(run.releaseDiff.unknown.length) : null,
+          kinds: RELEASE_DIFF_KINDS.map((kind) => ({ kind, title: t.releaseDiffKinds[kind] })),
+          head: [
+            t.releaseDiffHead[0],
+            `${t.releaseDiffHead[1]} (${run.releaseDiff.from.release})`,
+            `${t.releaseDiffHead[2]} (${run.releaseDiff.to.release})`,
+          ],
+        }
+      : null,
     changesShown: CHANGES_SHOWN,
     newCases: t.newCases(since?.newCases.length ?? 0),
     removedCases: t.removedCases(since?.removedCases.length ?? 0),
@@ -69,12 +93,20 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
   };
   const data = {
     root,
-    run: { ...run, columns: run.columns.map((column) => ({ ...column, versionsLine: versionsLine(column.versions) })) },
+    run: {
+      ...run,
+      columns: run.columns.map((column) => ({
+        ...column,
+        versionsLine: versionsLine(column.versions),
+        headNote: columnHeadNote(column),
+      })),
+    },
     earlier: earlier.map((entry) => ({
       title: t.earlierRun(entry.date, entry.commit, entry.changes.previous?.date ?? '?'),
       lines: changesByCase(entry.changes.changes, label).map((change) => t.earlierLine(change.case, change.text)),
     })),
     ui,
+    history: caseStrips(records),
   };
   const script = read('page.js');
   if (/<\/script/i.test(script)) throw new Error('page/page.js must not contain "</script"');
@@ -83,5 +115,6 @@ export function renderIndexHtml(run: MatrixRun, earlier: readonly HistoryEntry[]
     STYLE: read('page.css'),
     SCRIPT: script,
     DATA: scriptSafeJson(data),
+    TREND: trendSvg(records, run.columns) || `<p class="empty-note">${escapeHtml(t.noTrend)}</p>`,
   });
 }

@@ -3,8 +3,9 @@
  * verdict, what changed since the previous run, the columns, then every failure with its diff and
  * the infra-errors apart (they are not results).
  */
-import type { MatrixCase, MatrixCell, MatrixRun } from './model.js';
-import { changesByCase, reportTexts as t, versionsLine } from './texts.js';
+import { isFlaky, type MatrixCase, type MatrixCell, type MatrixRun } from './model.js';
+import { RELEASE_DIFF_KINDS, type ReleaseDiff, type ReleaseDiffSide } from './release-diff.js';
+import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
 
 /** Long lists are cut here; the page and matrix.json hold everything. */
 export const MARKDOWN_LIST_LIMIT = 50;
@@ -22,6 +23,36 @@ function code(text: string): string {
 function fence(text: string): string {
   const marks = '`'.repeat(Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length)) + 1);
   return `${marks}\n${text}\n${marks}`;
+}
+
+/** A cell's link on the page, as `index.html#cell=<case>/<column>`. */
+const cellHref = (caseId: string, column: string) =>
+  `index.html#cell=${encodeURIComponent(caseId)}/${encodeURIComponent(column)}`;
+
+/** The release diff as wpt.fyi's regressions table: one table per kind, both outcomes, links to both cells. */
+function releaseDiffLines(diff: ReleaseDiff, link: (id: string) => string, triageOf: (id: string) => string): string[] {
+  const lines = [`## ${t.releaseDiffTitle(diff)}`, '', t.releaseDiffIntro(diff), ''];
+  if (diff.rows.length === 0) lines.push(t.releaseDiffNone(diff), '');
+  const side = (caseId: string, column: string, entry: ReleaseDiffSide) =>
+    `[${entry.status}](${cellHref(caseId, column)})${entry.outcome ? ` ${code(cellText(entry.outcome))}` : ''}`;
+  for (const kind of RELEASE_DIFF_KINDS) {
+    const rows = diff.rows.filter((row) => row.kind === kind);
+    if (rows.length === 0) continue;
+    const [caseHead, before, after] = t.releaseDiffHead;
+    lines.push(
+      `### ${t.releaseDiffKinds[kind]} (${rows.length})`,
+      '',
+      `| ${caseHead} | ${before} (${diff.from.release}) | ${after} (${diff.to.release}) |`,
+      '|---|---|---|',
+    );
+    for (const row of rows)
+      lines.push(
+        `| ${link(row.case)}${triageOf(row.case)} | ${side(row.case, diff.from.column, row.from)} | ${side(row.case, diff.to.column, row.to)} |`,
+      );
+    lines.push('');
+  }
+  if (diff.unknown.length) lines.push(t.releaseDiffUnknown(diff.unknown.length), '');
+  return lines;
 }
 
 export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
@@ -57,6 +88,13 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
   );
   const lines: string[] = ['# Compatibility matrix', '', `**${t.verdict(run)}**`, '', t.runLine(run), ''];
   if (run.run.columnsLeftOut) lines.push(`> ${t.limited(run.run.columnsLeftOut)}`, '');
+  for (const column of broken)
+    lines.push(`> ${t.columnDidNotRun(cellText(column.label), cellText(column.infraError ?? ''))}`, '');
+  const triageOf = (id: string) => {
+    const triage = cases.get(id)?.triage;
+    return triage ? ` (${t.triageMark} [${cellText(triage.note)}](${triage.link}))` : '';
+  };
+  if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link, triageOf));
 
   lines.push(`## ${t.sinceTitle}`, '');
   const since = run.since;
@@ -69,6 +107,14 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
       lines.push(`- ${link(entry.case)}: ${cellText(entry.text)}`);
     if (byCase.length > MARKDOWN_LIST_LIMIT) lines.push(`- ${t.more(byCase.length - MARKDOWN_LIST_LIMIT)}`);
     if (byCase.length) lines.push('');
+    const flakySince = changesByCase(since.flaky ?? [], label);
+    if (flakySince.length)
+      lines.push(
+        t.flakySince(flakySince.length),
+        '',
+        ...flakySince.slice(0, MARKDOWN_LIST_LIMIT).map((entry) => `- ${link(entry.case)}: ${cellText(entry.text)}`),
+        '',
+      );
     if (since.newCases.length)
       lines.push(`${t.newCases(since.newCases.length)} ${since.newCases.map(link).join(', ')}`, '');
     if (since.removedCases.length)
@@ -88,10 +134,21 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
     const { counts } = summary;
     const fail = summary.unexpectedPass ? `${counts.fail} (${summary.unexpectedPass} stale skip)` : String(counts.fail);
     lines.push(
-      `| ${mark} **${cellText(column.label)}** | ${cellText(versionsLine(column.versions))} | ${counts.pass} | ${fail} | ${counts.skip} | ${counts.unsupported} | ${counts['infra-error']} |`,
+      `| ${mark} **${cellText(column.label)}** | ${cellText([versionsLine(column.versions), columnHeadNote(column)].filter(Boolean).join(' · '))} | ${counts.pass} | ${fail} | ${counts.skip} | ${counts.unsupported} | ${counts['infra-error']} |`,
     );
   }
   lines.push('', `## ${t.failuresTitle(failures.length)}`, '', ...(failures.length ? list(failures, true) : [t.none]));
+  const flaky = run.cells.filter(isFlaky);
+  if (flaky.length)
+    lines.push(
+      '',
+      `## ${t.flakyTitle(flaky.length)}`,
+      '',
+      ...list(
+        flaky.map((cell) => ({ ...cell, reason: `${t.firstAttempt}: ${cell.rerun?.reason ?? ''}` })),
+        false,
+      ),
+    );
   lines.push('', `## ${t.infraTitle(infra.length + broken.length)}`, '');
   if (!infra.length && !broken.length) lines.push(t.none);
   for (const column of broken)

@@ -67,7 +67,10 @@ export function writeReports(run: MatrixRun, reportsDir: string, fallbackHistory
     `${JSON.stringify({ $schema: fromHere(MATRIX_SCHEMA), ...written }, null, 2)}\n`,
   );
   writeFileSync(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(written, fromHere(REPO_ROOT)));
-  writeFileSync(join(reportsDir, 'index.html'), renderIndexHtml(written, earlier, fromHere(REPO_ROOT)));
+  writeFileSync(
+    join(reportsDir, 'index.html'),
+    renderIndexHtml(written, earlier, fromHere(REPO_ROOT), readHistory(historyDir)),
+  );
   return written;
 }
 

@@ -54,6 +54,7 @@
   function cellText(cell) {
     var symbol = ui.symbols[cell.status];
     if (cell.unexpectedPass) return `${symbol} ${ui.staleMark}`;
+    if (cell.rerun && cell.rerun.status === 'fail' && cell.status !== 'fail') return `${symbol} ${ui.flakyMark}`;
     if (cell.status === 'pass') return cell.expectation === 'upstream' ? `${symbol} ${ui.upstreamMark}` : symbol;
     if (cell.status === 'skip') return `${symbol} ${ui.labels.skip}${cell.expectation === 'skip' ? ' ✓' : ''}`;
     if (cell.status === 'unsupported') return symbol;
@@ -74,6 +75,83 @@
         el('p', { className: 'banner infra', text: `${ui.symbols['infra-error']} ${c.label}: ${c.infraError}` }),
       );
     });
+
+  // The release diff: what upstream's newest release changed, before anything else.
+  var diffBox = byId('release-diff');
+  if (run.releaseDiff && ui.releaseDiff) {
+    var rd = run.releaseDiff;
+    diffBox.hidden = false;
+    diffBox.appendChild(el('h2', { id: 'release-diff-title', text: ui.releaseDiff.title }));
+    diffBox.appendChild(el('p', { text: ui.releaseDiff.intro }));
+    if (!rd.rows.length) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.none }));
+    var side = (caseId, column, entry) =>
+      el('td', {}, [
+        cellLink(caseId, column, `${ui.symbols[entry.status]} ${ui.labels[entry.status]}`),
+        entry.outcome ? el('code', { className: 'outcome', text: entry.outcome }) : null,
+      ]);
+    ui.releaseDiff.kinds.forEach((kind) => {
+      var rows = rd.rows.filter((row) => row.kind === kind.kind);
+      if (!rows.length) return;
+      diffBox.appendChild(el('h3', { text: `${kind.title} (${rows.length})` }));
+      var table = el('table', { className: 'diff-table', dataset: { kind: kind.kind } }, [
+        el('thead', {}, [
+          el(
+            'tr',
+            {},
+            ui.releaseDiff.head.map((text) => el('th', { scope: 'col', text: text })),
+          ),
+        ]),
+      ]);
+      var body = el('tbody', {});
+      rows.forEach((row) => {
+        body.appendChild(
+          el('tr', { dataset: { case: row.case } }, [
+            el('th', { scope: 'row' }, [
+              el('a', { href: `#case-${row.case}`, className: 'case-id', text: row.case }),
+              casesById.get(row.case)?.triage
+                ? el('ul', { className: 'notes' }, [triageNote(casesById.get(row.case).triage)])
+                : null,
+            ]),
+            side(row.case, rd.from.column, row.from),
+            side(row.case, rd.to.column, row.to),
+          ]),
+        );
+      });
+      table.appendChild(body);
+      diffBox.appendChild(el('div', { className: 'diff-wrap' }, [table]));
+    });
+    if (ui.releaseDiff.unknown) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.unknown }));
+  }
+
+  // How each release did, on the first screen: counts per column and the changes since the previous run.
+  var summaryBox = byId('column-summary');
+  var changesPerColumn = new Map();
+  since.changes.forEach((change) => {
+    changesPerColumn.set(change.column, (changesPerColumn.get(change.column) || 0) + 1);
+  });
+  var summaryTable = el('table', { className: 'summary-table' }, [
+    el('thead', {}, [
+      el('tr', {}, [
+        el('th', { scope: 'col', text: ui.summaryColumn }),
+        ...ui.statuses.map((status) => el('th', { scope: 'col', text: `${ui.symbols[status]} ${ui.labels[status]}` })),
+        el('th', { scope: 'col', text: ui.summaryChanged }),
+      ]),
+    ]),
+  ]);
+  var summaryBody = el('tbody', {});
+  columns.forEach((col) => {
+    var s = summaries.get(col.id);
+    summaryBody.appendChild(
+      el('tr', { dataset: { column: col.id } }, [
+        el('th', { scope: 'row', text: col.label }),
+        ...ui.statuses.map((status) => el('td', { className: `s-${status}`, text: String(s ? s.counts[status] : 0) })),
+        el('td', { text: since.previous ? String(changesPerColumn.get(col.id) || 0) : '—' }),
+      ]),
+    );
+  });
+  summaryTable.appendChild(summaryBody);
+  summaryBox.appendChild(el('h2', { id: 'column-summary-title', className: 'visually-hidden', text: ui.summaryTitle }));
+  summaryBox.appendChild(el('div', { className: 'diff-wrap' }, [summaryTable]));
 
   // What changed since the previous run.
   var sinceBox = byId('since');
@@ -99,6 +177,14 @@
             lists[1],
           ]),
         );
+    }
+    if (ui.flakySince) {
+      sinceBox.appendChild(el('p', { className: 'flaky-since', text: ui.flakySince }));
+      var flakyChanges = el('ul', { className: 'changes flaky-changes' });
+      ui.flakyChanges.forEach((change) => {
+        flakyChanges.appendChild(el('li', {}, [cellLink(change.case, change.column, change.case), `: ${change.text}`]));
+      });
+      sinceBox.appendChild(flakyChanges);
     }
     [
       [since.newCases, ui.newCases],
@@ -152,6 +238,36 @@
     });
     failuresBox.appendChild(failureList);
   }
+  // Flaky cells, apart: they failed once and passed on the rerun, so they are not failures.
+  var flaky = run.cells.filter((c) => c.rerun && c.rerun.status === 'fail' && c.status !== 'fail');
+  if (flaky.length) {
+    failuresBox.appendChild(el('h3', { id: 'flaky-title', text: ui.flakyTitle }));
+    var flakyList = el('ul', { className: 'changes flaky-list' });
+    flaky.forEach((cell) => {
+      flakyList.appendChild(
+        el('li', {}, [
+          cellLink(cell.case, cell.column, cell.case),
+          ` on ${label(cell.column)}: ${ui.firstAttempt}: ${(cell.rerun.reason || '').split('\n')[0]}`,
+        ]),
+      );
+    });
+    failuresBox.appendChild(flakyList);
+  }
+
+  // A reason most of a column's cells share (e.g. why ours-worker runs only flows) is said once, in its head.
+  var columnWide = new Map();
+  columns.forEach((col) => {
+    var reasons = new Map();
+    var total = 0;
+    run.cells.forEach((cell) => {
+      if (cell.column !== col.id) return;
+      total += 1;
+      if (cell.status === 'unsupported') reasons.set(cell.reason, (reasons.get(cell.reason) || 0) + 1);
+    });
+    reasons.forEach((n, reason) => {
+      if (n * 2 > total) columnWide.set(col.id, { reason: reason, count: n });
+    });
+  });
 
   // Column heads: label, versions, counts.
   var headRow = el('tr', {}, [el('th', { scope: 'col', className: 'case-head', text: 'Case' })]);
@@ -173,11 +289,44 @@
       el('th', { scope: 'col', className: 'col-head', title: c.versionsLine, dataset: { column: c.id } }, [
         el('div', { className: 'col-label', text: c.label }),
         el('div', { className: 'col-versions', text: c.versionsLine }),
+        c.headNote ? el('div', { className: 'col-note', text: c.headNote }) : null,
+        columnWide.has(c.id)
+          ? el('div', {
+              className: 'col-note col-wide',
+              text: ui.columnWide
+                .replace('{n}', columnWide.get(c.id).count)
+                .replace('{reason}', columnWide.get(c.id).reason),
+            })
+          : null,
         counts,
       ]),
     );
   });
   byId('grid-head').appendChild(headRow);
+
+  /** The case's recent runs, oldest first: one small cell per run, coloured by its worst status. */
+  function stripFor(caseId) {
+    var strip = data.history.strips[caseId];
+    if (!strip || strip.length < 2) return null;
+    return el(
+      'span',
+      { className: 'strip', dataset: { case: caseId } },
+      strip.map((status, index) =>
+        el('span', {
+          className: `strip-cell s-${status}`,
+          title: `${data.history.dates[index]}: ${status === 'none' ? '—' : ui.labels[status]}`,
+        }),
+      ),
+    );
+  }
+
+  /** A case's triage entry: the note and the link where it is tracked. */
+  function triageNote(triage) {
+    return el('li', { className: 'note-triage' }, [
+      `${ui.triageMark} ${triage.note} `,
+      el('a', { href: triage.link, className: 'triage-link', text: triage.link }),
+    ]);
+  }
 
   /** The row's notes: why it differs from upstream, and where it is skipped or not run, with the columns. */
   function notesFor(c) {
@@ -186,10 +335,13 @@
       notes.appendChild(
         el('li', { className: 'note-upstream', text: `${ui.upstreamMark} ${ui.upstreamNote} ${c.upstreamReason}` }),
       );
+    if (c.triage) notes.appendChild(triageNote(c.triage));
     var groups = new Map();
     columns.forEach((col) => {
       var cell = cells.get(`${c.id}\u0000${col.id}`);
       if (!cell || (cell.status !== 'skip' && cell.status !== 'unsupported')) return;
+      var wide = columnWide.get(col.id);
+      if (cell.status === 'unsupported' && wide && wide.reason === cell.reason) return;
       var text =
         cell.status === 'skip'
           ? [cell.label, cell.note, cell.expectation === 'skip' ? ui.failsAsSaid : ''].filter(Boolean).join(' ')
@@ -241,6 +393,7 @@
           el('a', { className: 'case-id', href: caseHref(c), title: `${c.file}:${c.line}`, text: c.id }),
           fresh.has(c.id) ? el('span', { className: 'new-mark', text: ui.newMark }) : null,
           el('span', { className: 'case-desc', text: c.description }),
+          stripFor(c.id),
           notesFor(c),
         ]),
       ]);
@@ -341,6 +494,7 @@
       ],
     ];
     if (cell.reason) rows.push(['reason', cell.reason]);
+    if (cell.rerun) rows.push([ui.firstAttempt, `${ui.labels[cell.rerun.status]}: ${cell.rerun.reason || ''}`]);
     if (cell.expectation) rows.push(['judged by', ui.judgedBy[cell.expectation]]);
     rows.push(['area', c.area], ['features', c.features.join(', ') || '—']);
     var dl = el('dl', {});
@@ -363,7 +517,12 @@
     selected = document.querySelector(
       `a.cell[data-case="${CSS.escape(caseId)}"][data-column="${CSS.escape(columnId)}"]`,
     );
-    if (selected) selected.classList.add('selected');
+    if (selected) {
+      selected.classList.add('selected');
+      // Opened from a list above the grid: bring the row into view, not only the panel.
+      var box = selected.getBoundingClientRect();
+      if (box.bottom < 0 || box.top > window.innerHeight) selected.scrollIntoView({ block: 'center' });
+    }
   }
   function fromHash() {
     var match = /^#cell=([^/]*)\/(.*)$/.exec(location.hash);
