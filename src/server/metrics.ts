@@ -8,6 +8,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
 import type { RetainedCounts } from './executor-server.js';
+import type { DroppedLines } from './stdio-guard.js';
 import type { ExecutionKind } from './texts.js';
 
 const METRIC_PREFIX = 'codemode_executor_';
@@ -191,6 +192,24 @@ export class DaemonMetrics {
         const { open, gone } = retained.counts();
         this.set({ connection: 'open' }, open);
         this.set({ connection: 'gone' }, gone);
+      },
+    });
+  }
+
+  /** Reads, at scrape time, the lines the daemon dropped on a stdout or stderr whose reader went away. */
+  watchDroppedLines(dropped: () => DroppedLines): void {
+    const seen: DroppedLines = { stdout: 0, stderr: 0 };
+    new Counter({
+      name: `${METRIC_PREFIX}log_lines_dropped_total`,
+      help: 'Lines the daemon dropped because its stdout or stderr failed (its reader went away: EPIPE), by stream.',
+      labelNames: ['stream'],
+      registers: [this.#registry],
+      collect() {
+        const now = dropped();
+        for (const stream of ['stdout', 'stderr'] as const) {
+          this.inc({ stream }, now[stream] - seen[stream]);
+          seen[stream] = now[stream];
+        }
       },
     });
   }

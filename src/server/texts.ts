@@ -7,6 +7,12 @@ export function formatListening(url: string): string {
   return `listening on ${url}`;
 }
 
+/** Written once to the other stream when stdout or stderr fails (its reader went away). */
+export function formatStdioBroken(stream: 'stdout' | 'stderr', error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return `codemode-executor: ${stream} failed (${typeof code === 'string' ? code : error.message}); the daemon keeps serving, drops what it would write there and counts it in codemode_executor_log_lines_dropped_total{stream="${stream}"}`;
+}
+
 export function formatConnectionOpened(connection: number, peer: string): string {
   return `connection ${connection} opened from ${peer}`;
 }
