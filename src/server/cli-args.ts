@@ -90,6 +90,10 @@ Server:
   --max-connections <n>                  open sessions at once (default ${SERVER_DEFAULTS.maxConnections})
   --max-send-buffer <bytes>              bytes waiting for a client that stopped reading before it is
                                          dropped (default ${SERVER_DEFAULTS.maxSendBuffer})
+  --max-held-request-bytes <bytes>       bytes one connection's requests in flight (waiting or running)
+                                         may hold (default ${SERVER_DEFAULTS.maxHeldRequestBytes})
+  --max-held-request-bytes-total <bytes> bytes the requests in flight of all connections may hold
+                                         (default ${SERVER_DEFAULTS.maxHeldRequestBytesTotal})
   --handshake-timeout <ms>               time from connecting to an authenticated upgrade (default ${SERVER_DEFAULTS.handshakeTimeout})
   --max-unauthenticated-per-peer <n>     sockets one address may hold before authenticating (default ${SERVER_DEFAULTS.maxUnauthenticatedPerPeer})
   --drain-timeout <ms>                   on SIGTERM, how long running executions may take to finish

@@ -11,6 +11,7 @@ import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
 import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
+import { heldBytesOf } from './request-bytes.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-executions.js';
 import { formatRefusedMessage, formatTooManyRetained } from './texts.js';
@@ -46,7 +47,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
     const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
     let placeTaken = false;
-    const run = connection.run('execute', wire, async (signal) => {
+    const terms = { ...callTerms(wire), heldBytes: heldBytesOf([wire.code, wire.modules, wire.providers]) };
+    const run = connection.run('execute', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
@@ -83,7 +85,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const { executor, daemonId } = connection.server;
     const { wire, args } = this.#checked('invokeHandle', () => checkInvokeHandleRequest(request));
     const executionId = this.#checked('invokeHandle', () => fromWireExecutionId(wire.executionId, daemonId));
-    const result = await connection.run('invokeHandle', wire, async (signal) => {
+    const terms = { ...callTerms(wire), heldBytes: heldBytesOf([wire.executionId, wire.handle, wire.args]) };
+    const result = await connection.run('invokeHandle', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const done = connection.server.retained.using(executionId);
       try {
@@ -155,4 +158,9 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       throw this.#connection.refuse(kind, error as ExecutorError);
     }
   }
+}
+
+/** What `Connection.run` reads of a call before running it. */
+function callTerms(wire: { cancelToken?: string | undefined; heartbeatLease?: number | undefined }) {
+  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease };
 }

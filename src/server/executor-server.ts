@@ -16,6 +16,7 @@ import { type AdminServer, startAdminServer } from './admin-server.js';
 import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ServerContext } from './connection.js';
 import { ExecutorEndpoint } from './endpoint.js';
+import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
@@ -87,6 +88,8 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
   const refusals = new RefusalLog(log, 'call');
+  const heldRequests = new HeldRequests(settings, (scope) => metrics.heldBytesRefused(scope));
+  metrics.watchHeldRequests(heldRequests);
   const retained = new RetainedExecutions({
     maxRetainedPerConnection: settings.maxRetainedPerConnection,
     retainedIdleTimeout: settings.retainedIdleTimeout,
@@ -113,6 +116,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     executor,
     protocolVersion: settings.protocolVersion ?? PROTOCOL_VERSION,
     maxExecutionsPerConnection: settings.maxExecutionsPerConnection,
+    heldRequests,
     retained,
     get draining() {
       return draining;

@@ -8,6 +8,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
 import type { RetainedCounts } from './executor-server.js';
+import type { HeldBytesScope, HeldRequests } from './held-requests.js';
 import type { DroppedLines } from './stdio-guard.js';
 import type { ExecutionKind } from './texts.js';
 
@@ -92,6 +93,7 @@ export class DaemonMetrics {
   readonly #bytesIn: Counter;
   readonly #bytesOut: Counter;
   readonly #retainedIdleClosed: Counter;
+  readonly #heldRefused: Counter<'scope'>;
   #open = 0;
   /** Stops listening to the executor's runs (see close). */
   #unobserveRuns: (() => void) | undefined;
@@ -139,6 +141,12 @@ export class DaemonMetrics {
     this.#retainedIdleClosed = new Counter({
       name: name('retained_idle_closed_total'),
       help: 'Retained executions the daemon closed because they went unused for --retained-idle-timeout.',
+      registers,
+    });
+    this.#heldRefused = new Counter({
+      name: name('held_request_bytes_refused_total'),
+      help: 'Requests refused because the bytes held by requests in flight would pass a bound, by scope (connection, daemon).',
+      labelNames: ['scope'],
       registers,
     });
     if (hasStats(executor)) this.#poolGauges(executor, name);
@@ -194,6 +202,32 @@ export class DaemonMetrics {
         this.set({ connection: 'gone' }, gone);
       },
     });
+  }
+
+  /** Reads the bytes held by requests in flight at scrape time, beside their two bounds. */
+  watchHeldRequests(held: HeldRequests): void {
+    const registers = [this.#registry];
+    new Gauge({
+      name: `${METRIC_PREFIX}held_request_bytes`,
+      help: 'Bytes held by requests in flight (waiting for a sandbox process or running), all connections together.',
+      registers,
+      collect() {
+        this.set(held.total);
+      },
+    });
+    const { maxHeldRequestBytes, maxHeldRequestBytesTotal } = held.limits;
+    const limit = new Gauge({
+      name: `${METRIC_PREFIX}held_request_bytes_limit`,
+      help: 'The bounds on those bytes: per connection (--max-held-request-bytes) and for the daemon (--max-held-request-bytes-total).',
+      labelNames: ['scope'],
+      registers,
+    });
+    limit.set({ scope: 'connection' }, maxHeldRequestBytes);
+    limit.set({ scope: 'daemon' }, maxHeldRequestBytesTotal);
+  }
+
+  heldBytesRefused(scope: HeldBytesScope): void {
+    this.#heldRefused.inc({ scope });
   }
 
   /** Reads, at scrape time, the lines the daemon dropped on a stdout or stderr whose reader went away. */

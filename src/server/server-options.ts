@@ -34,6 +34,10 @@ export interface ExecutorServerOptions {
   maxConnections?: number | undefined;
   /** Bytes waiting to be sent to one client (it stopped reading) before it is dropped. Default 64 MiB. */
   maxSendBuffer?: number | undefined;
+  /** Bytes the requests of one connection may hold while in flight (waiting for a sandbox or running); one more is refused with `LIMIT_EXCEEDED`. Default 64 MiB. */
+  maxHeldRequestBytes?: number | undefined;
+  /** Bytes the requests of all connections together may hold while in flight; one more is refused with `QUEUE_FULL` (retryable). Default 512 MiB. */
+  maxHeldRequestBytesTotal?: number | undefined;
   /** Milliseconds from a TCP connection to its authenticated WebSocket upgrade. Default 5000. */
   handshakeTimeout?: number | undefined;
   /** Sockets one address may hold open before their upgrade is authenticated. Default 32. */
@@ -68,6 +72,8 @@ export const SERVER_DEFAULTS = {
   clientPingInterval: 15_000,
   maxConnections: 512,
   maxSendBuffer: 64 * 1024 * 1024,
+  maxHeldRequestBytes: 64 * 1024 * 1024,
+  maxHeldRequestBytesTotal: 512 * 1024 * 1024,
   handshakeTimeout: 5_000,
   maxUnauthenticatedPerPeer: 32,
   drainTimeout: 30_000,
@@ -88,6 +94,8 @@ export const SERVER_NUMBERS = {
   clientPingInterval: { min: 1, flag: 'client-ping-interval' },
   maxConnections: { min: 1, flag: 'max-connections' },
   maxSendBuffer: { min: 1, flag: 'max-send-buffer' },
+  maxHeldRequestBytes: { min: 1, flag: 'max-held-request-bytes' },
+  maxHeldRequestBytesTotal: { min: 1, flag: 'max-held-request-bytes-total' },
   handshakeTimeout: { min: 1, flag: 'handshake-timeout' },
   maxUnauthenticatedPerPeer: { min: 1, flag: 'max-unauthenticated-per-peer' },
   drainTimeout: { min: 0, flag: 'drain-timeout' },
@@ -111,6 +119,8 @@ export interface ServerSettings {
   clientPingInterval: number;
   maxConnections: number;
   maxSendBuffer: number;
+  maxHeldRequestBytes: number;
+  maxHeldRequestBytesTotal: number;
   handshakeTimeout: number;
   maxUnauthenticatedPerPeer: number;
   drainTimeout: number;
@@ -135,6 +145,8 @@ const KNOWN = everyKey<ExecutorServerOptions>({
   clientPingInterval: true,
   maxConnections: true,
   maxSendBuffer: true,
+  maxHeldRequestBytes: true,
+  maxHeldRequestBytesTotal: true,
   handshakeTimeout: true,
   maxUnauthenticatedPerPeer: true,
   drainTimeout: true,
@@ -213,6 +225,8 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     clientPingInterval: serverNumber('clientPingInterval'),
     maxConnections: serverNumber('maxConnections'),
     maxSendBuffer: serverNumber('maxSendBuffer'),
+    maxHeldRequestBytes: serverNumber('maxHeldRequestBytes'),
+    maxHeldRequestBytesTotal: serverNumber('maxHeldRequestBytesTotal'),
     handshakeTimeout: serverNumber('handshakeTimeout'),
     maxUnauthenticatedPerPeer: serverNumber('maxUnauthenticatedPerPeer'),
     drainTimeout: serverNumber('drainTimeout'),

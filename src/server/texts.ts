@@ -80,6 +80,14 @@ export function formatExecutionRefused(connection: number, kind: ExecutionKind, 
   return `connection ${connection} refused ${kind}: ${reason}`;
 }
 
+export function formatHeldBytesPerConnection(held: number, bytes: number, limit: number): string {
+  return `This connection's requests in flight already hold ${held} bytes, and this one of ${bytes} bytes would pass the executor daemon's per-connection limit of ${limit} bytes (--max-held-request-bytes, maxHeldRequestBytes): wait for some to settle, or send smaller requests`;
+}
+
+export function formatHeldBytesTotal(held: number, bytes: number, limit: number): string {
+  return `The executor daemon's requests in flight already hold ${held} bytes across all connections, and this one of ${bytes} bytes would pass its limit of ${limit} bytes (--max-held-request-bytes-total, maxHeldRequestBytesTotal): try again shortly, or another daemon`;
+}
+
 export function formatClientDropped(connection: number, reason: string): string {
   return `connection ${connection} dropped: ${reason}`;
 }

@@ -4,10 +4,12 @@
  */
 import type { Executor } from '../../../src/protocol/index.js';
 import type { ServerContext } from '../../../src/server/connection.js';
+import { HeldRequests } from '../../../src/server/held-requests.js';
 import { DaemonMetrics } from '../../../src/server/metrics.js';
 import { Readiness } from '../../../src/server/readiness.js';
 import { RefusalLog } from '../../../src/server/refusal-log.js';
 import { RetainedExecutions } from '../../../src/server/retained-executions.js';
+import { SERVER_DEFAULTS } from '../../../src/server/server-options.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),
@@ -22,6 +24,7 @@ export function idleServerContext(lines: string[]): ServerContext {
     executor: idle,
     protocolVersion: 1,
     maxExecutionsPerConnection: 4,
+    heldRequests: new HeldRequests(SERVER_DEFAULTS, () => {}),
     retained: new RetainedExecutions({
       maxRetainedPerConnection: 16,
       retainedIdleTimeout: 60_000,
