@@ -3,6 +3,7 @@
  * A waiter leaves the queue when it is served, fails, or its caller withdraws it.
  */
 import type { ExecutorError } from '../../protocol/errors.js';
+import type { TenantFrame } from './tenancy.js';
 
 export interface Waiter<P> {
   resolve(sandbox: P): void;
@@ -15,6 +16,8 @@ export interface Waiter<P> {
   lost?: () => ExecutorError;
   /** Started from a tool call of a running execution: may run beyond `maxWorkers`. */
   nested: boolean;
+  /** The tenant it runs for (a daemon's client), held to its share of the memory budget. */
+  tenant?: TenantFrame | undefined;
 }
 
 /** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
@@ -29,6 +32,7 @@ export interface WaiterRequest<P> {
   /** An invocation of a retained execution: that process, and the error when it ends first. */
   target?: { process: P; lost: () => ExecutorError } | undefined;
   cancel?: AcquireCancel | undefined;
+  tenant?: TenantFrame | undefined;
 }
 
 export class WaiterQueue<P> {
@@ -72,6 +76,7 @@ export class WaiterQueue<P> {
     const waiter: Waiter<P> = {
       settled: false,
       nested: request.nested,
+      tenant: request.tenant,
       resolve: (sandbox) => {
         stopListening();
         resolve(sandbox);
