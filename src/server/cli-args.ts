@@ -82,7 +82,8 @@ Server:
   --host <address>                       address to bind (default ${SERVER_DEFAULTS.host}); a non-loopback
                                          address needs a token
   --port <n>                             port (default ${SERVER_DEFAULTS.port}; 0 picks a free one)
-  --token <token>                        bearer token clients must send (default: $${TOKEN_ENV}, else none)
+  --token <token>                        bearer token clients must send (default: $${TOKEN_ENV}, else none);
+                                         given more than once, each token is a tenant of its own
   --max-message-size <bytes>             largest incoming message (default ${SERVER_DEFAULTS.maxMessageSize})
   --max-executions-per-connection <n>    concurrent executions per connection (default ${SERVER_DEFAULTS.maxExecutionsPerConnection})
   --client-ping-interval <ms>            WebSocket ping period; a client missing a pong is dropped
@@ -103,6 +104,11 @@ Server:
   --max-rpc-imports <n>                  entries in one session's capnweb import table (stubs the client
                                          passed) before it is closed (default ${SERVER_DEFAULTS.maxRpcImports})
   --max-retained-per-connection <n>      retained executions one connection holds open (default ${SERVER_DEFAULTS.maxRetainedPerConnection})
+  --max-retained-per-tenant <n>          retained executions one token holds open, its connections open
+                                         or gone (default ${SERVER_DEFAULTS.maxRetainedPerTenant})
+  --tenant-memory-percent <n>            percent of --memory-budget-mb one tenant (a token where there
+                                         are several, else a connection) may hold while another is
+                                         connected; beyond it its runs wait (default ${SERVER_DEFAULTS.tenantMemoryPercent})
   --retained-idle-timeout <ms>           close a retained execution unused this long, its connection
                                          open or gone (default ${SERVER_DEFAULTS.retainedIdleTimeout})
   --proxy-protocol                       expect HAProxy's PROXY protocol v2 header on every connection:
@@ -175,13 +181,12 @@ type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions; limits
 
 /** Flag name → server option, with the smallest value each takes (from `SERVER_NUMBERS`). */
 const SERVER_FLAGS = (
-  Object.entries(SERVER_NUMBERS) as [keyof typeof SERVER_NUMBERS, { min: number; flag: string }][]
-).map(([option, { min, flag }]) => [flag, option, min] as const);
+  Object.entries(SERVER_NUMBERS) as [keyof typeof SERVER_NUMBERS, { min: number; max?: number; flag: string }][]
+).map(([option, { min, max, flag }]) => [flag, option, min, max] as const);
 
 const STRING_FLAGS = [
   'host',
   'port',
-  'token',
   'daemon-id',
   'admin-port',
   'admin-host',
@@ -224,6 +229,8 @@ const OPTIONS = {
   ...Object.fromEntries(SERVER_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(POOL_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(LIMIT_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }])),
+  // Several tokens: each is a tenant of its own.
+  token: { type: 'string' as const, multiple: true },
   detached: { type: 'boolean' as const },
   'proxy-protocol': { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
@@ -269,16 +276,19 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
     );
   }
   // An empty variable counts as unset, so `CODEMODE_EXECUTOR_TOKEN=` does not mean "the empty token".
-  const token = text('token') ?? (env[TOKEN_ENV] || undefined);
-  if (token === '') throw new UsageError(TOKEN_EMPTY);
+  const flagTokens = values.token as unknown as string[] | undefined;
+  const envToken = env[TOKEN_ENV] || undefined;
+  const tokens = flagTokens ?? (envToken === undefined ? undefined : [envToken]);
+  if (tokens?.includes('')) throw new UsageError(TOKEN_EMPTY);
+  const token = tokens === undefined ? undefined : tokens.length === 1 ? tokens[0] : tokens;
   const daemon: DaemonOptions = {};
   const host = text('host');
   if (host !== undefined) daemon.host = host;
   if (token !== undefined) daemon.token = token;
   const port = integer('port', text('port'), 0, MAX_PORT);
   if (port !== undefined) daemon.port = port;
-  for (const [flag, option, min] of SERVER_FLAGS) {
-    const value = integer(flag, text(flag), min);
+  for (const [flag, option, min, max] of SERVER_FLAGS) {
+    const value = integer(flag, text(flag), min, max);
     if (value !== undefined) daemon[option] = value;
   }
   const daemonId = text('daemon-id');

@@ -4,6 +4,8 @@
  * token), because the client went away, or because the client stopped being heard for longer
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
+
+import type { Tenancy } from '../isolate/pool/tenancy.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
 import { resultToWire } from '../wire/results.js';
@@ -30,6 +32,14 @@ import {
   formatTooManyExecutions,
 } from './texts.js';
 
+/** Who a connection's calls count against (executor-server.ts says how each is chosen). */
+export interface ConnectionTenant {
+  /** For the tenant's share of the memory budget (tenancy.ts). */
+  share: string;
+  /** For retained executions, which outlive the connection: its token. */
+  retained: string;
+}
+
 /** What every connection shares with the server. */
 export interface ServerContext {
   readonly executor: Executor;
@@ -37,6 +47,8 @@ export interface ServerContext {
   readonly maxExecutionsPerConnection: number;
   /** The bytes of requests in flight, against their bounds per connection and for the daemon. */
   readonly heldRequests: HeldRequests;
+  /** The tenants of the executor's memory budget: calls run in their tenant's frame. */
+  readonly tenancy: Tenancy;
   readonly retained: RetainedExecutions;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
@@ -73,6 +85,7 @@ interface CallTerms {
 export class Connection {
   readonly id: number;
   readonly server: ServerContext;
+  readonly tenant: ConnectionTenant;
   #executions = 0;
   /** Bytes its requests in flight hold (held-requests.ts). */
   #heldBytes = 0;
@@ -90,9 +103,15 @@ export class Connection {
   #lastHeard = performance.now();
   #leaseTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(id: number, server: ServerContext, drop: (reason: string) => void) {
+  constructor(
+    id: number,
+    server: ServerContext,
+    drop: (reason: string) => void,
+    tenant: ConnectionTenant = { share: `connection ${id}`, retained: 'token 1' },
+  ) {
     this.id = id;
     this.server = server;
+    this.tenant = tenant;
     this.#drop = drop;
   }
 

@@ -276,6 +276,10 @@ export function formatRpcTableFull(table: RpcTable, entries: number, limit: numb
   return `the session's capnweb ${table} table holds ${entries} entries, past the limit of ${limit} (${RPC_TABLE_FLAGS[table]})`;
 }
 
+export function formatTooManyRetainedForTenant(limit: number): string {
+  return `This connection's token already holds ${limit} retained execution${limit === 1 ? '' : 's'} across its connections, open and gone, the executor daemon's per-tenant limit (--max-retained-per-tenant, maxRetainedPerTenant): close one with closeHandles first, or wait for the idle ones to close (--retained-idle-timeout)`;
+}
+
 export function formatTooManyRetained(limit: number): string {
   return `This connection already holds ${limit} retained execution${limit === 1 ? '' : 's'}, the executor daemon's per-connection limit (--max-retained-per-connection): close one with closeHandles first`;
 }

@@ -2,6 +2,7 @@
  * A daemon's per-connection context over an executor that does nothing, for tests that drive one
  * `Connection` directly: every line the daemon would log lands in `lines`.
  */
+import { Tenancy } from '../../../src/isolate/pool/tenancy.js';
 import type { Executor } from '../../../src/protocol/index.js';
 import type { ServerContext } from '../../../src/server/connection.js';
 import { HeldRequests } from '../../../src/server/held-requests.js';
@@ -25,8 +26,10 @@ export function idleServerContext(lines: string[]): ServerContext {
     protocolVersion: 1,
     maxExecutionsPerConnection: 4,
     heldRequests: new HeldRequests(SERVER_DEFAULTS, () => {}),
+    tenancy: new Tenancy(0.5),
     retained: new RetainedExecutions({
       maxRetainedPerConnection: 16,
+      maxRetainedPerTenant: 64,
       retainedIdleTimeout: 60_000,
       closeIdle: () => {},
     }),
