@@ -169,7 +169,7 @@ Size caps of one execution (bytes, UTF-8 for text):
                                          (default ${DEFAULT_LIMITS.maxProcessOutputBytes})
 
   -h, --help                             this text
-  -V, --version                          the package's version and its wire protocol's
+  -V, --version                          the package's version and its wire protocol's (-v too)
 `;
 
 export class UsageError extends Error {
@@ -215,11 +215,37 @@ function integer(flag: string, text: string | undefined, min: number, max?: numb
   return value;
 }
 
+/** The usage line, first in --help, which a missing command prints. */
+const USAGE_LINE = USAGE.split('\n')[0]!;
+
+/** Edits (insert, delete, replace) between two strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The known flag nearest to an unknown one, within a third of its length in edits; undefined when none is. */
+function closestFlag(flag: string): string | undefined {
+  const name = flag.replace(/^--?/, '').split('=')[0]!;
+  let best: { flag: string; distance: number } | undefined;
+  for (const known of Object.keys(OPTIONS)) {
+    const distance = editDistance(name, known);
+    if (best === undefined || distance < best.distance) best = { flag: `--${known}`, distance };
+  }
+  return best !== undefined && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.flag : undefined;
+}
+
 /** Node's parseArgs texts name the flag but read oddly (and quote unevenly); ours replace them. */
 function parseFailure(error: unknown): UsageError {
   const { code, message } = error as { code?: string; message?: string };
   const flag = /'(--?[^' ]+)/.exec(message ?? '')?.[1] ?? '';
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(formatUnknownFlag(flag));
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(formatUnknownFlag(flag, closestFlag(flag)));
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(formatFlagNeedsValue(flag));
   return new UsageError(message ?? String(error));
 }
@@ -257,7 +283,9 @@ function joinNegativeValues(argv: string[]): string[] {
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
+    // `-v` is taken as `-V`, as many tools take either for the version.
+    const args = joinNegativeValues(argv).map((arg) => (arg === '-v' ? '-V' : arg));
+    return parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     throw parseFailure(error);
   }
@@ -272,7 +300,7 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const { positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'serve') {
     throw new UsageError(
-      positionals.length === 0 ? formatMissingCommand() : formatUnknownCommand(positionals.join(' ')),
+      positionals.length === 0 ? formatMissingCommand(USAGE_LINE) : formatUnknownCommand(positionals.join(' ')),
     );
   }
   // An empty variable counts as unset, so `CODEMODE_EXECUTOR_TOKEN=` does not mean "the empty token".

@@ -31,6 +31,7 @@ import {
   formatConnectionOpened,
   formatDrainCancelledCall,
   formatDrainTimedOut,
+  formatPortInUse,
   formatRetainedIdleClosed,
   formatSendBufferExceeded,
   UPGRADE_REQUIRED,
@@ -203,9 +204,15 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       )
     : http;
   await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
+    const failed = (error: Error) =>
+      reject(
+        portInUse(error)
+          ? new Error(formatPortInUse(settings.host, settings.port, '--port', 'port'), { cause: error })
+          : error,
+      );
+    listener.once('error', failed);
     listener.listen(settings.port, settings.host, () => {
-      listener.off('error', reject);
+      listener.off('error', failed);
       resolve();
     });
   });
@@ -286,6 +293,11 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       return closing;
     },
   };
+}
+
+/** Another process holds the port. */
+function portInUse(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'EADDRINUSE';
 }
 
 /** Subscribes to the executor's own closes of retained executions, where it reports them. */

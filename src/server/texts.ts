@@ -199,8 +199,14 @@ export function formatParentGone(parent: number): string {
   return `the parent process (pid ${parent}) is gone: shutting down as on SIGTERM (--detached keeps serving)`;
 }
 
-export function formatUnknownFlag(flag: string): string {
-  return `unknown flag ${flag}`;
+/** `closest`: the known flag the unknown one most likely meant, when one is near enough. */
+export function formatUnknownFlag(flag: string, closest?: string): string {
+  return closest === undefined ? `unknown flag ${flag}` : `unknown flag ${flag} (did you mean ${closest}?)`;
+}
+
+/** A listener's port another process holds: which flag (and option) moves it. */
+export function formatPortInUse(host: string, port: number, flag: string, option: string): string {
+  return `${host}:${port} is already in use (EADDRINUSE): another daemon or program listens there; choose another port with ${flag} (${option}), or ${flag} 0 for a free one`;
 }
 
 /** A usage error, as the CLI prints it: one line, which points to --help rather than printing it. */
@@ -231,8 +237,8 @@ export function formatLogFormatInvalid(got: string): string {
   return `--log-format must be text or json, got ${JSON.stringify(got)}`;
 }
 
-export function formatMissingCommand(): string {
-  return 'missing command: serve';
+export function formatMissingCommand(usageLine: string): string {
+  return `missing command: ${usageLine}`;
 }
 
 export function formatUnknownCommand(command: string): string {
