@@ -238,7 +238,8 @@ export class Pool<P extends PoolProcess> {
     if (this.#waiters.nested > 0 && this.#budget.room() === 0)
       serveWaiters(this.#waiters, this.#roster, this.#slots, true, overShare);
     serveWaiters(this.#waiters, this.#roster, this.#slots, false, overShare);
-    if (this.#waiters.untargeted > 0) this.#relieve(overShare);
+    // Only tenants' runs (a daemon's) can starve for another tenant's retained executions.
+    if (this.#waiters.tenanted > 0 && this.#budget.room() === 0) this.#relieve(overShare);
   }
 
   /**
@@ -266,7 +267,7 @@ export class Pool<P extends PoolProcess> {
       if (waiter.target === undefined && waiter.tenant !== undefined && !overShare(waiter.tenant))
         starving = waiter.tenant;
     }
-    if (starving === undefined || this.#budget.room() > 0) return;
+    if (starving === undefined) return;
     let largest: Member<P> | undefined;
     for (const member of this.#roster.live()) {
       const holder = member.tenant;

@@ -41,6 +41,8 @@ export class WaiterQueue<P> {
   #untargeted = 0;
   /** Waiters started from a tool call of a running execution. */
   #nested = 0;
+  /** Waiters that run for a tenant (tenancy.ts). */
+  #tenanted = 0;
 
   get length(): number {
     return this.#waiters.length;
@@ -52,6 +54,10 @@ export class WaiterQueue<P> {
 
   get nested(): number {
     return this.#nested;
+  }
+
+  get tenanted(): number {
+    return this.#tenanted;
   }
 
   /** The waiter at `index` in arrival order. */
@@ -97,6 +103,7 @@ export class WaiterQueue<P> {
   #push(waiter: Waiter<P>): void {
     if (waiter.target === undefined) this.#untargeted += 1;
     if (waiter.nested) this.#nested += 1;
+    if (waiter.tenant !== undefined) this.#tenanted += 1;
     this.#waiters.push(waiter);
   }
 
@@ -108,6 +115,7 @@ export class WaiterQueue<P> {
     waiter.settled = true;
     if (waiter.target === undefined) this.#untargeted -= 1;
     if (waiter.nested) this.#nested -= 1;
+    if (waiter.tenant !== undefined) this.#tenanted -= 1;
     return true;
   }
 
@@ -117,6 +125,7 @@ export class WaiterQueue<P> {
     this.#waiters = [];
     this.#untargeted = 0;
     this.#nested = 0;
+    this.#tenanted = 0;
     for (const waiter of failed) {
       waiter.settled = true;
       waiter.reject(error);
