@@ -165,6 +165,9 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   /** A retained execution closed at its idle time-to-live, named by a later call. */
   executionExpired: (executionId: string, idleTimeoutMs: number) =>
     `The retained execution ${JSON.stringify(executionId)} was closed after ${idleTimeoutMs} ms without a call (pool.retainedIdleTimeoutMs), and its process ended. Run the program again for new handles.`,
+  /** A retained execution closed so that another tenant's run could have the memory it held (tenancy.ts). */
+  executionEvicted: (executionId: string) =>
+    `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant held more than its share of the memory budget (--tenant-memory-percent) while another tenant's run waited for memory. Run the program again for new handles.`,
   /** An execution asking to retain while the executor holds `pool.maxRetained` retained executions (LIMIT_EXCEEDED). */
   retainedLimit: (maxRetained: number) =>
     `This IsolateExecutor already holds ${maxRetained} retained executions, the cap (pool.maxRetained); each keeps a sandbox process of its own. Close some with closeHandles(executionId), or raise pool.maxRetained.`,

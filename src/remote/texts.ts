@@ -36,7 +36,8 @@ export function formatHeadersNeedWebSocket(passed: readonly ('token' | 'headers'
 }
 
 export function formatHandshakeFailed(url: string, reason: string): string {
-  return `Executor at ${url} refused the connection: ${reason}`;
+  const reasonEnds = /[.!?]$/.test(reason) ? '' : '.';
+  return `Executor at ${url} refused the connection: ${reason}${reasonEnds} Is \`codemode-executor serve\` running there, on that port?`;
 }
 
 export function formatHandshakeTimeout(url: string, timeout: number): string {

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DaemonMetrics } from './metrics.js';
 import type { ReadinessState } from './readiness.js';
-import { ADMIN_NOT_FOUND, ALIVE } from './texts.js';
+import { ADMIN_NOT_FOUND, ALIVE, formatPortInUse } from './texts.js';
 
 export interface AdminServer {
   readonly host: string;
@@ -44,9 +44,15 @@ export async function startAdminServer(
   // Probes must not keep an idle socket open past the daemon's exit.
   server.keepAliveTimeout = 1_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) =>
+      reject(
+        (error as { code?: unknown }).code === 'EADDRINUSE'
+          ? new Error(formatPortInUse(address.host, address.port, '--admin-port', 'admin.port'), { cause: error })
+          : error,
+      );
+    server.once('error', failed);
     server.listen(address.port, address.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -6,15 +6,26 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** What an upgrade's `Authorization` header proves: `missing` when it carries no bearer token at all. */
-export type BearerCheck = 'admitted' | 'missing' | 'wrong';
+/**
+ * What an upgrade's `Authorization` header proves: the index of the daemon's token it carries
+ * (0 for a daemon without a token), `missing` when it carries no bearer token at all.
+ */
+export type BearerCheck = number | 'missing' | 'wrong';
 
-/** Whether an `Authorization` header carries exactly `Bearer <token>`. Compared in constant time. */
-export function checkBearer(header: string | undefined, token: string | undefined): BearerCheck {
-  if (token === undefined) return 'admitted';
+/**
+ * Which of `tokens` an `Authorization` header carries as exactly `Bearer <token>`. Each is compared
+ * in constant time, and all of them are, so the time does not tell which one matched.
+ */
+export function checkBearer(header: string | undefined, tokens: readonly string[]): BearerCheck {
+  if (tokens.length === 0) return 0;
   const match = header === undefined ? null : /^Bearer\s+(.+)$/i.exec(header.trim());
   if (!match) return 'missing';
-  return timingSafeEqual(digest(match[1]!), digest(token)) ? 'admitted' : 'wrong';
+  const sent = digest(match[1]!);
+  let found: number | undefined;
+  tokens.forEach((token, index) => {
+    if (timingSafeEqual(sent, digest(token)) && found === undefined) found = index;
+  });
+  return found ?? 'wrong';
 }
 
 /** `localhost`, 127.0.0.0/8, `::1` and the IPv4-mapped loopback. */

@@ -82,7 +82,8 @@ Server:
   --host <address>                       address to bind (default ${SERVER_DEFAULTS.host}); a non-loopback
                                          address needs a token
   --port <n>                             port (default ${SERVER_DEFAULTS.port}; 0 picks a free one)
-  --token <token>                        bearer token clients must send (default: $${TOKEN_ENV}, else none)
+  --token <token>                        bearer token clients must send (default: $${TOKEN_ENV}, else none);
+                                         given more than once, each token is a tenant of its own
   --max-message-size <bytes>             largest incoming message (default ${SERVER_DEFAULTS.maxMessageSize})
   --max-executions-per-connection <n>    concurrent executions per connection (default ${SERVER_DEFAULTS.maxExecutionsPerConnection})
   --client-ping-interval <ms>            WebSocket ping period; a client missing a pong is dropped
@@ -90,6 +91,10 @@ Server:
   --max-connections <n>                  open sessions at once (default ${SERVER_DEFAULTS.maxConnections})
   --max-send-buffer <bytes>              bytes waiting for a client that stopped reading before it is
                                          dropped (default ${SERVER_DEFAULTS.maxSendBuffer})
+  --max-held-request-bytes <bytes>       bytes one connection's requests in flight (waiting or running)
+                                         may hold (default ${SERVER_DEFAULTS.maxHeldRequestBytes})
+  --max-held-request-bytes-total <bytes> bytes the requests in flight of all connections may hold
+                                         (default ${SERVER_DEFAULTS.maxHeldRequestBytesTotal})
   --handshake-timeout <ms>               time from connecting to an authenticated upgrade (default ${SERVER_DEFAULTS.handshakeTimeout})
   --max-unauthenticated-per-peer <n>     sockets one address may hold before authenticating (default ${SERVER_DEFAULTS.maxUnauthenticatedPerPeer})
   --drain-timeout <ms>                   on SIGTERM, how long running executions may take to finish
@@ -99,6 +104,11 @@ Server:
   --max-rpc-imports <n>                  entries in one session's capnweb import table (stubs the client
                                          passed) before it is closed (default ${SERVER_DEFAULTS.maxRpcImports})
   --max-retained-per-connection <n>      retained executions one connection holds open (default ${SERVER_DEFAULTS.maxRetainedPerConnection})
+  --max-retained-per-tenant <n>          retained executions one token holds open, its connections open
+                                         or gone (default ${SERVER_DEFAULTS.maxRetainedPerTenant})
+  --tenant-memory-percent <n>            percent of --memory-budget-mb one tenant (a token where there
+                                         are several, else a connection) may hold while another is
+                                         connected; beyond it its runs wait (default ${SERVER_DEFAULTS.tenantMemoryPercent})
   --retained-idle-timeout <ms>           close a retained execution unused this long, its connection
                                          open or gone (default ${SERVER_DEFAULTS.retainedIdleTimeout})
   --proxy-protocol                       expect HAProxy's PROXY protocol v2 header on every connection:
@@ -159,7 +169,7 @@ Size caps of one execution (bytes, UTF-8 for text):
                                          (default ${DEFAULT_LIMITS.maxProcessOutputBytes})
 
   -h, --help                             this text
-  -V, --version                          the package's version and its wire protocol's
+  -V, --version                          the package's version and its wire protocol's (-v too)
 `;
 
 export class UsageError extends Error {
@@ -171,13 +181,12 @@ type ExecutorFlags = IsolateExecutorOptions & { pool: IsolatePoolOptions; limits
 
 /** Flag name → server option, with the smallest value each takes (from `SERVER_NUMBERS`). */
 const SERVER_FLAGS = (
-  Object.entries(SERVER_NUMBERS) as [keyof typeof SERVER_NUMBERS, { min: number; flag: string }][]
-).map(([option, { min, flag }]) => [flag, option, min] as const);
+  Object.entries(SERVER_NUMBERS) as [keyof typeof SERVER_NUMBERS, { min: number; max?: number; flag: string }][]
+).map(([option, { min, max, flag }]) => [flag, option, min, max] as const);
 
 const STRING_FLAGS = [
   'host',
   'port',
-  'token',
   'daemon-id',
   'admin-port',
   'admin-host',
@@ -206,11 +215,37 @@ function integer(flag: string, text: string | undefined, min: number, max?: numb
   return value;
 }
 
+/** The usage line, first in --help, which a missing command prints. */
+const USAGE_LINE = USAGE.split('\n')[0]!;
+
+/** Edits (insert, delete, replace) between two strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** The known flag nearest to an unknown one, within a third of its length in edits; undefined when none is. */
+function closestFlag(flag: string): string | undefined {
+  const name = flag.replace(/^--?/, '').split('=')[0]!;
+  let best: { flag: string; distance: number } | undefined;
+  for (const known of Object.keys(OPTIONS)) {
+    const distance = editDistance(name, known);
+    if (best === undefined || distance < best.distance) best = { flag: `--${known}`, distance };
+  }
+  return best !== undefined && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.flag : undefined;
+}
+
 /** Node's parseArgs texts name the flag but read oddly (and quote unevenly); ours replace them. */
 function parseFailure(error: unknown): UsageError {
   const { code, message } = error as { code?: string; message?: string };
   const flag = /'(--?[^' ]+)/.exec(message ?? '')?.[1] ?? '';
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(formatUnknownFlag(flag));
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(formatUnknownFlag(flag, closestFlag(flag)));
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(formatFlagNeedsValue(flag));
   return new UsageError(message ?? String(error));
 }
@@ -220,6 +255,8 @@ const OPTIONS = {
   ...Object.fromEntries(SERVER_FLAGS.map(([flag]) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(POOL_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }])),
   ...Object.fromEntries(LIMIT_FLAGS.map(({ flag }) => [flag, { type: 'string' as const }])),
+  // Several tokens: each is a tenant of its own.
+  token: { type: 'string' as const, multiple: true },
   detached: { type: 'boolean' as const },
   'proxy-protocol': { type: 'boolean' as const },
   help: { type: 'boolean' as const, short: 'h' },
@@ -246,7 +283,9 @@ function joinNegativeValues(argv: string[]): string[] {
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
+    // `-v` is taken as `-V`, as many tools take either for the version.
+    const args = joinNegativeValues(argv).map((arg) => (arg === '-v' ? '-V' : arg));
+    return parseArgs({ args, allowPositionals: true, strict: true, options: OPTIONS });
   } catch (error) {
     throw parseFailure(error);
   }
@@ -261,20 +300,23 @@ export function parseCommandLine(argv: string[], env: Record<string, string | un
   const { positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'serve') {
     throw new UsageError(
-      positionals.length === 0 ? formatMissingCommand() : formatUnknownCommand(positionals.join(' ')),
+      positionals.length === 0 ? formatMissingCommand(USAGE_LINE) : formatUnknownCommand(positionals.join(' ')),
     );
   }
   // An empty variable counts as unset, so `CODEMODE_EXECUTOR_TOKEN=` does not mean "the empty token".
-  const token = text('token') ?? (env[TOKEN_ENV] || undefined);
-  if (token === '') throw new UsageError(TOKEN_EMPTY);
+  const flagTokens = values.token as unknown as string[] | undefined;
+  const envToken = env[TOKEN_ENV] || undefined;
+  const tokens = flagTokens ?? (envToken === undefined ? undefined : [envToken]);
+  if (tokens?.includes('')) throw new UsageError(TOKEN_EMPTY);
+  const token = tokens === undefined ? undefined : tokens.length === 1 ? tokens[0] : tokens;
   const daemon: DaemonOptions = {};
   const host = text('host');
   if (host !== undefined) daemon.host = host;
   if (token !== undefined) daemon.token = token;
   const port = integer('port', text('port'), 0, MAX_PORT);
   if (port !== undefined) daemon.port = port;
-  for (const [flag, option, min] of SERVER_FLAGS) {
-    const value = integer(flag, text(flag), min);
+  for (const [flag, option, min, max] of SERVER_FLAGS) {
+    const value = integer(flag, text(flag), min, max);
     if (value !== undefined) daemon[option] = value;
   }
   const daemonId = text('daemon-id');

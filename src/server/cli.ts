@@ -9,6 +9,7 @@ import { messageOf } from '../protocol/errors.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
 import { runDaemon } from './run-daemon.js';
+import { guardProcessStdio } from './stdio-guard.js';
 import { formatUsageErrorLine, formatVersion } from './texts.js';
 
 /** The package's manifest: two levels up from src/server/ and from dist/server/ alike. */
@@ -20,6 +21,8 @@ function packageVersion(): string {
 }
 
 async function main(): Promise<void> {
+  // Before anything can write: the executor's construction may print a warning to stderr.
+  guardProcessStdio();
   const parsed = parseCommandLine(process.argv.slice(2), process.env);
   if (parsed.command === 'help') {
     process.stdout.write(USAGE);

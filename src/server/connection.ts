@@ -4,11 +4,14 @@
  * token), because the client went away, or because the client stopped being heard for longer
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
+
+import type { Tenancy } from '../isolate/pool/tenancy.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
 import { resultToWire } from '../wire/results.js';
 import { DRAINING_REFUSAL } from '../wire/texts.js';
 import type { WireExecuteResult } from '../wire/types.js';
+import type { HeldRequests } from './held-requests.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
@@ -29,11 +32,23 @@ import {
   formatTooManyExecutions,
 } from './texts.js';
 
+/** Who a connection's calls count against (executor-server.ts says how each is chosen). */
+export interface ConnectionTenant {
+  /** For the tenant's share of the memory budget (tenancy.ts). */
+  share: string;
+  /** For retained executions, which outlive the connection: its token. */
+  retained: string;
+}
+
 /** What every connection shares with the server. */
 export interface ServerContext {
   readonly executor: Executor;
   readonly protocolVersion: number;
   readonly maxExecutionsPerConnection: number;
+  /** The bytes of requests in flight, against their bounds per connection and for the daemon. */
+  readonly heldRequests: HeldRequests;
+  /** The tenants of the executor's memory budget: calls run in their tenant's frame. */
+  readonly tenancy: Tenancy;
   readonly retained: RetainedExecutions;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
@@ -63,12 +78,17 @@ interface Running {
 interface CallTerms {
   cancelToken?: string | undefined;
   heartbeatLease?: number | undefined;
+  /** What the request holds in the daemon until it settles (request-bytes.ts); none when absent. */
+  heldBytes?: number | undefined;
 }
 
 export class Connection {
   readonly id: number;
   readonly server: ServerContext;
+  readonly tenant: ConnectionTenant;
   #executions = 0;
+  /** Bytes its requests in flight hold (held-requests.ts). */
+  #heldBytes = 0;
   readonly #running = new Set<Running>();
   /** Running calls the client may cancel, by the token it chose; tokens are per connection. */
   readonly #byCancelToken = new Map<string, Running>();
@@ -83,9 +103,15 @@ export class Connection {
   #lastHeard = performance.now();
   #leaseTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(id: number, server: ServerContext, drop: (reason: string) => void) {
+  constructor(
+    id: number,
+    server: ServerContext,
+    drop: (reason: string) => void,
+    tenant: ConnectionTenant = { share: `connection ${id}`, retained: 'token 1' },
+  ) {
     this.id = id;
     this.server = server;
+    this.tenant = tenant;
     this.#drop = drop;
   }
 
@@ -137,7 +163,7 @@ export class Connection {
     terms: CallTerms,
     body: (signal: AbortSignal) => Promise<ExecuteResult>,
   ): Promise<WireExecuteResult> {
-    const { cancelToken, heartbeatLease } = terms;
+    const { cancelToken, heartbeatLease, heldBytes = 0 } = terms;
     if (cancelToken !== undefined && this.#byCancelToken.has(cancelToken)) {
       throw this.refuse(kind, new ExecutorError('INVALID_REQUEST', formatDuplicateCancelToken(cancelToken)));
     }
@@ -149,6 +175,12 @@ export class Connection {
     if (this.#running.size >= limit) {
       throw this.refuse(kind, new ExecutorError('LIMIT_EXCEEDED', formatTooManyExecutions(limit)));
     }
+    try {
+      this.server.heldRequests.take(this.#heldBytes, heldBytes);
+    } catch (error) {
+      throw this.refuse(kind, error as ExecutorError);
+    }
+    this.#heldBytes += heldBytes;
     if (heartbeatLease !== undefined) this.#lease = heartbeatLease;
     // Silence while no call ran is no sign of anything: the lease counts from the first call.
     if (this.#running.size === 0) this.#lastHeard = performance.now();
@@ -186,6 +218,8 @@ export class Connection {
       }
       throw error;
     } finally {
+      this.#heldBytes -= heldBytes;
+      this.server.heldRequests.give(heldBytes);
       this.#running.delete(running);
       if (cancelToken !== undefined) this.#byCancelToken.delete(cancelToken);
       if (this.#running.size === 0) this.#unwatchLease();

@@ -11,9 +11,10 @@ import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
 import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
+import { heldBytesOf } from './request-bytes.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
 import type { FetchStub } from './retained-executions.js';
-import { formatRefusedMessage, formatTooManyRetained } from './texts.js';
+import { formatRefusedMessage, formatTooManyRetained, formatTooManyRetainedForTenant } from './texts.js';
 import {
   checkExecuteRequest,
   checkExecutionId,
@@ -46,7 +47,8 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
     const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
     let placeTaken = false;
-    const run = connection.run('execute', wire, async (signal) => {
+    const terms = { ...callTerms(wire), heldBytes: heldBytesOf([wire.code, wire.modules, wire.providers]) };
+    const run = connection.run('execute', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
@@ -57,10 +59,17 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
           wire.callId,
           executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
         );
-        const outcome = await this.#toolCalls.run(wire.parent, () => server.executor.execute(native, { signal }));
+        const outcome = await this.#toolCalls.run(wire.parent, () =>
+          server.tenancy.run(connection.tenant.share, () => server.executor.execute(native, { signal })),
+        );
         if (outcome.executionId !== undefined) {
           const owner = connection.ended ? undefined : id;
-          server.retained.keep(outcome.executionId, owner, kept ? { stub: kept, guard: keptGuard } : undefined);
+          server.retained.keep(
+            outcome.executionId,
+            owner,
+            connection.tenant.retained,
+            kept ? { stub: kept, guard: keptGuard } : undefined,
+          );
           placeTaken = true;
         } else kept?.[Symbol.dispose]();
         return outcome;
@@ -83,12 +92,15 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
     const { executor, daemonId } = connection.server;
     const { wire, args } = this.#checked('invokeHandle', () => checkInvokeHandleRequest(request));
     const executionId = this.#checked('invokeHandle', () => fromWireExecutionId(wire.executionId, daemonId));
-    const result = await connection.run('invokeHandle', wire, async (signal) => {
+    const terms = { ...callTerms(wire), heldBytes: heldBytesOf([wire.executionId, wire.handle, wire.args]) };
+    const result = await connection.run('invokeHandle', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const done = connection.server.retained.using(executionId);
       try {
         const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
-        return await this.#toolCalls.run(wire.parent, () => executor.invokeHandle(native, { signal }));
+        return await this.#toolCalls.run(wire.parent, () =>
+          connection.server.tenancy.run(connection.tenant.share, () => executor.invokeHandle(native, { signal })),
+        );
       } finally {
         guard.active = false;
         done();
@@ -128,13 +140,15 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
 
   /** Takes a place among the connection's retained executions, or refuses the execute naming the cap. */
   #reserveRetained(): () => void {
-    const { server, id } = this.#connection;
-    const release = server.retained.reserve(id);
-    if (release !== undefined) return release;
-    throw this.#connection.refuse(
-      'execute',
-      new ExecutorError('LIMIT_EXCEEDED', formatTooManyRetained(server.retained.limit)),
-    );
+    const { server, id, tenant } = this.#connection;
+    const place = server.retained.reserve(id, tenant.retained);
+    if (typeof place === 'function') return place;
+    const { maxRetainedPerConnection, maxRetainedPerTenant } = server.retained.limits;
+    const text =
+      place === 'connection'
+        ? formatTooManyRetained(maxRetainedPerConnection)
+        : formatTooManyRetainedForTenant(maxRetainedPerTenant);
+    throw this.#connection.refuse('execute', new ExecutorError('LIMIT_EXCEEDED', text));
   }
 
   /** A refused message that is no execution, logged through the same bounded window as refused calls. */
@@ -155,4 +169,9 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
       throw this.#connection.refuse(kind, error as ExecutorError);
     }
   }
+}
+
+/** What `Connection.run` reads of a call before running it. */
+function callTerms(wire: { cancelToken?: string | undefined; heartbeatLease?: number | undefined }) {
+  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease };
 }

@@ -10,12 +10,14 @@ import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { RpcSession } from 'capnweb';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { Tenancy } from '../isolate/pool/tenancy.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { truncateCloseReason } from '../wire/inbound-queue.js';
 import { type AdminServer, startAdminServer } from './admin-server.js';
 import { closeSocket, watchLiveness } from './client-socket.js';
-import { Connection, type ServerContext } from './connection.js';
+import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
 import { ExecutorEndpoint } from './endpoint.js';
+import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
@@ -29,6 +31,7 @@ import {
   formatConnectionOpened,
   formatDrainCancelledCall,
   formatDrainTimedOut,
+  formatPortInUse,
   formatRetainedIdleClosed,
   formatSendBufferExceeded,
   UPGRADE_REQUIRED,
@@ -87,8 +90,21 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
   const refusals = new RefusalLog(log, 'call');
+  const heldRequests = new HeldRequests(settings, (scope) => metrics.heldBytesRefused(scope));
+  metrics.watchHeldRequests(heldRequests);
+  const tenancy = new Tenancy(settings.tenantMemoryPercent / 100);
+  /**
+   * Who a connection's calls count against: its token's tenant where the daemon has several
+   * tokens, else the connection itself, for the memory budget's share; its token always for
+   * retained executions, which outlive the connection.
+   */
+  const tenantOf = (connection: number, tokenIndex: number): ConnectionTenant => {
+    const token = `token ${tokenIndex + 1}`;
+    return { share: settings.tokens.length > 1 ? token : `connection ${connection}`, retained: token };
+  };
   const retained = new RetainedExecutions({
     maxRetainedPerConnection: settings.maxRetainedPerConnection,
+    maxRetainedPerTenant: settings.maxRetainedPerTenant,
     retainedIdleTimeout: settings.retainedIdleTimeout,
     closeIdle(executionId) {
       log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeout));
@@ -113,6 +129,8 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     executor,
     protocolVersion: settings.protocolVersion ?? PROTOCOL_VERSION,
     maxExecutionsPerConnection: settings.maxExecutionsPerConnection,
+    heldRequests,
+    tenancy,
     retained,
     get draining() {
       return draining;
@@ -143,16 +161,19 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const wss = new WebSocketServer({ noServer: true, maxPayload: hardCeiling(maxMessageSize) });
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (!gate.decide(request, socket, { draining, open: sessions.size })) return;
+    const tokenIndex = gate.decide(request, socket, { draining, open: sessions.size });
+    if (tokenIndex === undefined) return;
     wss.handleUpgrade(request, socket, head, (ws) => {
       gate.settled(request.socket);
       connections += 1;
       const drop = (reason: string) => void closeSocket(ws, POLICY_VIOLATION, truncateCloseReason(reason));
-      const connection = new Connection(connections, context, drop);
+      const connection = new Connection(connections, context, drop, tenantOf(connections, tokenIndex));
+      const leave = tenancy.join(connection.tenant.share);
       log(formatConnectionOpened(connection.id, peerOf(request.socket)));
       metrics.sessionOpened();
       watchLiveness(ws, settings.clientPingInterval, () => metrics.clientDropped('missed_ping'));
       ws.on('close', () => {
+        leave();
         sessions.delete(ws);
         metrics.sessionClosed();
         connection.end();
@@ -183,9 +204,15 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       )
     : http;
   await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
+    const failed = (error: Error) =>
+      reject(
+        portInUse(error)
+          ? new Error(formatPortInUse(settings.host, settings.port, '--port', 'port'), { cause: error })
+          : error,
+      );
+    listener.once('error', failed);
     listener.listen(settings.port, settings.host, () => {
-      listener.off('error', reject);
+      listener.off('error', failed);
       resolve();
     });
   });
@@ -266,6 +293,11 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       return closing;
     },
   };
+}
+
+/** Another process holds the port. */
+function portInUse(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'EADDRINUSE';
 }
 
 /** Subscribes to the executor's own closes of retained executions, where it reports them. */

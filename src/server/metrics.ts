@@ -8,6 +8,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
 import type { RetainedCounts } from './executor-server.js';
+import type { HeldBytesScope, HeldRequests } from './held-requests.js';
+import type { DroppedLines } from './stdio-guard.js';
 import type { ExecutionKind } from './texts.js';
 
 const METRIC_PREFIX = 'codemode_executor_';
@@ -91,6 +93,7 @@ export class DaemonMetrics {
   readonly #bytesIn: Counter;
   readonly #bytesOut: Counter;
   readonly #retainedIdleClosed: Counter;
+  readonly #heldRefused: Counter<'scope'>;
   #open = 0;
   /** Stops listening to the executor's runs (see close). */
   #unobserveRuns: (() => void) | undefined;
@@ -138,6 +141,12 @@ export class DaemonMetrics {
     this.#retainedIdleClosed = new Counter({
       name: name('retained_idle_closed_total'),
       help: 'Retained executions the daemon closed because they went unused for --retained-idle-timeout.',
+      registers,
+    });
+    this.#heldRefused = new Counter({
+      name: name('held_request_bytes_refused_total'),
+      help: 'Requests refused because the bytes held by requests in flight would pass a bound, by scope (connection, daemon).',
+      labelNames: ['scope'],
       registers,
     });
     if (hasStats(executor)) this.#poolGauges(executor, name);
@@ -191,6 +200,50 @@ export class DaemonMetrics {
         const { open, gone } = retained.counts();
         this.set({ connection: 'open' }, open);
         this.set({ connection: 'gone' }, gone);
+      },
+    });
+  }
+
+  /** Reads the bytes held by requests in flight at scrape time, beside their two bounds. */
+  watchHeldRequests(held: HeldRequests): void {
+    const registers = [this.#registry];
+    new Gauge({
+      name: `${METRIC_PREFIX}held_request_bytes`,
+      help: 'Bytes held by requests in flight (waiting for a sandbox process or running), all connections together.',
+      registers,
+      collect() {
+        this.set(held.total);
+      },
+    });
+    const { maxHeldRequestBytes, maxHeldRequestBytesTotal } = held.limits;
+    const limit = new Gauge({
+      name: `${METRIC_PREFIX}held_request_bytes_limit`,
+      help: 'The bounds on those bytes: per connection (--max-held-request-bytes) and for the daemon (--max-held-request-bytes-total).',
+      labelNames: ['scope'],
+      registers,
+    });
+    limit.set({ scope: 'connection' }, maxHeldRequestBytes);
+    limit.set({ scope: 'daemon' }, maxHeldRequestBytesTotal);
+  }
+
+  heldBytesRefused(scope: HeldBytesScope): void {
+    this.#heldRefused.inc({ scope });
+  }
+
+  /** Reads, at scrape time, the lines the daemon dropped on a stdout or stderr whose reader went away. */
+  watchDroppedLines(dropped: () => DroppedLines): void {
+    const seen: DroppedLines = { stdout: 0, stderr: 0 };
+    new Counter({
+      name: `${METRIC_PREFIX}log_lines_dropped_total`,
+      help: 'Lines the daemon dropped because its stdout or stderr failed (its reader went away: EPIPE), by stream.',
+      labelNames: ['stream'],
+      registers: [this.#registry],
+      collect() {
+        const now = dropped();
+        for (const stream of ['stdout', 'stderr'] as const) {
+          this.inc({ stream }, now[stream] - seen[stream]);
+          seen[stream] = now[stream];
+        }
       },
     });
   }

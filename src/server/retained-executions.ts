@@ -8,7 +8,9 @@
  *
  * When a connection ends, its retained executions stay open, so a client that reconnects may still
  * call them (handle calls work from any connection to the daemon), but they lose their outbound
- * stub and no longer count against any connection; the idle time-to-live closes them.
+ * stub and no longer count against any connection; the idle time-to-live closes them. They still
+ * count against the tenant (the token) that retained them, which holds at most
+ * `maxRetainedPerTenant`, so reconnecting to retain more gains a tenant nothing.
  */
 
 import type { CompletionGuard } from '../protocol/dispatch.js';
@@ -27,6 +29,8 @@ export interface KeptOutbound {
 interface Retained {
   /** The connection that retained it; `undefined` once that connection ended. */
   connection: number | undefined;
+  /** The tenant (token) that retained it: it counts against it until closed, its connection open or gone. */
+  tenant: string;
   outbound: KeptOutbound | undefined;
   /** The idle close; none while a handle call runs. */
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -36,6 +40,7 @@ interface Retained {
 
 export interface RetainedSettings {
   maxRetainedPerConnection: number;
+  maxRetainedPerTenant: number;
   retainedIdleTimeout: number;
   /** Closes the execution at the executor: the idle time-to-live passed. */
   closeIdle(executionId: string): void;
@@ -46,13 +51,16 @@ export class RetainedExecutions {
   readonly #byExecution = new Map<string, Retained>();
   /** Per connection: retained executions held, and `retainHandles` executes still running. */
   readonly #perConnection = new Map<number, number>();
+  /** Per tenant (token): retained executions held, its connections open or gone, and those still running. */
+  readonly #perTenant = new Map<string, number>();
 
   constructor(settings: RetainedSettings) {
     this.#settings = settings;
   }
 
-  get limit(): number {
-    return this.#settings.maxRetainedPerConnection;
+  get limits(): Pick<RetainedSettings, 'maxRetainedPerConnection' | 'maxRetainedPerTenant'> {
+    const { maxRetainedPerConnection, maxRetainedPerTenant } = this.#settings;
+    return { maxRetainedPerConnection, maxRetainedPerTenant };
   }
 
   /** Retained executions open, by whether the connection that retained them is still open. */
@@ -63,19 +71,23 @@ export class RetainedExecutions {
   }
 
   /**
-   * Takes a place for an execute that asks to retain, before it runs; `undefined` when the
-   * connection holds its limit. The returned function gives the place back (the run retained
+   * Takes a place for an execute that asks to retain, before it runs, against its connection and
+   * its tenant; which of the two holds its limit when there is none. The returned function gives the place back (the run retained
    * nothing); `keep` takes it over.
    */
-  reserve(connection: number): (() => void) | undefined {
+  reserve(connection: number, tenant: string): (() => void) | 'connection' | 'tenant' {
     const held = this.#perConnection.get(connection) ?? 0;
-    if (held >= this.#settings.maxRetainedPerConnection) return undefined;
+    if (held >= this.#settings.maxRetainedPerConnection) return 'connection';
+    const tenantHeld = this.#perTenant.get(tenant) ?? 0;
+    if (tenantHeld >= this.#settings.maxRetainedPerTenant) return 'tenant';
     this.#perConnection.set(connection, held + 1);
+    this.#perTenant.set(tenant, tenantHeld + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#leave(connection);
+      this.#leaveTenant(tenant);
     };
   }
 
@@ -83,12 +95,13 @@ export class RetainedExecutions {
    * Records a retained execution in the place `reserve` took for it (whose release is then not
    * called). `connection` is `undefined` when the connection ended while the execution ran.
    */
-  keep(executionId: string, connection: number | undefined, outbound: KeptOutbound | undefined): void {
+  keep(executionId: string, connection: number | undefined, tenant: string, outbound: KeptOutbound | undefined): void {
     this.close(executionId);
     const kept = connection === undefined ? undefined : outbound;
     if (kept !== outbound) dispose(outbound);
     this.#byExecution.set(executionId, {
       connection,
+      tenant,
       outbound: kept,
       timer: this.#idleTimer(executionId),
       calls: 0,
@@ -122,6 +135,7 @@ export class RetainedExecutions {
     this.#byExecution.delete(executionId);
     clearTimeout(retained.timer);
     if (retained.connection !== undefined) this.#leave(retained.connection);
+    this.#leaveTenant(retained.tenant);
     dispose(retained.outbound);
   }
 
@@ -149,6 +163,12 @@ export class RetainedExecutions {
     }, this.#settings.retainedIdleTimeout);
     timer.unref();
     return timer;
+  }
+
+  #leaveTenant(tenant: string): void {
+    const held = this.#perTenant.get(tenant) ?? 0;
+    if (held <= 1) this.#perTenant.delete(tenant);
+    else this.#perTenant.set(tenant, held - 1);
   }
 
   #leave(connection: number): void {

@@ -1,5 +1,6 @@
 /**
- * Runs the daemon process around a server: prints its log (timestamped text or JSON), and on
+ * Runs the daemon process around a server: prints its log (timestamped text or JSON; a stdout or
+ * stderr whose reader went away drops lines and counts them, stdio-guard.ts), and on
  * SIGTERM, SIGINT, or the loss of its parent process drains (`/readyz` 503 at once, new sessions
  * and executions refused, running ones finish within the drain timeout), disposes the executor and
  * exits 0. A second signal during the drain exits at once, with status 1.
@@ -8,6 +9,7 @@ import type { Executor } from '../protocol/types.js';
 import { createExecutorServer, type ExecutorServer } from './executor-server.js';
 import { DEFAULT_LOG_FORMAT, type LogFormat, type LogSink, lineSink } from './log.js';
 import type { ExecutorServerOptions } from './server-options.js';
+import { guardProcessStdio } from './stdio-guard.js';
 import { formatAdminListening, formatDraining, formatListening, formatParentGone, STOPPED } from './texts.js';
 
 export interface DaemonIo {
@@ -22,8 +24,6 @@ export interface DaemonOptions extends Omit<ExecutorServerOptions, 'executor' | 
   detached?: boolean | undefined;
 }
 
-const stdoutIo: DaemonIo = { print: (line) => void process.stdout.write(`${line}\n`) };
-
 /** How long the process may take to exit on its own after a clean stop before it is made to. */
 const EXIT_GRACE_MS = 2000;
 /** How often the parent is looked for; a wrapper that died is noticed within this. */
@@ -32,11 +32,14 @@ const PARENT_POLL_MS = 500;
 export async function runDaemon(
   executor: Executor,
   options: DaemonOptions = {},
-  io: DaemonIo = stdoutIo,
+  io?: DaemonIo,
 ): Promise<ExecutorServer> {
   const { logFormat = DEFAULT_LOG_FORMAT, detached = false, ...serverOptions } = options;
-  const log: LogSink = lineSink(logFormat, io.print);
+  // The daemon owns its process's stdout and stderr: a reader that goes away must not end it.
+  const stdio = guardProcessStdio();
+  const log: LogSink = lineSink(logFormat, io?.print ?? ((line) => stdio.print(line)));
   const server = await createExecutorServer({ ...serverOptions, executor, log });
+  server.metrics.watchDroppedLines(() => stdio.dropped());
   log(formatListening(server.url));
   if (server.adminUrl !== undefined) log(formatAdminListening(server.adminUrl));
   const confinement = confinementSummary(executor);

@@ -22,8 +22,11 @@ export interface ExecutorServerOptions {
   host?: string | undefined;
   /** Default 8787; 0 picks a free one. */
   port?: number | undefined;
-  /** The bearer token clients must send as `Authorization: Bearer <token>`. */
-  token?: string | undefined;
+  /**
+   * The bearer token clients must send as `Authorization: Bearer <token>`, or several: each is a
+   * tenant of its own, held to its share of the memory budget and its own retained executions.
+   */
+  token?: string | readonly string[] | undefined;
   /** Bytes; a larger incoming message fails alone with `LIMIT_EXCEEDED`. Default 16 MiB. */
   maxMessageSize?: number | undefined;
   /** Concurrent executions (and handle calls) per connection; more fail with `LIMIT_EXCEEDED`. Default 1024, above the pool's own bounds, for a host that multiplexes its users onto one connection. */
@@ -34,6 +37,10 @@ export interface ExecutorServerOptions {
   maxConnections?: number | undefined;
   /** Bytes waiting to be sent to one client (it stopped reading) before it is dropped. Default 64 MiB. */
   maxSendBuffer?: number | undefined;
+  /** Bytes the requests of one connection may hold while in flight (waiting for a sandbox or running); one more is refused with `LIMIT_EXCEEDED`. Default 64 MiB. */
+  maxHeldRequestBytes?: number | undefined;
+  /** Bytes the requests of all connections together may hold while in flight; one more is refused with `QUEUE_FULL` (retryable). Default 512 MiB. */
+  maxHeldRequestBytesTotal?: number | undefined;
   /** Milliseconds from a TCP connection to its authenticated WebSocket upgrade. Default 5000. */
   handshakeTimeout?: number | undefined;
   /** Sockets one address may hold open before their upgrade is authenticated. Default 32. */
@@ -46,6 +53,10 @@ export interface ExecutorServerOptions {
   maxRpcImports?: number | undefined;
   /** Retained executions one connection may hold open at once; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`. Default 16. */
   maxRetainedPerConnection?: number | undefined;
+  /** Retained executions one tenant (a token) may hold open at once, its connections open or gone; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`. Default 64. */
+  maxRetainedPerTenant?: number | undefined;
+  /** The percent of the memory budget one tenant may hold while another is present (a token where the daemon has several, else a connection); beyond it its runs wait. Default 50. */
+  tenantMemoryPercent?: number | undefined;
   /** Milliseconds a retained execution may go unused (no `invokeHandle`) before the daemon closes it, whether or not its connection is still open. Default 300000. */
   retainedIdleTimeout?: number | undefined;
   /** Expect HAProxy's PROXY protocol v2 header on every connection, so per-peer bounds and logs see the client's own address. Default false. */
@@ -68,12 +79,16 @@ export const SERVER_DEFAULTS = {
   clientPingInterval: 15_000,
   maxConnections: 512,
   maxSendBuffer: 64 * 1024 * 1024,
+  maxHeldRequestBytes: 64 * 1024 * 1024,
+  maxHeldRequestBytesTotal: 512 * 1024 * 1024,
   handshakeTimeout: 5_000,
   maxUnauthenticatedPerPeer: 32,
   drainTimeout: 30_000,
   maxRpcExports: 8192,
   maxRpcImports: 8192,
   maxRetainedPerConnection: 16,
+  maxRetainedPerTenant: 64,
+  tenantMemoryPercent: 50,
   retainedIdleTimeout: 300_000,
   adminHost: '127.0.0.1',
 } as const;
@@ -88,15 +103,19 @@ export const SERVER_NUMBERS = {
   clientPingInterval: { min: 1, flag: 'client-ping-interval' },
   maxConnections: { min: 1, flag: 'max-connections' },
   maxSendBuffer: { min: 1, flag: 'max-send-buffer' },
+  maxHeldRequestBytes: { min: 1, flag: 'max-held-request-bytes' },
+  maxHeldRequestBytesTotal: { min: 1, flag: 'max-held-request-bytes-total' },
   handshakeTimeout: { min: 1, flag: 'handshake-timeout' },
   maxUnauthenticatedPerPeer: { min: 1, flag: 'max-unauthenticated-per-peer' },
   drainTimeout: { min: 0, flag: 'drain-timeout' },
   maxRpcExports: { min: 1, flag: 'max-rpc-exports' },
   maxRpcImports: { min: 1, flag: 'max-rpc-imports' },
   maxRetainedPerConnection: { min: 1, flag: 'max-retained-per-connection' },
+  maxRetainedPerTenant: { min: 1, flag: 'max-retained-per-tenant' },
+  tenantMemoryPercent: { min: 1, max: 100, flag: 'tenant-memory-percent' },
   retainedIdleTimeout: { min: 1, flag: 'retained-idle-timeout' },
 } as const satisfies Partial<
-  Record<keyof ExecutorServerOptions & keyof typeof SERVER_DEFAULTS, { min: number; flag: string }>
+  Record<keyof ExecutorServerOptions & keyof typeof SERVER_DEFAULTS, { min: number; max?: number; flag: string }>
 >;
 
 type ServerNumber = keyof typeof SERVER_NUMBERS;
@@ -105,18 +124,23 @@ export interface ServerSettings {
   executor: Executor;
   host: string;
   port: number;
-  token: string | undefined;
+  /** Every token the daemon takes, in the order given; empty: none is asked for. */
+  tokens: readonly string[];
   maxMessageSize: number;
   maxExecutionsPerConnection: number;
   clientPingInterval: number;
   maxConnections: number;
   maxSendBuffer: number;
+  maxHeldRequestBytes: number;
+  maxHeldRequestBytesTotal: number;
   handshakeTimeout: number;
   maxUnauthenticatedPerPeer: number;
   drainTimeout: number;
   maxRpcExports: number;
   maxRpcImports: number;
   maxRetainedPerConnection: number;
+  maxRetainedPerTenant: number;
+  tenantMemoryPercent: number;
   retainedIdleTimeout: number;
   proxyProtocol: boolean;
   daemonId: string | undefined;
@@ -135,12 +159,16 @@ const KNOWN = everyKey<ExecutorServerOptions>({
   clientPingInterval: true,
   maxConnections: true,
   maxSendBuffer: true,
+  maxHeldRequestBytes: true,
+  maxHeldRequestBytesTotal: true,
   handshakeTimeout: true,
   maxUnauthenticatedPerPeer: true,
   drainTimeout: true,
   maxRpcExports: true,
   maxRpcImports: true,
   maxRetainedPerConnection: true,
+  maxRetainedPerTenant: true,
+  tenantMemoryPercent: true,
   retainedIdleTimeout: true,
   proxyProtocol: true,
   daemonId: true,
@@ -149,10 +177,11 @@ const KNOWN = everyKey<ExecutorServerOptions>({
   log: true,
 });
 
-function integer(name: string, value: unknown, fallback: number, min = 1): number {
+function integer(name: string, value: unknown, fallback: number, min = 1, max?: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(formatInvalidServerOption(name, `an integer >= ${min}`, value));
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
+    const rule = max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+    throw new TypeError(formatInvalidServerOption(name, rule, value));
   }
   return value;
 }
@@ -173,17 +202,24 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     }
   }
   const { executor, token, daemonId, admin, log } = options;
-  const serverNumber = (name: ServerNumber) =>
-    integer(name, options[name], SERVER_DEFAULTS[name], SERVER_NUMBERS[name].min);
+  const serverNumber = (name: ServerNumber) => {
+    const rule: { min: number; max?: number } = SERVER_NUMBERS[name];
+    return integer(name, options[name], SERVER_DEFAULTS[name], rule.min, rule.max);
+  };
   const host = options.host ?? SERVER_DEFAULTS.host;
   if (typeof executor !== 'object' || executor === null)
     throw new TypeError(formatInvalidServerOption('executor', 'an Executor', executor));
   if (typeof host !== 'string' || host === '')
     throw new TypeError(formatInvalidServerOption('host', 'an address', host));
-  if (token !== undefined && (typeof token !== 'string' || token === '')) {
-    throw new TypeError(formatInvalidServerOption('token', 'a non-empty string', token));
+  const tokens = token === undefined ? [] : typeof token === 'string' ? [token] : token;
+  if (
+    !Array.isArray(tokens) ||
+    (Array.isArray(token) && tokens.length === 0) ||
+    tokens.some((each) => typeof each !== 'string' || each === '')
+  ) {
+    throw new TypeError(formatInvalidServerOption('token', 'a non-empty string, or an array of them', token));
   }
-  if (token === undefined && !isLoopbackHost(host)) throw new Error(formatUnsafeBind(host));
+  if (tokens.length === 0 && !isLoopbackHost(host)) throw new Error(formatUnsafeBind(host));
   if (daemonId !== undefined && (typeof daemonId !== 'string' || !isValidDaemonId(daemonId))) {
     throw new TypeError(
       formatInvalidServerOption('daemonId', 'a non-empty name without "@", spaces or controls', daemonId),
@@ -207,18 +243,22 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     executor,
     host,
     port: port('port', options.port, SERVER_DEFAULTS.port),
-    token,
+    tokens: [...tokens],
     maxMessageSize: serverNumber('maxMessageSize'),
     maxExecutionsPerConnection: serverNumber('maxExecutionsPerConnection'),
     clientPingInterval: serverNumber('clientPingInterval'),
     maxConnections: serverNumber('maxConnections'),
     maxSendBuffer: serverNumber('maxSendBuffer'),
+    maxHeldRequestBytes: serverNumber('maxHeldRequestBytes'),
+    maxHeldRequestBytesTotal: serverNumber('maxHeldRequestBytesTotal'),
     handshakeTimeout: serverNumber('handshakeTimeout'),
     maxUnauthenticatedPerPeer: serverNumber('maxUnauthenticatedPerPeer'),
     drainTimeout: serverNumber('drainTimeout'),
     maxRpcExports: serverNumber('maxRpcExports'),
     maxRpcImports: serverNumber('maxRpcImports'),
     maxRetainedPerConnection: serverNumber('maxRetainedPerConnection'),
+    maxRetainedPerTenant: serverNumber('maxRetainedPerTenant'),
+    tenantMemoryPercent: serverNumber('tenantMemoryPercent'),
     retainedIdleTimeout: serverNumber('retainedIdleTimeout'),
     proxyProtocol: options.proxyProtocol ?? false,
     daemonId,

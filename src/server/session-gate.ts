@@ -25,7 +25,8 @@ import {
 } from './texts.js';
 
 export interface GateSettings {
-  token: string | undefined;
+  /** Every token the daemon takes; none: no token is asked for. */
+  tokens: readonly string[];
   maxConnections: number;
   handshakeTimeout: number;
   maxUnauthenticatedPerPeer: number;
@@ -92,21 +93,22 @@ export class SessionGate {
   }
 
   /**
-   * Decides an upgrade; a refusal is logged, counted and answered on the socket. `true` when the
-   * upgrade may go on.
+   * Decides an upgrade; a refusal is logged, counted and answered on the socket. When the upgrade
+   * may go on, the index of the daemon's token it carried (0 without tokens); undefined otherwise.
    */
-  decide(request: IncomingMessage, socket: Duplex, state: { draining: boolean; open: number }): boolean {
+  decide(request: IncomingMessage, socket: Duplex, state: { draining: boolean; open: number }): number | undefined {
     const refusal = this.#refusalOf(request, state);
-    if (refusal === undefined) return true;
+    if (typeof refusal === 'number') return refusal;
     this.#refused(peerOf(request.socket), refusal.reason, refusal.text);
     answer(socket, refusal);
-    return false;
+    return undefined;
   }
 
-  #refusalOf(request: IncomingMessage, state: { draining: boolean; open: number }): Refusal | undefined {
+  /** The refusal, or the index of the token the upgrade carried (its tenant). */
+  #refusalOf(request: IncomingMessage, state: { draining: boolean; open: number }): Refusal | number {
     if (state.draining)
       return { status: UPGRADE_REFUSAL_STATUS.notTakingSessions, reason: 'draining', text: SESSION_REFUSED_DRAINING };
-    const bearer = checkBearer(request.headers.authorization, this.#settings.token);
+    const bearer = checkBearer(request.headers.authorization, this.#settings.tokens);
     if (bearer === 'missing')
       return { status: UPGRADE_REFUSAL_STATUS.tokenMissing, reason: 'token_missing', text: TOKEN_MISSING };
     if (bearer === 'wrong')
@@ -119,7 +121,7 @@ export class SessionGate {
         text: formatTooManySessions(limit),
       };
     }
-    return undefined;
+    return bearer;
   }
 
   #refused(peer: string, reason: SessionRefusal, text: string): void {

@@ -7,6 +7,12 @@ export function formatListening(url: string): string {
   return `listening on ${url}`;
 }
 
+/** Written once to the other stream when stdout or stderr fails (its reader went away). */
+export function formatStdioBroken(stream: 'stdout' | 'stderr', error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return `codemode-executor: ${stream} failed (${typeof code === 'string' ? code : error.message}); the daemon keeps serving, drops what it would write there and counts it in codemode_executor_log_lines_dropped_total{stream="${stream}"}`;
+}
+
 export function formatConnectionOpened(connection: number, peer: string): string {
   return `connection ${connection} opened from ${peer}`;
 }
@@ -72,6 +78,14 @@ export function formatExecutionCancelled(
 
 export function formatExecutionRefused(connection: number, kind: ExecutionKind, reason: string): string {
   return `connection ${connection} refused ${kind}: ${reason}`;
+}
+
+export function formatHeldBytesPerConnection(held: number, bytes: number, limit: number): string {
+  return `This connection's requests in flight already hold ${held} bytes, and this one of ${bytes} bytes would pass the executor daemon's per-connection limit of ${limit} bytes (--max-held-request-bytes, maxHeldRequestBytes): wait for some to settle, or send smaller requests`;
+}
+
+export function formatHeldBytesTotal(held: number, bytes: number, limit: number): string {
+  return `The executor daemon's requests in flight already hold ${held} bytes across all connections, and this one of ${bytes} bytes would pass its limit of ${limit} bytes (--max-held-request-bytes-total, maxHeldRequestBytesTotal): try again shortly, or another daemon`;
 }
 
 export function formatClientDropped(connection: number, reason: string): string {
@@ -185,8 +199,14 @@ export function formatParentGone(parent: number): string {
   return `the parent process (pid ${parent}) is gone: shutting down as on SIGTERM (--detached keeps serving)`;
 }
 
-export function formatUnknownFlag(flag: string): string {
-  return `unknown flag ${flag}`;
+/** `closest`: the known flag the unknown one most likely meant, when one is near enough. */
+export function formatUnknownFlag(flag: string, closest?: string): string {
+  return closest === undefined ? `unknown flag ${flag}` : `unknown flag ${flag} (did you mean ${closest}?)`;
+}
+
+/** A listener's port another process holds: which flag (and option) moves it. */
+export function formatPortInUse(host: string, port: number, flag: string, option: string): string {
+  return `${host}:${port} is already in use (EADDRINUSE): another daemon or program listens there; choose another port with ${flag} (${option}), or ${flag} 0 for a free one`;
 }
 
 /** A usage error, as the CLI prints it: one line, which points to --help rather than printing it. */
@@ -217,8 +237,8 @@ export function formatLogFormatInvalid(got: string): string {
   return `--log-format must be text or json, got ${JSON.stringify(got)}`;
 }
 
-export function formatMissingCommand(): string {
-  return 'missing command: serve';
+export function formatMissingCommand(usageLine: string): string {
+  return `missing command: ${usageLine}`;
 }
 
 export function formatUnknownCommand(command: string): string {
@@ -260,6 +280,10 @@ const RPC_TABLE_FLAGS: Record<RpcTable, string> = { export: '--max-rpc-exports',
 
 export function formatRpcTableFull(table: RpcTable, entries: number, limit: number): string {
   return `the session's capnweb ${table} table holds ${entries} entries, past the limit of ${limit} (${RPC_TABLE_FLAGS[table]})`;
+}
+
+export function formatTooManyRetainedForTenant(limit: number): string {
+  return `This connection's token already holds ${limit} retained execution${limit === 1 ? '' : 's'} across its connections, open and gone, the executor daemon's per-tenant limit (--max-retained-per-tenant, maxRetainedPerTenant): close one with closeHandles first, or wait for the idle ones to close (--retained-idle-timeout)`;
 }
 
 export function formatTooManyRetained(limit: number): string {

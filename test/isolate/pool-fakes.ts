@@ -130,15 +130,22 @@ export function poolWith(settings: Partial<PoolSettings> = {}, retained = new Ma
   const launcher = fakeLaunch();
   const clock = new FakeClock();
   const overBudget: { process: FakeProcess; overrun: BudgetOverrun }[] = [];
-  const pool = new Pool<FakeProcess>({
+  const evicted: FakeProcess[] = [];
+  const pool: Pool<FakeProcess> = new Pool<FakeProcess>({
     settings: { ...BASE, ...settings },
     launch: launcher.launch,
     clock,
     retainedOn: (process) => retained.get(process) ?? 0,
     measure: (process) => (process.alive ? { privateMb: process.privateMb, sharedMb: process.sharedMb } : undefined),
     overBudget: (process, overrun) => overBudget.push({ process, overrun }),
+    // As the executor does: its retained executions close, and the pool lets the process end.
+    evict: (process) => {
+      evicted.push(process);
+      retained.delete(process);
+      pool.retainedClosed(process);
+    },
   });
-  return { pool, launcher, clock, retained, overBudget };
+  return { pool, launcher, clock, retained, overBudget, evicted };
 }
 
 /** Records how an acquire settled, so a test can check it has not settled yet. */

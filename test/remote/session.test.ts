@@ -80,6 +80,8 @@ describe('opening a session', () => {
     expect(error.message).toMatch(
       /^Executor at ws:\/\/127\.0\.0\.1:1 refused the connection: WebSocket connection failed: .*ECONNREFUSED/,
     );
+    // It says what to do, not only what happened.
+    expect(error.message).toMatch(/ Is `codemode-executor serve` running there, on that port\?$/);
   });
 
   it('refuses an option it does not have, naming it and listing the ones it has', () => {

@@ -73,6 +73,7 @@ export class IsolateExecutor implements Executor {
       measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
         this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
+      evict: (member) => this.#retained.evict(member, isolateText.executionEvicted),
     });
   }
 

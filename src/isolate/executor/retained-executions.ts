@@ -178,6 +178,12 @@ export class RetainedExecutions<M extends RetainingProcess> {
     }
   }
 
+  /** Closes every retained execution that process holds (evicted), telling observers. */
+  evict(member: M, text: (executionId: string) => string): void {
+    for (const [executionId, retained] of [...this.#byId])
+      if (retained.member === member) this.close(executionId, text(executionId), true);
+  }
+
   observeClosed(observer: RetainedClosedObserver): () => void {
     this.#observers.add(observer);
     return () => this.#observers.delete(observer);

@@ -1,5 +1,6 @@
 /** What the pool knows of one member, and what it needs of a member's process. */
 import type { MemberMemory } from '../member/process-memory.js';
+import type { TenantFrame } from './tenancy.js';
 
 /** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
 export interface PoolProcess {
@@ -45,6 +46,8 @@ export interface Member<P extends PoolProcess> {
   endCause: EndCause | undefined;
   /** Its memory at its last reading (memory-budget.ts), undefined before the first. */
   memory: MemberMemory | undefined;
+  /** The tenant whose run it serves, or whose retained execution it holds (tenancy.ts). */
+  tenant: TenantFrame | undefined;
 }
 
 /** Whether it can take runs: neither draining nor being ended. */

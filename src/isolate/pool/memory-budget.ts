@@ -154,6 +154,22 @@ export class MemoryBudget<P extends PoolProcess> {
     return membersThatFit(usedOf(total, starting), this.budgetMb, share, total.count + starting);
   }
 
+  /** The part of the budget a tenant may hold at `share` of it, within what the pool grows into. */
+  shareMb(share: number): number {
+    return share * ADMISSION_SHARE * this.budgetMb;
+  }
+
+  /** What each tenant's members hold, from their last readings (one still unread at the estimate). */
+  heldByTenant(members: readonly Member<P>[]): Map<string, number> {
+    const held = new Map<string, number>();
+    for (const member of members) {
+      const key = member.tenant?.key;
+      if (key === undefined) continue;
+      held.set(key, (held.get(key) ?? 0) + (member.memory?.privateMb ?? UNMEASURED_MEMBER_MB));
+    }
+    return held;
+  }
+
   /** The live members over the budget, the largest first (from their last readings). */
   overrun(): Member<P>[] {
     return membersOverBudget(this.#figures(), this.budgetMb);

@@ -33,6 +33,7 @@ import { Reaper } from './reaper.js';
 import { Roster } from './roster.js';
 import { RunSlots } from './run-slots.js';
 import { serveWaiters } from './serve-waiters.js';
+import { currentTenant, type TenantFrame } from './tenancy.js';
 import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
@@ -49,6 +50,11 @@ export interface PoolDeps<P extends PoolProcess> {
    * budget's text rather than as a death.
    */
   overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
+  /**
+   * Closes the retained executions that process holds, so that it ends: a tenant over its share
+   * of the memory budget holds them while another tenant's run waits for memory (tenancy.ts).
+   */
+  evict: (sandbox: P) => void;
 }
 
 export class Pool<P extends PoolProcess> {
@@ -57,6 +63,7 @@ export class Pool<P extends PoolProcess> {
   readonly #clock: PoolClock;
   readonly #retainedOn: (sandbox: P) => number;
   readonly #overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
+  readonly #evict: (sandbox: P) => void;
   readonly #budget: MemoryBudget<P>;
   readonly #roster = new Roster<P>();
   readonly #waiters = new WaiterQueue<P>();
@@ -73,12 +80,17 @@ export class Pool<P extends PoolProcess> {
     this.#clock = deps.clock;
     this.#retainedOn = deps.retainedOn;
     this.#overBudget = deps.overBudget;
+    this.#evict = deps.evict;
     this.#slots = new RunSlots(deps.settings);
     this.#budget = new MemoryBudget(deps.clock, deps.settings.memoryBudgetMb, {
       live: () => this.#roster.live(),
       starting: () => this.#roster.starting,
       measure: deps.measure,
-      sampled: () => this.#endOverBudget(),
+      sampled: () => {
+        this.#endOverBudget();
+        // The readings may have moved a tenant below its share: its waiters are served now.
+        this.#pump();
+      },
     });
     this.#reaper = new Reaper(deps.clock, deps.settings.idleTimeoutMs, {
       // The idle member that has waited longest and holds no retained execution (which it would lose).
@@ -106,7 +118,8 @@ export class Pool<P extends PoolProcess> {
       return Promise.reject(new ExecutorError('LIMIT_EXCEEDED', isolateText.nestedLimit(maxNestedRuns)));
     this.#started = true;
     return new Promise<P>((resolve, reject) => {
-      const { waiter, listenForCancel } = this.#waiters.enqueue({ nested, target, cancel }, resolve, reject);
+      const tenant = currentTenant();
+      const { waiter, listenForCancel } = this.#waiters.enqueue({ nested, target, cancel, tenant }, resolve, reject);
       this.#pump();
       // The queue is what waits beyond the slots maxWorkers still has free.
       if (!waiter.settled && this.#waiters.length - this.#slots.freeWithin() > maxQueue) {
@@ -143,6 +156,7 @@ export class Pool<P extends PoolProcess> {
     } else if (member.draining) {
       this.#end(member, member.endCause ?? 'recycled');
     } else {
+      member.tenant = undefined;
       this.#roster.park(member, this.#clock.now());
     }
     this.#pump();
@@ -219,10 +233,50 @@ export class Pool<P extends PoolProcess> {
 
   /** Serves the waiters, in order, that a member can serve now. */
   #pump(): void {
+    const overShare = this.#shareCheck();
     // With the budget spent, nested runs go first: each frees the member its parent holds.
     if (this.#waiters.nested > 0 && this.#budget.room() === 0)
-      serveWaiters(this.#waiters, this.#roster, this.#slots, true);
-    serveWaiters(this.#waiters, this.#roster, this.#slots, false);
+      serveWaiters(this.#waiters, this.#roster, this.#slots, true, overShare);
+    serveWaiters(this.#waiters, this.#roster, this.#slots, false, overShare);
+    // Only tenants' runs (a daemon's) can starve for another tenant's retained executions.
+    if (this.#waiters.tenanted > 0 && this.#budget.room() === 0) this.#relieve(overShare);
+  }
+
+  /**
+   * Whether a tenant holds its share of the budget while another tenant is present: its members
+   * (busy for it, or holding its retained executions) at their last readings, summed once per pump.
+   */
+  #shareCheck(): (tenant: TenantFrame) => boolean {
+    let held: Map<string, number> | undefined;
+    return ({ key, tenancy }) => {
+      if (tenancy.size - (tenancy.has(key) ? 1 : 0) === 0) return false;
+      held ??= this.#budget.heldByTenant(this.#roster.live());
+      return (held.get(key) ?? 0) >= this.#budget.shareMb(tenancy.memoryShare);
+    };
+  }
+
+  /**
+   * A tenant within its share waits for memory while retained executions of a tenant over its
+   * share (or gone) hold it: the largest of those members is evicted, and its end lets the pool
+   * grow again. However recently they were used, so renewing them cannot pin the budget.
+   */
+  #relieve(overShare: (tenant: TenantFrame) => boolean): void {
+    let starving: TenantFrame | undefined;
+    for (let i = 0; i < this.#waiters.length && starving === undefined; i += 1) {
+      const waiter = this.#waiters.at(i)!;
+      if (waiter.target === undefined && waiter.tenant !== undefined && !overShare(waiter.tenant))
+        starving = waiter.tenant;
+    }
+    if (starving === undefined) return;
+    let largest: Member<P> | undefined;
+    for (const member of this.#roster.live()) {
+      const holder = member.tenant;
+      if (member.busy || holder === undefined || holder.key === starving.key) continue;
+      if (this.#retainedOn(member.process) === 0) continue;
+      if (holder.tenancy.has(holder.key) && !overShare(holder)) continue;
+      if ((member.memory?.privateMb ?? 0) >= (largest?.memory?.privateMb ?? -1)) largest = member;
+    }
+    if (largest !== undefined) this.#evict(largest.process);
   }
 
   /**

@@ -42,6 +42,7 @@ export class Roster<P extends PoolProcess> {
       idleSince: now,
       endCause: undefined,
       memory: undefined,
+      tenant: undefined,
     };
     this.#members.set(sandbox, member);
     this.#idle.push(member);

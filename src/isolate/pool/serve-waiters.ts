@@ -2,11 +2,13 @@
  * Which member serves which waiter: in arrival order, a waiter for a retained execution gets the
  * member that holds it (or its error, once that member is gone), any other the idle member used
  * most recently; each within a slot (run-slots.ts), so a waiter with no slot yet waits while a
- * nested one behind it may still be served.
+ * nested one behind it may still be served. A waiter whose tenant holds its share of the memory
+ * budget while another tenant is present (tenancy.ts) waits, and the waiters behind it go first.
  */
 import type { Member, PoolProcess } from './member.js';
 import type { Roster } from './roster.js';
 import type { RunSlots } from './run-slots.js';
+import type { TenantFrame } from './tenancy.js';
 import type { WaiterQueue } from './waiter-queue.js';
 
 /** Serves the waiters in order (only the nested ones, with `nestedOnly`) that a member can serve now. */
@@ -15,6 +17,7 @@ export function serveWaiters<P extends PoolProcess>(
   roster: Roster<P>,
   slots: RunSlots,
   nestedOnly: boolean,
+  overShare: (tenant: TenantFrame) => boolean,
 ): void {
   for (let i = 0; i < waiters.length; ) {
     const waiter = waiters.at(i)!;
@@ -36,6 +39,10 @@ export function serveWaiters<P extends PoolProcess>(
       i += 1;
       continue;
     }
+    if (targetMember === undefined && waiter.tenant !== undefined && overShare(waiter.tenant)) {
+      i += 1;
+      continue;
+    }
     let member: Member<P> | undefined;
     if (targetMember === undefined) member = roster.takeIdle();
     else if (!targetMember.busy) {
@@ -48,6 +55,7 @@ export function serveWaiters<P extends PoolProcess>(
     }
     waiters.remove(waiter);
     slots.take(member, slot);
+    if (targetMember === undefined) member.tenant = waiter.tenant;
     waiter.resolve(member.process);
   }
 }

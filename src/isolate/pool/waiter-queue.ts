@@ -3,6 +3,7 @@
  * A waiter leaves the queue when it is served, fails, or its caller withdraws it.
  */
 import type { ExecutorError } from '../../protocol/errors.js';
+import type { TenantFrame } from './tenancy.js';
 
 export interface Waiter<P> {
   resolve(sandbox: P): void;
@@ -15,6 +16,8 @@ export interface Waiter<P> {
   lost?: () => ExecutorError;
   /** Started from a tool call of a running execution: may run beyond `maxWorkers`. */
   nested: boolean;
+  /** The tenant it runs for (a daemon's client), held to its share of the memory budget. */
+  tenant?: TenantFrame | undefined;
 }
 
 /** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
@@ -29,6 +32,7 @@ export interface WaiterRequest<P> {
   /** An invocation of a retained execution: that process, and the error when it ends first. */
   target?: { process: P; lost: () => ExecutorError } | undefined;
   cancel?: AcquireCancel | undefined;
+  tenant?: TenantFrame | undefined;
 }
 
 export class WaiterQueue<P> {
@@ -37,6 +41,8 @@ export class WaiterQueue<P> {
   #untargeted = 0;
   /** Waiters started from a tool call of a running execution. */
   #nested = 0;
+  /** Waiters that run for a tenant (tenancy.ts). */
+  #tenanted = 0;
 
   get length(): number {
     return this.#waiters.length;
@@ -48,6 +54,10 @@ export class WaiterQueue<P> {
 
   get nested(): number {
     return this.#nested;
+  }
+
+  get tenanted(): number {
+    return this.#tenanted;
   }
 
   /** The waiter at `index` in arrival order. */
@@ -72,6 +82,7 @@ export class WaiterQueue<P> {
     const waiter: Waiter<P> = {
       settled: false,
       nested: request.nested,
+      tenant: request.tenant,
       resolve: (sandbox) => {
         stopListening();
         resolve(sandbox);
@@ -92,6 +103,7 @@ export class WaiterQueue<P> {
   #push(waiter: Waiter<P>): void {
     if (waiter.target === undefined) this.#untargeted += 1;
     if (waiter.nested) this.#nested += 1;
+    if (waiter.tenant !== undefined) this.#tenanted += 1;
     this.#waiters.push(waiter);
   }
 
@@ -103,6 +115,7 @@ export class WaiterQueue<P> {
     waiter.settled = true;
     if (waiter.target === undefined) this.#untargeted -= 1;
     if (waiter.nested) this.#nested -= 1;
+    if (waiter.tenant !== undefined) this.#tenanted -= 1;
     return true;
   }
 
@@ -112,6 +125,7 @@ export class WaiterQueue<P> {
     this.#waiters = [];
     this.#untargeted = 0;
     this.#nested = 0;
+    this.#tenanted = 0;
     for (const waiter of failed) {
       waiter.settled = true;
       waiter.reject(error);

@@ -1,0 +1,61 @@
+/**
+ * Tenants of one pool: the clients a daemon serves from it (a connection, or a token where the
+ * daemon has several). The daemon runs each call inside its tenant's frame (an AsyncLocalStorage,
+ * read once when the run asks for a process); the pool then holds each tenant to its share of the
+ * memory budget while another tenant is present, and evicts retained executions of a tenant over
+ * its share before another tenant's run starves. Calls outside any frame (an IsolateExecutor used
+ * in-process) belong to no tenant and are not held to a share.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The tenant a call runs for, and the tenancy that knows who else is present. */
+export interface TenantFrame {
+  readonly key: string;
+  readonly tenancy: Tenancy;
+}
+
+const tenantScope = new AsyncLocalStorage<TenantFrame>();
+
+/** The tenant the current call runs for, if any. */
+export function currentTenant(): TenantFrame | undefined {
+  return tenantScope.getStore();
+}
+
+export class Tenancy {
+  /** The part of the memory budget one tenant may hold while another is present (0 to 1). */
+  readonly memoryShare: number;
+  /** Tenants present, with how many of their connections are open. */
+  readonly #present = new Map<string, number>();
+
+  constructor(memoryShare: number) {
+    this.memoryShare = memoryShare;
+  }
+
+  /** Tenants present now. */
+  get size(): number {
+    return this.#present.size;
+  }
+
+  /** Whether that tenant has a connection open. */
+  has(key: string): boolean {
+    return this.#present.has(key);
+  }
+
+  /** A connection of that tenant opened; the returned function says it closed. */
+  join(key: string): () => void {
+    this.#present.set(key, (this.#present.get(key) ?? 0) + 1);
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      const open = (this.#present.get(key) ?? 1) - 1;
+      if (open > 0) this.#present.set(key, open);
+      else this.#present.delete(key);
+    };
+  }
+
+  /** Runs `call` for that tenant: the runs it starts are counted against the tenant's share. */
+  run<T>(key: string, call: () => T): T {
+    return tenantScope.run({ key, tenancy: this }, call);
+  }
+}
