@@ -29,6 +29,7 @@ import {
   TOP_NUMBERS,
 } from '../isolate/options/table.js';
 import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogFormat } from './log.js';
+import { nearestName } from './nearest-name.js';
 import type { DaemonOptions } from './run-daemon.js';
 import { MAX_PORT, SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from './server-options.js';
 import {
@@ -218,27 +219,10 @@ function integer(flag: string, text: string | undefined, min: number, max?: numb
 /** The usage line, first in --help, which a missing command prints. */
 const USAGE_LINE = USAGE.split('\n')[0]!;
 
-/** Edits (insert, delete, replace) between two strings. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
-/** The known flag nearest to an unknown one, within a third of its length in edits; undefined when none is. */
+/** The known flag nearest to an unknown one (nearest-name.ts); undefined when none is near. */
 function closestFlag(flag: string): string | undefined {
-  const name = flag.replace(/^--?/, '').split('=')[0]!;
-  let best: { flag: string; distance: number } | undefined;
-  for (const known of Object.keys(OPTIONS)) {
-    const distance = editDistance(name, known);
-    if (best === undefined || distance < best.distance) best = { flag: `--${known}`, distance };
-  }
-  return best !== undefined && best.distance <= Math.max(1, Math.floor(name.length / 3)) ? best.flag : undefined;
+  const known = nearestName(flag.replace(/^--?/, '').split('=')[0]!, Object.keys(OPTIONS));
+  return known === undefined ? undefined : `--${known}`;
 }
 
 /** Node's parseArgs texts name the flag but read oddly (and quote unevenly); ours replace them. */
