@@ -5,12 +5,15 @@
  * Exit code 0 when every cell is as expected, 1 when one is not, 2 on a bad selector or catalogue.
  */
 import { resolve } from 'node:path';
-import { COLUMN_IDS, type ColumnId } from '../columns.js';
+import { COLUMN_IDS, type ColumnId, RESOLVED_COLUMNS } from '../columns.js';
 import { Engine } from '../engine.js';
 import { brief } from '../expect.js';
 import { type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
 import { texts } from '../texts.js';
 import { parseColumns, parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
+
+/** The columns this command runs: the pinned ones (newest and compare are resolved by npm run matrix). */
+const PINNED_COLUMNS = COLUMN_IDS.filter((id) => !(RESOLVED_COLUMNS as readonly string[]).includes(id));
 
 const USAGE = `usage: npm run case -- <selector>... [--columns <ids>]
 
@@ -18,7 +21,7 @@ Runs the selected cases and prints every cell: its status, the outcome, and the 
 
   <selector>        a case id (args-spread-two), a pattern with * (args-*), or a case file
                     (cases/args.yaml); several may be given
-  --columns <ids>   comma-separated, or all (default: ours); the columns are ${COLUMN_IDS.join(', ')}
+  --columns <ids>   comma-separated, or all (default: ours); the columns are ${PINNED_COLUMNS.join(', ')}
   --cases <dir>     the catalogue directory (default: cases/)
   -h, --help        print this text
 
@@ -56,7 +59,7 @@ runCommand(async () => {
     { columns: { type: 'string' }, cases: { type: 'string' } },
     USAGE,
   );
-  const columns: ColumnId[] = parseColumns(values.columns as string | undefined, ['ours']);
+  const columns: ColumnId[] = parseColumns(values.columns as string | undefined, ['ours'], PINNED_COLUMNS);
   const { cases, boundaries } = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);
   let selected = cases;
   if (positionals.length > 0) {
