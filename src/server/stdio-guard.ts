@@ -6,7 +6,6 @@
  * counted (`log_lines_dropped_total`), the daemon keeps serving, and the other stream, if it still
  * works, is told once.
  */
-import type { Writable } from 'node:stream';
 import { formatStdioBroken } from './texts.js';
 
 export type StdioName = 'stdout' | 'stderr';
@@ -16,15 +15,24 @@ export type DroppedLines = Record<StdioName, number>;
 
 type WriteCallback = (error?: Error | null) => void;
 
+/**
+ * What the guard uses of a stream (`process.stdout` is one). Written out rather than Node's
+ * `Writable`, so the `/server` entry's declarations need no `@types/node`.
+ */
+export interface LogStream {
+  write(text: string, callback: WriteCallback): boolean;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
 class GuardedStream {
   readonly name: StdioName;
-  readonly #stream: Writable;
+  readonly #stream: LogStream;
   dropped = 0;
   #broken = false;
   /** Told once, when the stream fails. */
   readonly #failed: (name: StdioName, error: Error) => void;
 
-  constructor(name: StdioName, stream: Writable, failed: (name: StdioName, error: Error) => void) {
+  constructor(name: StdioName, stream: LogStream, failed: (name: StdioName, error: Error) => void) {
     this.name = name;
     this.#stream = stream;
     this.#failed = failed;
@@ -56,7 +64,7 @@ class GuardedStream {
     if (this.#broken) return;
     this.#broken = true;
     // Whoever else writes to the stream (console, Node's warnings) is dropped and counted too.
-    const stream = this.#stream as Writable & { write: (...args: unknown[]) => boolean };
+    const stream = this.#stream as LogStream & { write: (...args: unknown[]) => boolean };
     stream.write = (...args: unknown[]) => {
       this.dropped += 1;
       const callback = args.find((arg): arg is WriteCallback => typeof arg === 'function');
@@ -70,7 +78,7 @@ class GuardedStream {
 export class StdioGuard {
   readonly #streams: Record<StdioName, GuardedStream>;
 
-  constructor(stdout: Writable, stderr: Writable) {
+  constructor(stdout: LogStream, stderr: LogStream) {
     const failed = (name: StdioName, error: Error) => {
       const other = this.#streams[name === 'stdout' ? 'stderr' : 'stdout'];
       if (!other.broken) other.write(`${formatStdioBroken(name, error)}\n`);
