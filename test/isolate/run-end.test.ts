@@ -125,6 +125,21 @@ describe('RunEnd', () => {
     expect(performance.now() - since).toBeGreaterThanOrEqual(2_000);
   });
 
+  it('keeps a process that answers nothing but makes slow progress (a loaded host) past the stuck limit', async () => {
+    const { sandbox, events, end } = runEnd({ timeout: 60_000 });
+    end.start();
+    end.abandon();
+    // 4 ms of CPU every 100 ms (a process loading its worker on a crowded core): 112 ms by the end,
+    // short of a spin's 200 ms, and past 2 s without a reply.
+    const creep = setInterval(() => (sandbox.cpu = (sandbox.cpu ?? 0) + 4), 100);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_800));
+      expect(events.spinning).toBe(0);
+    } finally {
+      clearInterval(creep);
+    }
+  });
+
   it('reports a spin at the first grace period where the CPU time cannot be read', async () => {
     const { sandbox, events, end } = runEnd({ timeout: 60_000 });
     sandbox.cpu = undefined;

@@ -19,12 +19,14 @@ import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
  * and is killed. CPU time, not a share of the wall clock: a process that is merely not scheduled
  * on a loaded host burns little, and one that is still loading the run's worker (a bound of 0
  * gives up before the program starts) burns a few tens of milliseconds, so neither is mistaken for
- * a spin whatever the host's scheduling. One that burns nothing and never answers is killed at the
- * cap. The check is made every CANCEL_GRACE_MS.
+ * a spin whatever the host's scheduling. Such a process is kept while it makes progress (its CPU
+ * time grows), up to GRACE_CAP_MS; one that burns nothing for STUCK_MS (stopped, or wedged
+ * without computing) is killed then. The check is made every CANCEL_GRACE_MS.
  */
 const CANCEL_GRACE_MS = 50;
-const CANCEL_GRACE_CAP_MS = 2_000;
 const SPIN_CPU_MS = 200;
+const STUCK_MS = 2_000;
+const GRACE_CAP_MS = 10_000;
 
 /** Which bound ended the run: the wall clock (`timeout`), or its CPU time (`cpuTimeout`). */
 type Expiry = 'timeout' | 'cpu';
@@ -158,10 +160,15 @@ export class RunEnd {
     this.#process.send({ t: 'cancel', run: this.#run, raceMayWin });
     const since = performance.now();
     const cpuAtCancel = this.#process.cpuMs();
+    let cpuBefore = cpuAtCancel;
+    let progressAt = since;
     const check = () => {
+      const now = performance.now();
       const cpuNow = this.#process.cpuMs();
       const spinning = cpuAtCancel === undefined || cpuNow === undefined || cpuNow - cpuAtCancel >= SPIN_CPU_MS;
-      if (spinning || performance.now() - since >= CANCEL_GRACE_CAP_MS) {
+      if (cpuNow !== undefined && cpuBefore !== undefined && cpuNow > cpuBefore) progressAt = now;
+      cpuBefore = cpuNow;
+      if (spinning || now - progressAt >= STUCK_MS || now - since >= GRACE_CAP_MS) {
         this.#events.spinning();
         return;
       }

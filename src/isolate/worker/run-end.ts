@@ -69,7 +69,8 @@ let inFlight: RunInFlight | null = null;
 const CLOCK_SLACK_MS = 10;
 /** How long a cancel() that arrived before its run started waits for it, polling (ms). */
 const EARLY_CANCEL_POLL_MS = 1;
-const EARLY_CANCEL_WAIT_MS = 1000;
+/** As long as the host waits for a process that makes progress to answer (run/run-end.ts). */
+const EARLY_CANCEL_WAIT_MS = 10_000;
 
 function verdictOf(current: Race, logs: LogEntry[]): RaceVerdict {
   return current.won ? { won: true } : { won: false, logs };
