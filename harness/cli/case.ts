@@ -59,7 +59,12 @@ runCommand(async () => {
     { columns: { type: 'string' }, cases: { type: 'string' } },
     USAGE,
   );
-  const columns: ColumnId[] = parseColumns(values.columns as string | undefined, ['ours'], PINNED_COLUMNS);
+  const columns: ColumnId[] = parseColumns(
+    values.columns as string | undefined,
+    ['ours'],
+    PINNED_COLUMNS,
+    PINNED_COLUMNS,
+  );
   const { cases, boundaries } = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);
   let selected = cases;
   if (positionals.length > 0) {

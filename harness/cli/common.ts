@@ -44,17 +44,21 @@ export function parseCommand(
   }
 }
 
-/** `--columns a,b` (or `all`) as column ids; an unknown id is a UsageError naming the known ones. */
+/**
+ * `--columns a,b` (or `all`) as column ids; an id outside `known` (the columns the command runs) is a
+ * UsageError naming them.
+ */
 export function parseColumns(
   value: string | undefined,
   fallback: readonly ColumnId[],
   all: readonly ColumnId[] = COLUMN_IDS,
+  known: readonly ColumnId[] = COLUMN_IDS,
 ): ColumnId[] {
   if (value === undefined) return [...fallback];
   if (value === 'all') return [...all];
   const asked = value.split(',').filter(Boolean);
-  const unknown = asked.filter((id) => !isColumnId(id));
-  if (unknown.length > 0 || asked.length === 0) throw new UsageError(texts.cli.unknownColumns(unknown, COLUMN_IDS));
+  const unknown = asked.filter((id) => !isColumnId(id) || !known.includes(id));
+  if (unknown.length > 0 || asked.length === 0) throw new UsageError(texts.cli.unknownColumns(unknown, known));
   return asked as ColumnId[];
 }
 

@@ -25,19 +25,21 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // this race only proves a win: a run that settled in time in the sandbox is in time even when the
 // host's clock, started earlier at hand-off, has already expired. One run at a time per worker.
 //
-// Event order decides, as upstream's Promise.race does, never the wall clock: a run that ends
-// before the race timer fired has won. So a run that settles on microtasks alone wins even a bound
-// of 0, however long the host's scheduler keeps the process off a core meanwhile.
+// Event order decides, as upstream's Promise.race does: a run that ends after the race timer
+// fired has lost. A run that ends before it has won, unless the clock shows it ended far past its
+// deadline: user code can clear the race timer by guessing its id, so a timer that never fired
+// proves nothing once the deadline is long gone. "Far" is LATE_END_SLACK_MS, wider than the host's
+// scheduler keeps a process off a core in the middle of one turn: so a run that settles on
+// microtasks alone wins even a bound of 0 on a loaded host, and one that cleared the race timer
+// gains at most that much.
 //
-// The clock only bounds what user code can do to the race, on `Date.now()` (which advances in real
-// time here), give or take CLOCK_SLACK_MS. User code can clear the race timer by guessing its id,
-// so once the host asks for the verdict (`raceVerdict`), a run that has not ended by its deadline
-// has lost. It can also call `raced`, `returned` and `threw` itself (they are exports of the
-// harness module, whose name a stack frame shows): the first `raced` arms the race and no later
-// call moves its deadline, and a run that ends more than once (only a forged call ends it early)
-// is judged by the clock at every end.
-// A forged early win can then only make `cancel` wait for the run's own reply, which says it was
-// late.
+// The clock (`Date.now()`, which advances in real time here) also decides a run that has not ended
+// when the host asks for the verdict (`raceVerdict`): past its deadline, give or take
+// CLOCK_SLACK_MS, it has lost. User code can also call `raced`, `returned` and `threw` itself
+// (they are exports of the harness module, whose name a stack frame shows): the first `raced` arms
+// the race and no later call moves its deadline, and a run that ends more than once (only a forged
+// call ends it early) is judged on the clock alone at every later end. A forged early win can then
+// only make `cancel` wait for the run's own reply, which says it was late.
 // The decision is not taken by a reaction on the program's promise: a second reaction there
 // would end V8's async stack at the program's frame.
 
@@ -67,6 +69,8 @@ export interface RunInFlight {
 let race: Race | null = null;
 let inFlight: RunInFlight | null = null;
 const CLOCK_SLACK_MS = 10;
+/** How late by the clock a run that ended before its race timer fired may end and still win (ms). */
+const LATE_END_SLACK_MS = 250;
 /** How long a cancel() that arrived before its run started waits for it, polling (ms). */
 const EARLY_CANCEL_POLL_MS = 1;
 /** As long as the host waits for a process that makes progress to answer (run/run-end.ts). */
@@ -124,14 +128,16 @@ export function armRace(current: RunInFlight): void {
 }
 
 /**
- * The run ends now: in time when its race timer has not fired, whatever an earlier call decided,
- * and, for a run that was ended before (a forged call), when the clock is not past its deadline.
+ * The run ends now: in time when its race timer has not fired and the clock is not far past its
+ * deadline (LATE_END_SLACK_MS; CLOCK_SLACK_MS for a run a forged call ended before), whatever an
+ * earlier call decided.
  * Its timers are cleared.
  */
 export function endRun(current: RunInFlight): boolean {
   const state = current.race;
   const forgedBefore = state.ends++ > 0;
-  const settledBeforeDeadline = !state.timerFired && (!forgedBefore || $now() <= state.deadline + CLOCK_SLACK_MS);
+  const slack = forgedBefore ? CLOCK_SLACK_MS : LATE_END_SLACK_MS;
+  const settledBeforeDeadline = !state.timerFired && $now() <= state.deadline + slack;
   decide(state, settledBeforeDeadline);
   state.endedBeforeDeadline = settledBeforeDeadline;
   if (current.timer !== undefined) $clearTimeout(current.timer);
