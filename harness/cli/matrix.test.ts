@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BARE_RECORD_DEPRECATION } from '../../src/codemode/texts.js';
+import { withSlack } from '../../test/support/machine-slack.js';
 import { groupMembers } from '../processes.js';
 import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-support/catalogue-dir.js';
 import { type FakeRegistry, startFakeRegistry } from '../test-support/fake-registry.js';
@@ -84,7 +85,8 @@ describe('npm run matrix', () => {
   });
 
   it('writes a limited run where asked, with its banner, and prints no control character into a log', () => {
-    const waitsLong = 'async () => { await new Promise((r) => setTimeout(r, 8000)); return 2 }';
+    // Long enough that the three quick cases finish while it waits, on a loaded host too.
+    const waitsLong = `async () => { await new Promise((r) => setTimeout(r, ${Math.min(withSlack(8000), 40_000)})); return 2 }`;
     catalogue.write(
       'a.yaml',
       [
