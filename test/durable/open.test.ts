@@ -409,19 +409,27 @@ describe('a database a newer SQLite wrote', () => {
   });
 });
 
+/** Inserts rows of 100 KB into a new table `big` until a write is refused (at most 100). */
+function fillUntilRefused(sql: DurableState['storage']['sql']): {
+  acknowledged: number;
+  failure: (Error & { code?: string }) | undefined;
+} {
+  sql.exec('CREATE TABLE big (n INTEGER, x TEXT)');
+  let acknowledged = 0;
+  try {
+    for (; acknowledged < 100; acknowledged++)
+      sql.exec('INSERT INTO big VALUES (?, ?)', acknowledged, 'x'.repeat(100_000));
+  } catch (error) {
+    return { acknowledged, failure: error as Error & { code?: string } };
+  }
+  return { acknowledged, failure: undefined };
+}
+
 describe('maxStateBytes', () => {
   it('fails the write past it with a text naming the bound, keeps every write before it, and the state stays usable', async () => {
     const state = await openDurableState({ path: dir, exports: {}, maxStateBytes: 1024 * 1024 });
     const sql = state.storage.sql;
-    sql.exec('CREATE TABLE big (n INTEGER, x TEXT)');
-    let acknowledged = 0;
-    let failure: (Error & { code?: string }) | undefined;
-    try {
-      for (; acknowledged < 100; acknowledged++)
-        sql.exec('INSERT INTO big VALUES (?, ?)', acknowledged, 'x'.repeat(100_000));
-    } catch (error) {
-      failure = error as Error & { code?: string };
-    }
+    const { acknowledged, failure } = fillUntilRefused(sql);
     try {
       expect(acknowledged).toBeGreaterThan(5);
       expect(failure?.code).toBe('STATE_SIZE_LIMIT');
@@ -460,15 +468,7 @@ describe.runIf(process.getuid?.() === 0)('a full disk', () => {
     const path = join(small, 'state');
     const state = await openDurableState({ path, exports: {} });
     const sql = state.storage.sql;
-    sql.exec('CREATE TABLE big (n INTEGER, x TEXT)');
-    let acknowledged = 0;
-    let failure: (Error & { code?: string }) | undefined;
-    try {
-      for (; acknowledged < 100; acknowledged++)
-        sql.exec('INSERT INTO big VALUES (?, ?)', acknowledged, 'x'.repeat(100_000));
-    } catch (error) {
-      failure = error as Error & { code?: string };
-    }
+    const { acknowledged, failure } = fillUntilRefused(sql);
     try {
       expect(failure?.code).toBe('STATE_DISK_FULL');
       expect(failure?.message).toMatch(
