@@ -153,9 +153,9 @@ describe('the bound', () => {
 });
 
 describe('the run clock', () => {
-  // The bound also holds the sandbox's start, which a loaded host slows: a quiet machine's 300 ms,
-  // stretched. Each host wait lasts twice the bound.
-  const bound = withSlack(300);
+  // The bound also holds the sandbox's start, which a loaded host slows (past 600 ms beside two
+  // busy loops): 1.5 s, stretched by the slowdown. Each host wait lasts twice the bound.
+  const bound = withSlack(1_500);
   const request = {
     code: `async () => { console.log("asking"); return await slow.wait(${2 * bound}) }`,
     providers: [{ name: 'slow', tools: ['wait'] }],
