@@ -87,10 +87,11 @@ describe('the harness', () => {
       }`,
         timeout: 300,
       });
-      expect(outcome).toEqual({
+      // The verdict is the point. The line logged before may be lost: on a loaded host the process
+      // can still be waiting when its cancel grace ends, and is then killed with what it held.
+      expect({ result: outcome.result, error: outcome.error }).toEqual({
         result: undefined,
         error: ExecutionTimeoutError.format(300),
-        logs: [{ level: 'log', message: '' }],
       });
       expect(await run({ code: 'async () => "next"' })).toEqual({ result: 'next', logs: [] });
     });
