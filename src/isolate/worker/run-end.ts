@@ -157,7 +157,9 @@ export function lastRunSettledBeforeDeadline(): boolean {
  */
 function awaitVerdict(current: Race, logs: () => LogEntry[], resolve: (verdict: RaceVerdict) => void): void {
   const late = current.deadline + CLOCK_SLACK_MS - $now();
-  if (current.won === undefined && late < 0) decide(current, false);
+  // Started but not armed: it is still in its preludes, which the host's bound covers (a run
+  // without preludes arms in the turn it starts, so a cancel never finds it here).
+  if (current.won === undefined && (late < 0 || !current.armed)) decide(current, false);
   if (current.won !== undefined) {
     resolve(verdictOf(current, logs()));
     return;
