@@ -300,6 +300,8 @@ export class Engine {
         // is started afresh, once per column, and the case runs once more from its start; after
         // that, a column that does not answer is broken.
         const restarted = WORKER_RESTARTED.test(reason);
+        // Another case on the column may have closed its side meanwhile (it broke, or is reopening).
+        if (state.side === undefined) return { kind: 'infra-error', reason };
         const problem = restarted ? await this.answersAgain(state.side) : await this.preflight(state.side);
         if (attempt === 1 && (problem === undefined ? restarted : await this.reopen(name, state))) continue;
         if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
