@@ -8,8 +8,9 @@
  * waits as long as the hostile one's tool does (here up to 60 s).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEnvelopeDispatch, type ExecuteResult } from '../../src/protocol/index.js';
+import type { ExecuteResult } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
+import { toolGate } from '../isolate/tool-gate.js';
 import { NodeWebSocket } from '../remote/support/client.js';
 import { startDaemon, stopAllDaemons, waitUntil } from '../remote/support/daemon.js';
 
@@ -49,22 +50,9 @@ describe('two tenants of one daemon, with a memory budget of 320 MB', () => {
     ]);
     const victim = await connect(daemon.url, { websocket: NodeWebSocket, token: 'victim-token' });
     const hostile = await connect(daemon.url, { websocket: NodeWebSocket, token: 'hostile-token' });
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const bound = setTimeout(release, HOSTILE_HOLD_MS);
-    let arrived = 0;
-    const slowTool = createEnvelopeDispatch(
-      {
-        slow: async () => {
-          arrived += 1;
-          await released;
-          return 'done';
-        },
-      },
-      { active: true },
-    );
+    // The hostile runs wait on the gate until the attack is over, or HOSTILE_HOLD_MS at the most.
+    const held = toolGate();
+    const bound = setTimeout(held.open, HOSTILE_HOLD_MS);
     const timed = async (): Promise<number> => {
       const started = performance.now();
       await expect(victim.execute({ code: 'async () => 6 * 7' })).resolves.toMatchObject({ result: 42 });
@@ -101,9 +89,9 @@ describe('two tenants of one daemon, with a memory budget of 320 MB', () => {
         if (attackOver || sent >= MAX_HOLDERS_SENT) return;
         sent += 1;
         const holder = hostile.execute({
-          code: `async () => { ${HOLD_60_MB} await slow.wait(); return ballast.length }`,
-          providers: [{ name: 'slow', tools: ['wait'] }],
-          dispatch: slowTool,
+          code: `async () => { ${HOLD_60_MB} await gate.pass(); return ballast.length }`,
+          providers: held.providers,
+          dispatch: held.dispatch,
         });
         holders.push(holder);
         void holder.then(hold, hold);
@@ -112,21 +100,21 @@ describe('two tenants of one daemon, with a memory budget of 320 MB', () => {
       // What it was admitted holds its memory (retained, or waiting on the tool); the pool reads it
       // every 500 ms. Bounded: the hostile tenant's work past its share never starts.
       const attackStarted = performance.now();
-      await waitUntil(() => retained + arrived >= 2 || performance.now() - attackStarted > 20_000);
+      await waitUntil(() => retained + held.waiting() >= 2 || performance.now() - attackStarted > 20_000);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(retained + arrived).toBeGreaterThanOrEqual(2);
+      expect(retained + held.waiting()).toBeGreaterThanOrEqual(2);
 
       const attacked: number[] = [];
       for (let run = 0; run < RUNS; run += 1) attacked.push(await timed());
       const allowed = 2 * p95(baseline) + 1_000;
       console.log(
-        `tenant fairness: baseline p95 ${p95(baseline).toFixed(0)} ms, under attack p95 ${p95(attacked).toFixed(0)} ms (allowed ${allowed.toFixed(0)} ms); the hostile tenant had ${retained} retained and ${arrived} runs on its tool`,
+        `tenant fairness: baseline p95 ${p95(baseline).toFixed(0)} ms, under attack p95 ${p95(attacked).toFixed(0)} ms (allowed ${allowed.toFixed(0)} ms); the hostile tenant had ${retained} retained and ${held.waiting()} runs on its tool`,
       );
       expect({ p95: p95(attacked), within: p95(attacked) <= allowed }).toEqual({ p95: p95(attacked), within: true });
     } finally {
       attackOver = true;
       clearTimeout(bound);
-      release();
+      held.open();
       // Its waiting work is given up with its connection.
       await hostile.dispose();
       await Promise.allSettled(holders);
