@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-support/catalogue-dir.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 
 let catalogue: FixtureCatalogue;
 beforeAll(() => {
@@ -17,7 +16,7 @@ beforeAll(() => {
 afterAll(() => catalogue.remove());
 
 function runCli(...args: string[]): { status: number | null; output: string } {
-  const run = spawnSync(TSX, [join(ROOT, 'harness', 'cli', 'case.ts'), ...args], {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'harness', 'cli', 'case.ts'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 180_000,

@@ -15,7 +15,11 @@ import { caseText, type FixtureCatalogue, fixtureCatalogue } from '../test-suppo
 import { type FakeRegistry, startFakeRegistry } from '../test-support/fake-registry.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/**
+ * The CLI runs in one process, as `npm run matrix` runs it: `tsx`'s own launcher would put a parent
+ * in front that, on a loaded machine, SIGKILLs a child slower than 30 ms to acknowledge a Ctrl-C.
+ */
+const NODE_TSX = ['--import', 'tsx'];
 const MATRIX = join(ROOT, 'harness', 'cli', 'matrix.ts');
 
 const BARE_RECORD = '  providers:\n    - tools: { add: { add: true } }\n  options: { bareRecord: true }\n';
@@ -36,7 +40,11 @@ afterAll(() => {
 const RELEASE_CACHE = join(ROOT, 'node_modules', '.cache', 'codemode-releases-matrix-test');
 
 function runMatrix(...args: string[]) {
-  const run = spawnSync(TSX, [MATRIX, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const run = spawnSync(process.execPath, [...NODE_TSX, MATRIX, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -44,8 +52,8 @@ function runMatrix(...args: string[]) {
 function runMatrixAsync(...args: string[]): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = execFile(
-      TSX,
-      [MATRIX, ...args],
+      process.execPath,
+      [...NODE_TSX, MATRIX, ...args],
       { cwd: ROOT, encoding: 'utf8', timeout: 600_000, env: { ...process.env, MATRIX_RELEASE_CACHE: RELEASE_CACHE } },
       (_error, stdout, stderr) => resolve({ status: child.exitCode, output: `${stdout}${stderr}` }),
     );
@@ -281,8 +289,8 @@ describe('npm run matrix', () => {
     catalogue.write('a.yaml', `${caseText('first-fails', '1', '{ result: 2 }')}${slow}`);
     const interrupted = join(out, 'interrupted');
     const child: ChildProcess = spawn(
-      TSX,
-      [MATRIX, '--cases', catalogue.dir, '--columns', 'ours', '--out', interrupted],
+      process.execPath,
+      [...NODE_TSX, MATRIX, '--cases', catalogue.dir, '--columns', 'ours', '--out', interrupted],
       {
         cwd: ROOT,
         detached: true, // a process group of its own, as a terminal's foreground job is
