@@ -28,6 +28,8 @@ interface Script {
   /** Cases whose run rejects; with `breaks`, the side stops answering afterwards. */
   failing?: string[];
   breaks?: boolean;
+  /** Cases whose first run rejects and whose second answers, as a request a loaded wrangler dev dropped. */
+  dropsOnce?: string[];
   /** How long a case takes, by id (ms); the others answer at once. */
   takes?: Record<string, number>;
   /**
@@ -45,6 +47,7 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
   let starting = 0;
   let mostAtOnce = 0;
   const died = new Set<string>();
+  const dropped = new Set<string>();
   const starts: string[] = [];
   const starter = async (name: ColumnId): Promise<Side> => {
     starts.push(name);
@@ -80,6 +83,10 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
           restartsLeft[testCase.id]! -= 1;
           restarting = 2;
           throw new Error('HTTP 503: Your worker restarted mid-request. Please try sending the request again.');
+        }
+        if (script.dropsOnce?.includes(testCase.id) && !dropped.has(testCase.id)) {
+          dropped.add(testCase.id);
+          throw new Error('fetch failed: other side closed');
         }
         if (script.failing?.includes(testCase.id)) {
           if (script.breaks) broken = true;
@@ -148,9 +155,13 @@ describe('Engine', () => {
     expect(fake.disposed).toEqual(['ours']);
   });
 
-  it('keeps a column after one failed request; one that no longer answers is started afresh once, then fails every later cell at once', async () => {
-    const fake = fakes({ ours: { failing: ['flaky'] }, latest: { failing: ['wedges'], breaks: true } });
+  it('runs a failed request once more and keeps the column; one that no longer answers is started afresh once, then fails every later cell at once', async () => {
+    const fake = fakes({
+      ours: { failing: ['flaky'], dropsOnce: ['dropped'] },
+      latest: { failing: ['wedges'], breaks: true },
+    });
     const engine = new Engine(boundaries, fake.starter);
+    expect((await engine.cell(item('dropped'), 'ours')).cell.status).toBe('pass');
     expect((await engine.cell(item('flaky'), 'ours')).cell).toMatchObject({
       status: 'infra-error',
       reason: 'HTTP 500 on flaky',
@@ -161,7 +172,15 @@ describe('Engine', () => {
     expect(later.status).toBe('infra-error');
     expect(later.reason).toMatch(/^the column broke at case "wedges": HTTP 500 on wedges\n/);
     // The column that stopped answering was started afresh and the case run again; it wedged that one too.
-    expect(fake.runs).toEqual(['ours:flaky', 'ours:after', 'latest:wedges', 'latest:wedges']);
+    expect(fake.runs).toEqual([
+      'ours:dropped',
+      'ours:dropped',
+      'ours:flaky',
+      'ours:flaky',
+      'ours:after',
+      'latest:wedges',
+      'latest:wedges',
+    ]);
     await engine.closeAll();
   });
 

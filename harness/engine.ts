@@ -294,16 +294,17 @@ export class Engine {
       } catch (error) {
         const reason = messageOf(error);
         if (this.aborted) return { kind: 'infra-error', reason };
-        // One failed request may be the case's own doing; a side that no longer answers 6 * 7 has
-        // died. When wrangler dev says its workerd died under the request, the column is given the
-        // time to answer again (wrangler may start another workerd). A column that does not answer
-        // is started afresh, once per column, and the case runs once more from its start; after
-        // that, a column that does not answer is broken.
+        // A failed request runs once more from its start: on a loaded machine wrangler dev drops a
+        // request now and then, and a case whose own doing it is fails the same way twice. A side
+        // that no longer answers 6 * 7 has died. When wrangler dev says its workerd died under the
+        // request, the column is given the time to answer again (wrangler may start another
+        // workerd). A column that does not answer is started afresh, once per column; after that,
+        // a column that does not answer is broken.
         const restarted = WORKER_RESTARTED.test(reason);
         // Another case on the column may have closed its side meanwhile (it broke, or is reopening).
         if (state.side === undefined) return { kind: 'infra-error', reason };
         const problem = restarted ? await this.answersAgain(state.side) : await this.preflight(state.side);
-        if (attempt === 1 && (problem === undefined ? restarted : await this.reopen(name, state))) continue;
+        if (attempt === 1 && (problem === undefined || (await this.reopen(name, state)))) continue;
         if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
         return { kind: 'infra-error', reason };
       }

@@ -112,7 +112,7 @@ describe('npm run matrix', () => {
     expect(output).not.toContain(BARE_RECORD_DEPRECATION);
     expect(output).toContain('[ours] done in');
     expect(output).toContain('matrix is green');
-    expect(status).toBe(0);
+    expect(status, output).toBe(0);
     const run = JSON.parse(readFileSync(join(out, 'matrix.json'), 'utf8'));
     expect(run.cells.map((cell: { case: string; status: string }) => `${cell.case} ${cell.status}`)).toEqual([
       'limited-one pass',
@@ -151,7 +151,7 @@ describe('npm run matrix', () => {
     const { status, output } = await runMatrixAsync(
       ...['--cases', catalogue.dir, '--columns', 'ours,newest', '--registry', registry, '--out', offline],
     );
-    expect(status).toBe(1);
+    expect(status, output).toBe(1);
     expect(output).toContain(`the npm registry did not answer (${registry}/@cloudflare%2fcodemode:`);
     const run = JSON.parse(readFileSync(join(offline, 'matrix.json'), 'utf8'));
     const newest = run.columns.find((column: { id: string }) => column.id === 'newest');
@@ -199,7 +199,7 @@ describe('npm run matrix', () => {
         ...['--registry', registry.url, '--fail-on-upstream-change', '--out', diffed],
       );
       expect(output).toContain('[newest] @cloudflare/codemode 0.5.6, published 2026-10-29');
-      expect(status).toBe(3);
+      expect(status, output).toBe(3);
       const run = JSON.parse(readFileSync(join(diffed, 'matrix.json'), 'utf8'));
       expect(run.releaseDiff.from).toEqual({ column: 'compare', release: '0.3.8' });
       expect(run.releaseDiff.to).toEqual({ column: 'newest', release: '0.5.6' });
@@ -237,7 +237,7 @@ describe('npm run matrix', () => {
       const { status, output } = await runMatrixAsync(
         ...['--cases', catalogue.dir, '--columns', 'latest,newest', '--registry', registry.url, '--out', reused],
       );
-      expect(status).toBe(0);
+      expect(status, output).toBe(0);
       expect(output).not.toContain('[newest] opening the column');
       const run = JSON.parse(readFileSync(join(reused, 'matrix.json'), 'utf8'));
       const newest = run.columns.find((column: { id: string }) => column.id === 'newest');
@@ -261,7 +261,7 @@ describe('npm run matrix', () => {
     );
     const failing = join(out, 'failing');
     const { status, output } = runMatrix('--cases', catalogue.dir, '--columns', 'ours', '--out', failing);
-    expect(status).toBe(1);
+    expect(status, output).toBe(1);
     const run = JSON.parse(readFileSync(join(failing, 'matrix.json'), 'utf8'));
     const diff: string = run.cells[0].diff;
     expect(diff.length).toBeGreaterThan(0);
