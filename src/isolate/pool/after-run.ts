@@ -1,9 +1,9 @@
 /**
  * What the pool does with a member once its run is over: by the run's verdict on its process
- * (`ProcessFate`, run/run.ts) and by where the member and the pool are as it comes back.
+ * (`ProcessFate`, run/run-ending.ts) and by where the member and the pool are as it comes back.
  * The one place that decides it; `Pool.release` carries it out.
  */
-import type { ProcessFate } from '../run/run.js';
+import type { ProcessFate } from '../run/run-ending.js';
 import type { EndCause } from './member.js';
 
 /** Where the member is as its run hands it back. */
@@ -38,7 +38,9 @@ const AFTER_RUN: Readonly<Record<ProcessFate, Readonly<Record<ReleaseMoment, Aft
   retire: { ended: forget, disposing: endDisposed, serving: { do: 'retire', cause: 'killed' } },
   // Wedged: it did not answer the give-up.
   kill: { ended: forget, disposing: endDisposed, serving: { do: 'end', cause: 'killed' } },
-  // Its run killed it at a cap, or it died: it is ending already.
+  // Its run killed it at a cap: it is ending already.
+  killed: { ended: forget, disposing: awaitEnd, serving: awaitEnd },
+  // It died: its end is under way.
   dead: { ended: forget, disposing: awaitEnd, serving: awaitEnd },
 };
 

@@ -21,7 +21,7 @@
  */
 import { ExecutorError } from '../../protocol/errors.js';
 import type { MemberMemory } from '../member/process-memory.js';
-import type { ProcessFate } from '../run/run.js';
+import type { ProcessFate } from '../run/run-ending.js';
 import { isolateText } from '../texts.js';
 import { afterRun } from './after-run.js';
 import { idleAboveFloor, membersWanted, type PoolCounts } from './capacity.js';
