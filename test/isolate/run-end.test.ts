@@ -1,13 +1,12 @@
 /**
- * The host's half of how a run ends (src/isolate/run/run-end.ts), without workerd: a fake process
- * whose CPU time the test sets, and which records what the host sends it. Every bound is tens of
- * milliseconds, and every wait is bounded.
+ * The clocks of how a run ends (src/isolate/run/run-end.ts), without workerd: a fake process whose
+ * CPU time the test sets, and which records what the host sends it. Every bound is tens of
+ * milliseconds, and every wait is bounded. What the run does with what they report is the table's
+ * (run-ending.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CancelMessage, DoneMessage } from '../../src/isolate/channel/messages.js';
+import type { CancelMessage } from '../../src/isolate/channel/messages.js';
 import { type RunBounds, RunEnd } from '../../src/isolate/run/run-end.js';
-import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
-import { formatCpuTimeout } from '../../src/protocol/texts.js';
 
 class FakeProcess {
   cpu: number | undefined = 0;
@@ -44,19 +43,15 @@ afterEach(() => {
   for (const sandbox of processes.splice(0)) sandbox.rest();
 });
 
-function done(settledBeforeDeadline: boolean): DoneMessage {
-  return { t: 'done', run: 'r1', outcome: 'value', value: 1, logs: [], settledBeforeDeadline };
-}
-
 function runEnd(bounds: Partial<RunBounds>) {
   const sandbox = new FakeProcess();
   processes.push(sandbox);
-  const events = { givingUp: 0, spinning: 0 };
+  const events = { expired: [] as string[], spinning: 0 };
   const end = new RunEnd(
     sandbox,
     'r1',
     { timeout: 30, cpuTimeout: null, countHostWaits: false, ...bounds },
-    { givingUp: () => events.givingUp++, spinning: () => events.spinning++ },
+    { expired: (bound) => events.expired.push(bound), spinning: () => events.spinning++ },
   );
   ends.push(end);
   return { sandbox, events, end };
@@ -71,44 +66,38 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
 }
 
 describe('RunEnd', () => {
-  it('gives a run up at its wall-clock bound where the race may still be won, and a done settled before the deadline still stands', async () => {
+  it("reports its wall-clock bound spent, and sends nothing of its own: giving up is the run's verdict", async () => {
     const { sandbox, events, end } = runEnd({ timeout: 30 });
     end.start();
-    expect(end.doneIsLate(done(false))).toBe(false);
-    await until(() => sandbox.sent.length > 0, 2_000);
+    await until(() => events.expired.length > 0, 2_000);
+    expect(events.expired).toEqual(['timeout']);
+    expect(sandbox.sent).toEqual([]);
+    end.giveUp(true);
     expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: true }]);
-    expect(events.givingUp).toBe(1);
-    expect(end.doneIsLate(done(true))).toBe(false);
-    expect(end.doneIsLate(done(false))).toBe(true);
-    expect(end.timeoutText()).toBe(ExecutionTimeoutError.format(30));
   });
 
-  it('gives a run up past its CPU bound where no race can be won, and no done wins over it', async () => {
-    const { sandbox, end } = runEnd({ timeout: 60_000, cpuTimeout: 40 });
+  it('reports its CPU bound spent', async () => {
+    const { sandbox, events, end } = runEnd({ timeout: 60_000, cpuTimeout: 40 });
     end.start();
     sandbox.spin();
-    await until(() => sandbox.sent.length > 0, 2_000);
-    expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
-    expect(end.doneIsLate(done(true))).toBe(true);
-    expect(end.timeoutText()).toBe(formatCpuTimeout(40));
+    await until(() => events.expired.length > 0, 2_000);
+    expect(events.expired).toEqual(['cpu']);
   });
 
-  it('gives up at once a run its caller abandoned, and no done wins over it', () => {
-    const { sandbox, events, end } = runEnd({ timeout: 60_000 });
+  it('gives up with the cancel the verdict asks for, and stops its clocks: no bound is reported after', async () => {
+    const { sandbox, events, end } = runEnd({ timeout: 20 });
     end.start();
-    end.abandon();
+    end.giveUp(false);
     expect(sandbox.sent).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
-    expect(events.givingUp).toBe(1);
-    expect(end.doneIsLate(done(true))).toBe(true);
-    end.abandon();
-    expect(sandbox.sent).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(events.expired).toEqual([]);
   });
 
   it('reports a process that spins through its grace, and only after the grace', async () => {
     const { sandbox, events, end } = runEnd({ timeout: 60_000 });
     end.start();
     sandbox.spin();
-    end.abandon();
+    end.giveUp(false);
     expect(events.spinning).toBe(0);
     await until(() => events.spinning > 0, 2_000);
     expect(events.spinning).toBe(1);
@@ -118,7 +107,7 @@ describe('RunEnd', () => {
     const { events, end } = runEnd({ timeout: 60_000 });
     end.start();
     const since = performance.now();
-    end.abandon();
+    end.giveUp(false);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(events.spinning).toBe(0);
     await until(() => events.spinning > 0, 10_000);
@@ -128,7 +117,7 @@ describe('RunEnd', () => {
   it('keeps a process that answers nothing but makes slow progress (a loaded host) past the stuck limit', async () => {
     const { sandbox, events, end } = runEnd({ timeout: 60_000 });
     end.start();
-    end.abandon();
+    end.giveUp(false);
     // 4 ms of CPU every 100 ms (a process loading its worker on a crowded core): 112 ms by the end,
     // short of a spin's 200 ms, and past 2 s without a reply.
     const creep = setInterval(() => (sandbox.cpu = (sandbox.cpu ?? 0) + 4), 100);
@@ -144,7 +133,7 @@ describe('RunEnd', () => {
     const { sandbox, events, end } = runEnd({ timeout: 60_000 });
     sandbox.cpu = undefined;
     end.start();
-    end.abandon();
+    end.giveUp(false);
     await until(() => events.spinning > 0, 500);
   });
 
@@ -154,7 +143,16 @@ describe('RunEnd', () => {
     end.stop();
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(sandbox.sent).toEqual([]);
-    expect(events.givingUp).toBe(0);
-    expect(end.doneIsLate(done(false))).toBe(false);
+    expect(events.expired).toEqual([]);
+  });
+
+  it('stops the grace watch: a stopped run is never reported spinning', async () => {
+    const { sandbox, events, end } = runEnd({ timeout: 60_000 });
+    sandbox.cpu = undefined;
+    end.start();
+    end.giveUp(false);
+    end.stop();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(events.spinning).toBe(0);
   });
 });

@@ -28,7 +28,7 @@ import { Pool } from '../pool/pool.js';
 import type { PoolStatsOptions } from '../pool/pool-stats.js';
 import type { AcquireCancel } from '../pool/waiter-queue.js';
 import { LoopHold } from '../run/loop-hold.js';
-import { type ProcessFate, Run, type RunOutcome, type RunSpec } from '../run/run.js';
+import { Run, type RunOutcome, type RunSpec } from '../run/run.js';
 import { buildEntryModule } from '../sandbox/entry-module.js';
 import { isolateText } from '../texts.js';
 import { executorStats, type IsolateExecutorStats } from './executor-stats.js';
@@ -280,11 +280,9 @@ export class IsolateExecutor implements Executor {
     this.#runOn.set(member, run);
     const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));
-    let fate: ProcessFate = 'keep';
     try {
       run.start();
       const outcome = await run.outcome;
-      fate = outcome.fate;
       // Before the release, so the pool never gives the process another execution.
       if (outcome.retained) slot?.fill(spec.id, member, spec.outbound);
       return outcome;
@@ -293,7 +291,7 @@ export class IsolateExecutor implements Executor {
       relay?.drop(spec.id);
       this.#runs.delete(run);
       this.#runOn.delete(member);
-      this.#pool.release(member, fate);
+      this.#pool.release(member, run.fate);
     }
   }
 }

@@ -21,8 +21,9 @@
  */
 import { ExecutorError } from '../../protocol/errors.js';
 import type { MemberMemory } from '../member/process-memory.js';
-import type { ProcessFate } from '../run/run.js';
+import type { ProcessFate } from '../run/run-ending.js';
 import { isolateText } from '../texts.js';
+import { afterRun } from './after-run.js';
 import { idleAboveFloor, membersWanted, type PoolCounts } from './capacity.js';
 import type { PoolClock } from './clock.js';
 import { type EndCause, isServing, type Member, type PoolEnds, type PoolProcess } from './member.js';
@@ -133,31 +134,28 @@ export class Pool<P extends PoolProcess> {
     });
   }
 
+  /** Hands back a process its run is over with; what becomes of it is after-run.ts's. */
   release(sandbox: P, fate: ProcessFate): void {
     const member = this.#roster.get(sandbox);
     if (member === undefined || !member.busy) return;
     this.#slots.give(member);
     member.runs += 1;
-    if (member.ended) {
-      this.#roster.forget(sandbox);
-    } else if (fate === 'dead') {
-      // Its end is handled by #ended.
-    } else if (this.#disposed) {
-      this.#end(member, 'disposed');
-    } else if (fate === 'kill') {
-      this.#end(member, 'killed');
-    } else if (fate === 'retire') {
-      this.#retire(member, 'killed');
-    } else if (this.#retainedOn(sandbox) > 0) {
-      // One execution per process: the one it retains keeps it, for its handle calls alone.
-      this.#retire(member, 'recycled');
-    } else if (this.#worn(member)) {
-      this.#retire(member, 'recycled');
-    } else if (member.draining) {
-      this.#end(member, member.endCause ?? 'recycled');
-    } else {
-      member.tenant = undefined;
-      this.#roster.park(member, this.#clock.now());
+    const after = afterRun(fate, member.ended ? 'ended' : this.#disposed ? 'disposing' : 'serving');
+    switch (after.do) {
+      case 'forget':
+        this.#roster.forget(sandbox);
+        break;
+      case 'awaitEnd':
+        break;
+      case 'end':
+        this.#end(member, after.cause);
+        break;
+      case 'retire':
+        this.#retire(member, after.cause);
+        break;
+      case 'reuse':
+        this.#reuse(member);
+        break;
     }
     this.#pump();
     this.#ensureCapacity();
@@ -208,6 +206,19 @@ export class Pool<P extends PoolProcess> {
       busy: this.#slots.busy,
       overshoot: this.#slots.overshoot,
     };
+  }
+
+  /**
+   * Parks a member whose run is over to serve again, or retires it when it is spent: one execution
+   * per process (the one it retains keeps it, for its handle calls alone), worn, or draining.
+   */
+  #reuse(member: Member<P>): void {
+    if (this.#retainedOn(member.process) > 0 || this.#worn(member) || member.draining) {
+      this.#retire(member, 'recycled');
+      return;
+    }
+    member.tenant = undefined;
+    this.#roster.park(member, this.#clock.now());
   }
 
   #worn(member: Member<P>): boolean {

@@ -1,16 +1,12 @@
 /**
- * How a run ends, the host's half (the sandbox's is worker/run-end.ts; the state diagram is in
- * docs/isolate.md). The host decides when a run is over: at its wall-clock bound (`timeout`, kept
- * by the run clock), or past its CPU-time bound (`cpuTimeout`, a CPU watch over the whole run), or
- * when its caller goes away. Then it asks the supervisor to give the run up (`cancel`, whose
- * `raceMayWin` says the sandbox's race may still prove a win), gives the process a grace period
- * to answer, and kills it when it spins instead. The sandbox's verdict comes back as a `done`
- * (with `settledBeforeDeadline`) or a `cancelled`; `RunEnd.doneIsLate` says what a `done` after
- * the bound counts as.
+ * How a run ends, its clocks (the host's half; the sandbox's is worker/run-end.ts, the state
+ * machine that decides is run-ending.ts). They tell the run when a bound is spent: its wall-clock
+ * bound (`timeout`, kept by the run clock), or its CPU-time bound (`cpuTimeout`, a CPU watch over
+ * the whole run). When the run is given up, they ask the supervisor to give it up (`cancel`, whose
+ * `raceMayWin` says the sandbox's race may still prove a win), give the process a grace period to
+ * answer, and tell the run when it spins instead.
  */
-import { ExecutionTimeoutError } from '../../protocol/errors.js';
-import { formatCpuTimeout } from '../../protocol/texts.js';
-import type { CancelMessage, DoneMessage } from '../channel/messages.js';
+import type { CancelMessage } from '../channel/messages.js';
 import { type CpuTimed, CpuWatch, MAX_TIMER_MS } from './cpu-watch.js';
 
 /**
@@ -28,9 +24,6 @@ const SPIN_CPU_MS = 200;
 const STUCK_MS = 2_000;
 const GRACE_CAP_MS = 10_000;
 
-/** Which bound ended the run: the wall clock (`timeout`), or its CPU time (`cpuTimeout`). */
-type Expiry = 'timeout' | 'cpu';
-
 /** The bounds of one run. */
 export interface RunBounds {
   /** The wall-clock bound, in ms. */
@@ -46,41 +39,34 @@ export interface EndingProcess extends CpuTimed {
   send(message: CancelMessage): void;
 }
 
-/** What the run is told as it ends. */
+/** What the clocks tell the run (each is an event of run-ending.ts). */
 export interface RunEndEvents {
-  /** A bound is spent or the caller went away: the run is being given up (`cancel` is sent). */
-  givingUp(): void;
-  /** The process did not answer `cancel` within its grace, and spins: kill it. */
+  /** A bound is spent: the wall clock's (`timeout`) or the CPU time's (`cpu`). */
+  expired(bound: 'timeout' | 'cpu'): void;
+  /** The process did not answer `cancel` within its grace, and spins. */
   spinning(): void;
 }
 
 /**
- * The ending of one run: its bounds' clocks, the give-up with its grace, and the verdict on a
- * reply after the bound. Phases: running (clocks armed) → cancelling (`cancel` sent, grace
- * watched) → stopped.
+ * The clocks of one run: its bounds' clocks, and the give-up with its grace. They hold no verdict
+ * of their own: each thing they see is an event the run feeds to run-ending.ts.
  */
 export class RunEnd {
   readonly #process: EndingProcess;
   readonly #run: string;
-  readonly #bounds: RunBounds;
   readonly #events: RunEndEvents;
   readonly #clock: RunClock;
   /** Over the whole run: its process's CPU time from the start, against `cpuTimeout` when set. */
   readonly #cpu: CpuWatch;
-  #phase: 'running' | 'cancelling' | 'stopped' = 'running';
-  #expiry: Expiry = 'timeout';
-  /** Its caller aborted it: whatever the run still produces is given up. */
-  #abandoned = false;
   #grace: NodeJS.Timeout | undefined;
 
   constructor(sandbox: EndingProcess, run: string, bounds: RunBounds, events: RunEndEvents) {
     this.#process = sandbox;
     this.#run = run;
-    this.#bounds = bounds;
     this.#events = events;
     // While a host wait stops it, the clock counts the process's own CPU time instead.
-    this.#clock = new RunClock(bounds.timeout, bounds.countHostWaits, sandbox, () => this.#expire('timeout'));
-    this.#cpu = new CpuWatch(sandbox, bounds.cpuTimeout ?? Number.POSITIVE_INFINITY, () => this.#expire('cpu'));
+    this.#clock = new RunClock(bounds.timeout, bounds.countHostWaits, sandbox, () => events.expired('timeout'));
+    this.#cpu = new CpuWatch(sandbox, bounds.cpuTimeout ?? Number.POSITIVE_INFINITY, () => events.expired('cpu'));
   }
 
   /** Arms the clocks, once the run's start message is sent. */
@@ -98,42 +84,11 @@ export class RunEnd {
   }
 
   /**
-   * Its caller went away (`options.signal`): give the run up as at its bound, without waiting on
-   * the sandbox's race. The supervisor answers at once unless the process spins, which is killed.
-   */
-  abandon(): void {
-    this.#abandoned = true;
-    if (this.#phase === 'running') this.#giveUp(false);
-  }
-
-  /**
-   * The verdict on a `done` that arrives while the run is being given up: true when it is still a
-   * timeout. The sandbox's race proves it ended within its bound, counted from after its
-   * synchronous prefix (as upstream counts), even though the host's clock, started at hand-off,
-   * ran out. Nothing proves a win over the CPU bound (the CPU time was spent), nor one its caller
-   * abandoned.
-   */
-  doneIsLate(message: DoneMessage): boolean {
-    return (
-      this.#phase === 'cancelling' && (this.#abandoned || this.#expiry === 'cpu' || !message.settledBeforeDeadline)
-    );
-  }
-
-  /** The error of a run that ended at its bound, or was given up. */
-  timeoutText(): string {
-    const cpuTimeout = this.#bounds.cpuTimeout;
-    return this.#expiry === 'cpu' && cpuTimeout !== null
-      ? formatCpuTimeout(cpuTimeout)
-      : ExecutionTimeoutError.format(this.#bounds.timeout);
-  }
-
-  /**
    * Stops every clock and the grace watch. Returns the CPU time the process spent since `start`,
-   * read before the process may be killed (undefined for one that already died, or where the
-   * platform cannot tell).
+   * read before the process may be killed (undefined for one that already died, for a run never
+   * started, or where the platform cannot tell).
    */
   stop(): number | undefined {
-    this.#phase = 'stopped';
     const used = this.#cpu.used();
     this.#cpu.stop();
     this.#clock.stop();
@@ -141,20 +96,11 @@ export class RunEnd {
     return used;
   }
 
-  #expire(expiry: Expiry): void {
-    if (this.#phase !== 'running') return;
-    this.#expiry = expiry;
-    // At the wall-clock bound the sandbox's race may still prove a win; past the CPU bound, never.
-    this.#giveUp(expiry === 'timeout');
-  }
-
   /**
    * Asks the supervisor to give the run up, and reports a process that does not answer because it
    * spins. `raceMayWin`: at the wall-clock bound, where the sandbox's race may still prove a win.
    */
-  #giveUp(raceMayWin: boolean): void {
-    this.#phase = 'cancelling';
-    this.#events.givingUp();
+  giveUp(raceMayWin: boolean): void {
     this.#clock.stop();
     this.#cpu.stop();
     this.#process.send({ t: 'cancel', run: this.#run, raceMayWin });

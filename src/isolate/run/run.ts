@@ -1,14 +1,16 @@
 /**
  * One run in one pool member: an execution, or a call of a retained handle. It sends the start
  * message, answers the sandbox's tool calls and fetches on the host, and turns the supervisor's
- * reply into the run's outcome. How the run ends at its bounds (the wall-clock `timeout`, the
- * CPU-time `cpuTimeout`) or when its caller goes away is run-end.ts's `RunEnd`.
+ * reply into the run's outcome. Every way it ends (its bounds, its caller going away, the sandbox's
+ * answers, the caps on its process, its process's death, the executor's disposal) is an event of
+ * one state machine, run-ending.ts, whose verdicts the run carries out here; its clocks are
+ * run-end.ts's `RunEnd`.
  */
 
 import { describeValue } from '../../protocol/describe-value.js';
 import { encodeErrorEnvelope } from '../../protocol/dispatch.js';
-import { ExecutorError, messageOf } from '../../protocol/errors.js';
-import { COMPLETED_MESSAGE, formatToolNotFound } from '../../protocol/texts.js';
+import { ExecutionTimeoutError, ExecutorError, messageOf } from '../../protocol/errors.js';
+import { COMPLETED_MESSAGE, formatCpuTimeout, formatToolNotFound } from '../../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../protocol/types.js';
 import { decodeValue } from '../../protocol/value-codec.js';
 import { channelGrammar } from '../channel/channel.js';
@@ -20,6 +22,14 @@ import { describeExit } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';
 import { isolateText } from '../texts.js';
 import { RunEnd } from './run-end.js';
+import {
+  type EndingEvent,
+  type EndingResult,
+  type EndingState,
+  type EndingVerdict,
+  type ProcessFate,
+  stepEnding,
+} from './run-ending.js';
 
 export interface RunSpec {
   id: string;
@@ -40,22 +50,25 @@ export interface RunSpec {
   limits: IsolateLimits;
 }
 
-/**
- * What becomes of the process after the run: `keep` it, `retire` it (it may still be running the
- * abandoned code), `kill` it now (wedged), or nothing (`dead`).
- */
-export type ProcessFate = 'keep' | 'retire' | 'kill' | 'dead';
-
 export interface RunOutcome {
   result: ExecuteResult;
-  fate: ProcessFate;
   /** The execution is now retained in the process, under `spec.id`. */
   retained: boolean;
   /** The CPU time its process spent during the run, in ms, where the platform tells (Linux). */
   cpuMs: number | undefined;
 }
 
-type RunState = 'running' | 'cancelling' | 'finished';
+/** What an ending event brings to the run's result. */
+interface EndingDetails {
+  /** The lines the sandbox's answer carried. */
+  logs?: LogEntry[];
+  /** The sandbox's `done`. */
+  done?: DoneMessage;
+  /** The text of an ending that composes its own (the request's size, the budget's overrun). */
+  error?: string;
+  /** The rejection of a disposed run. */
+  disposed?: ExecutorError;
+}
 
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
 function formatFault(fault: string): string {
@@ -79,12 +92,13 @@ export class Run {
   readonly outcome: Promise<RunOutcome>;
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
-  /** The bounds' clocks, the give-up and the verdict on a late reply. */
+  /** The bounds' clocks and the give-up's grace. */
   readonly #end: RunEnd;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
-  #state: RunState = 'running';
-  #started = false;
+  /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
+  #ending: EndingState = 'unstarted';
+  #fate: ProcessFate = 'keep';
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
 
@@ -92,10 +106,8 @@ export class Run {
     this.#spec = spec;
     this.#process = sandbox;
     this.#end = new RunEnd(sandbox, spec.id, spec, {
-      givingUp: () => {
-        this.#state = 'cancelling';
-      },
-      spinning: () => this.#finish(this.#timedOut([]), 'kill'),
+      expired: (bound) => this.#on(bound),
+      spinning: () => this.#on('spinning'),
     });
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
@@ -103,28 +115,16 @@ export class Run {
     });
   }
 
+  /**
+   * What becomes of its process, by the verdict that ended the run (`keep` until then, and for a
+   * run that never started).
+   */
+  get fate(): ProcessFate {
+    return this.#fate;
+  }
+
   start(): void {
-    if (this.#state !== 'running') return;
-    this.#started = true;
-    this.#process.onMessage = (message) => {
-      if (message.run === this.#spec.id && this.#state !== 'finished') this.#receive(message);
-      else answerStale(this.#process, message);
-    };
-    this.#process.watchEnd((end) => this.#processEnded(end));
-    this.#process.watchHeap(() => this.#heapFull());
-    this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#outputFlood());
-    // Measured before it is sent: workerd closes a socket whose message passes its own limit.
-    const text = channelGrammar.encodeHostMessage(this.#spec.start);
-    const size = Buffer.byteLength(text, 'utf8');
-    const cap = this.#spec.limits.maxRequestBytes;
-    if (size > cap) {
-      this.#finish({ result: undefined, error: isolateText.requestTooLarge(size, cap), logs: [] }, 'keep');
-      return;
-    }
-    // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
-    this.#process.sendText(text);
-    this.#end.start();
-    this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#memoryExceeded());
+    this.#on('start');
   }
 
   /**
@@ -133,19 +133,59 @@ export class Run {
    * The outcome still resolves once the process is settled, so the pool knows its fate.
    */
   cancel(): void {
-    if (this.#state === 'finished') return;
-    if (!this.#started) {
-      this.#finish(this.#timedOut([]), 'keep');
-      return;
-    }
-    this.#end.abandon();
+    this.#on('cancel');
   }
 
   /** Ends the run with a rejection (the executor is being disposed). */
   abort(error: ExecutorError): void {
-    if (this.#state === 'finished') return;
-    this.#close();
-    this.#reject(error);
+    this.#on('dispose', { disposed: error });
+  }
+
+  /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
+  endOverBudget(error: string): void {
+    this.#on('budget', { error });
+  }
+
+  /** Steps the run's ending by one event (run-ending.ts), and carries out the verdict. */
+  #on(event: EndingEvent, details: EndingDetails = {}): void {
+    const { to, verdict } = stepEnding(this.#ending, event);
+    this.#ending = to;
+    switch (verdict.do) {
+      case 'nothing':
+        return;
+      case 'start':
+        this.#begin();
+        return;
+      case 'giveUp':
+        this.#end.giveUp(verdict.raceMayWin);
+        return;
+      case 'settle':
+        this.#settle(verdict, details);
+        return;
+    }
+  }
+
+  /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
+  #begin(): void {
+    this.#process.onMessage = (message) => {
+      if (message.run === this.#spec.id && this.#ending !== 'ended') this.#receive(message);
+      else answerStale(this.#process, message);
+    };
+    this.#process.watchEnd((end) => this.#on('died', { error: deathText(end, this.#spec) }));
+    this.#process.watchHeap(() => this.#on('heap'));
+    this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output'));
+    // Measured before it is sent: workerd closes a socket whose message passes its own limit.
+    const text = channelGrammar.encodeHostMessage(this.#spec.start);
+    const size = Buffer.byteLength(text, 'utf8');
+    const cap = this.#spec.limits.maxRequestBytes;
+    if (size > cap) {
+      this.#on('requestTooLarge', { error: isolateText.requestTooLarge(size, cap) });
+      return;
+    }
+    // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
+    this.#process.sendText(text);
+    this.#end.start();
+    this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
   }
 
   #receive(message: SupervisorMessage): void {
@@ -154,10 +194,13 @@ export class Run {
         void this.#answerCall(message);
         return;
       case 'done':
-        this.#done(message);
+        this.#on(message.settledBeforeDeadline ? 'doneInTime' : 'doneAfterDeadline', {
+          done: message,
+          logs: message.logs,
+        });
         return;
       case 'cancelled':
-        if (this.#state === 'cancelling') this.#finish(this.#timedOut(message.logs), 'retire');
+        this.#on('cancelled', { logs: message.logs });
         return;
     }
   }
@@ -191,7 +234,7 @@ export class Run {
   /** Answers one relayed sandbox fetch (outbound-server.ts) with the frame to send back. */
   async relayFetch(request: Request): Promise<RelayFrame<RelayReplyHead>> {
     const outbound = this.#spec.outbound;
-    if (this.#state === 'finished' || typeof outbound !== 'function')
+    if (this.#ending === 'ended' || typeof outbound !== 'function')
       return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
     this.#end.beginHostWait();
     try {
@@ -203,22 +246,30 @@ export class Run {
     }
   }
 
-  #done(message: DoneMessage): void {
-    const logs = message.logs;
-    if (this.#end.doneIsLate(message)) {
+  /** The run is over, as the verdict says: its result, and its process's fate. */
+  #settle({ result, process }: Extract<EndingVerdict, { do: 'settle' }>, details: EndingDetails): void {
+    const done = details.done;
+    if (result !== 'outcome' && done !== undefined && this.#spec.retain && done.outcome === 'value') {
       // It ended inside the grace period, after its bound: still a timeout. Anything it
       // retained is released, since no execution id will ever name it.
-      if (this.#spec.retain && message.outcome === 'value') this.#process.send({ t: 'release', exec: this.#spec.id });
-      this.#finish(this.#timedOut(logs), 'retire');
-      return;
+      this.#process.send({ t: 'release', exec: this.#spec.id });
     }
+    const settled = result === 'outcome' ? this.#outcomeOf(done!) : this.#failure(result, details);
+    // A cap: its process ends now, not when the pool has it back.
+    if (process === 'killed') this.#process.kill();
+    this.#close(process);
+    if (settled instanceof ExecutorError) this.#reject(settled);
+    else this.#resolve({ ...settled, cpuMs: this.#cpuMs });
+  }
+
+  /** The sandbox's own outcome: a result, or a rejection (its handle is not found). */
+  #outcomeOf(message: DoneMessage): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
+    const logs = message.logs;
     const start = this.#spec.start;
     switch (message.outcome) {
       case 'missing': {
-        this.#close();
         const [exec, handle] = start.t === 'invoke' ? [start.exec, start.handle] : [start.run, ''];
-        this.#reject(new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle)));
-        return;
+        return new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle));
       }
       case 'value': {
         let value: unknown;
@@ -227,78 +278,57 @@ export class Run {
         } catch (error) {
           // Runs inside the socket's message handler: a throw here would be the host's to die of.
           const text = isolateText.resultUndecodable(messageOf(error));
-          this.#finish({ result: undefined, error: text, logs }, 'keep');
-          return;
+          return { result: { result: undefined, error: text, logs }, retained: false };
         }
         const result: ExecuteResult = { result: value, logs };
         if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
-        this.#finish(result, 'keep', this.#spec.retain);
-        return;
+        return { result, retained: this.#spec.retain };
       }
       case 'threw':
-        this.#finish({ result: undefined, error: message.error, logs }, 'keep');
-        return;
+        return { result: { result: undefined, error: message.error, logs }, retained: false };
       case 'fault':
-        this.#finish({ result: undefined, error: formatFault(message.fault), logs }, 'keep');
-        return;
+        return { result: { result: undefined, error: formatFault(message.fault), logs }, retained: false };
     }
   }
 
-  /** A heap still full after a full collection: out of memory now, not after V8's last attempts. */
-  #heapFull(): void {
-    if (this.#state === 'finished') return;
-    this.#process.kill();
-    const error = isolateText.outOfMemory(this.#spec.heapLimitMb);
-    this.#finish({ result: undefined, error, logs: [] }, 'dead');
+  /** A run that did not end with its own outcome: the text of what ended it, or its rejection. */
+  #failure(
+    result: Exclude<EndingResult, 'outcome'>,
+    details: EndingDetails,
+  ): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
+    if (result === 'disposed') return details.disposed!;
+    const failed = (error: string, logs: LogEntry[] = []) => ({
+      result: { result: undefined, error, logs },
+      retained: false,
+    });
+    const spec = this.#spec;
+    switch (result) {
+      case 'timeout':
+        return failed(ExecutionTimeoutError.format(spec.timeout), details.logs);
+      case 'cpuTimeout':
+        return failed(
+          spec.cpuTimeout === null ? ExecutionTimeoutError.format(spec.timeout) : formatCpuTimeout(spec.cpuTimeout),
+          details.logs,
+        );
+      case 'outOfMemory':
+        return failed(isolateText.outOfMemory(spec.heapLimitMb));
+      case 'memoryLimit':
+        return failed(isolateText.memoryLimit(spec.memoryLimitMb));
+      case 'outputTooLarge':
+        return failed(isolateText.processOutputTooLarge(spec.limits.maxProcessOutputBytes));
+      case 'requestTooLarge':
+      case 'overBudget':
+      case 'processEnded':
+        return failed(details.error!);
+    }
   }
 
-  /** Past `limits.maxProcessOutputBytes` of process output: the process is being killed. */
-  #outputFlood(): void {
-    this.#killWith(() => isolateText.processOutputTooLarge(this.#spec.limits.maxProcessOutputBytes));
-  }
-
-  /** Past `pool.memoryLimitMb`: the guard has ended the process; the run reports the cap. */
-  #memoryExceeded(): void {
-    this.#killWith(() => isolateText.memoryLimit(this.#spec.memoryLimitMb));
-  }
-
-  /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
-  endOverBudget(error: string): void {
-    this.#killWith(() => error);
-  }
-
-  /** Ends the process of a run a bound ended, and reports the bound's text rather than a death. */
-  #killWith(text: () => string): void {
-    if (this.#state === 'finished') return;
-    this.#process.kill();
-    this.#finish({ result: undefined, error: text(), logs: [] }, 'dead');
-  }
-
-  #processEnded(end: ProcessEnd): void {
-    if (this.#state === 'finished') return;
-    const result: ExecuteResult =
-      this.#state === 'cancelling'
-        ? this.#timedOut([])
-        : { result: undefined, error: deathText(end, this.#spec), logs: [] };
-    this.#finish(result, 'dead');
-  }
-
-  #timedOut(logs: LogEntry[]): ExecuteResult {
-    return { result: undefined, error: this.#end.timeoutText(), logs };
-  }
-
-  /** The run is over: its state, and every clock and guard it held. */
-  #close(): void {
-    this.#state = 'finished';
-    // Read before the process may be killed; a process that already died reads as unknown.
-    const cpuMs = this.#end.stop();
-    this.#cpuMs = this.#started ? cpuMs : undefined;
+  /** The run is over: its process's fate, and every clock and guard it held. */
+  #close(fate: ProcessFate): void {
+    this.#fate = fate;
+    // Read before the process may be killed; a process that already died, or a run that never
+    // started, reads as unknown.
+    this.#cpuMs = this.#end.stop();
     this.#releaseMemoryGuard?.();
-  }
-
-  #finish(result: ExecuteResult, fate: ProcessFate, retained = false): void {
-    if (this.#state === 'finished') return;
-    this.#close();
-    this.#resolve({ result, fate, retained, cpuMs: this.#cpuMs });
   }
 }

@@ -1,0 +1,190 @@
+/**
+ * How a run ends, the host's one state machine (the sandbox's half is worker/run-end.ts; the state
+ * diagram is in docs/isolate.md). Every ending of a run is an event here: its bounds, its caller
+ * going away, the sandbox's answers, a process that does not answer the give-up, the caps that end
+ * a process, its death, and the executor's disposal. The table says, for each state and event, the
+ * next state and the verdict: what the run does, and what becomes of its process. It is pure: the
+ * run (run.ts) feeds it the events and carries out its verdicts, the clocks and the give-up's
+ * grace are run-end.ts's, and what the pool does with the process is pool/after-run.ts's.
+ *
+ * An event that a state does not list is refused: the state stays and nothing is done. So the
+ * first ending wins, and a reply that comes after it changes nothing.
+ */
+
+/** Where a run is on its way to its end. */
+export type EndingState =
+  /** Built, not yet handed to its process. */
+  | 'unstarted'
+  /** Handed to its process: its start message is sent, its clocks run. */
+  | 'running'
+  /** Given up at its wall-clock bound (`cancel` sent): the sandbox's race may still prove a win. */
+  | 'givingUpAtTimeout'
+  /** Given up past its CPU-time bound: no race wins, the CPU time was spent. */
+  | 'givingUpAtCpu'
+  /** Given up because its caller went away (`options.signal`): whatever it still produces is lost. */
+  | 'givingUpAbandoned'
+  /** Over: its outcome is settled. */
+  | 'ended';
+
+/** What happens to a run. */
+export type EndingEvent =
+  /** It is handed to its process. */
+  | 'start'
+  /** Its start message is over `limits.maxRequestBytes`, so it is never sent. */
+  | 'requestTooLarge'
+  /** Its wall-clock bound (`timeout`) is spent. */
+  | 'timeout'
+  /** Its CPU-time bound (`cpuTimeout`) is spent. */
+  | 'cpu'
+  /** Its caller went away (`options.signal`). */
+  | 'cancel'
+  /** The sandbox's outcome (`done`), settled before its race was lost (`settledBeforeDeadline`). */
+  | 'doneInTime'
+  /** The sandbox's outcome (`done`), settled after its race was lost. */
+  | 'doneAfterDeadline'
+  /** The sandbox answered the give-up with `cancelled`: its race is lost. */
+  | 'cancelled'
+  /** Its process did not answer the give-up within its grace: it spins. */
+  | 'spinning'
+  /** An isolate's heap is still full after a full collection (`pool.heapLimitMb`). */
+  | 'heap'
+  /** Its process passed `pool.memoryLimitMb`. */
+  | 'memory'
+  /** Its process wrote more than `limits.maxProcessOutputBytes`. */
+  | 'output'
+  /** The pool ends its process over `pool.memoryBudgetMb`. */
+  | 'budget'
+  /** Its process ended. */
+  | 'died'
+  /** The executor is being disposed. */
+  | 'dispose';
+
+/** What becomes of the run's process; pool/after-run.ts says what the pool then does with it. */
+export type ProcessFate =
+  /** It answered: it may serve again. */
+  | 'keep'
+  /** It may still be running the abandoned code: it ends, once it holds no retained execution. */
+  | 'retire'
+  /** It did not answer the give-up (it spins): it is killed as the run hands it back. */
+  | 'kill'
+  /** It passed a cap: the run kills it at once, and the pool sees it end. */
+  | 'killed'
+  /** It ended by itself. */
+  | 'dead';
+
+/** What the run's result says. */
+export type EndingResult =
+  /** The sandbox's own outcome: a value, a throw, a fault, or a handle not found. */
+  | 'outcome'
+  /** The wall-clock bound's text, with the lines the answer brought. */
+  | 'timeout'
+  /** The CPU-time bound's text, with the lines the answer brought. */
+  | 'cpuTimeout'
+  | 'requestTooLarge'
+  | 'outOfMemory'
+  | 'memoryLimit'
+  | 'outputTooLarge'
+  | 'overBudget'
+  /** Why its process ended (its exit, or the cap the kernel enforced). */
+  | 'processEnded'
+  /** No result: the run is rejected, the executor is disposed. */
+  | 'disposed';
+
+/** What the run does on an event. */
+export type EndingVerdict =
+  /** Nothing (a refused event, or one that only changes the state). */
+  | { do: 'nothing' }
+  /** Hand the run to its process: send its start message, arm its clocks and guards. */
+  | { do: 'start' }
+  /** Ask the supervisor to give the run up (`cancel`), and watch the grace it is given to answer. */
+  | { do: 'giveUp'; raceMayWin: boolean }
+  /** The run is over: its result, and what becomes of its process. */
+  | { do: 'settle'; result: EndingResult; process: ProcessFate };
+
+/** One transition: the state after the event, and the verdict. */
+export interface EndingStep {
+  to: EndingState;
+  verdict: EndingVerdict;
+}
+
+const ended = (result: EndingResult, process: ProcessFate): EndingStep => ({
+  to: 'ended',
+  verdict: { do: 'settle', result, process },
+});
+
+const givingUp = (to: EndingState, raceMayWin: boolean): EndingStep => ({
+  to,
+  verdict: { do: 'giveUp', raceMayWin },
+});
+
+/** A cap ends the process whatever the run was doing, and the run reports the cap, not a death. */
+const caps = {
+  heap: ended('outOfMemory', 'killed'),
+  memory: ended('memoryLimit', 'killed'),
+  output: ended('outputTooLarge', 'killed'),
+  budget: ended('overBudget', 'killed'),
+} as const;
+
+/**
+ * The table. Being given up, a run answers with its bound's text: the supervisor's `cancelled`
+ * (the race lost) and a late `done` leave the process running the abandoned code, so it is retired;
+ * one that spins through its grace is killed; one that dies is reported as the bound, not a death.
+ */
+const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent, EndingStep>>>>> = {
+  unstarted: {
+    start: { to: 'running', verdict: { do: 'start' } },
+    cancel: ended('timeout', 'keep'),
+    budget: caps.budget,
+    dispose: ended('disposed', 'keep'),
+  },
+  running: {
+    requestTooLarge: ended('requestTooLarge', 'keep'),
+    // At the wall-clock bound the sandbox's race may still prove a win; past the CPU bound, or
+    // for a caller that went away, never.
+    timeout: givingUp('givingUpAtTimeout', true),
+    cpu: givingUp('givingUpAtCpu', false),
+    cancel: givingUp('givingUpAbandoned', false),
+    doneInTime: ended('outcome', 'keep'),
+    doneAfterDeadline: ended('outcome', 'keep'),
+    ...caps,
+    died: ended('processEnded', 'dead'),
+    dispose: ended('disposed', 'keep'),
+  },
+  givingUpAtTimeout: {
+    // The caller went away too: no win counts any more, and `cancel` is already sent.
+    cancel: { to: 'givingUpAbandoned', verdict: { do: 'nothing' } },
+    // The race proves the run ended within its bound, counted from after its synchronous prefix
+    // (as upstream counts), though the host's clock, started at hand-off, ran out.
+    doneInTime: ended('outcome', 'keep'),
+    doneAfterDeadline: ended('timeout', 'retire'),
+    cancelled: ended('timeout', 'retire'),
+    spinning: ended('timeout', 'kill'),
+    ...caps,
+    died: ended('timeout', 'dead'),
+    dispose: ended('disposed', 'keep'),
+  },
+  givingUpAtCpu: {
+    doneInTime: ended('cpuTimeout', 'retire'),
+    doneAfterDeadline: ended('cpuTimeout', 'retire'),
+    cancelled: ended('cpuTimeout', 'retire'),
+    spinning: ended('cpuTimeout', 'kill'),
+    ...caps,
+    died: ended('cpuTimeout', 'dead'),
+    dispose: ended('disposed', 'keep'),
+  },
+  givingUpAbandoned: {
+    doneInTime: ended('timeout', 'retire'),
+    doneAfterDeadline: ended('timeout', 'retire'),
+    cancelled: ended('timeout', 'retire'),
+    spinning: ended('timeout', 'kill'),
+    ...caps,
+    died: ended('timeout', 'dead'),
+    dispose: ended('disposed', 'keep'),
+  },
+  ended: {},
+};
+
+/** The transition from `state` on `event`; a refused event leaves the state as it is, and does nothing. */
+export function stepEnding(state: EndingState, event: EndingEvent): EndingStep {
+  return ENDINGS[state][event] ?? { to: state, verdict: { do: 'nothing' } };
+}
