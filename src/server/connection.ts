@@ -5,7 +5,7 @@
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
 
-import type { Tenancy } from '../isolate/pool/tenancy.js';
+import type { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
 import { resultToWire } from '../wire/results.js';

@@ -4,8 +4,8 @@
  * budget's text, the programs beside it complete, and the pool serves the next one.
  */
 import { describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { waitFor } from '../isolate/processes.js';
 import { toolGate } from '../isolate/tool-gate.js';
 

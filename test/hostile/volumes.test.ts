@@ -6,9 +6,9 @@
  * runs is bounded in count, and every run by its timeout.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
+import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/host/options.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 import { isAlive, waitFor } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';

@@ -4,11 +4,11 @@
  * `null` for anything else, so nothing outside it reaches a run.
  */
 import { describe, expect, it } from 'vitest';
-import { channelGrammar } from '../../src/isolate/channel/channel.js';
-import type { HostMessage, SupervisorMessage } from '../../src/isolate/channel/messages.js';
-import { relayCodec } from '../../src/isolate/channel/relay-frame.js';
-import { heapIsFull, reportsFullHeap } from '../../src/isolate/member/heap-trace.js';
-import { parseControlEvent } from '../../src/isolate/run/control-events.js';
+import { channelGrammar } from '../../src/isolate/contract/channel.js';
+import type { HostMessage, SupervisorMessage } from '../../src/isolate/contract/messages.js';
+import { relayCodec } from '../../src/isolate/contract/relay-frame.js';
+import { parseControlEvent } from '../../src/isolate/host/member/control-events.js';
+import { heapIsFull, reportsFullHeap } from '../../src/isolate/host/member/heap-trace.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { TIMEOUT_FIRST_SENTENCE } from '../../src/protocol/texts.js';
 

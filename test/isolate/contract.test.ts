@@ -2,8 +2,8 @@
  * The native contract on the real workerd: one executor (one workerd process) for the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutorError, ToolNotFoundError } from '../../src/protocol/errors.js';
 import { FUNCTION_NOT_RETAINED_MESSAGE, providerRejection } from '../../src/protocol/texts.js';

@@ -4,7 +4,7 @@
  * value built without sharing (nothing in it is shared, so the codec writes it all out).
  */
 import { describe, expect, it } from 'vitest';
-import { createExpandedSizer } from '../../src/isolate/sandbox/expanded-size.js';
+import { createExpandedSizer } from '../../src/isolate/contract/expanded-size.js';
 import { encodeValue } from '../../src/protocol/value-codec.js';
 
 const expandedSize = createExpandedSizer();

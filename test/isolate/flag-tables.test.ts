@@ -1,6 +1,6 @@
 /**
  * The docs' tables of the daemon's flags, held to the code: docs/remote.md's flag table lists
- * exactly the flags --help does, each with the default the option table (src/isolate/options/
+ * exactly the flags --help does, each with the default the option table (src/isolate/host/options/
  * table.ts) or the server's (src/server/server-options.ts) gives it and, for a sandbox flag, the
  * option it sets; docs/fleet.md's table of one tenant's bounds names each flag's option and default.
  * A default is compared as its first number, in the option's unit (`16 MiB` is 16777216); one the
@@ -8,9 +8,13 @@
  * in docs/remote.md and docs/isolate.md's Options table alike.
  */
 import { describe, expect, it } from 'vitest';
-import { CONFINEMENT_OPTIONS } from '../../src/isolate/confinement/detect.js';
-import { DEFAULT_BUDGET_SHARE, DEFAULT_STARTING, SMALLEST_MEMBER_MB } from '../../src/isolate/options/host-sizing.js';
-import { defaultMaxTimeout } from '../../src/isolate/options/rules.js';
+import { CONFINEMENT_OPTIONS } from '../../src/isolate/host/confinement/detect.js';
+import {
+  DEFAULT_BUDGET_SHARE,
+  DEFAULT_STARTING,
+  SMALLEST_MEMBER_MB,
+} from '../../src/isolate/host/options/host-sizing.js';
+import { defaultMaxTimeout } from '../../src/isolate/host/options/rules.js';
 import {
   CGROUP_FLAG,
   DEFAULT_CONFINEMENT,
@@ -21,7 +25,7 @@ import {
   type NumberRule,
   POOL_NUMBERS,
   TOP_NUMBERS,
-} from '../../src/isolate/options/table.js';
+} from '../../src/isolate/host/options/table.js';
 import { USAGE } from '../../src/server/cli-args.js';
 import { LOG_FORMATS } from '../../src/server/log.js';
 import { SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from '../../src/server/server-options.js';

@@ -7,9 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type CgroupPaths,
+  cgroupMemoryLimitMb,
+  hostMemoryLimitMb,
+} from '../../src/isolate/host/options/host-memory.js';
+import { defaultMemoryBudgetMb } from '../../src/isolate/host/options/host-sizing.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { type CgroupPaths, cgroupMemoryLimitMb, hostMemoryLimitMb } from '../../src/isolate/options/host-memory.js';
-import { defaultMemoryBudgetMb } from '../../src/isolate/options/host-sizing.js';
 
 const MIB = 2 ** 20;
 const MACHINE_MB = 24 * 1024;

@@ -18,7 +18,8 @@
  *   the text's last whole sentences.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultMaxTimeout } from '../../src/isolate/options/rules.js';
+import { isolateText } from '../../src/isolate/contract/texts.js';
+import { defaultMaxTimeout } from '../../src/isolate/host/options/rules.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_POOL,
@@ -26,8 +27,7 @@ import {
   LIMIT_NUMBERS,
   POOL_NUMBER_ROLES,
   TOP_NUMBERS,
-} from '../../src/isolate/options/table.js';
-import { isolateText } from '../../src/isolate/texts.js';
+} from '../../src/isolate/host/options/table.js';
 import { formatCpuTimeout, formatTimeout } from '../../src/protocol/texts.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from './docs-tables.js';
 

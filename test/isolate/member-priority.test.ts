@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { belowHost } from '../../src/isolate/host/member/member-priority.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { belowHost } from '../../src/isolate/member/member-priority.js';
 import { waitFor } from './processes.js';
 
 /** The nice value of one thread: field 19 of /proc/<pid>/task/<tid>/stat. */

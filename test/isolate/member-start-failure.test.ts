@@ -8,11 +8,11 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboundServer } from '../../src/isolate/channel/outbound-server.js';
-import { resolveConfinement } from '../../src/isolate/confinement/detect.js';
-import { SandboxProcess } from '../../src/isolate/member/sandbox-process.js';
-import { resolveWorkerdBinary } from '../../src/isolate/member/workerd-binary.js';
-import { DEFAULT_LIMITS } from '../../src/isolate/options.js';
+import { resolveConfinement } from '../../src/isolate/host/confinement/detect.js';
+import { SandboxProcess } from '../../src/isolate/host/member/sandbox-process.js';
+import { resolveWorkerdBinary } from '../../src/isolate/host/member/workerd-binary.js';
+import { DEFAULT_LIMITS } from '../../src/isolate/host/options.js';
+import { OutboundServer } from '../../src/isolate/host/relay/outbound-server.js';
 
 const previousTmpdir = process.env.TMPDIR;
 let ownTmpdir: string;

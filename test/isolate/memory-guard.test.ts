@@ -1,12 +1,12 @@
 /**
- * The memory guard's messaging (src/isolate/member/memory-guard.ts), on a plain child process instead of
+ * The memory guard's messaging (src/isolate/host/member/memory-guard.ts), on a plain child process instead of
  * a pool member: a process is handed to the guard's thread once, and each run arms and disarms
  * its cap through shared memory. The caps end the child as they would a member; the end-to-end
  * caps on workerd are test/hostile/containment.test.ts's row 4. Linux only (the guard reads /proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardProcessMemory, type ProcessMemoryGuard } from '../../src/isolate/member/memory-guard.js';
+import { guardProcessMemory, type ProcessMemoryGuard } from '../../src/isolate/host/member/memory-guard.js';
 import { isAlive, waitFor } from './processes.js';
 
 const children: ChildProcess[] = [];

@@ -4,8 +4,8 @@
  * not wait on the process its parent holds.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
 import { sendUnrelatedRuns, unrelatedRunsExpected } from '../support/unrelated-runs.js';

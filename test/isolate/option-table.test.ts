@@ -1,11 +1,11 @@
 /**
- * The option table (src/isolate/options/table.ts) is the one source of each option's default,
+ * The option table (src/isolate/host/options/table.ts) is the one source of each option's default,
  * bounds and daemon flag: the constructor's checks and the daemon's command line take and refuse
  * the same values, and docs/isolate.md lists every option with the table's default.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { resolveSettings } from '../../src/isolate/options/resolve.js';
+import { resolveSettings } from '../../src/isolate/host/options/resolve.js';
 import {
   DEFAULT_LIMITS,
   DEFAULT_POOL,
@@ -14,7 +14,7 @@ import {
   type NumberRule,
   POOL_NUMBERS,
   TOP_NUMBERS,
-} from '../../src/isolate/options/table.js';
+} from '../../src/isolate/host/options/table.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { resolveServerOptions, SERVER_NUMBERS } from '../../src/server/server-options.js';
 

@@ -3,7 +3,7 @@
  * sets, a clock it advances. The real-workerd behaviour is in pool-budget.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { MEMORY_SAMPLE_MS } from '../../src/isolate/pool/memory-budget.js';
+import { MEMORY_SAMPLE_MS } from '../../src/isolate/host/pool/memory-budget.js';
 import { type FakeProcess, poolWith, settle, track } from './pool-fakes.js';
 
 /**

@@ -5,9 +5,9 @@
  * follows the sizing rule of docs/isolate.md.
  */
 import { describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
+import { maxWorkersFor } from '../../src/isolate/host/options.js';
 import { defaultMaxWorkers, IsolateExecutor } from '../../src/isolate/index.js';
-import { maxWorkersFor } from '../../src/isolate/options.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import type { ExecuteResult } from '../../src/protocol/types.js';
 import { isAlive, waitFor } from './processes.js';
 import { toolGate } from './tool-gate.js';

@@ -2,11 +2,11 @@
  * Fakes for the pool's policy tests: processes from a fake launch, a clock the test advances, and
  * memory each fake process reports as the test sets it.
  */
-import type { PoolClock } from '../../src/isolate/pool/clock.js';
-import type { PoolProcess } from '../../src/isolate/pool/member.js';
-import type { BudgetOverrun } from '../../src/isolate/pool/memory-budget.js';
-import { Pool } from '../../src/isolate/pool/pool.js';
-import type { PoolSettings } from '../../src/isolate/pool/pool-settings.js';
+import type { PoolClock } from '../../src/isolate/host/pool/clock.js';
+import type { BudgetOverrun } from '../../src/isolate/host/pool/memory-budget.js';
+import { Pool } from '../../src/isolate/host/pool/pool.js';
+import type { PoolProcess } from '../../src/isolate/host/pool/pool-member.js';
+import type { PoolSettings } from '../../src/isolate/host/pool/pool-settings.js';
 
 export class FakeProcess implements PoolProcess {
   static #nextPid = 1000;

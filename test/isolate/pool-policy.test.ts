@@ -5,7 +5,7 @@
  * budget's own policy tests are in pool-budget-policy.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../src/isolate/texts.js';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 import { poolWith, settle, track } from './pool-fakes.js';
 

@@ -4,7 +4,7 @@
  * present, and its retained executions are evicted before another tenant's run starves.
  */
 import { describe, expect, it } from 'vitest';
-import { Tenancy } from '../../src/isolate/pool/tenancy.js';
+import { Tenancy } from '../../src/isolate/host/pool/tenancy.js';
 import { poolWith, settle, track } from './pool-fakes.js';
 
 /** Starts every pending launch until none is left. */

@@ -3,8 +3,8 @@
  * Each test that needs a pool shape of its own builds a small executor and disposes it.
  */
 import { describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { defaultMemoryBudgetMb, IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
 import { isAlive, waitFor } from './processes.js';

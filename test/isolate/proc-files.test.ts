@@ -1,11 +1,11 @@
 /**
- * A member's /proc files read through descriptors held for its life (src/isolate/member/proc-files.ts):
+ * A member's /proc files read through descriptors held for its life (src/isolate/host/member/proc-files.ts):
  * the CPU time parsed from the bytes of /proc/<pid>/stat, and readings that end with the process.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ProcFiles, statCpuTicks } from '../../src/isolate/member/proc-files.js';
+import { ProcFiles, statCpuTicks } from '../../src/isolate/host/member/proc-files.js';
 
 /** utime + stime of a stat text, split into fields as the kernel documents them (proc(5)). */
 function cpuTicksBySplit(stat: string): number {

@@ -5,8 +5,8 @@
  * process. The real-workerd behaviour is in test/hostile/retained.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { RetainedExecutions, type RetainingProcess } from '../../src/isolate/executor/retained-executions.js';
-import { isolateText } from '../../src/isolate/texts.js';
+import { isolateText } from '../../src/isolate/contract/texts.js';
+import { RetainedExecutions, type RetainingProcess } from '../../src/isolate/host/executor/retained-executions.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 
 class FakeProcess implements RetainingProcess {

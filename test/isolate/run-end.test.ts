@@ -1,11 +1,11 @@
 /**
- * The host's half of how a run ends (src/isolate/run/run-end.ts), without workerd: a fake process
+ * The host's half of how a run ends (src/isolate/host/run/run-end.ts), without workerd: a fake process
  * whose CPU time the test sets, and which records what the host sends it. Every bound is tens of
  * milliseconds, and every wait is bounded.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CancelMessage, DoneMessage } from '../../src/isolate/channel/messages.js';
-import { type RunBounds, RunEnd } from '../../src/isolate/run/run-end.js';
+import type { CancelMessage, DoneMessage } from '../../src/isolate/contract/messages.js';
+import { type RunBounds, RunEnd } from '../../src/isolate/host/run/run-end.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { formatCpuTimeout } from '../../src/protocol/texts.js';
 

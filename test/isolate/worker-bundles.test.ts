@@ -1,5 +1,5 @@
 /**
- * The worker bundles (src/isolate/sandbox/worker-bundle.ts): each is one ES module whose only imports are
+ * The worker bundles (src/isolate/host/sandbox/worker-bundle.ts): each is one ES module whose only imports are
  * what workerd provides, with nothing spliced in, and `npm run build` wrote into dist/ what the
  * source bundles to now.
  */
@@ -7,13 +7,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'acorn';
 import { describe, expect, it } from 'vitest';
-import { LIMITS_PLACEHOLDER } from '../../src/isolate/sandbox/sandbox-constants.js';
-import { bundleWorker, WORKER_SCRIPTS, type WorkerScript } from '../../src/isolate/sandbox/worker-bundle.js';
+import { LIMITS_PLACEHOLDER } from '../../src/isolate/contract/sandbox-constants.js';
+import { bundleWorker, WORKER_SCRIPTS, type WorkerScript } from '../../src/isolate/host/sandbox/worker-bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
 const bundles = new Map<WorkerScript, string>(
-  WORKER_SCRIPTS.map((name) => [name, bundleWorker(join(root, 'src', 'isolate', 'worker', `${name}.ts`))]),
+  WORKER_SCRIPTS.map((name) => [name, bundleWorker(join(root, 'src', 'isolate', 'workerd', `${name}.ts`))]),
 );
 
 function moduleShape(source: string): { imports: string[]; exports: string[] } {
@@ -66,7 +66,7 @@ describe('the worker bundles', () => {
 
   it('are in dist/ as the source bundles now (npm run build is not stale)', () => {
     for (const [name, source] of bundles) {
-      expect(readFileSync(join(root, 'dist', 'isolate', 'worker', `${name}.js`), 'utf8'), name).toBe(source);
+      expect(readFileSync(join(root, 'dist', 'isolate', 'workerd', `${name}.js`), 'utf8'), name).toBe(source);
     }
   });
 });

@@ -2,7 +2,7 @@
  * A daemon's per-connection context over an executor that does nothing, for tests that drive one
  * `Connection` directly: every line the daemon would log lands in `lines`.
  */
-import { Tenancy } from '../../../src/isolate/pool/tenancy.js';
+import { Tenancy } from '../../../src/isolate/host/pool/tenancy.js';
 import type { Executor } from '../../../src/protocol/index.js';
 import type { ServerContext } from '../../../src/server/connection.js';
 import { HeldRequests } from '../../../src/server/held-requests.js';
