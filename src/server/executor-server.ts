@@ -22,6 +22,7 @@ import { DaemonMetrics } from './metrics.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
+import type { RetainedCounts } from './retained-counts.js';
 import { RetainedExecutions } from './retained-executions.js';
 import { RpcGuard } from './rpc-bounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
@@ -40,14 +41,6 @@ import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
 export { SERVER_DEFAULTS } from './server-options.js';
-
-// Declared here, not beside the class that counts them: the public declarations must not reach
-// that module's stub type, which names Symbol.dispose (a lib a host's tsconfig may not have).
-/** Retained executions the daemon holds: of connections still open, and of connections gone. */
-export interface RetainedCounts {
-  open: number;
-  gone: number;
-}
 
 export interface ExecutorServer {
   /** `ws://<host>:<port>` */

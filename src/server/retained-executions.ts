@@ -15,7 +15,7 @@
 
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import type { WireFetch } from '../wire/types.js';
-import type { RetainedCounts } from './executor-server.js';
+import type { RetainedCounts } from './retained-counts.js';
 
 /** A capnweb stub: callable, duplicable, disposable. */
 export type FetchStub = WireFetch & { dup(): FetchStub; [Symbol.dispose](): void };

@@ -12,7 +12,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findLineBuffering, type LineBuffering } from './line-buffering.js';
-import type { MemberOwner } from './member-directory.js';
+import type { MemberOwner } from './member-owner.js';
 import { buildSeccompProgram } from './seccomp-filter.js';
 import type { SeccompArch } from './syscalls.js';
 

@@ -11,6 +11,7 @@
  */
 import { chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MemberOwner } from './member-owner.js';
 import { memberBase } from './reachable-files.js';
 import { confinementText } from './texts.js';
 
@@ -35,12 +36,6 @@ function removeAtExit(path: string): void {
 
 /** sun_path holds 108 bytes, the terminating NUL included. */
 const MAX_SOCKET_PATH_BYTES = 107;
-
-/** The host uid and gid a confined member runs as (when the host runs as root). */
-export interface MemberOwner {
-  uid: number;
-  gid: number;
-}
 
 export interface MemberDirectory {
   readonly path: string;

@@ -25,7 +25,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import type { MemberOwner } from './member-directory.js';
+import type { MemberOwner } from './member-owner.js';
 import { confinementText } from './texts.js';
 
 /** Permission bits, as in the mode's "other" triple. */
