@@ -4,8 +4,9 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
+import { messageOf } from '../protocol/message-of.js';
 import type { Durability } from './durability.js';
-import { durableStateError, errnoCode, isDurableStateError, messageOf } from './errors.js';
+import { durableStateError, errnoCode, isDurableStateError } from './errors.js';
 import { acquireHolderLock, type HolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
 import { refuseUntilAwaited, warnOnMissingExports } from './not-awaited.js';

@@ -1,6 +1,6 @@
 /**
  * The executor daemon as a library: serves any native `Executor` over capnweb on a `ws` server.
- * One `ExecutorEndpoint` per connection; the session gate (session-gate.ts) admits a connection
+ * One `ConnectionEndpoint` per connection; the session gate (session-gate.ts) admits a connection
  * before any RPC. Optionally an admin listener for health and metrics (admin-server.ts). The CLI
  * (cli.ts) wraps this around an `IsolateExecutor`.
  */
@@ -16,14 +16,14 @@ import { truncateCloseReason } from '../wire/inbound-queue.js';
 import { type AdminServer, startAdminServer } from './admin-server.js';
 import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
-import { ExecutorEndpoint } from './endpoint.js';
+import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
 import type { RetainedCounts } from './retained-counts.js';
-import { RetainedExecutions } from './retained-executions.js';
+import { RetainedLeases } from './retained-leases.js';
 import { RpcGuard } from './rpc-bounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
@@ -95,7 +95,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     const token = `token ${tokenIndex + 1}`;
     return { share: settings.tokens.length > 1 ? token : `connection ${connection}`, retained: token };
   };
-  const retained = new RetainedExecutions({
+  const retained = new RetainedLeases({
     maxRetainedPerConnection: settings.maxRetainedPerConnection,
     maxRetainedPerTenant: settings.maxRetainedPerTenant,
     retainedIdleTimeout: settings.retainedIdleTimeout,
@@ -182,7 +182,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
           connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
         violated: ({ cause, reason }) => connection.dropClient(cause, reason),
       });
-      const session = new RpcSession(transport, new ExecutorEndpoint(connection), { limits: { maxMessageSize } });
+      const session = new RpcSession(transport, new ConnectionEndpoint(connection), { limits: { maxMessageSize } });
       guard.attach(session);
       sessions.set(ws, { session, connection });
     });

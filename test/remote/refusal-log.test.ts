@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
 import { Connection } from '../../src/server/connection.js';
-import { ExecutorEndpoint } from '../../src/server/endpoint.js';
+import { ConnectionEndpoint } from '../../src/server/endpoint.js';
 import { formatExecutionRefused } from '../../src/server/texts.js';
 import { idleServerContext } from './support/server-context.js';
 
@@ -31,7 +31,7 @@ describe('refused calls in the log', () => {
   it('bound refused messages that are no execution too: a malformed closeHandles, an oversized call', async () => {
     const lines: string[] = [];
     const server = idleServerContext(lines);
-    const endpoint = new ExecutorEndpoint(new Connection(3, server, () => {}));
+    const endpoint = new ConnectionEndpoint(new Connection(3, server, () => {}));
     for (let i = 0; i < 30; i++) await expect(endpoint.closeHandles(7)).rejects.toThrow();
     for (let i = 0; i < 30; i++) expect(() => endpoint.rejectOversizedMessage(2_000_000, 1_000_000)).toThrow();
     expect(lines.filter((line) => line.startsWith('connection 3 refused a message: closeHandles'))).toHaveLength(10);

@@ -1,6 +1,6 @@
 /**
- * The sandbox side of one execution (the module sandbox-constants.ts names `HARNESS_MODULE` in
- * every dynamic worker), bundled at build time (scripts/bundle-workers.mjs).
+ * The sandbox side of one execution (the module contract/sandbox-constants.ts names `HARNESS_MODULE` in
+ * every dynamic worker), bundled at build time (scripts/bundle-workers.ts).
  *
  * The generated entry module imports it first, under a name no program can write, ahead of any
  * user import, so it runs before user code: it captures the intrinsics it relies on (intrinsics.ts) and installs the

@@ -4,6 +4,7 @@
  * measured against what the channel carries before it is sent.
  */
 import { createValueCodec } from '../../protocol/create-value-codec.js';
+import { messageOf } from '../../protocol/message-of.js';
 import { createExpandedSizer } from '../contract/expanded-size.js';
 import type { DoneMessage, SupervisorMessage } from '../contract/messages.js';
 import type { SupervisorSettings } from '../contract/sandbox-settings.js';
@@ -28,10 +29,6 @@ export function disposeQuietly(value: unknown): void {
   } catch {
     // Already disposed, or not disposable: nothing is held either way.
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The supervisor worker of one workerd pool member, bundled at build time
- * (scripts/bundle-workers.mjs). It accepts exactly one WebSocket, from the host that spawned it
+ * (scripts/bundle-workers.ts). It accepts exactly one WebSocket, from the host that spawned it
  * (the token binding proves that), and relays every run's tool calls, outbound fetches and
  * outcome between the host and the run's dynamic worker. The message grammar is channel.ts.
  *
@@ -15,12 +15,13 @@
  * `release` to the run it is for.
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import { messageOf } from '../../protocol/message-of.js';
 import { createChannelGrammar } from '../contract/channel.js';
 import type { HostMessage, InvokeMessage, RunMessage, SupervisorMessage } from '../contract/messages.js';
 import { supervisorText } from '../contract/texts.js';
 import { answer, Bridge, connectHost, disconnectHost, hostConnected, send } from './host-link.js';
 import { closeRoute, openRoute } from './outbound.js';
-import { disposeQuietly, doneMessage, messageOf, report, valueCodec } from './outcome-frames.js';
+import { disposeQuietly, doneMessage, report, valueCodec } from './outcome-frames.js';
 import { cancelRun, closeControl, openControl, supervise } from './run-race.js';
 import type { AskId, ExecutionId, RouteId, RunId, SandboxBridge, SandboxWorker, SupervisorEnv } from './types.js';
 

@@ -9,7 +9,7 @@ import { HeldRequests } from '../../../src/server/held-requests.js';
 import { DaemonMetrics } from '../../../src/server/metrics.js';
 import { Readiness } from '../../../src/server/readiness.js';
 import { RefusalLog } from '../../../src/server/refusal-log.js';
-import { RetainedExecutions } from '../../../src/server/retained-executions.js';
+import { RetainedLeases } from '../../../src/server/retained-leases.js';
 import { SERVER_DEFAULTS } from '../../../src/server/server-options.js';
 
 const idle: Executor = {
@@ -27,7 +27,7 @@ export function idleServerContext(lines: string[]): ServerContext {
     maxExecutionsPerConnection: 4,
     heldRequests: new HeldRequests(SERVER_DEFAULTS, () => {}),
     tenancy: new Tenancy(0.5),
-    retained: new RetainedExecutions({
+    retained: new RetainedLeases({
       maxRetainedPerConnection: 16,
       maxRetainedPerTenant: 64,
       retainedIdleTimeout: 60_000,

@@ -6,7 +6,8 @@
 
 import { codeBytesOver } from '../../../protocol/code-size.js';
 import { describeValue } from '../../../protocol/describe-value.js';
-import { ExecutorError, messageOf } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
 import type {
   Dispatch,
   ExecuteRequest,

@@ -13,7 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExecutorError, messageOf } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
 import { isolateText } from '../../contract/texts.js';
 
 export interface MemberCgroup {

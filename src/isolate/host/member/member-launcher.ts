@@ -3,7 +3,8 @@
  * (confined where the mode says), its priority lowered below the host's. A failure that is not
  * already ours is `SANDBOX_UNAVAILABLE`, naming why.
  */
-import { ExecutorError, messageOf } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
 import { isolateText } from '../../contract/texts.js';
 import type { Confinement } from '../confinement/detect.js';
 import type { IsolateSettings } from '../options.js';

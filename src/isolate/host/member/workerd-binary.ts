@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, endianness } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ExecutorError, messageOf } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
 import { isolateText } from '../../contract/texts.js';
 
 const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {

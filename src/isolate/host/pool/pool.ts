@@ -14,10 +14,8 @@
  * `maxNestedRuns` such runs, so it never waits on the slot its parent holds.
  *
  * This is policy alone: processes come from `launch`, time from `clock`, and which process holds
- * retained executions from `retainedOn` (their one owner is retained-executions.ts). The pool
- * coordinates: who the members are is roster.ts's, how many runs hold a slot run-slots.ts's, who
- * waits waiter-queue.ts's, which member serves which waiter serve-waiters.ts's, how many members
- * it wants capacity.ts's, and when idle ones go reaper.ts's.
+ * retained executions from `retainedOn` (their one owner is the executor's). The pool coordinates
+ * the parts of the policy that live beside it, each one job, and decides when a member ends.
  */
 import { ExecutorError } from '../../../protocol/errors.js';
 import { isolateText } from '../../contract/texts.js';

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { messageOf } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
 import { COMPLETED_MESSAGE } from '../../../protocol/texts.js';
 import { type RelayFrame, type RelayReplyHead, type RelayRequestHead, relayCodec } from '../../contract/relay-frame.js';
 import { isolateText } from '../../contract/texts.js';

@@ -7,7 +7,8 @@
 
 import { describeValue } from '../../../protocol/describe-value.js';
 import { encodeErrorEnvelope } from '../../../protocol/dispatch.js';
-import { ExecutorError, messageOf } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
 import { COMPLETED_MESSAGE, formatToolNotFound } from '../../../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../../protocol/types.js';
 import { decodeValue } from '../../../protocol/value-codec.js';

@@ -2,7 +2,7 @@
  * The build of the worker scripts (workerd/supervisor.ts, workerd/harness.ts): each is bundled by
  * esbuild into one ES module, its imports (the channel grammar, the relay and value codecs, the
  * texts) inlined, `cloudflare:workers` and the harness's caps module left to workerd.
- * `npm run build` writes the bundles into dist/ (scripts/bundle-workers.mjs); from the source
+ * `npm run build` writes the bundles into dist/ (scripts/bundle-workers.ts); from the source
  * tree, sandbox-sources.ts bundles on first use. esbuild is a devDependency: nothing installed
  * from the package calls this.
  */

@@ -1,5 +1,5 @@
 /**
- * The daemon's record of retained executions: which connection retained each, the cap on how many
+ * The daemon's leases on retained executions: which connection retained each, the cap on how many
  * one connection holds (`maxRetainedPerConnection`), and the idle time-to-live after which the
  * daemon closes one itself (`retainedIdleTimeout`), whether or not its connection is still open.
  * A retained execution's outbound stub is kept here too: capnweb disposes the stubs of a call when
@@ -46,7 +46,7 @@ export interface RetainedSettings {
   closeIdle(executionId: string): void;
 }
 
-export class RetainedExecutions {
+export class RetainedLeases {
   readonly #settings: RetainedSettings;
   readonly #byExecution = new Map<string, Retained>();
   /** Per connection: retained executions held, and `retainHandles` executes still running. */
