@@ -9,8 +9,8 @@ import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';
 import { cancellationText } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';
+import { isAlive, waitFor, waitForSpin } from '../support/processes.js';
 
 const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;

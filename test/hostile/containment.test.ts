@@ -14,8 +14,8 @@ import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';
+import { isAlive, waitFor } from '../support/processes.js';
 
 const MIB = 2 ** 20;
 const MEMORY_LIMIT_MB = 256;

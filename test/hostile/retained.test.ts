@@ -7,7 +7,7 @@ import { isolateText } from '../../src/isolate/contract/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import type { ExecutorError } from '../../src/protocol/errors.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor } from '../isolate/processes.js';
+import { isAlive, waitFor } from '../support/processes.js';
 
 let executor: IsolateExecutor | undefined;
 
