@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LIMITS_PLACEHOLDER } from '../../../../src/isolate/contract/sandbox-constants.js';
 import { bundleWorker, WORKER_SCRIPTS, type WorkerScript } from '../../../../src/isolate/host/sandbox/worker-bundle.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..', '..');
 
 const bundles = new Map<WorkerScript, string>(
   WORKER_SCRIPTS.map((name) => [name, bundleWorker(join(root, 'src', 'isolate', 'workerd', `${name}.ts`))]),
