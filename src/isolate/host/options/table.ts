@@ -1,8 +1,8 @@
 /**
  * The option table of `IsolateExecutor`: each option's default, its bounds, and the daemon's flag
  * that sets it, written once. The constructor's checks (resolve.ts), the daemon's command line
- * (src/server/cli-args.ts) and the docs' options table (checked by test/isolate/option-table.test.ts)
- * all read it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
+ * (src/server/cli-args.ts) and the docs' options table (checked by
+ * test/isolate/host/options/option-table.test.ts) all read it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).
  */
 import { DEFAULT_MAX_CODE_BYTES } from '../../../protocol/code-size.js';
 import type { ConfinementOption } from '../confinement/detect.js';
