@@ -4,7 +4,7 @@
  * resident memory, whose reading costs are left out of the CPU figure.
  */
 import type { IsolateExecutor } from '../src/isolate/index.js';
-import { messageOf } from '../src/protocol/errors.js';
+import { messageOf } from '../src/protocol/message-of.js';
 import { note } from './progress.js';
 
 /** How often a burst on our side sums its members' RSS. */

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
-import { messageOf } from '../src/protocol/errors.js';
+import { messageOf } from '../src/protocol/message-of.js';
 import { connect, type RemoteExecutor } from '../src/remote/index.js';
 import { AGAINST_LOAD_ROUNDS, benchAgainst } from './against.js';
 import { measureConfinement, printConfinement } from './confinement.js';

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedFiles, relativeLinks, section, shellLines, typeScriptSnippets } from './package/markdown.js';
 import { ENTRIES_CHECK, INSTALL_SCRIPTS, unresolvedMapSources } from './package/published-files.js';
-import { bundleWorker } from './remote/support/workerd.js';
+import { bundleWorker } from './support/workerd.js';
 
 const root = resolve(import.meta.dirname, '..');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');

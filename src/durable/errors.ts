@@ -46,7 +46,3 @@ export function errnoCode(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

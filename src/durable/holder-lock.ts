@@ -13,7 +13,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { durableStateError, errnoCode, messageOf } from './errors.js';
+import { messageOf } from '../protocol/message-of.js';
+import { durableStateError, errnoCode } from './errors.js';
 import { checkOpened, checkOwnEntry } from './state-dir.js';
 import { formatAlreadyOpen, formatHolder, formatLockToolMissing, formatPathUnusable, formatSymlink } from './texts.js';
 

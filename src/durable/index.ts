@@ -4,9 +4,9 @@
  * only. See docs/durable-state.md.
  */
 
+export type { Durability } from './durability.js';
 export type { DurableStateError, DurableStateErrorCode } from './errors.js';
 export type {
-  Durability,
   DurableFacets,
   DurableObjectStateSubset,
   DurableState,

@@ -4,7 +4,9 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { durableStateError, errnoCode, isDurableStateError, messageOf } from './errors.js';
+import { messageOf } from '../protocol/message-of.js';
+import type { Durability } from './durability.js';
+import { durableStateError, errnoCode, isDurableStateError } from './errors.js';
 import { acquireHolderLock, type HolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
 import { refuseUntilAwaited, warnOnMissingExports } from './not-awaited.js';
@@ -54,7 +56,6 @@ const DEFAULT_MAX_STATE_BYTES = 1024 ** 3;
 /** The smallest maxStateBytes: a few pages, enough for a schema. */
 const MIN_MAX_STATE_BYTES = 64 * 1024;
 
-export type Durability = 'power-loss' | 'process-crash';
 const DURABILITIES: readonly Durability[] = ['power-loss', 'process-crash'];
 
 /** What `facets.get`'s startup callback returns: the class of the facet. */

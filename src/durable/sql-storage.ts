@@ -5,7 +5,8 @@
  * BLOB as an ArrayBuffer).
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
-import { durableStateError, messageOf } from './errors.js';
+import { messageOf } from '../protocol/message-of.js';
+import { durableStateError } from './errors.js';
 import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
 import { type BindingValue, bindValues, type Row, readRows, type SqlValue } from './sql-values.js';
@@ -216,7 +217,7 @@ export class SqlStorage {
     try {
       return { prepared: this.#db.prepare(text), takes: new Map() };
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       if (message === NOTHING_TO_PREPARE) return 'nothing';
       if (message.includes(INCOMPLETE_INPUT) && !isLast) return 'incomplete';
       throw error;

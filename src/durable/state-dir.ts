@@ -7,7 +7,8 @@
  */
 import { type BigIntStats, lstatSync, mkdirSync, rmdirSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
-import { durableStateError, errnoCode, messageOf } from './errors.js';
+import { messageOf } from '../protocol/message-of.js';
+import { durableStateError, errnoCode } from './errors.js';
 import { formatNotADirectory, formatPathUnusable, formatSymlink, formatUnsafe } from './texts.js';
 
 export type EntryKind = 'file' | 'directory';

@@ -6,8 +6,9 @@
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'node-sqlite3-wasm';
-import { durableStateError, errnoCode, messageOf } from './errors.js';
-import type { Durability } from './open-state.js';
+import { messageOf } from '../protocol/message-of.js';
+import type { Durability } from './durability.js';
+import { durableStateError, errnoCode } from './errors.js';
 import { SqlStorage } from './sql-storage.js';
 import { binding } from './sqlite-binding.js';
 import { checkOwnEntry, ensureOwnDirectory } from './state-dir.js';

@@ -3,13 +3,14 @@
  * in a fresh workerd isolate, from a pool of workerd processes. Node only. See docs/isolate.md.
  */
 
-export type { ConfinementOption } from './confinement/detect.js';
-export { CONFINEMENT_OPTIONS } from './confinement/detect.js';
-export type { ConfinementStats, IsolateExecutorStats } from './executor/executor-stats.js';
-export { IsolateExecutor } from './executor/isolate-executor.js';
-export type { RetainedClosedObserver } from './executor/retained-executions.js';
-export type { RunObserver, RunReport } from './executor/run-observers.js';
-export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './options.js';
+export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './contract/sandbox-constants.js';
+export type { ConfinementOption } from './host/confinement/detect.js';
+export { CONFINEMENT_OPTIONS } from './host/confinement/detect.js';
+export type { ConfinementStats, IsolateExecutorStats } from './host/executor/executor-stats.js';
+export { IsolateExecutor } from './host/executor/isolate-executor.js';
+export type { RetainedClosedObserver } from './host/executor/retained-executions.js';
+export type { RunObserver, RunReport } from './host/executor/run-observers.js';
+export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './host/options.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_MAX_TIMEOUT_MS,
@@ -19,7 +20,12 @@ export {
   defaultMaxWorkers,
   defaultMemoryBudgetMb,
   LIMIT_MAXIMA,
-} from './options.js';
-export type { PoolEnds } from './pool/member.js';
-export type { MemberState, PoolMemberStats, PoolMemoryStats, PoolStats, PoolStatsOptions } from './pool/pool-stats.js';
-export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './sandbox/sandbox-constants.js';
+} from './host/options.js';
+export type { PoolEnds } from './host/pool/pool-member.js';
+export type {
+  MemberState,
+  PoolMemberStats,
+  PoolMemoryStats,
+  PoolStats,
+  PoolStatsOptions,
+} from './host/pool/pool-stats.js';

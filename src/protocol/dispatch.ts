@@ -3,7 +3,8 @@
  * the completion guard that refuses calls once the execution that made them has settled.
  */
 import { binaryCodec } from './codec.js';
-import { messageOf, ToolNotFoundError } from './errors.js';
+import { ToolNotFoundError } from './errors.js';
+import { messageOf } from './message-of.js';
 import { COMPLETED_MESSAGE, UNPRINTABLE_THROW_MESSAGE } from './texts.js';
 import type { Dispatch } from './types.js';
 

@@ -111,8 +111,3 @@ export function rehydrateExecutorError(error: unknown): unknown {
   }
   return new ExecutorError(code, text, { retryable: retryable === true, cause: error });
 }
-
-/** The message of any thrown value: `err.message` for an Error, `String(err)` otherwise. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

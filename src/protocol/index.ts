@@ -17,12 +17,12 @@ export {
   EXECUTOR_ERROR_CODES,
   ExecutionTimeoutError,
   ExecutorError,
-  messageOf,
   rehydrateExecutorError,
   ToolNotFoundError,
 } from './errors.js';
 export type { SeparatedImports } from './imports.js';
 export { separateImports } from './imports.js';
+export { messageOf } from './message-of.js';
 export {
   JAVASCRIPT_RESERVED_WORDS,
   PROVIDER_NAME_PATTERN,

@@ -1,10 +1,11 @@
 /**
  * `RemoteExecutor` implements the native `Executor` contract across a capnweb WebSocket session to
  * the executor daemon. It touches no runtime-specific API, so a Worker hosts it as readily as Node.
- * The design's "Remote executor" section is its specification; docs/remote.md is the user's page.
+ * What it promises is docs/remote.md.
  */
 import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
-import { ExecutorError, messageOf, rehydrateExecutorError } from '../protocol/errors.js';
+import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
+import { messageOf } from '../protocol/message-of.js';
 import type {
   ExecuteRequest,
   ExecuteResult,

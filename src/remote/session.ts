@@ -3,7 +3,8 @@
  * running-call count behind safe rotation, and the heartbeat that watches calls in flight.
  */
 import { newWebSocketRpcSession, RpcSession } from 'capnweb';
-import { ExecutorError, messageOf } from '../protocol/errors.js';
+import { ExecutorError } from '../protocol/errors.js';
+import { messageOf } from '../protocol/message-of.js';
 import { assertProtocolCompatible } from '../protocol/version.js';
 import { UPGRADE_REFUSAL_STATUS } from '../wire/refusals.js';
 import type { ExecutorEndpoint } from '../wire/types.js';

@@ -5,6 +5,7 @@
  * only the standard WebSocket surface: `readyState`, `send`, `close`, `addEventListener`.
  */
 import type { RpcTransport } from 'capnweb';
+import { messageOf } from '../protocol/message-of.js';
 import { InboundQueue, truncateCloseReason } from '../wire/inbound-queue.js';
 import { formatPeerClosed, formatSocketFailed } from '../wire/texts.js';
 import { UNEXPECTED_MESSAGE_TYPE } from './texts.js';
@@ -56,7 +57,7 @@ export class SocketTransport implements RpcTransport {
   abort(reason: unknown): void {
     this.#inbound.abort(reason);
     try {
-      this.#socket.close(3000, truncateCloseReason(reason instanceof Error ? reason.message : String(reason)));
+      this.#socket.close(3000, truncateCloseReason(messageOf(reason)));
     } catch {
       // The socket is already closing; nothing more to release.
     }

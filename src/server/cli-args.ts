@@ -3,6 +3,17 @@
  * flag or a malformed value is refused with our text naming the flag.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_BUDGET_SHARE, DEFAULT_STARTING, SMALLEST_MEMBER_MB } from '../isolate/host/options/host-sizing.js';
+import { isCgroupPath, minWorkersAboveMax, timeoutAboveMax } from '../isolate/host/options/rules.js';
+import {
+  CGROUP_FLAG,
+  DEFAULT_CONFINEMENT,
+  LIMIT_NUMBERS,
+  type NumberRule,
+  POOL_NUMBERS,
+  smallestInteger,
+  TOP_NUMBERS,
+} from '../isolate/host/options/table.js';
 import {
   CONFINEMENT_OPTIONS,
   type ConfinementOption,
@@ -17,17 +28,6 @@ import {
   type IsolateLimitOptions,
   type IsolatePoolOptions,
 } from '../isolate/index.js';
-import { DEFAULT_BUDGET_SHARE, DEFAULT_STARTING, SMALLEST_MEMBER_MB } from '../isolate/options/host-sizing.js';
-import { isCgroupPath, minWorkersAboveMax, timeoutAboveMax } from '../isolate/options/rules.js';
-import {
-  CGROUP_FLAG,
-  DEFAULT_CONFINEMENT,
-  LIMIT_NUMBERS,
-  type NumberRule,
-  POOL_NUMBERS,
-  smallestInteger,
-  TOP_NUMBERS,
-} from '../isolate/options/table.js';
 import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogFormat } from './log.js';
 import { nearestName } from './nearest-name.js';
 import type { DaemonOptions } from './run-daemon.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { IsolateExecutor } from '../isolate/index.js';
-import { messageOf } from '../protocol/errors.js';
+import { messageOf } from '../protocol/message-of.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
 import { runDaemon } from './run-daemon.js';

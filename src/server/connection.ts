@@ -5,7 +5,7 @@
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
 
-import type { Tenancy } from '../isolate/pool/tenancy.js';
+import type { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
 import { resultToWire } from '../wire/results.js';
@@ -17,7 +17,7 @@ import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
 import { exceedsWireDepth, MAX_WIRE_DEPTH } from './result-depth.js';
-import type { RetainedExecutions } from './retained-executions.js';
+import type { RetainedLeases } from './retained-leases.js';
 import {
   CLIENT_GONE,
   type ExecutionKind,
@@ -49,7 +49,7 @@ export interface ServerContext {
   readonly heldRequests: HeldRequests;
   /** The tenants of the executor's memory budget: calls run in their tenant's frame. */
   readonly tenancy: Tenancy;
-  readonly retained: RetainedExecutions;
+  readonly retained: RetainedLeases;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
   readonly daemonId: string;

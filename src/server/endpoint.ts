@@ -6,23 +6,23 @@
 import { RpcTarget } from 'capnweb';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutorError } from '../protocol/errors.js';
-import type { ExecutorEndpoint as EndpointContract, WireExecuteResult } from '../wire/types.js';
+import type { ExecutorEndpoint, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
 import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
 import { heldBytesOf } from './request-bytes.js';
 import { executeRequestFromWire, invokeRequestFromWire } from './request-from-wire.js';
-import type { FetchStub } from './retained-executions.js';
+import type { FetchStub } from './retained-leases.js';
 import { formatRefusedMessage, formatTooManyRetained, formatTooManyRetainedForTenant } from './texts.js';
 import {
-  checkExecuteRequest,
   checkExecutionId,
   checkInvokeHandleRequest,
   checkOversizeArguments,
+  checkWireExecuteRequest,
 } from './wire-checks.js';
 
-export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
+export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
   readonly #connection: Connection;
   /** This connection's tool calls in flight, per call, whose context a nested request runs in. */
   readonly #toolCalls = new ToolCallContexts();
@@ -43,7 +43,7 @@ export class ExecutorEndpoint extends RpcTarget implements EndpointContract {
   async execute(request: unknown): Promise<WireExecuteResult> {
     const connection = this.#connection;
     const { server, id } = connection;
-    const wire = this.#checked('execute', () => checkExecuteRequest(request));
+    const wire = this.#checked('execute', () => checkWireExecuteRequest(request));
     // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
     const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
     let placeTaken = false;

@@ -1,6 +1,6 @@
 /**
  * The executor daemon as a library: serves any native `Executor` over capnweb on a `ws` server.
- * One `ExecutorEndpoint` per connection; the session gate (session-gate.ts) admits a connection
+ * One `ConnectionEndpoint` per connection; the session gate (session-gate.ts) admits a connection
  * before any RPC. Optionally an admin listener for health and metrics (admin-server.ts). The CLI
  * (cli.ts) wraps this around an `IsolateExecutor`.
  */
@@ -10,19 +10,20 @@ import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { RpcSession } from 'capnweb';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Tenancy } from '../isolate/pool/tenancy.js';
+import { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { truncateCloseReason } from '../wire/inbound-queue.js';
 import { type AdminServer, startAdminServer } from './admin-server.js';
 import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
-import { ExecutorEndpoint } from './endpoint.js';
+import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
-import { RetainedExecutions } from './retained-executions.js';
+import type { RetainedCounts } from './retained-counts.js';
+import { RetainedLeases } from './retained-leases.js';
 import { RpcGuard } from './rpc-bounds.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
@@ -40,14 +41,6 @@ import { WsTransport } from './ws-transport.js';
 
 export type { ExecutorServerOptions } from './server-options.js';
 export { SERVER_DEFAULTS } from './server-options.js';
-
-// Declared here, not beside the class that counts them: the public declarations must not reach
-// that module's stub type, which names Symbol.dispose (a lib a host's tsconfig may not have).
-/** Retained executions the daemon holds: of connections still open, and of connections gone. */
-export interface RetainedCounts {
-  open: number;
-  gone: number;
-}
 
 export interface ExecutorServer {
   /** `ws://<host>:<port>` */
@@ -102,7 +95,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     const token = `token ${tokenIndex + 1}`;
     return { share: settings.tokens.length > 1 ? token : `connection ${connection}`, retained: token };
   };
-  const retained = new RetainedExecutions({
+  const retained = new RetainedLeases({
     maxRetainedPerConnection: settings.maxRetainedPerConnection,
     maxRetainedPerTenant: settings.maxRetainedPerTenant,
     retainedIdleTimeout: settings.retainedIdleTimeout,
@@ -189,7 +182,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
           connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
         violated: ({ cause, reason }) => connection.dropClient(cause, reason),
       });
-      const session = new RpcSession(transport, new ExecutorEndpoint(connection), { limits: { maxMessageSize } });
+      const session = new RpcSession(transport, new ConnectionEndpoint(connection), { limits: { maxMessageSize } });
       guard.attach(session);
       sessions.set(ws, { session, connection });
     });

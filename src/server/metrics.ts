@@ -7,8 +7,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { IsolateExecutorStats, PoolEnds, RunObserver } from '../isolate/index.js';
 import type { Executor } from '../protocol/types.js';
-import type { RetainedCounts } from './executor-server.js';
 import type { HeldBytesScope, HeldRequests } from './held-requests.js';
+import type { RetainedCounts } from './retained-counts.js';
 import type { DroppedLines } from './stdio-guard.js';
 import type { ExecutionKind } from './texts.js';
 

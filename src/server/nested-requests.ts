@@ -2,7 +2,7 @@
  * Nested requests at the daemon. A client names, in `parent`, the call of its own from inside whose
  * tool call it sent a request (upstream's runtime starts `codemode.run` from inside a tool).
  * IsolateExecutor knows a nested run by the async context of the tool call it dispatched
- * (src/isolate/executor/nesting.ts), which a request arriving on the socket does not carry. So every tool
+ * (src/isolate/host/executor/nesting.ts), which a request arriving on the socket does not carry. So every tool
  * call this connection forwards keeps a snapshot of its async context, under its call's `callId`,
  * while it is in flight, and a request naming that call as `parent` runs inside the latest one. A
  * `parent` that names no call of this connection with a tool call in flight is ignored: the request

@@ -10,6 +10,7 @@
 import type { Server } from 'node:http';
 import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { AddressFamilyType, Command, V2ProxyProtocol } from 'proxy-protocol-js';
+import { messageOf } from '../protocol/message-of.js';
 import {
   formatProxyHeaderInvalid,
   formatProxyHeaderTimedOut,
@@ -98,7 +99,7 @@ function readProxyHeader(
     try {
       peer = decode(received.subarray(0, total));
     } catch (error) {
-      fail(formatProxyHeaderInvalid((error as { message?: string }).message ?? String(error)));
+      fail(formatProxyHeaderInvalid(messageOf(error)));
       return;
     }
     finish();

@@ -4,7 +4,7 @@
  * start, from every execution's outcome, and, while the sandbox is unavailable, from a new probe
  * at most every `REPROBE_MS` when `/readyz` is asked.
  */
-import { messageOf } from '../protocol/errors.js';
+import { messageOf } from '../protocol/message-of.js';
 import type { Executor } from '../protocol/types.js';
 import { formatSandboxUnavailable, NOT_READY_DRAINING, NOT_READY_STARTING, READY } from './texts.js';
 

@@ -104,7 +104,7 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   checkCancelToken(fields);
 }
 
-export function checkExecuteRequest(value: unknown): WireExecuteRequest {
+export function checkWireExecuteRequest(value: unknown): WireExecuteRequest {
   const fields = record('execute', value, EXECUTE_FIELDS);
   field('execute', fields, 'code', 'a string', isString);
   checkCallFields('execute', fields);

@@ -8,6 +8,7 @@
  */
 import type { RpcTransport } from 'capnweb';
 import type { RawData, WebSocket } from 'ws';
+import { messageOf } from '../protocol/message-of.js';
 import { InboundQueue, truncateCloseReason } from '../wire/inbound-queue.js';
 import { formatPeerClosed, formatSocketFailed } from '../wire/texts.js';
 import { substituteOversizedMessage } from './oversize.js';
@@ -90,7 +91,7 @@ export class WsTransport implements RpcTransport {
 
   abort(reason: unknown): void {
     this.#inbound.abort(reason);
-    this.#socket.close(3000, truncateCloseReason(reason instanceof Error ? reason.message : String(reason)));
+    this.#socket.close(3000, truncateCloseReason(messageOf(reason)));
   }
 
   #receive(data: RawData, isBinary: boolean): void {

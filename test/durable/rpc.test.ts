@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
-import { serveWorkerd } from '../remote/support/workerd.js';
+import { serveWorkerd } from '../support/workerd.js';
 import { DESCRIBE_SOURCE, PROBES, SEND_SOURCE } from './support/rpc-probes.js';
 
 /** What `cloudflare:workers` resolves to under the register entry (plain JavaScript, read untyped). */

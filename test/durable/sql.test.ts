@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
-import { serveWorkerd } from '../remote/support/workerd.js';
+import { serveWorkerd } from '../support/workerd.js';
 
 let dir: string;
 let ctx: DurableState;

@@ -10,8 +10,7 @@ import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { connect, type RemoteExecutor } from '../../src/remote/index.js';
-import { isAlive, waitFor } from '../isolate/processes.js';
-import { NodeWebSocket, rejection, toolGate } from '../remote/support/client.js';
+import { NodeWebSocket, rejection, toolGate } from '../support/client.js';
 import {
   type AdminDaemon,
   adminGet,
@@ -19,8 +18,8 @@ import {
   startAdminDaemon,
   stopAllDaemons,
   waitUntil,
-} from '../remote/support/daemon.js';
-import { workerdDescendants } from '../remote/support/processes.js';
+} from '../support/daemon.js';
+import { isAlive, waitFor, workerdDescendants } from '../support/processes.js';
 import { type RunningHaproxy, startHaproxy } from './support/haproxy.js';
 
 const TRIVIAL = { code: 'async () => 42' };

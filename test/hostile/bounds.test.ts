@@ -3,14 +3,14 @@
  * file, with a warm spare, so every kill also exercises the pool's healing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';
 import { cancellationText } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';
+import { isAlive, waitFor, waitForSpin } from '../support/processes.js';
 
 const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;

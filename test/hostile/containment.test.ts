@@ -6,16 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
+import { memoryGuardThread } from '../../src/isolate/host/member/memory-guard.js';
+import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/host/options.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { memoryGuardThread } from '../../src/isolate/member/memory-guard.js';
-import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { FUNCTION_NOT_RETAINED_MESSAGE, INERT_FUNCTION_TEXT } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';
+import { isAlive, waitFor } from '../support/processes.js';
 
 const MIB = 2 ** 20;
 const MEMORY_LIMIT_MB = 256;

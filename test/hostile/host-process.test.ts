@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INERT_FUNCTION_TEXT } from '../../src/protocol/texts.js';
 import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket } from '../remote/support/client.js';
-import { startDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { NodeWebSocket } from '../support/client.js';
+import { startDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
 

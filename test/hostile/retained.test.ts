@@ -3,11 +3,11 @@
  * their bounds (`pool.maxRetained`, `pool.retainedIdleTimeoutMs`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import type { ExecutorError } from '../../src/protocol/errors.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
-import { isAlive, waitFor } from '../isolate/processes.js';
+import { isAlive, waitFor } from '../support/processes.js';
 
 let executor: IsolateExecutor | undefined;
 

@@ -10,9 +10,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExecuteResult } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
-import { toolGate } from '../isolate/tool-gate.js';
-import { NodeWebSocket } from '../remote/support/client.js';
-import { startDaemon, stopAllDaemons, waitUntil } from '../remote/support/daemon.js';
+import { NodeWebSocket } from '../support/client.js';
+import { startDaemon, stopAllDaemons, waitUntil } from '../support/daemon.js';
+import { toolGate } from '../support/tool-gate.js';
 
 afterAll(stopAllDaemons);
 

@@ -6,12 +6,12 @@
  * runs is bounded in count, and every run by its timeout.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isolateText } from '../../src/isolate/contract/texts.js';
+import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/host/options.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/options.js';
-import { isolateText } from '../../src/isolate/texts.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
-import { isAlive, waitFor } from '../isolate/processes.js';
 import { withSlack } from '../support/machine-slack.js';
+import { isAlive, waitFor } from '../support/processes.js';
 
 /** How often acorn's tokenizer was started: the leading-import scan is its only user on this path. */
 const tokenizerStarts = vi.hoisted(() => ({ count: 0 }));
@@ -107,7 +107,7 @@ describe('a result that expands (limits.maxResultBytes)', () => {
       code: 'async () => { let x = [1]; for (let i = 0; i < 28; i++) x = [x, x]; return x }',
     });
     // Written out, 2^29 - 1 arrays of 9 bytes each: a leaf ["a",1,1], a node ["a",2,…,…] beside
-    // its halves (test/isolate/expanded-size.test.ts).
+    // its halves (test/isolate/contract/expanded-size.test.ts).
     const size = 9 * (2 ** 29 - 1);
     // No matcher ever prints the outcome: a failure would write the tree out.
     expect(outcome.error).toBe(isolateText.resultTooLarge(size, DEFAULT_LIMITS.maxResultBytes));

@@ -6,9 +6,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { connect, RemoteExecutor } from '../../src/remote/index.js';
+import { countingWebSocket, NodeWebSocket, rejection, toolGate } from '../support/client.js';
+import { startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from '../support/daemon.js';
 import { withSlack } from '../support/machine-slack.js';
-import { countingWebSocket, NodeWebSocket, rejection, toolGate } from './support/client.js';
-import { startDaemon, startMismatchDaemon, stopAllDaemons, waitUntil } from './support/daemon.js';
 
 afterAll(stopAllDaemons);
 

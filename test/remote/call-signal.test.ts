@@ -14,10 +14,9 @@ import { cancellationText } from '../../src/protocol/texts.js';
 import { type ConnectOptions, connect, type RemoteExecutor } from '../../src/remote/index.js';
 import { Session } from '../../src/remote/session.js';
 import { formatDuplicateCancelToken, formatInvalidCancelToken } from '../../src/server/texts.js';
-import { isAlive, waitFor, waitForSpin } from '../isolate/processes.js';
-import { countingWebSocket, NodeWebSocket, toolGate } from './support/client.js';
-import { type Daemon, startDaemon, stopAllDaemons } from './support/daemon.js';
-import { workerdDescendants } from './support/processes.js';
+import { countingWebSocket, NodeWebSocket, toolGate } from '../support/client.js';
+import { type Daemon, startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { isAlive, waitFor, waitForSpin, workerdDescendants } from '../support/processes.js';
 
 const TRIVIAL = { code: 'async () => 42' };
 

@@ -10,10 +10,10 @@ import { afterAll, expect, it } from 'vitest';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../src/protocol/types.js';
 import { connect } from '../../src/remote/index.js';
+import { NodeWebSocket } from '../support/client.js';
+import { startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { openRawSession } from '../support/raw-session.js';
 import { sendUnrelatedRuns, unrelatedRunsExpected } from '../support/unrelated-runs.js';
-import { NodeWebSocket } from './support/client.js';
-import { startDaemon, stopAllDaemons } from './support/daemon.js';
-import { openRawSession } from './support/raw-session.js';
 
 afterAll(stopAllDaemons);
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createEnvelopeDispatch, HANDLE_KEY } from '../../src/protocol/index.js';
 import { connect, RemoteExecutor, type RemoteExecutor as RemoteExecutorType } from '../../src/remote/index.js';
-import { NodeWebSocket, rejection } from './support/client.js';
-import { type Daemon, startDaemon, stopAllDaemons } from './support/daemon.js';
+import { NodeWebSocket, rejection } from '../support/client.js';
+import { type Daemon, startDaemon, stopAllDaemons } from '../support/daemon.js';
 
 let daemon: Daemon;
 let executor: RemoteExecutorType;

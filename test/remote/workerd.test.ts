@@ -4,8 +4,8 @@
  * tool calls, an outbound fetch and a Map result across the connection.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Daemon, startDaemon, stopAllDaemons } from './support/daemon.js';
-import { bundleWorker, type RunningWorker, runWorker } from './support/workerd.js';
+import { type Daemon, startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { bundleWorker, type RunningWorker, runWorker } from '../support/workerd.js';
 
 let daemon: Daemon;
 let worker: RunningWorker;

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
-import { spawnDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { spawnDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
 

@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExecuteResult } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket, rejection, toolGate } from '../remote/support/client.js';
-import { metricValue, startAdminDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { NodeWebSocket, rejection, toolGate } from '../support/client.js';
+import { metricValue, startAdminDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
 

@@ -9,8 +9,8 @@ import { connect } from '../../src/remote/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { createExecutorServer, SERVER_DEFAULTS } from '../../src/server/index.js';
 import { resolveServerOptions } from '../../src/server/server-options.js';
-import { NodeWebSocket } from '../remote/support/client.js';
-import { waitUntil } from '../remote/support/daemon.js';
+import { NodeWebSocket } from '../support/client.js';
+import { waitUntil } from '../support/daemon.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),

@@ -17,8 +17,8 @@ import {
 } from 'proxy-protocol-js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket } from '../remote/support/client.js';
-import { type AdminDaemon, metricValue, startAdminDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { NodeWebSocket } from '../support/client.js';
+import { type AdminDaemon, metricValue, startAdminDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutorError } from '../../src/protocol/index.js';
 import { connect, type RemoteExecutor } from '../../src/remote/index.js';
 import { exceedsWireDepth, MAX_WIRE_DEPTH } from '../../src/server/result-depth.js';
-import { NodeWebSocket } from '../remote/support/client.js';
-import { type Daemon, startDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { NodeWebSocket } from '../support/client.js';
+import { type Daemon, startDaemon, stopAllDaemons } from '../support/daemon.js';
 
 let daemon: Daemon;
 let executor: RemoteExecutor;

@@ -6,8 +6,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/remote/index.js';
 import { formatTooManyRetainedForTenant } from '../../src/server/texts.js';
-import { NodeWebSocket, rejection } from '../remote/support/client.js';
-import { startDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { NodeWebSocket, rejection } from '../support/client.js';
+import { startDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
 

@@ -8,8 +8,8 @@ import { IsolateExecutor } from '../../src/isolate/index.js';
 import { ExecutorError, HANDLE_KEY } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
 import { createExecutorServer } from '../../src/server/index.js';
-import { NodeWebSocket, rejection } from '../remote/support/client.js';
-import { metricValue, startAdminDaemon, stopAllDaemons, waitUntil } from '../remote/support/daemon.js';
+import { NodeWebSocket, rejection } from '../support/client.js';
+import { metricValue, startAdminDaemon, stopAllDaemons, waitUntil } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
 

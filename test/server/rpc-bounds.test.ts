@@ -6,8 +6,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket } from '../remote/support/client.js';
-import { type AdminDaemon, adminGet, metricValue, startAdminDaemon, stopAllDaemons } from '../remote/support/daemon.js';
+import { NodeWebSocket } from '../support/client.js';
+import { type AdminDaemon, adminGet, metricValue, startAdminDaemon, stopAllDaemons } from '../support/daemon.js';
 import { closedWithin, type Flood, flood, openRawSocket } from './support/flood.js';
 
 afterAll(stopAllDaemons);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { WebSocket } from 'ws';
 import { CodemodeExecutor, connect } from '../../../src/index.js';
 import { IsolateExecutor } from '../../../src/isolate/index.js';
-import { type Daemon, startDaemon, stopAllDaemons } from '../../remote/support/daemon.js';
+import { type Daemon, startDaemon, stopAllDaemons } from '../../support/daemon.js';
 
 /** The daemon's bearer token, as a host passes it. */
 const TOKEN = 'host-test-token';

@@ -1,0 +1,86 @@
+// The import rules of src/, checked by `npm run lint` (docs/isolate.md, How it is built). Each
+// rule's comment is what a failing import is told.
+
+/** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks. */
+const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/)';
+/** Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's other wings. */
+const RUNTIME_NEUTRAL = '^src/(index\\.ts$|codemode/|protocol/|remote/|wire/|isolate/contract/|isolate/workerd/)';
+/** Packages that run only in Node. */
+const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd)/';
+
+/**
+ * The host wing's floors, top first: a folder imports only from the floors below it (and from the
+ * contract). A path ending in `/` is a folder; `options` is both the folder and its entry, options.ts.
+ */
+const HOST_FLOORS = [['executor'], ['pool'], ['run'], ['member'], ['options'], ['confinement', 'relay', 'sandbox']];
+const host = (names) => `^src/isolate/host/(${names.join('|')})(/|\\.ts$)`;
+
+const upwardRules = HOST_FLOORS.slice(1).map((floor, index) => {
+  const above = HOST_FLOORS.slice(0, index + 1).flat();
+  return {
+    name: `isolate-host-${floor.join('-')}-upward`,
+    comment: `host/${floor.join('/, host/')}/ sits below host/${above.join('/, host/')}/ and may not import from there: move what both need down a floor.`,
+    severity: 'error',
+    from: { path: host(floor) },
+    to: { path: host(above) },
+  };
+});
+
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'This import closes an import circle: move what both modules need into a module of its own.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'isolate-workerd-to-host',
+      comment:
+        'The workerd wing runs inside workerd and may not import the host wing: share it through src/isolate/contract/.',
+      severity: 'error',
+      from: { path: '^src/isolate/workerd/' },
+      to: { path: '^src/isolate/(host/|index\\.ts$)' },
+    },
+    {
+      name: 'isolate-host-to-workerd',
+      comment:
+        'The host wing runs in Node and may not import the workerd wing: share it through src/isolate/contract/.',
+      severity: 'error',
+      from: { path: '^src/isolate/(host/|index\\.ts$)' },
+      to: { path: '^src/isolate/workerd/' },
+    },
+    {
+      name: 'isolate-contract-to-wing',
+      comment: 'The contract is what both wings read, so it imports neither: move the piece into the contract.',
+      severity: 'error',
+      from: { path: '^src/isolate/contract/' },
+      to: { path: '^src/isolate/(host/|workerd/|index\\.ts$)' },
+    },
+    ...upwardRules,
+    {
+      name: 'node-builtin-outside-node-code',
+      comment: `A Node built-in is imported outside the Node-only code (${NODE_ONLY}): the root entry must bundle for a Worker without nodejs_compat, and the contract and workerd wings run in workerd. Move the Node part into the Node-only code.`,
+      severity: 'error',
+      from: { path: '^src/', pathNot: NODE_ONLY },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'node-code-from-neutral-code',
+      comment:
+        'Runtime-neutral code (the root entry, codemode, protocol, remote, wire, the contract and workerd wings) may not import Node-only code or a Node-only package.',
+      severity: 'error',
+      from: { path: RUNTIME_NEUTRAL },
+      to: { path: [NODE_ONLY, NODE_PACKAGES] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: they tie modules as much for a reader, and a circle of them is one.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // workerd's own modules, and the caps module the supervisor loads beside the harness.
+    exclude: { path: '^(cloudflare:|__codemode_)' },
+  },
+};

@@ -1,0 +1,297 @@
+/**
+ * `IsolateExecutor`: the native executor that runs every execution in a fresh workerd isolate,
+ * from a pool of workerd processes on the host's own machine. See docs/isolate.md. It
+ * coordinates: a request is checked (requests.ts), waits for a member (the pool), runs there
+ * (run/run.ts), and may leave a retained execution behind (retained-executions.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../../../protocol/cancellation.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { validateProviders } from '../../../protocol/providers.js';
+import type {
+  Dispatch,
+  ExecuteRequest,
+  ExecuteResult,
+  Executor,
+  ExecutorCallOptions,
+  InvokeHandleRequest,
+} from '../../../protocol/types.js';
+import { isolateText } from '../../contract/texts.js';
+import { type Confinement, resolveConfinement } from '../confinement/detect.js';
+import { launcherFor } from '../member/member-launcher.js';
+import { memberMemory } from '../member/process-memory.js';
+import type { SandboxProcess } from '../member/sandbox-process.js';
+import { resolveWorkerdBinary } from '../member/workerd-binary.js';
+import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from '../options.js';
+import { systemClock } from '../pool/clock.js';
+import { Pool } from '../pool/pool.js';
+import type { PoolStatsOptions } from '../pool/pool-stats.js';
+import type { AcquireCancel } from '../pool/waiter-queue.js';
+import { OutboundServer } from '../relay/outbound-server.js';
+import { LoopHold } from '../run/loop-hold.js';
+import { Run, type RunOutcome, type RunSpec } from '../run/run.js';
+import { buildEntryModule } from '../sandbox/entry-module.js';
+import { executorStats, type IsolateExecutorStats } from './executor-stats.js';
+import { dispatchWithinFrame, isNestedIn } from './nesting.js';
+import {
+  assertDispatchFor,
+  checkExecuteRequest,
+  checkInvokeRequest,
+  codeOverCap,
+  encodeInvokeArgs,
+} from './requests.js';
+import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
+import { type RunObserver, RunObservers } from './run-observers.js';
+
+export class IsolateExecutor implements Executor {
+  readonly #settings: IsolateSettings;
+  readonly #pool: Pool<SandboxProcess>;
+  readonly #confinement: Confinement;
+  readonly #retained: RetainedExecutions<SandboxProcess>;
+  readonly #runs = new Set<Run>();
+  /** The run each busy member serves, so the pool's budget can end that run with its text. */
+  readonly #runOn = new Map<SandboxProcess, Run>();
+  readonly #observers = new RunObservers();
+  readonly #hold = new LoopHold();
+  readonly #relay: OutboundServer;
+  #disposing: Promise<void> | undefined;
+
+  constructor(options?: IsolateExecutorOptions) {
+    this.#settings = resolveSettings(options);
+    // Detected once per process; 'required' throws here, naming what this host is missing.
+    this.#confinement = resolveConfinement(this.#settings.confinement, resolveWorkerdBinary);
+    this.#relay = new OutboundServer(this.#settings.limits.maxRequestBodyBytes);
+    this.#retained = new RetainedExecutions(this.#settings, (member, executionId) => {
+      if (member.alive) member.send({ t: 'release', exec: executionId });
+      this.#pool.retainedClosed(member);
+    });
+    this.#pool = new Pool({
+      settings: this.#settings,
+      launch: launcherFor(this.#settings, this.#confinement, this.#relay),
+      clock: systemClock,
+      retainedOn: (member) => this.#retained.heldBy(member),
+      measure: memberMemory,
+      overBudget: (member, { usedMb, budgetMb, memberMb }) =>
+        this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
+      evict: (member) => this.#retained.evict(member, isolateText.executionEvicted),
+    });
+  }
+
+  /** Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`. */
+  async execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    this.#assertOpen();
+    const signal = readSignal('execute', options);
+    const checked = checkExecuteRequest(request, this.#settings);
+    const oversized = codeOverCap(checked.code, this.#settings.limits);
+    if (oversized !== null) return { result: undefined, error: oversized, logs: [] };
+    const rejection = validateProviders(checked.providers);
+    if (rejection !== null) return { result: undefined, error: rejection, logs: [] };
+    assertDispatchFor(checked);
+    const id = randomUUID();
+    const entry = buildEntryModule(checked.code, checked.providers);
+    const nested = isNestedIn(this);
+    // Counted from here until its run has settled (and retained it or not): see #supervise.
+    const slot = checked.retainHandles ? this.#retained.reserve() : undefined;
+    return this.#hold.during(async () => {
+      const member = await this.#pool
+        .acquire(undefined, this.#cancelFor('execute', signal), nested)
+        .catch((error: unknown) => {
+          slot?.free();
+          throw error;
+        });
+      return this.#run('execute', signal, member, slot, {
+        id,
+        start: {
+          t: 'run',
+          run: id,
+          entry,
+          modules: checked.modules,
+          outbound: checked.outbound !== null,
+          retain: checked.retainHandles,
+          bound: checked.timeout,
+        },
+        timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
+        countHostWaits: checked.countHostWaits,
+        dispatch: this.#framed(checked.dispatch),
+        outbound: checked.outbound,
+        retain: checked.retainHandles,
+        ...(checked.retainHandles ? { executionId: id } : {}),
+        ...this.#bounds(),
+      });
+    });
+  }
+
+  /** Calls a retained function. Aborting `options.signal` ends the call as `execute`'s does. */
+  async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    this.#assertOpen();
+    const signal = readSignal('invokeHandle', options);
+    const checked = checkInvokeRequest(request, this.#settings);
+    const retained = this.#retained.find(checked.executionId);
+    const args = encodeInvokeArgs(checked.args);
+    const id = randomUUID();
+    const nested = isNestedIn(this);
+    // Not idle while the call is in flight: its time-to-live starts again once the last one settles.
+    this.#retained.beginCall(retained);
+    const call = this.#hold.during(async () => {
+      const member = await this.#pool.acquire(
+        {
+          process: retained.member,
+          lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
+        },
+        this.#cancelFor('invokeHandle', signal),
+        nested,
+      );
+      return this.#run('invokeHandle', signal, member, undefined, {
+        id,
+        start: {
+          t: 'invoke',
+          run: id,
+          exec: checked.executionId,
+          handle: checked.handle,
+          args,
+          bound: checked.timeout,
+        },
+        timeout: checked.timeout,
+        cpuTimeout: checked.cpuTimeout,
+        countHostWaits: checked.countHostWaits,
+        dispatch: this.#framed(checked.dispatch),
+        outbound: retained.outbound,
+        retain: false,
+        executionId: checked.executionId,
+        ...this.#bounds(),
+      });
+    });
+    const callEnded = () => this.#retained.endCall(checked.executionId, retained);
+    void call.then(callEnded, callEnded);
+    return call;
+  }
+
+  /** Releases the execution's worker; its process, which served it alone, ends. */
+  async closeHandles(executionId: string): Promise<void> {
+    this.#assertOpen();
+    this.#retained.close(executionId, isolateText.executionClosed(executionId));
+  }
+
+  /**
+   * Calls `observer` with the id of each retained execution the executor closes on its own: idle
+   * past `pool.retainedIdleTimeoutMs`, or lost with its process (not those `closeHandles` closed).
+   * A daemon uses it to drop what it keeps for that execution. Returns the function that stops it.
+   */
+  observeRetainedClosed(observer: RetainedClosedObserver): () => void {
+    return this.#retained.observeClosed(observer);
+  }
+
+  /** Ends every process and rejects queued and running work with `EXECUTOR_DISPOSED`. */
+  dispose(): Promise<void> {
+    if (this.#disposing === undefined) {
+      const disposed = new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
+      for (const run of this.#runs) run.abort(disposed);
+      this.#retained.clear();
+      // Held: the processes' pipes are unref'd, so awaiting their exit alone would not keep the
+      // host's event loop running.
+      this.#disposing = this.#hold.during(async () => {
+        await this.#pool.dispose();
+        await this.#relay.close();
+      });
+    }
+    return this.#disposing;
+  }
+
+  /**
+   * A snapshot of the pool, for monitoring and the benchmark. `{pss: true}` also reads each
+   * member's proportional set size, which costs about a millisecond per member on Linux.
+   */
+  stats(options?: PoolStatsOptions): IsolateExecutorStats {
+    const retained = {
+      retained: this.#retained.size,
+      maxRetained: this.#settings.maxRetained,
+      retainedOldestIdleMs: this.#retained.oldestIdleMs(),
+    };
+    return executorStats(this.#pool.stats(options), retained, this.#confinement);
+  }
+
+  /**
+   * Calls `observer` once for every run that settles with a result (the daemon's metrics use it).
+   * Returns the function that stops it. An observer that throws is ignored: it cannot fail a run.
+   */
+  observeRuns(observer: RunObserver): () => void {
+    return this.#observers.add(observer);
+  }
+
+  /** What every run is bounded by besides its timeout. */
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits'> {
+    const { heapLimitMb, memoryLimitMb, limits } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits };
+  }
+
+  #assertOpen(): void {
+    if (this.#disposing !== undefined) throw new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
+  }
+
+  /** Every tool call of a run made inside a frame naming this executor, so a run it starts is seen as nested. */
+  #framed(dispatch: Dispatch | null | undefined): Dispatch | null | undefined {
+    return typeof dispatch === 'function' ? dispatchWithinFrame(this, dispatch) : dispatch;
+  }
+
+  #cancelFor(method: CancellableMethod, signal: AbortSignal | undefined): AcquireCancel | undefined {
+    return signal === undefined ? undefined : { signal, error: () => cancellationError(method, signal) };
+  }
+
+  /**
+   * One run in its reserved process. An abort rejects the call at once and ends the run as its
+   * bound would; the process goes back to the pool only once that has settled (kept, retired or
+   * killed), and the host stays held until then.
+   */
+  #run(
+    method: CancellableMethod,
+    signal: AbortSignal | undefined,
+    member: SandboxProcess,
+    slot: RetainSlot<SandboxProcess> | undefined,
+    spec: RunSpec,
+  ): Promise<ExecuteResult> {
+    if (signal?.aborted) {
+      slot?.free();
+      this.#pool.release(member, 'keep');
+      return Promise.reject(cancellationError(method, signal));
+    }
+    const run = new Run(member, spec);
+    const supervised = this.#supervise(run, member, slot, spec);
+    void supervised.then(
+      (outcome) => this.#observers.report({ kind: method, cpuMs: outcome.cpuMs }),
+      () => undefined,
+    );
+    if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
+    return untilAborted(
+      method,
+      signal,
+      supervised.then((outcome) => outcome.result),
+      () => run.cancel(),
+    );
+  }
+
+  async #supervise(
+    run: Run,
+    member: SandboxProcess,
+    slot: RetainSlot<SandboxProcess> | undefined,
+    spec: RunSpec,
+  ): Promise<RunOutcome> {
+    this.#runs.add(run);
+    this.#runOn.set(member, run);
+    const relay = spec.outbound === null ? undefined : this.#relay;
+    relay?.handle(spec.id, (request) => run.relayFetch(request));
+    try {
+      run.start();
+      const outcome = await run.outcome;
+      // Before the release, so the pool never gives the process another execution.
+      if (outcome.retained) slot?.fill(spec.id, member, spec.outbound);
+      return outcome;
+    } finally {
+      slot?.free();
+      relay?.drop(spec.id);
+      this.#runs.delete(run);
+      this.#runOn.delete(member);
+      this.#pool.release(member, run.fate);
+    }
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The checks a request passes before it may spend a sandbox: each failure is an
+ * `INVALID_REQUEST` rejection naming the field. Provider names are not checked here: a rejected
+ * name is a result (`validateProviders`), as the contract says.
+ */
+
+import { codeBytesOver } from '../../../protocol/code-size.js';
+import { describeValue } from '../../../protocol/describe-value.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
+import type {
+  Dispatch,
+  ExecuteRequest,
+  InvokeHandleRequest,
+  ModuleSource,
+  OutboundFetch,
+  ProviderDescriptor,
+} from '../../../protocol/types.js';
+import { encodeValue } from '../../../protocol/value-codec.js';
+import { channelGrammar } from '../../contract/channel.js';
+import { INTERNAL_MODULES } from '../../contract/sandbox-constants.js';
+import { isolateText } from '../../contract/texts.js';
+import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from '../options.js';
+
+function invalid(message: string): ExecutorError {
+  return new ExecutorError('INVALID_REQUEST', message);
+}
+
+export interface CheckedExecuteRequest {
+  code: string;
+  providers: readonly ProviderDescriptor[];
+  dispatch: Dispatch | null | undefined;
+  modules: Record<string, ModuleSource>;
+  timeout: number;
+  cpuTimeout: number | null;
+  countHostWaits: boolean;
+  outbound: OutboundFetch | null;
+  retainHandles: boolean;
+}
+
+export interface CheckedInvokeRequest {
+  executionId: string;
+  handle: string;
+  args: unknown[];
+  dispatch: Dispatch | null | undefined;
+  timeout: number;
+  cpuTimeout: number | null;
+  countHostWaits: boolean;
+}
+
+function optionalBoolean(field: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw invalid(isolateText.booleanInvalid(field, describeValue(value)));
+  return value;
+}
+
+function optionalDispatch(value: unknown): Dispatch | null | undefined {
+  if (value === undefined || value === null || typeof value === 'function') return value as Dispatch | null | undefined;
+  throw invalid(isolateText.dispatchNotFunction(describeValue(value)));
+}
+
+/**
+ * Whether a module name stays inside the worker's module root: workerd resolves a name that
+ * starts with `/`, or whose `..` segments climb above the root, to a path outside it, and fails
+ * the whole run with an opaque "internal error; reference = …".
+ */
+function staysInsideRoot(name: string): boolean {
+  if (name.startsWith('/')) return false;
+  let depth = 0;
+  for (const segment of name.split('/')) {
+    if (segment === '..') depth -= 1;
+    else if (segment !== '.' && segment !== '') depth += 1;
+    if (depth < 0) return false;
+  }
+  return true;
+}
+
+/** The user's modules, minus any that would collide with the executor's own module names. */
+function checkModules(value: unknown): Record<string, ModuleSource> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(isolateText.modulesNotRecord(describeValue(value)));
+  }
+  const modules: Record<string, ModuleSource> = {};
+  for (const [name, source] of Object.entries(value)) {
+    // The channel's own reading of a module, so the host refuses what the supervisor would.
+    const module = channelGrammar.parseModuleSource(source);
+    if (module === null) throw invalid(isolateText.modulesInvalid(name));
+    if (!staysInsideRoot(name)) throw invalid(isolateText.moduleNameOutside(name));
+    if (!INTERNAL_MODULES.has(name)) modules[name] = module;
+  }
+  return modules;
+}
+
+/** `undefined` takes the executor's default, `null` blocks, a function answers every fetch. */
+function resolveOutbound(field: string, value: unknown, fallback: OutboundFetch | null): OutboundFetch | null {
+  if (value === undefined) return fallback;
+  if (value === null || typeof value === 'function') return value as OutboundFetch | null;
+  throw invalid(isolateText.outboundInvalid(field, describeValue(value)));
+}
+
+export function checkExecuteRequest(request: unknown, settings: IsolateSettings): CheckedExecuteRequest {
+  if (typeof request !== 'object' || request === null) throw invalid(isolateText.requestNotObject);
+  const raw = request as ExecuteRequest;
+  if (typeof raw.code !== 'string') throw invalid(isolateText.codeNotString(describeValue(raw.code)));
+  if (raw.providers !== undefined && !Array.isArray(raw.providers)) {
+    throw invalid(isolateText.providersNotArray(describeValue(raw.providers)));
+  }
+  return {
+    code: raw.code,
+    providers: raw.providers ?? [],
+    dispatch: optionalDispatch(raw.dispatch),
+    modules: checkModules(raw.modules),
+    timeout: resolveTimeout('request.timeout', raw.timeout, settings),
+    cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
+    countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
+    outbound: resolveOutbound('request.outbound', raw.outbound, settings.outbound),
+    retainHandles: optionalBoolean('request.retainHandles', raw.retainHandles),
+  };
+}
+
+/**
+ * The refusal of code over `limits.maxCodeBytes`, or null: checked before anything reads the code
+ * (the import scan, the entry module), so a huge program costs its size count alone.
+ */
+export function codeOverCap(code: string, limits: Pick<IsolateLimits, 'maxCodeBytes'>): string | null {
+  const size = codeBytesOver(code, limits.maxCodeBytes);
+  return size === null ? null : isolateText.codeTooLarge(size, limits.maxCodeBytes);
+}
+
+/** After `validateProviders` accepted the names: a declared provider needs a way to the host. */
+export function assertDispatchFor(checked: CheckedExecuteRequest): void {
+  const [first] = checked.providers;
+  if (first !== undefined && typeof checked.dispatch !== 'function')
+    throw invalid(isolateText.dispatchMissing(first.name));
+}
+
+export function checkInvokeRequest(request: unknown, settings: IsolateSettings): CheckedInvokeRequest {
+  if (typeof request !== 'object' || request === null) throw invalid(isolateText.invokeNotObject);
+  const raw = request as InvokeHandleRequest;
+  for (const field of ['executionId', 'handle'] as const) {
+    if (typeof raw[field] !== 'string' || raw[field] === '') {
+      throw invalid(isolateText.stringFieldInvalid(`request.${field}`, describeValue(raw[field])));
+    }
+  }
+  if (raw.args !== undefined && !Array.isArray(raw.args))
+    throw invalid(isolateText.argsInvalid(describeValue(raw.args)));
+  return {
+    executionId: raw.executionId,
+    handle: raw.handle,
+    args: raw.args ?? [],
+    dispatch: optionalDispatch(raw.dispatch),
+    timeout: resolveTimeout('request.timeout', raw.timeout, settings),
+    cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
+    countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
+  };
+}
+
+/** A handle call's arguments in the value codec's encoded form; they may hold no function. */
+export function encodeInvokeArgs(args: unknown): unknown {
+  let encoded: unknown;
+  try {
+    encoded = encodeValue(args);
+  } catch (error) {
+    throw invalid(isolateText.argsUnencodable(messageOf(error)));
+  }
+  // Strings are quoted in the encoded form, so this token can only be a function's tag.
+  if (JSON.stringify(encoded).includes('["f"]'))
+    throw invalid(isolateText.argsUnencodable(isolateText.argsHoldFunction));
+  return encoded;
+}

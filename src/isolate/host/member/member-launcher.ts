@@ -1,0 +1,49 @@
+/**
+ * Starting one pool member: the delegated cgroup checked once, the workerd process started
+ * (confined where the mode says), its priority lowered below the host's. A failure that is not
+ * already ours is `SANDBOX_UNAVAILABLE`, naming why.
+ */
+import { ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
+import { isolateText } from '../../contract/texts.js';
+import type { Confinement } from '../confinement/detect.js';
+import type { IsolateSettings } from '../options.js';
+import type { OutboundServer } from '../relay/outbound-server.js';
+import { checkDelegatedCgroup } from './member-cgroup.js';
+import { lowerMemberPriority } from './member-priority.js';
+import { SandboxProcess } from './sandbox-process.js';
+import { resolveWorkerdBinary } from './workerd-binary.js';
+
+/** The pool's launch for one executor. */
+export function launcherFor(
+  settings: IsolateSettings,
+  confinement: Confinement,
+  relay: OutboundServer,
+): () => Promise<SandboxProcess> {
+  let cgroupChecked = false;
+  return async () => {
+    try {
+      const { cgroup, memoryLimitMb } = settings;
+      if (cgroup !== null && !cgroupChecked) {
+        checkDelegatedCgroup(cgroup);
+        cgroupChecked = true;
+      }
+      const member = await SandboxProcess.start({
+        binary: resolveWorkerdBinary(),
+        relay,
+        heapLimitMb: settings.heapLimitMb,
+        limits: settings.limits,
+        startupTimeoutMs: settings.startupTimeoutMs,
+        confinement: confinement.confined ? confinement.plan : undefined,
+        cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
+      });
+      lowerMemberPriority(member.pid, () => member.alive);
+      return member;
+    } catch (error) {
+      if (error instanceof ExecutorError) throw error;
+      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {
+        cause: error,
+      });
+    }
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * One pool member: a workerd process running the supervisor, and the host's WebSocket to it.
+ * It carries messages and reports its end; what a message means is the run's business (run.ts),
+ * and when to start or end a member is the pool's (pool.ts).
+ */
+
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { channelGrammar } from '../../contract/channel.js';
+import type { HostMessage, SupervisorMessage } from '../../contract/messages.js';
+import { relayCodec } from '../../contract/relay-frame.js';
+import { isolateText } from '../../contract/texts.js';
+import { type ConfinementPlan, memberCommand } from '../confinement/command-line.js';
+import { createMemberDirectory } from '../confinement/member-directory.js';
+import { type IsolateLimits, maxSupervisorFrameBytes } from '../options.js';
+import type { OutboundServer } from '../relay/outbound-server.js';
+import { sandboxSources } from '../sandbox/sandbox-sources.js';
+import { heapIsFull } from './heap-trace.js';
+import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
+import { guardProcessMemory, type ProcessMemoryGuard } from './memory-guard.js';
+import { ProcFiles } from './proc-files.js';
+import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
+import { buildSupervisorConfig } from './supervisor-config.js';
+
+export interface ProcessEnd {
+  /** We ended it (recycling, a wedged run, dispose). */
+  intended: boolean;
+  exit: ExitInfo;
+}
+
+/** Every live member of every executor in this host, ended synchronously if the host exits. */
+const LIVE = new Set<SandboxProcess>();
+let exitHookInstalled = false;
+
+function trackUntilEnd(member: SandboxProcess): void {
+  LIVE.add(member);
+  void member.ended.then(() => LIVE.delete(member));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // The wrapper's watcher would kill them anyway once our pipe closes; this is immediate.
+  process.once('exit', () => {
+    for (const live of LIVE) live.kill();
+  });
+}
+
+/** How long a member whose socket closed may take to exit on its own before we kill it. */
+const EXIT_AFTER_CLOSE_MS = 300;
+
+export interface SandboxProcessOptions {
+  binary: string;
+  /** The executor's outbound relay; it listens on a socket in the member's private directory. */
+  relay: Pick<OutboundServer, 'token' | 'listen'>;
+  heapLimitMb: number;
+  limits: IsolateLimits;
+  startupTimeoutMs: number;
+  /** How members are confined (detection's plan), or undefined to run workerd as it is. */
+  confinement: ConfinementPlan | undefined;
+  /** A delegated cgroup v2 directory (`pool.cgroup`), checked already, and the cap for its children. */
+  cgroup: { root: string; memoryLimitMb: number } | null;
+}
+
+export class SandboxProcess {
+  readonly pid: number;
+  /** Where messages go: the run in flight, or the stale-message handler. */
+  onMessage: (message: SupervisorMessage) => void = () => {};
+  readonly ended: Promise<ProcessEnd>;
+  #endWatcher: ((end: ProcessEnd) => void) | undefined;
+  #heapWatcher: (() => void) | undefined;
+  #end: ProcessEnd | undefined;
+
+  readonly #workerd: SpawnedWorkerd;
+  readonly #socket: WebSocket;
+  /** Its /proc files, open for its whole life (Linux). */
+  readonly #proc: ProcFiles | undefined;
+  /** Handed to the guard's thread once; each run arms it (`armMemoryGuard`). */
+  readonly #memoryGuard: ProcessMemoryGuard;
+  #intended = false;
+  #alive = true;
+
+  private constructor(workerd: SpawnedWorkerd, socket: WebSocket, heapLimitMb: number) {
+    this.pid = workerd.pid;
+    this.#workerd = workerd;
+    this.#socket = socket;
+    this.#proc = process.platform === 'linux' ? new ProcFiles(workerd.pid) : undefined;
+    this.#memoryGuard = guardProcessMemory(workerd.pid);
+    workerd.onOutputLine((line) => {
+      if (heapIsFull(line, heapLimitMb, () => this.rssMb())) this.#heapWatcher?.();
+    });
+    socket.on('message', (data, isBinary) => {
+      const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
+      // A frame outside the grammar comes from a supervisor that is broken or no longer ours:
+      // nothing it says can be trusted, so the process ends and its run reports that.
+      if (message === null) {
+        this.kill();
+        return;
+      }
+      try {
+        this.onMessage(message);
+      } catch {
+        // A throw out of a socket handler would be the host's to die of; the member ends instead,
+        // and its run reports the process's end.
+        this.kill();
+      }
+    });
+    // A closed socket means a dead or dying process: give it a moment to exit with its own
+    // status (an OOM abort explains itself on stderr), then make sure.
+    socket.on('close', () => {
+      this.#alive = false;
+      setTimeout(() => workerd.kill(), EXIT_AFTER_CLOSE_MS).unref();
+    });
+    socket.on('error', () => socket.terminate());
+    this.ended = workerd.exited.then((exit) => {
+      this.#alive = false;
+      socket.terminate();
+      this.#memoryGuard.close();
+      this.#proc?.close();
+      this.#end = { intended: this.#intended, exit };
+      this.#endWatcher?.(this.#end);
+      return this.#end;
+    });
+  }
+
+  static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
+    const token = randomBytes(24).toString('hex');
+    // Its config and both sockets. The wrapper is spawned with no await before it, so its watcher
+    // guards the directory from the start (spawn-workerd.ts); the relay listens meanwhile, since
+    // workerd reaches it only once a run fetches.
+    const directory = createMemberDirectory(options.confinement?.owner);
+    let spawning: Promise<SpawnedWorkerd>;
+    let cgroup: MemberCgroup | undefined;
+    try {
+      const config = buildSupervisorConfig({
+        sources: sandboxSources(),
+        token,
+        heapLimitMb: options.heapLimitMb,
+        limits: options.limits,
+        relay: { socket: directory.relaySocket, token: options.relay.token },
+        controlSocket: directory.controlSocket,
+      });
+      cgroup =
+        options.cgroup === null ? undefined : createMemberCgroup(options.cgroup.root, options.cgroup.memoryLimitMb);
+      const command = memberCommand(options.confinement, options.binary, directory.path, directory.configPath);
+      spawning = spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs, cgroup });
+    } catch (error) {
+      cgroup?.remove();
+      directory.remove();
+      throw error;
+    }
+    const [spawned, listening] = await Promise.allSettled([
+      spawning,
+      options.relay.listen(directory.relaySocket, directory.handOver),
+    ]);
+    const cleanUp = () => {
+      if (listening.status === 'fulfilled') void listening.value();
+      directory.remove();
+    };
+    if (spawned.status === 'rejected' || listening.status === 'rejected') {
+      if (spawned.status === 'fulfilled') spawned.value.kill();
+      cleanUp();
+      throw spawned.status === 'rejected' ? spawned.reason : (listening as PromiseRejectedResult).reason;
+    }
+    const workerd = spawned.value;
+    void workerd.exited.then(cleanUp);
+    try {
+      // The supervisor sends no frame over this; it bounds what a broken one can make us read.
+      const maxPayload = maxSupervisorFrameBytes(options.limits);
+      const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
+      const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
+      // Between runs too: nothing of a member may write more than a run may.
+      member.watchOutput(options.limits.maxProcessOutputBytes, () => {});
+      trackUntilEnd(member);
+      return member;
+    } catch (error) {
+      workerd.kill();
+      throw error;
+    }
+  }
+
+  /** The one callback told when the process ends (the run in flight); replaces the previous one. */
+  watchEnd(watcher: (end: ProcessEnd) => void): void {
+    this.#endWatcher = watcher;
+    const end = this.#end;
+    if (end !== undefined) queueMicrotask(() => watcher(end));
+  }
+
+  /**
+   * The one callback told when the process wrote more than `maxBytes` to its output since this
+   * call (`limits.maxProcessOutputBytes`): by then it is being killed, and its output is no longer
+   * read. Replaces the previous one, and starts a new count.
+   */
+  watchOutput(maxBytes: number, watcher: () => void): void {
+    this.#workerd.capOutput(maxBytes, watcher);
+  }
+
+  /** The one callback told when an isolate's heap is full (heap-trace.ts); replaces the previous one. */
+  watchHeap(watcher: () => void): void {
+    this.#heapWatcher = watcher;
+  }
+
+  /**
+   * Caps the process's resident memory at `limitMb` (`pool.memoryLimitMb`) for one run, until the
+   * returned function is called: past it the process is SIGKILLed and `exceeded` is told.
+   */
+  armMemoryGuard(limitMb: number, exceeded: (rssMb: number) => void): () => void {
+    return this.#memoryGuard.arm(limitMb, exceeded);
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  send(message: HostMessage): void {
+    this.sendText(channelGrammar.encodeHostMessage(message));
+  }
+
+  /** A message already encoded (by the caller, who measured it). */
+  sendText(text: string): void {
+    if (this.#alive) this.#socket.send(text);
+  }
+
+  /** Ends the process at once (SIGKILL to its group). */
+  kill(): void {
+    if (this.#alive) this.#intended = true;
+    this.#alive = false;
+    this.#workerd.kill();
+  }
+
+  /** CPU time the process has used, in ms (Linux; undefined elsewhere, or once it is gone). */
+  cpuMs(): number | undefined {
+    return this.#proc?.cpuMs();
+  }
+
+  /** Resident set size in MB, or undefined when it cannot be read. */
+  rssMb(): number | undefined {
+    if (this.#proc !== undefined) return this.#proc.rssMb();
+    try {
+      const kb = Number(execFileSync('ps', ['-o', 'rss=', '-p', String(this.pid)], { encoding: 'utf8' }).trim());
+      return Number.isFinite(kb) ? kb / 1024 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function connect(controlSocket: string, token: string, timeoutMs: number, maxPayload: number): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
+      headers: { [relayCodec.tokenHeader]: token },
+      perMessageDeflate: false,
+      handshakeTimeout: timeoutMs,
+      maxPayload,
+    });
+    socket.once('open', () => {
+      // An idle pool must not keep the host's event loop alive (see loop-hold.ts).
+      (
+        socket as unknown as { _socket?: { unref?: () => void; setNoDelay?: (on: boolean) => void } }
+      )._socket?.unref?.();
+      resolve(socket);
+    });
+    socket.once('error', (error) =>
+      reject(new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(error.message), { cause: error })),
+    );
+  });
+}

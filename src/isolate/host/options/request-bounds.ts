@@ -1,0 +1,46 @@
+/**
+ * The bound of each request: its wall-clock `timeout` and its `cpuTimeout`, resolved against the
+ * construction settings.
+ */
+import { describeValue } from '../../../protocol/describe-value.js';
+import { ExecutorError } from '../../../protocol/errors.js';
+import { isolateText } from '../../contract/texts.js';
+import type { IsolateSettings } from './types.js';
+
+function invalid(message: string): ExecutorError {
+  return new ExecutorError('INVALID_REQUEST', message);
+}
+
+/**
+ * The bound of one request: `undefined` is the construction default, `null` the maximum, and a
+ * number must be a non-negative finite number no larger than the maximum.
+ */
+export function resolveTimeout(
+  field: string,
+  value: unknown,
+  settings: Pick<IsolateSettings, 'timeout' | 'maxTimeout'>,
+): number {
+  if (value === undefined) return settings.timeout;
+  if (value === null) return settings.maxTimeout;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw invalid(isolateText.timeoutInvalid(field, describeValue(value)));
+  }
+  if (value > settings.maxTimeout) throw invalid(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
+  return value;
+}
+
+/**
+ * The CPU-time bound of one request: `undefined` is the construction default (`null`: none), and a
+ * number must be a positive finite number of milliseconds.
+ */
+export function resolveCpuTimeout(
+  field: string,
+  value: unknown,
+  settings: Pick<IsolateSettings, 'cpuTimeout'>,
+): number | null {
+  if (value === undefined) return settings.cpuTimeout;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw invalid(isolateText.cpuTimeoutInvalid(field, describeValue(value)));
+  }
+  return value;
+}

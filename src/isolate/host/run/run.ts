@@ -1,0 +1,341 @@
+/**
+ * One run in one pool member: an execution, or a call of a retained handle. It sends the start
+ * message, answers the sandbox's tool calls and fetches on the host, and turns the supervisor's
+ * reply into the run's outcome. Every way it ends (its bounds, its caller going away, the sandbox's
+ * answers, the caps on its process, its process's death, the executor's disposal) is an event of
+ * one state machine, run-ending.ts, whose verdicts the run carries out here; its clocks are
+ * run-end.ts's `RunEnd`.
+ */
+
+import { describeValue } from '../../../protocol/describe-value.js';
+import { encodeErrorEnvelope } from '../../../protocol/dispatch.js';
+import { ExecutionTimeoutError, ExecutorError } from '../../../protocol/errors.js';
+import { messageOf } from '../../../protocol/message-of.js';
+import { COMPLETED_MESSAGE, formatCpuTimeout, formatToolNotFound } from '../../../protocol/texts.js';
+import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../../protocol/types.js';
+import { decodeValue } from '../../../protocol/value-codec.js';
+import { channelGrammar } from '../../contract/channel.js';
+import type {
+  CallMessage,
+  DoneMessage,
+  InvokeMessage,
+  RunMessage,
+  SupervisorMessage,
+} from '../../contract/messages.js';
+import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
+import { isolateText } from '../../contract/texts.js';
+import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
+import { describeExit } from '../member/spawn-workerd.js';
+import type { IsolateLimits } from '../options.js';
+import { replyFrame } from '../relay/outbound-response.js';
+import { RunEnd } from './run-end.js';
+import {
+  type EndingEvent,
+  type EndingResult,
+  type EndingState,
+  type EndingVerdict,
+  type ProcessFate,
+  stepEnding,
+} from './run-ending.js';
+
+export interface RunSpec {
+  id: string;
+  /** The message that starts the run in the supervisor; its `bound` is `timeout`. */
+  start: RunMessage | InvokeMessage;
+  timeout: number;
+  /** The CPU time the run's process may spend from its start, in ms; `null`: no such bound. */
+  cpuTimeout: number | null;
+  countHostWaits: boolean;
+  dispatch: Dispatch | null | undefined;
+  outbound: OutboundFetch | null;
+  /** Set on an execution that asked for `retainHandles`: success retains it under `id`. */
+  retain: boolean;
+  /** The execution id a successful result reports (the retained execution's id), if any. */
+  executionId?: string;
+  heapLimitMb: number;
+  memoryLimitMb: number;
+  limits: IsolateLimits;
+}
+
+export interface RunOutcome {
+  result: ExecuteResult;
+  /** The execution is now retained in the process, under `spec.id`. */
+  retained: boolean;
+  /** The CPU time its process spent during the run, in ms, where the platform tells (Linux). */
+  cpuMs: number | undefined;
+}
+
+/** What an ending event brings to the run's result. */
+interface EndingDetails {
+  /** The lines the sandbox's answer carried. */
+  logs?: LogEntry[];
+  /** The sandbox's `done`. */
+  done?: DoneMessage;
+  /** The text of an ending that composes its own (the request's size, the budget's overrun). */
+  error?: string;
+  /** The rejection of a disposed run. */
+  disposed?: ExecutorError;
+}
+
+/** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
+function formatFault(fault: string): string {
+  const uncaught = /^Failed to start Worker:\s*\n\s*Uncaught (.*)$/m.exec(fault);
+  return uncaught ? uncaught[1]!.trim() : fault;
+}
+
+function deathText(end: ProcessEnd, spec: RunSpec): string {
+  if (end.exit.oomKilled) return isolateText.memoryLimit(spec.memoryLimitMb);
+  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(spec.heapLimitMb);
+  return isolateText.processEnded(describeExit(end.exit));
+}
+
+/** Answers a message of a run that already settled. */
+function answerStale(sandbox: SandboxProcess, message: SupervisorMessage): void {
+  if (message.t === 'call')
+    sandbox.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
+}
+
+export class Run {
+  readonly outcome: Promise<RunOutcome>;
+  readonly #spec: RunSpec;
+  readonly #process: SandboxProcess;
+  /** The bounds' clocks and the give-up's grace. */
+  readonly #end: RunEnd;
+  #cpuMs: number | undefined;
+  #releaseMemoryGuard: (() => void) | undefined;
+  /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
+  #ending: EndingState = 'unstarted';
+  #fate: ProcessFate = 'keep';
+  #resolve!: (outcome: RunOutcome) => void;
+  #reject!: (error: unknown) => void;
+
+  constructor(sandbox: SandboxProcess, spec: RunSpec) {
+    this.#spec = spec;
+    this.#process = sandbox;
+    this.#end = new RunEnd(sandbox, spec.id, spec, {
+      expired: (bound) => this.#on(bound),
+      spinning: () => this.#on('spinning'),
+    });
+    this.outcome = new Promise<RunOutcome>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+
+  /**
+   * What becomes of its process, by the verdict that ended the run (`keep` until then, and for a
+   * run that never started).
+   */
+  get fate(): ProcessFate {
+    return this.#fate;
+  }
+
+  start(): void {
+    this.#on('start');
+  }
+
+  /**
+   * Its caller went away (`options.signal`): give the run up as at its bound, without waiting on
+   * the sandbox's race. The supervisor answers at once unless the process spins, which is killed.
+   * The outcome still resolves once the process is settled, so the pool knows its fate.
+   */
+  cancel(): void {
+    this.#on('cancel');
+  }
+
+  /** Ends the run with a rejection (the executor is being disposed). */
+  abort(error: ExecutorError): void {
+    this.#on('dispose', { disposed: error });
+  }
+
+  /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
+  endOverBudget(error: string): void {
+    this.#on('budget', { error });
+  }
+
+  /** Steps the run's ending by one event (run-ending.ts), and carries out the verdict. */
+  #on(event: EndingEvent, details: EndingDetails = {}): void {
+    const { to, verdict } = stepEnding(this.#ending, event);
+    this.#ending = to;
+    switch (verdict.do) {
+      case 'nothing':
+        return;
+      case 'start':
+        this.#begin();
+        return;
+      case 'giveUp':
+        this.#end.giveUp(verdict.raceMayWin);
+        return;
+      case 'settle':
+        this.#settle(verdict, details);
+        return;
+    }
+  }
+
+  /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
+  #begin(): void {
+    this.#process.onMessage = (message) => {
+      if (message.run === this.#spec.id && this.#ending !== 'ended') this.#receive(message);
+      else answerStale(this.#process, message);
+    };
+    this.#process.watchEnd((end) => this.#on('died', { error: deathText(end, this.#spec) }));
+    this.#process.watchHeap(() => this.#on('heap'));
+    this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output'));
+    // Measured before it is sent: workerd closes a socket whose message passes its own limit.
+    const text = channelGrammar.encodeHostMessage(this.#spec.start);
+    const size = Buffer.byteLength(text, 'utf8');
+    const cap = this.#spec.limits.maxRequestBytes;
+    if (size > cap) {
+      this.#on('requestTooLarge', { error: isolateText.requestTooLarge(size, cap) });
+      return;
+    }
+    // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
+    this.#process.sendText(text);
+    this.#end.start();
+    this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
+  }
+
+  #receive(message: SupervisorMessage): void {
+    switch (message.t) {
+      case 'call':
+        void this.#answerCall(message);
+        return;
+      case 'done':
+        this.#on(message.settledBeforeDeadline ? 'doneInTime' : 'doneAfterDeadline', {
+          done: message,
+          logs: message.logs,
+        });
+        return;
+      case 'cancelled':
+        this.#on('cancelled', { logs: message.logs });
+        return;
+    }
+  }
+
+  async #answerCall(message: CallMessage): Promise<void> {
+    const dispatch = this.#spec.dispatch;
+    const tool = message.tool;
+    this.#end.beginHostWait();
+    let envelope: string;
+    try {
+      if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
+      else {
+        const answer: unknown = await dispatch(message.provider, tool, message.args);
+        envelope =
+          typeof answer === 'string'
+            ? answer
+            : encodeErrorEnvelope(isolateText.dispatchNotEnvelope(describeValue(answer)));
+      }
+    } catch (error) {
+      envelope = encodeErrorEnvelope(messageOf(error));
+    } finally {
+      this.#end.endHostWait();
+    }
+    // Checked before anything is sent: the sandbox never receives a result over the cap.
+    const size = Buffer.byteLength(envelope, 'utf8');
+    const cap = this.#spec.limits.maxToolResultBytes;
+    if (size > cap) envelope = encodeErrorEnvelope(isolateText.toolResultTooLarge(tool, size, cap));
+    this.#process.send({ t: 'answer', ask: message.ask, envelope });
+  }
+
+  /** Answers one relayed sandbox fetch (outbound-server.ts) with the frame to send back. */
+  async relayFetch(request: Request): Promise<RelayFrame<RelayReplyHead>> {
+    const outbound = this.#spec.outbound;
+    if (this.#ending === 'ended' || typeof outbound !== 'function')
+      return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
+    this.#end.beginHostWait();
+    try {
+      return await replyFrame(await outbound(request), this.#spec.limits.maxResponseBodyBytes);
+    } catch (error) {
+      return { head: { ok: false, error: messageOf(error) }, body: new Uint8Array() };
+    } finally {
+      this.#end.endHostWait();
+    }
+  }
+
+  /** The run is over, as the verdict says: its result, and its process's fate. */
+  #settle({ result, process }: Extract<EndingVerdict, { do: 'settle' }>, details: EndingDetails): void {
+    const done = details.done;
+    if (result !== 'outcome' && done !== undefined && this.#spec.retain && done.outcome === 'value') {
+      // It ended inside the grace period, after its bound: still a timeout. Anything it
+      // retained is released, since no execution id will ever name it.
+      this.#process.send({ t: 'release', exec: this.#spec.id });
+    }
+    const settled = result === 'outcome' ? this.#outcomeOf(done!) : this.#failure(result, details);
+    // A cap: its process ends now, not when the pool has it back.
+    if (process === 'killed') this.#process.kill();
+    this.#close(process);
+    if (settled instanceof ExecutorError) this.#reject(settled);
+    else this.#resolve({ ...settled, cpuMs: this.#cpuMs });
+  }
+
+  /** The sandbox's own outcome: a result, or a rejection (its handle is not found). */
+  #outcomeOf(message: DoneMessage): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
+    const logs = message.logs;
+    const start = this.#spec.start;
+    switch (message.outcome) {
+      case 'missing': {
+        const [exec, handle] = start.t === 'invoke' ? [start.exec, start.handle] : [start.run, ''];
+        return new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle));
+      }
+      case 'value': {
+        let value: unknown;
+        try {
+          value = decodeValue(message.value);
+        } catch (error) {
+          // Runs inside the socket's message handler: a throw here would be the host's to die of.
+          const text = isolateText.resultUndecodable(messageOf(error));
+          return { result: { result: undefined, error: text, logs }, retained: false };
+        }
+        const result: ExecuteResult = { result: value, logs };
+        if (this.#spec.executionId !== undefined) result.executionId = this.#spec.executionId;
+        return { result, retained: this.#spec.retain };
+      }
+      case 'threw':
+        return { result: { result: undefined, error: message.error, logs }, retained: false };
+      case 'fault':
+        return { result: { result: undefined, error: formatFault(message.fault), logs }, retained: false };
+    }
+  }
+
+  /** A run that did not end with its own outcome: the text of what ended it, or its rejection. */
+  #failure(
+    result: Exclude<EndingResult, 'outcome'>,
+    details: EndingDetails,
+  ): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
+    if (result === 'disposed') return details.disposed!;
+    const failed = (error: string, logs: LogEntry[] = []) => ({
+      result: { result: undefined, error, logs },
+      retained: false,
+    });
+    const spec = this.#spec;
+    switch (result) {
+      case 'timeout':
+        return failed(ExecutionTimeoutError.format(spec.timeout), details.logs);
+      case 'cpuTimeout':
+        return failed(
+          spec.cpuTimeout === null ? ExecutionTimeoutError.format(spec.timeout) : formatCpuTimeout(spec.cpuTimeout),
+          details.logs,
+        );
+      case 'outOfMemory':
+        return failed(isolateText.outOfMemory(spec.heapLimitMb));
+      case 'memoryLimit':
+        return failed(isolateText.memoryLimit(spec.memoryLimitMb));
+      case 'outputTooLarge':
+        return failed(isolateText.processOutputTooLarge(spec.limits.maxProcessOutputBytes));
+      case 'requestTooLarge':
+      case 'overBudget':
+      case 'processEnded':
+        return failed(details.error!);
+    }
+  }
+
+  /** The run is over: its process's fate, and every clock and guard it held. */
+  #close(fate: ProcessFate): void {
+    this.#fate = fate;
+    // Read before the process may be killed; a process that already died, or a run that never
+    // started, reads as unknown.
+    this.#cpuMs = this.#end.stop();
+    this.#releaseMemoryGuard?.();
+  }
+}

@@ -1,5 +1,0 @@
-/** The modules the supervisor loads beside the harness in every run's dynamic worker. */
-declare module '__codemode_limits.json' {
-  const limits: import('../member/worker-settings.js').SandboxLimits;
-  export default limits;
-}

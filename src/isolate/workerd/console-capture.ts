@@ -1,0 +1,77 @@
+/**
+ * The console capture of a run's dynamic worker: log, warn and error, the methods the reference
+ * captures. The lines are capped (count and UTF-8 bytes, the executor's `limits.maxLogLines` and
+ * `limits.maxLogBytes`): past a cap one marker line says so, and later lines are dropped, so the
+ * result always has room to leave.
+ */
+import type { LogEntry, LogLevel } from '../../protocol/types.js';
+import { sandboxText } from '../contract/texts.js';
+import { $captureStackTrace, $String, utf8Bytes } from './intrinsics.js';
+import { limits } from './sandbox-limits.js';
+
+let logs: LogEntry[] = [];
+let logBytes = 0;
+let logsCut = false;
+
+/** The lines captured since the run began. */
+export function capturedLogs(): LogEntry[] {
+  return logs;
+}
+
+function keep(entry: LogEntry): void {
+  if (logsCut) return;
+  const bytes = utf8Bytes(entry.message);
+  if (logs.length >= limits.maxLogLines || logBytes + bytes > limits.maxLogBytes) {
+    logsCut = true;
+    logs[logs.length] = { level: 'warn', message: sandboxText.logsCut(limits.maxLogLines, limits.maxLogBytes) };
+    return;
+  }
+  logBytes += bytes;
+  logs[logs.length] = entry;
+}
+
+export function resetLogs(): void {
+  logs = [];
+  logBytes = 0;
+  logsCut = false;
+}
+
+/**
+ * The error with its stack taken again from the caller of `fn`, so no frame of the harness shows
+ * in what user code catches (upstream's own frames are in its generated module, which a stack of
+ * ours cannot name). A value that is not an object is left as it is.
+ */
+export function fromCaller<T>(error: T, fn: (...args: never[]) => unknown): T {
+  if (error !== null && typeof error === 'object') {
+    try {
+      $captureStackTrace(error, fn);
+    } catch {
+      // A frozen or exotic object keeps the stack it has.
+    }
+  }
+  return error;
+}
+
+// Arrows, as upstream writes them: no `prototype`, not constructible, no name, so the surface
+// matches. Assigned to a property, so no name is inferred.
+function capture(level: LogLevel): (...args: unknown[]) => void {
+  const self: { fn: (...args: unknown[]) => void } = { fn: () => {} };
+  self.fn = (...args) => {
+    let message = '';
+    try {
+      // String(x) throws for a null-prototype object: that throw reaches user code, as upstream.
+      for (let i = 0; i < args.length; i++) message += (i === 0 ? '' : ' ') + $String(args[i]);
+    } catch (error) {
+      throw fromCaller(error, self.fn);
+    }
+    keep({ level, message });
+  };
+  return self.fn;
+}
+
+/** Installs the capture; the harness calls it once, before any user code runs. */
+export function captureConsole(): void {
+  console.log = capture('log');
+  console.warn = capture('warn');
+  console.error = capture('error');
+}

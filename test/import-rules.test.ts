@@ -1,0 +1,91 @@
+/**
+ * The import rules `npm run lint` checks (.dependency-cruiser.mjs), each against an import planted
+ * to break it in a scratch tree: every rule fires on its own violation, and the imports the design
+ * allows (down the host's floors, into the contract) pass.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type ICruiseOptions, type IFlattenedRuleSet } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** The rules as `npm run lint` reads them (a plain module, so loaded by its URL). */
+const rules = (
+  (await import(String(new URL('../.dependency-cruiser.mjs', import.meta.url)))) as {
+    default: Required<Pick<IFlattenedRuleSet, 'forbidden'>> & {
+      options: Pick<ICruiseOptions, 'doNotFollow' | 'exclude'>;
+    };
+  }
+).default;
+
+const scratch = mkdtempSync(join(tmpdir(), 'import-rules-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Writes the tree and answers every violation, as `rule: from -> to`. */
+async function violations(tree: Record<string, string>): Promise<string[]> {
+  const base = mkdtempSync(join(scratch, 'tree-'));
+  for (const [path, text] of Object.entries(tree)) {
+    mkdirSync(dirname(join(base, path)), { recursive: true });
+    writeFileSync(join(base, path), text);
+  }
+  const { output } = await cruise(['src'], {
+    baseDir: base,
+    validate: true,
+    ruleSet: { forbidden: rules.forbidden },
+    tsPreCompilationDeps: true,
+    ...rules.options,
+  });
+  const result = typeof output === 'string' ? JSON.parse(output) : output;
+  return result.summary.violations.map(
+    (violation: { rule: { name: string }; from: string; to: string }) =>
+      `${violation.rule.name}: ${violation.from} -> ${violation.to}`,
+  );
+}
+
+const exported = (name: string) => `export const ${name} = 1;\n`;
+const importing = (from: string, name: string) => `import { ${name} } from '${from}';\nexport const use = ${name};\n`;
+
+describe('the import rules', () => {
+  it('refuse each planted violation, by the rule it breaks (a circle once)', async () => {
+    const found = await violations({
+      'src/wire/first.ts': "import { second } from './second.js';\nexport const first = () => second;\n",
+      'src/wire/second.ts': "import { first } from './first.js';\nexport const second = () => first;\n",
+      'src/isolate/workerd/reaches-host.ts': importing('../host/run/run-part.js', 'runPart'),
+      'src/isolate/host/run/run-part.ts': exported('runPart'),
+      'src/isolate/host/member/reaches-workerd.ts': importing('../../workerd/worker-part.js', 'workerPart'),
+      'src/isolate/workerd/worker-part.ts': exported('workerPart'),
+      'src/isolate/contract/reaches-wing.ts': importing('../host/options/option-part.js', 'optionPart'),
+      'src/isolate/host/options/option-part.ts': exported('optionPart'),
+      'src/isolate/host/relay/reaches-up.ts': importing('../pool/pool-part.js', 'poolPart'),
+      'src/isolate/host/pool/pool-part.ts': exported('poolPart'),
+      'src/protocol/reaches-node.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
+      'src/codemode/reaches-server.ts': importing('../server/server-part.js', 'serverPart'),
+      'src/server/server-part.ts': exported('serverPart'),
+    });
+    expect(found.sort()).toEqual(
+      [
+        'no-circular: src/wire/first.ts -> src/wire/second.ts',
+        'isolate-workerd-to-host: src/isolate/workerd/reaches-host.ts -> src/isolate/host/run/run-part.ts',
+        'node-code-from-neutral-code: src/isolate/workerd/reaches-host.ts -> src/isolate/host/run/run-part.ts',
+        'isolate-host-to-workerd: src/isolate/host/member/reaches-workerd.ts -> src/isolate/workerd/worker-part.ts',
+        'isolate-contract-to-wing: src/isolate/contract/reaches-wing.ts -> src/isolate/host/options/option-part.ts',
+        'node-code-from-neutral-code: src/isolate/contract/reaches-wing.ts -> src/isolate/host/options/option-part.ts',
+        'isolate-host-confinement-relay-sandbox-upward: src/isolate/host/relay/reaches-up.ts -> src/isolate/host/pool/pool-part.ts',
+        'node-builtin-outside-node-code: src/protocol/reaches-node.ts -> fs',
+        'node-code-from-neutral-code: src/codemode/reaches-server.ts -> src/server/server-part.ts',
+      ].sort(),
+    );
+  });
+
+  it('let the imports the design allows pass', async () => {
+    const found = await violations({
+      'src/isolate/host/executor/top.ts': importing('../pool/pool-part.js', 'poolPart'),
+      'src/isolate/host/pool/pool-part.ts': importing('../../contract/shared.js', 'shared'),
+      'src/isolate/workerd/worker-part.ts': importing('../contract/shared.js', 'shared'),
+      'src/isolate/contract/shared.ts': importing('../../protocol/types.js', 'types'),
+      'src/protocol/types.ts': exported('types'),
+      'src/server/server-part.ts': "import { createServer } from 'node:http';\nexport const serve = createServer;\n",
+    });
+    expect(found).toEqual([]);
+  });
+});

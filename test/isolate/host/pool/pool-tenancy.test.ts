@@ -1,0 +1,79 @@
+/**
+ * Tenants of one pool (issue 30, finding 9), on the pool's policy alone: fake processes of 10 MB
+ * each, and two tenants present. A tenant holds at most its share of the budget while another is
+ * present, and its retained executions are evicted before another tenant's run starves.
+ */
+import { describe, expect, it } from 'vitest';
+import { Tenancy } from '../../../../src/isolate/host/pool/tenancy.js';
+import { poolWith, settle, track } from '../../../support/pool-fakes.js';
+
+/** Starts every pending launch until none is left. */
+async function startUntilSettled(launcher: ReturnType<typeof poolWith>['launcher']): Promise<void> {
+  // An end settles on a later turn, and the launch it allows only then: a few turns more.
+  for (let round = 0; round < 50; round += 1) {
+    await settle();
+    if (launcher.starting() === 0 && round > 3) return;
+    await launcher.startAll();
+  }
+}
+
+describe('two tenants of one pool', () => {
+  it('holds a tenant to its share while the other is present; alone it may use the whole budget', async () => {
+    // The pool grows into 180 MB: 30 shared, then 12 members of 10 MB (at the 12 MB estimate).
+    const settings = { memoryBudgetMb: 200, maxWorkers: 100, maxStarting: 8, spare: 0, maxQueue: 100 };
+    const tenancy = new Tenancy(0.5);
+    const leaveA = tenancy.join('A');
+
+    const alone = poolWith(settings);
+    const aloneRuns = Array.from({ length: 12 }, () => track(tenancy.run('A', () => alone.pool.acquire())));
+    await startUntilSettled(alone.launcher);
+    expect(aloneRuns.filter((run) => run.value !== undefined)).toHaveLength(12);
+    await alone.pool.dispose();
+
+    const leaveB = tenancy.join('B');
+    const { pool, launcher } = poolWith(settings);
+    const runsA = Array.from({ length: 12 }, () => track(tenancy.run('A', () => pool.acquire())));
+    await startUntilSettled(launcher);
+    // Its share is half of the 180 MB the pool grows into: nine members of 10 MB.
+    expect(runsA.filter((run) => run.value !== undefined)).toHaveLength(9);
+    const runB = track(tenancy.run('B', () => pool.acquire()));
+    await startUntilSettled(launcher);
+    expect(runB.value).toBeDefined();
+    // The other tenant gone, the first one's waiters are served at the next release.
+    leaveB();
+    pool.release(runB.value!, 'keep');
+    await startUntilSettled(launcher);
+    expect(runsA.filter((run) => run.value !== undefined)).toHaveLength(12);
+    leaveA();
+    await pool.dispose();
+  });
+
+  it("evicts the retained executions of a tenant over its share before the other tenant's run starves", async () => {
+    // The pool grows into 90 MB: 30 shared, then five members of 10 MB; a tenant's share is 45 MB.
+    const { pool, launcher, retained, evicted } = poolWith({
+      memoryBudgetMb: 100,
+      maxWorkers: 100,
+      maxStarting: 8,
+      spare: 0,
+      maxQueue: 100,
+    });
+    const tenancy = new Tenancy(0.5);
+    const leave = [tenancy.join('A'), tenancy.join('B')];
+    const runsA = Array.from({ length: 5 }, () => track(tenancy.run('A', () => pool.acquire())));
+    await startUntilSettled(launcher);
+    const heldByA = runsA.flatMap((run) => (run.value === undefined ? [] : [run.value]));
+    expect(heldByA).toHaveLength(5);
+    // Each run retains its execution: its process keeps the memory after the run.
+    for (const process of heldByA) {
+      retained.set(process, 1);
+      pool.release(process, 'keep');
+    }
+    const runB = track(tenancy.run('B', () => pool.acquire()));
+    await startUntilSettled(launcher);
+    expect(runB.value).toBeDefined();
+    expect(evicted.length).toBeGreaterThanOrEqual(1);
+    expect(evicted.every((process) => heldByA.includes(process))).toBe(true);
+    for (const done of leave) done();
+    await pool.dispose();
+  });
+});

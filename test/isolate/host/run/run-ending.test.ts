@@ -1,0 +1,167 @@
+/**
+ * The one state machine of how a run ends (src/isolate/run/run-ending.ts), as a table. Every row
+ * is written out here by hand, from the rules docs/isolate.md states: a row changed, added or
+ * dropped in the table fails a test below. Every cell not listed must be refused (the state stays,
+ * nothing is done), so the first ending wins.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type EndingEvent,
+  type EndingResult,
+  type EndingState,
+  type EndingStep,
+  type ProcessFate,
+  stepEnding,
+} from '../../../../src/isolate/host/run/run-ending.js';
+
+const STATES: EndingState[] = [
+  'unstarted',
+  'running',
+  'givingUpAtTimeout',
+  'givingUpAtCpu',
+  'givingUpAbandoned',
+  'ended',
+];
+const EVENTS: EndingEvent[] = [
+  'start',
+  'requestTooLarge',
+  'timeout',
+  'cpu',
+  'cancel',
+  'doneInTime',
+  'doneAfterDeadline',
+  'cancelled',
+  'spinning',
+  'heap',
+  'memory',
+  'output',
+  'budget',
+  'died',
+  'dispose',
+];
+
+const settle = (result: EndingResult, process: ProcessFate): EndingStep => ({
+  to: 'ended',
+  verdict: { do: 'settle', result, process },
+});
+
+/** A cap ends the process at once and is reported as itself, whatever the run was doing. */
+const CAPS: [EndingEvent, EndingStep][] = [
+  ['heap', settle('outOfMemory', 'killed')],
+  ['memory', settle('memoryLimit', 'killed')],
+  ['output', settle('outputTooLarge', 'killed')],
+  ['budget', settle('overBudget', 'killed')],
+];
+
+/** Every transition the table must accept; each is a test. */
+const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
+  ['unstarted', 'start', { to: 'running', verdict: { do: 'start' } }],
+  ['unstarted', 'cancel', settle('timeout', 'keep')],
+  ['unstarted', 'budget', settle('overBudget', 'killed')],
+  ['unstarted', 'dispose', settle('disposed', 'keep')],
+
+  ['running', 'requestTooLarge', settle('requestTooLarge', 'keep')],
+  ['running', 'timeout', { to: 'givingUpAtTimeout', verdict: { do: 'giveUp', raceMayWin: true } }],
+  ['running', 'cpu', { to: 'givingUpAtCpu', verdict: { do: 'giveUp', raceMayWin: false } }],
+  ['running', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'giveUp', raceMayWin: false } }],
+  ['running', 'doneInTime', settle('outcome', 'keep')],
+  ['running', 'doneAfterDeadline', settle('outcome', 'keep')],
+  ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['running', event, step]),
+  ['running', 'died', settle('processEnded', 'dead')],
+  ['running', 'dispose', settle('disposed', 'keep')],
+
+  ['givingUpAtTimeout', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'nothing' } }],
+  ['givingUpAtTimeout', 'doneInTime', settle('outcome', 'keep')],
+  ['givingUpAtTimeout', 'doneAfterDeadline', settle('timeout', 'retire')],
+  ['givingUpAtTimeout', 'cancelled', settle('timeout', 'retire')],
+  ['givingUpAtTimeout', 'spinning', settle('timeout', 'kill')],
+  ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAtTimeout', event, step]),
+  ['givingUpAtTimeout', 'died', settle('timeout', 'dead')],
+  ['givingUpAtTimeout', 'dispose', settle('disposed', 'keep')],
+
+  ['givingUpAtCpu', 'doneInTime', settle('cpuTimeout', 'retire')],
+  ['givingUpAtCpu', 'doneAfterDeadline', settle('cpuTimeout', 'retire')],
+  ['givingUpAtCpu', 'cancelled', settle('cpuTimeout', 'retire')],
+  ['givingUpAtCpu', 'spinning', settle('cpuTimeout', 'kill')],
+  ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAtCpu', event, step]),
+  ['givingUpAtCpu', 'died', settle('cpuTimeout', 'dead')],
+  ['givingUpAtCpu', 'dispose', settle('disposed', 'keep')],
+
+  ['givingUpAbandoned', 'doneInTime', settle('timeout', 'retire')],
+  ['givingUpAbandoned', 'doneAfterDeadline', settle('timeout', 'retire')],
+  ['givingUpAbandoned', 'cancelled', settle('timeout', 'retire')],
+  ['givingUpAbandoned', 'spinning', settle('timeout', 'kill')],
+  ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAbandoned', event, step]),
+  ['givingUpAbandoned', 'died', settle('timeout', 'dead')],
+  ['givingUpAbandoned', 'dispose', settle('disposed', 'keep')],
+];
+
+const accepted = new Set(ACCEPTED.map(([state, event]) => `${state} ${event}`));
+const REFUSED = STATES.flatMap((state) =>
+  EVENTS.filter((event) => !accepted.has(`${state} ${event}`)).map((event): [EndingState, EndingEvent] => [
+    state,
+    event,
+  ]),
+);
+
+/** The steps a sequence of events takes from `unstarted`. */
+function walk(events: EndingEvent[]): EndingStep[] {
+  let state: EndingState = 'unstarted';
+  return events.map((event) => {
+    const step = stepEnding(state, event);
+    state = step.to;
+    return step;
+  });
+}
+
+describe('the ending table', () => {
+  it.each(ACCEPTED)('%s, on %s, goes to the listed state with the listed verdict', (state, event, step) => {
+    expect(stepEnding(state, event)).toEqual(step);
+  });
+
+  it.each(REFUSED)('%s refuses %s: the state stays, and nothing is done', (state, event) => {
+    expect(stepEnding(state, event)).toEqual({ to: state, verdict: { do: 'nothing' } });
+  });
+
+  it('refuses every event once the run has ended: the first ending wins', () => {
+    for (const event of EVENTS) expect(stepEnding('ended', event)).toEqual({ to: 'ended', verdict: { do: 'nothing' } });
+  });
+
+  it('gives a run up once: a second bound, or a second cancel, sends no second cancel', () => {
+    const steps = walk(['start', 'timeout', 'cpu', 'timeout', 'cancel', 'cancel']);
+    expect(steps.map((step) => step.verdict.do)).toEqual([
+      'start',
+      'giveUp',
+      'nothing',
+      'nothing',
+      'nothing',
+      'nothing',
+    ]);
+  });
+
+  it('lets the race win at the wall-clock bound, but not once the caller has gone away too', () => {
+    expect(walk(['start', 'timeout', 'doneInTime']).at(-1)).toEqual(settle('outcome', 'keep'));
+    expect(walk(['start', 'timeout', 'cancel', 'doneInTime']).at(-1)).toEqual(settle('timeout', 'retire'));
+  });
+
+  it('keeps the bound that ended the run: a cancel after the CPU bound still reports the CPU bound', () => {
+    expect(walk(['start', 'cpu', 'cancel', 'cancelled']).at(-1)).toEqual(settle('cpuTimeout', 'retire'));
+  });
+
+  it('refuses a `cancelled` while nothing has given the run up', () => {
+    expect(walk(['start', 'cancelled']).at(-1)).toEqual({ to: 'running', verdict: { do: 'nothing' } });
+  });
+
+  it('settles once: the death that follows a cap, or a reply that follows the spin, is refused', () => {
+    expect(walk(['start', 'heap', 'died']).map((step) => step.verdict)).toEqual([
+      { do: 'start' },
+      { do: 'settle', result: 'outOfMemory', process: 'killed' },
+      { do: 'nothing' },
+    ]);
+    expect(walk(['start', 'cancel', 'spinning', 'cancelled', 'doneInTime']).slice(2)).toEqual([
+      settle('timeout', 'kill'),
+      { to: 'ended', verdict: { do: 'nothing' } },
+      { to: 'ended', verdict: { do: 'nothing' } },
+    ]);
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * How a run carries out the verdicts of its ending (src/isolate/run/run.ts over run-ending.ts),
+ * without workerd: a fake process the test drives (its replies, its caps, its end), which records
+ * what the host sends it and whether it was killed. Each ending's result text comes from where the
+ * texts are composed; the table itself is run-ending.test.ts's.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { channelGrammar } from '../../../../src/isolate/contract/channel.js';
+import type { HostMessage, SupervisorMessage } from '../../../../src/isolate/contract/messages.js';
+import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import type { ProcessEnd, SandboxProcess } from '../../../../src/isolate/host/member/sandbox-process.js';
+import { Run, type RunSpec } from '../../../../src/isolate/host/run/run.js';
+import { encodeErrorEnvelope } from '../../../../src/protocol/dispatch.js';
+import { ExecutionTimeoutError, ExecutorError } from '../../../../src/protocol/errors.js';
+import { COMPLETED_MESSAGE, formatCpuTimeout } from '../../../../src/protocol/texts.js';
+import { encodeValue } from '../../../../src/protocol/value-codec.js';
+
+class FakeProcess {
+  onMessage: (message: SupervisorMessage) => void = () => {};
+  readonly sent: HostMessage[] = [];
+  cpu: number | undefined = 0;
+  kills = 0;
+  guardReleased = false;
+  ended: ((end: ProcessEnd) => void) | undefined;
+  heapFull: (() => void) | undefined;
+  outputFlood: (() => void) | undefined;
+  memoryExceeded: (() => void) | undefined;
+
+  watchEnd(watcher: (end: ProcessEnd) => void): void {
+    this.ended = watcher;
+  }
+
+  watchHeap(watcher: () => void): void {
+    this.heapFull = watcher;
+  }
+
+  watchOutput(_maxBytes: number, watcher: () => void): void {
+    this.outputFlood = watcher;
+  }
+
+  armMemoryGuard(_limitMb: number, exceeded: () => void): () => void {
+    this.memoryExceeded = exceeded;
+    return () => {
+      this.guardReleased = true;
+    };
+  }
+
+  sendText(text: string): void {
+    this.sent.push(channelGrammar.parseHostMessage(text)!);
+  }
+
+  send(message: HostMessage): void {
+    this.sent.push(message);
+  }
+
+  kill(): void {
+    this.kills += 1;
+  }
+
+  cpuMs(): number | undefined {
+    return this.cpu;
+  }
+
+  /** The `cancel` messages the host sent. */
+  cancels(): HostMessage[] {
+    return this.sent.filter((message) => message.t === 'cancel');
+  }
+}
+
+const LIMITS = {
+  maxRequestBytes: 1 << 20,
+  maxProcessOutputBytes: 4096,
+  maxToolResultBytes: 1 << 20,
+  maxResponseBodyBytes: 1 << 20,
+} as RunSpec['limits'];
+
+const START: RunSpec['start'] = {
+  t: 'run',
+  run: 'r1',
+  entry: '',
+  modules: {},
+  outbound: false,
+  retain: false,
+  bound: 60_000,
+};
+
+const runs: Run[] = [];
+
+afterEach(() => {
+  for (const run of runs.splice(0)) run.abort(new ExecutorError('EXECUTOR_DISPOSED', 'test over'));
+});
+
+function startRun(spec: Partial<RunSpec> = {}) {
+  const sandbox = new FakeProcess();
+  const run = new Run(sandbox as unknown as SandboxProcess, {
+    id: 'r1',
+    start: START,
+    timeout: 60_000,
+    cpuTimeout: null,
+    countHostWaits: false,
+    dispatch: null,
+    outbound: null,
+    retain: false,
+    heapLimitMb: 64,
+    memoryLimitMb: 128,
+    limits: LIMITS,
+    ...spec,
+  });
+  runs.push(run);
+  run.start();
+  return { sandbox, run };
+}
+
+function done(settledBeforeDeadline: boolean, value: unknown = 42): SupervisorMessage {
+  const logs = [{ level: 'log' as const, message: 'line' }];
+  return { t: 'done', run: 'r1', outcome: 'value', value: encodeValue(value), logs, settledBeforeDeadline };
+}
+
+async function until(condition: () => boolean, withinMs: number): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const exit = { code: 1, signal: null, stderr: '', oomKilled: false };
+
+describe('Run', () => {
+  it('returns the sandbox outcome and keeps the process', async () => {
+    const { sandbox, run } = startRun();
+    expect(sandbox.sent.map((message) => message.t)).toEqual(['run']);
+    sandbox.onMessage(done(true));
+    const outcome = await run.outcome;
+    expect(outcome.result).toEqual({ result: 42, logs: [{ level: 'log', message: 'line' }] });
+    expect(run.fate).toBe('keep');
+    expect(sandbox.guardReleased).toBe(true);
+  });
+
+  it('at its wall-clock bound, sends one cancel the race may win, and a done in time still stands', async () => {
+    const { sandbox, run } = startRun({ timeout: 10 });
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: true }]);
+    sandbox.onMessage(done(true));
+    expect((await run.outcome).result.result).toBe(42);
+    expect(run.fate).toBe('keep');
+  });
+
+  it('at its wall-clock bound, answers a lost race with the timeout text and its lines, and retires the process', async () => {
+    const { sandbox, run } = startRun({ timeout: 10 });
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    sandbox.onMessage({ t: 'cancelled', run: 'r1', logs: [{ level: 'warn', message: 'so far' }] });
+    expect((await run.outcome).result).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(10),
+      logs: [{ level: 'warn', message: 'so far' }],
+    });
+    expect(run.fate).toBe('retire');
+  });
+
+  it('counts a done after the bound and after its caller went away as a timeout, and releases what it retained', async () => {
+    const { sandbox, run } = startRun({ timeout: 10, retain: true });
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    run.cancel();
+    expect(sandbox.cancels()).toHaveLength(1);
+    sandbox.onMessage(done(true));
+    const outcome = await run.outcome;
+    expect(outcome.result.error).toBe(ExecutionTimeoutError.format(10));
+    expect(outcome.retained).toBe(false);
+    expect(sandbox.sent.at(-1)).toEqual({ t: 'release', exec: 'r1' });
+    expect(run.fate).toBe('retire');
+  });
+
+  it('past its CPU bound, gives up with no race to win and answers with the CPU text', async () => {
+    const { sandbox, run } = startRun({ cpuTimeout: 30 });
+    sandbox.cpu = 1_000;
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
+    sandbox.onMessage(done(true));
+    expect((await run.outcome).result.error).toBe(formatCpuTimeout(30));
+    expect(run.fate).toBe('retire');
+  });
+
+  it('kills a process that spins through its grace, and reports the bound', async () => {
+    const { sandbox, run } = startRun();
+    sandbox.cpu = undefined;
+    run.cancel();
+    const outcome = await run.outcome;
+    expect(outcome.result.error).toBe(ExecutionTimeoutError.format(60_000));
+    expect(run.fate).toBe('kill');
+    // The pool kills it as the run hands it back, not the run.
+    expect(sandbox.kills).toBe(0);
+  });
+
+  it.each([
+    ['heap', (sandbox: FakeProcess) => sandbox.heapFull!(), isolateText.outOfMemory(64)],
+    ['memory', (sandbox: FakeProcess) => sandbox.memoryExceeded!(), isolateText.memoryLimit(128)],
+    ['output', (sandbox: FakeProcess) => sandbox.outputFlood!(), isolateText.processOutputTooLarge(4096)],
+  ])(
+    'ends at the %s cap, even while given up: kills its process at once, reports the cap, and a death after it changes nothing',
+    async (_cap, pass, text) => {
+      const { sandbox, run } = startRun();
+      run.cancel();
+      pass(sandbox);
+      expect(sandbox.kills).toBe(1);
+      sandbox.ended!({ intended: true, exit });
+      expect((await run.outcome).result).toEqual({ result: undefined, error: text, logs: [] });
+      expect(run.fate).toBe('killed');
+    },
+  );
+
+  it('ends over the memory budget with the budget text it is given', async () => {
+    const { sandbox, run } = startRun();
+    run.endOverBudget('over the budget');
+    expect(sandbox.kills).toBe(1);
+    expect((await run.outcome).result.error).toBe('over the budget');
+    expect(run.fate).toBe('killed');
+  });
+
+  it('reports a process that died as its death, or, once the run is given up, as the bound', async () => {
+    const running = startRun();
+    running.sandbox.ended!({ intended: false, exit });
+    expect((await running.run.outcome).result.error).toBe(isolateText.processEnded(isolateText.exitStatus(1, null)));
+    expect(running.run.fate).toBe('dead');
+
+    const givenUp = startRun();
+    givenUp.run.cancel();
+    givenUp.sandbox.ended!({ intended: false, exit });
+    expect((await givenUp.run.outcome).result.error).toBe(ExecutionTimeoutError.format(60_000));
+    expect(givenUp.run.fate).toBe('dead');
+  });
+
+  it('refuses a request over its cap before sending it, and keeps the process', async () => {
+    const { sandbox, run } = startRun({ limits: { ...LIMITS, maxRequestBytes: 10 } });
+    expect(sandbox.sent).toEqual([]);
+    const outcome = await run.outcome;
+    const size = Buffer.byteLength(channelGrammar.encodeHostMessage(START), 'utf8');
+    expect(outcome.result.error).toBe(isolateText.requestTooLarge(size, 10));
+    expect(outcome.cpuMs).toBeUndefined();
+    expect(run.fate).toBe('keep');
+  });
+
+  it('rejects a disposed run, settles once, and answers a later tool call as one of a finished run', async () => {
+    const { sandbox, run } = startRun();
+    const disposed = new ExecutorError('EXECUTOR_DISPOSED', 'disposed');
+    run.abort(disposed);
+    await expect(run.outcome).rejects.toBe(disposed);
+    run.cancel();
+    sandbox.onMessage(done(true));
+    sandbox.onMessage({ t: 'call', run: 'r1', ask: 7, provider: 'codemode', tool: 'search', args: '' });
+    expect(sandbox.sent.map((message) => message.t)).toEqual(['run', 'answer']);
+    expect(sandbox.sent[1]).toEqual({ t: 'answer', ask: 7, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
+    expect(run.fate).toBe('keep');
+  });
+});

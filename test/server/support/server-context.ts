@@ -1,0 +1,44 @@
+/**
+ * A daemon's per-connection context over an executor that does nothing, for tests that drive one
+ * `Connection` directly: every line the daemon would log lands in `lines`.
+ */
+import { Tenancy } from '../../../src/isolate/host/pool/tenancy.js';
+import type { Executor } from '../../../src/protocol/index.js';
+import type { ServerContext } from '../../../src/server/connection.js';
+import { HeldRequests } from '../../../src/server/held-requests.js';
+import { DaemonMetrics } from '../../../src/server/metrics.js';
+import { Readiness } from '../../../src/server/readiness.js';
+import { RefusalLog } from '../../../src/server/refusal-log.js';
+import { RetainedLeases } from '../../../src/server/retained-leases.js';
+import { SERVER_DEFAULTS } from '../../../src/server/server-options.js';
+
+const idle: Executor = {
+  execute: async () => ({ logs: [] }),
+  invokeHandle: async () => ({ logs: [] }),
+  closeHandles: async () => {},
+  dispose: async () => {},
+};
+
+export function idleServerContext(lines: string[]): ServerContext {
+  const log = (message: string) => void lines.push(message);
+  return {
+    executor: idle,
+    protocolVersion: 1,
+    maxExecutionsPerConnection: 4,
+    heldRequests: new HeldRequests(SERVER_DEFAULTS, () => {}),
+    tenancy: new Tenancy(0.5),
+    retained: new RetainedLeases({
+      maxRetainedPerConnection: 16,
+      maxRetainedPerTenant: 64,
+      retainedIdleTimeout: 60_000,
+      closeIdle: () => {},
+    }),
+    draining: false,
+    daemonId: 'test',
+    metrics: new DaemonMetrics(idle),
+    readiness: new Readiness(idle),
+    log,
+    refusals: new RefusalLog(log, 'call'),
+    track: () => () => {},
+  };
+}
