@@ -8,7 +8,7 @@ import type { CellStatus } from './report/model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './report/release-diff.js';
 
 /** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
-export const INTERPRETING_VERSION = 3;
+export const INTERPRETING_VERSION = 4;
 
 const STALE_SKIP_PREFIX = 'unexpected pass: the skip is stale';
 
@@ -53,6 +53,10 @@ export const texts = {
     upstreamNeverRuns: (why: string) =>
       `cannot be checked: no reference column runs this case (${why}), so drop upstream`,
     skipNeverRuns: (why: string) => `skips reference columns that never run this case anyway (${why})`,
+    skipStepCount: (given: number, steps: number) =>
+      `has ${given} step expectation${given === 1 ? '' : 's'}, but the flow has ${steps} step${steps === 1 ? '' : 's'}: give one per step, in order ({} for a wait or a restart)`,
+    skipBeforeSince: (boundary: string, release: string, since: string, sinceRelease: string) =>
+      `skips the releases before ${boundary} (${release}), but the flow's since: ${since} (${sinceRelease}) already leaves every one of them out; drop the entry, or move since to the boundary the flow needs`,
     callsWithoutRecord: 'needs options.recordCalls: true, or no side reports the calls it would compare',
     recordWithoutCalls: 'records the host calls, but expect has no calls to compare them with',
     noFiles: 'no case files (*.yaml) found',
