@@ -37,7 +37,11 @@ describe('planCell', () => {
     expect(
       ['0.3.8', '0.4.1', '0.4.4', '0.5.6'].map((release) => planCell(flow, at(release), withRuntime).kind),
     ).toEqual(['unsupported', 'run', 'unsupported', 'run']);
-    expect(planCell(flow, at('0.4.4'), withRuntime)).toMatchObject({ label: texts.cell.flowsCrashLabel });
+    // An infrastructure fault of the column, said as such: not "unsafe there".
+    expect(planCell(flow, at('0.4.4'), withRuntime)).toMatchObject({
+      label: 'infrastructure: workerd aborts here',
+      reason: expect.stringMatching(/^an infrastructure fault of this column, not a behaviour of 0\.4\.4: /),
+    });
   });
 
   it("skips a flow's reference columns on the other side of its skip entry's boundary, with the entry's steps", () => {
