@@ -101,11 +101,18 @@ export interface StepOutcome {
   ran: string[];
 }
 
-interface StepExpectation {
+export interface StepExpectation {
   value?: unknown;
   threw?: string | Matcher;
   ran?: Array<string | Matcher> | Matcher;
 }
+
+/**
+ * Skips the reference columns on one side of a release boundary, as a case's skip entry does.
+ * They still run the flow: they must not meet its steps' expectations, and with `steps` (one per
+ * step, in order) they must meet those instead.
+ */
+type FlowSkipEntry = ({ before: string } | { from: string }) & { note?: string; steps?: StepExpectation[] };
 
 export interface Flow {
   id: string;
@@ -118,6 +125,8 @@ export interface Flow {
   steps: FlowStep[];
   /** The boundary (cases/boundaries.yaml) before which a reference release cannot run the flow; default `runtime`. */
   since?: string;
+  /** Boundaries whose other side behaves otherwise, with what its steps give there. */
+  skipOn?: FlowSkipEntry[];
 }
 
 export interface LoadedFlow extends Flow {

@@ -117,7 +117,8 @@ describe('loadCatalogue on flows', () => {
     writeFileSync(doc, '# Upstream\n');
     writeFileSync(
       join(dir, BOUNDARIES_FILE),
-      `${BOUNDARIES_SCHEMA_COMMENT}\n- id: runtime\n  release: 0.4.0\n  reason: the runtime arrived in 0.4.0\n`,
+      `${BOUNDARIES_SCHEMA_COMMENT}\n- id: runtime\n  release: 0.4.0\n  reason: the runtime arrived in 0.4.0\n` +
+        '- id: late\n  release: 0.5.5\n  reason: the gate arrived in 0.5.5\n',
     );
     writeFileSync(join(dir, 'runtime-x.yaml'), `${SCHEMA_COMMENT}\n${flowText}`);
     try {
@@ -147,5 +148,27 @@ describe('loadCatalogue on flows', () => {
     expect(catalogue(FLOW.replace('  features:', '  since: runtimes\n  features:'))).toMatch(
       /\(case "runtime-one"\): \/since names the boundary "runtimes"/,
     );
+  });
+
+  it("refuses a skip entry that cannot apply or says nothing, naming the entry's line", () => {
+    const skipped = (entry: string) => `${FLOW}  skipOn:\n${entry}`;
+    expect(catalogue(skipped('    - before: late\n      steps: [ { value: 1 } ]\n'))).toBe('');
+    expect(catalogue(skipped('    - before: lates\n'))).toMatch(
+      /runtime-x\.yaml:11 \(case "runtime-one"\): \/skipOn\/0\/before names the boundary "lates"/,
+    );
+    expect(catalogue(skipped('    - before: late\n      steps: [ { value: 1 }, {} ]\n'))).toMatch(
+      /runtime-x\.yaml:12 \(case "runtime-one"\): \/skipOn\/0\/steps has 2 step expectations, but the flow has 1 step: give one per step/,
+    );
+    expect(
+      catalogue(skipped('    - before: late\n      steps: [ { value: { any: true }, ran: [store.get] } ]\n')),
+    ).toMatch(/runtime-x\.yaml:12 \(case "runtime-one"\): \/skipOn\/0\/steps equals what the other columns expect/);
+    expect(catalogue(skipped('    - before: late\n      steps: [ { threw: { match: "(" } } ]\n'))).toMatch(
+      /\/skipOn\/0\/steps\/0\/threw\/match is not a valid regular expression/,
+    );
+    // Every release before the runtime is unsupported already: the entry could never apply.
+    expect(catalogue(skipped('    - before: runtime\n'))).toMatch(
+      /\/skipOn\/0\/before skips the releases before runtime \(0\.4\.0\), but the flow's since: runtime \(0\.4\.0\) already leaves every one of them out/,
+    );
+    expect(catalogue(skipped('    - after: late\n'))).toMatch(/\/skipOn\/0 has an unknown property "after"/);
   });
 });

@@ -37,7 +37,39 @@ describe('planCell', () => {
     expect(
       ['0.3.8', '0.4.1', '0.4.4', '0.5.6'].map((release) => planCell(flow, at(release), withRuntime).kind),
     ).toEqual(['unsupported', 'run', 'unsupported', 'run']);
-    expect(planCell(flow, at('0.4.4'), withRuntime)).toMatchObject({ label: texts.cell.flowsCrashLabel });
+    // An infrastructure fault of the column, said as such: not "unsafe there".
+    expect(planCell(flow, at('0.4.4'), withRuntime)).toMatchObject({
+      label: 'infrastructure: workerd aborts here',
+      reason: expect.stringMatching(/^an infrastructure fault of this column, not a behaviour of 0\.4\.4: /),
+    });
+  });
+
+  it("skips a flow's reference columns on the other side of its skip entry's boundary, with the entry's steps", () => {
+    const steps = [{ execute: 'x', expect: { value: 'new' } }];
+    const flow = {
+      ...{ id: 'f', description: 'd', features: ['runtime'], connectors: [], steps },
+      skipOn: [{ before: 'gate', note: 'It gives the old value.', steps: [{ value: 'old' }] }],
+    } as unknown as Parameters<typeof planCell>[0];
+    const withRuntime = new Map(boundaries)
+      .set('runtime', { id: 'runtime', release: '0.4.0', reason: 'r' })
+      .set('runtime-calls-echo', { id: 'runtime-calls-echo', release: '0.4.3', reason: 'r' });
+    expect(['0.4.1', '0.5.2', '0.5.5'].map((release) => planCell(flow, at(release), withRuntime).kind)).toEqual([
+      'skip',
+      'skip',
+      'run',
+    ]);
+    expect(planCell(flow, at('0.5.2'), withRuntime)).toEqual({
+      kind: 'skip',
+      expect: {},
+      upstream: false,
+      reason: 'before gate (0.5.5): 0.5.5 brought the gate. It gives the old value.',
+      label: 'before gate (0.5.5)',
+      note: 'It gives the old value.',
+      failsAsSteps: [{ value: 'old' }],
+    });
+    // A release before the call-log echo is judged without calls on its skipped side too.
+    expect(planCell(flow, at('0.4.1'), withRuntime)).toMatchObject({ kind: 'skip', withoutCalls: true });
+    expect(planCell(flow, ours, withRuntime)).toEqual({ kind: 'run', expect: {}, upstream: false });
   });
 
   it('runs a plain case everywhere, against its expect', () => {
@@ -169,6 +201,48 @@ describe('settleCell', () => {
     expect(settleCell(item, '0.2.2', skip({ result: 0 }), outcome({ result: 1 }))).toMatchObject({
       status: 'fail',
       unexpectedPass: true,
+    });
+  });
+
+  it("holds a skipped flow to its entry's steps, and fails it as stale when it meets the flow's own", () => {
+    const flow = {
+      ...{ id: 'f', description: 'd', features: ['runtime'], connectors: [], file: 'cases/runtime-x.yaml', line: 3 },
+      steps: [
+        { execute: 'x', expect: { value: { status: 'completed', executionId: '<#1>', result: 'new', calls: [] } } },
+      ],
+    } as unknown as Parameters<typeof settleCell>[0];
+    const flowSkip = (withoutCalls?: true, failsAsSteps = true): Plan => ({
+      kind: 'skip',
+      expect: {},
+      upstream: false,
+      reason: 'before gate (0.5.5): why',
+      label: 'before gate (0.5.5)',
+      ...(failsAsSteps
+        ? { failsAsSteps: [{ value: { status: 'completed', executionId: '<#1>', result: 'old', calls: [] } }] }
+        : {}),
+      ...(withoutCalls ? { withoutCalls } : {}),
+    });
+    const gave = (result: string, calls = true) => ({
+      kind: 'outcome' as const,
+      outcome: {
+        steps: [
+          { value: { status: 'completed', executionId: '<#1>', result, ...(calls ? { calls: [] } : {}) }, ran: [] },
+        ],
+      },
+    });
+    expect(settleCell(flow, '0.5.1', flowSkip(), gave('old'))).toMatchObject({ status: 'skip', expectation: 'skip' });
+    expect(settleCell(flow, '0.4.1', flowSkip(true), gave('old', false))).toMatchObject({
+      status: 'skip',
+      expectation: 'skip',
+    });
+    expect(settleCell(flow, '0.5.1', flowSkip(), gave('other'))).toMatchObject({
+      status: 'fail',
+      reason: 'outcome differs from the expect of its skip entry in steps',
+    });
+    expect(settleCell(flow, '0.5.1', flowSkip(), gave('new'))).toMatchObject({ status: 'fail', unexpectedPass: true });
+    // Without steps, a skipped flow must merely not pass.
+    expect(settleCell(flow, '0.5.1', flowSkip(undefined, false), gave('other'))).toMatchObject({
+      status: 'skip',
     });
   });
 

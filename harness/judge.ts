@@ -10,7 +10,7 @@
  */
 import type { Boundary, Case, Expectation, Outcome } from './case-model.js';
 import { brief, checkExpectation, fieldsOf, formatMismatches, type Mismatch } from './expect.js';
-import type { Flow, FlowOutcome } from './flow-model.js';
+import type { Flow, FlowOutcome, StepExpectation } from './flow-model.js';
 import { checkFlow } from './flows.js';
 import { describeRequest } from './reference/request.js';
 import type { ColumnVersions, MatrixCell, MatrixColumn } from './report/model.js';
@@ -19,7 +19,10 @@ import { texts } from './texts.js';
 export type Plan =
   /** `withoutCalls`: a flow on a release whose runtime outcomes do not echo the call log yet. */
   | { kind: 'run'; expect: Expectation; upstream: boolean; withoutCalls?: boolean }
-  /** Runs too: it must not meet `expect`, and must meet `failsAs` when the skip says how it fails. */
+  /**
+   * Runs too: it must not meet `expect` (a flow: its steps' expectations), and must meet `failsAs`
+   * (a flow: `failsAsSteps`, one per step) when the skip says how it fails.
+   */
   | {
       kind: 'skip';
       expect: Expectation;
@@ -28,6 +31,8 @@ export type Plan =
       label: string;
       note?: string;
       failsAs?: Expectation;
+      failsAsSteps?: StepExpectation[];
+      withoutCalls?: boolean;
     }
   | { kind: 'unsupported'; reason: string; label: string };
 
@@ -67,8 +72,18 @@ function planFlow(item: Flow, column: PlannedColumn, boundaries: ReadonlyMap<str
       reason: texts.cell.beforeRuntime(boundary.id, boundary.release, boundary.reason),
       label: texts.cell.beforeRuntimeLabel(boundary.id, boundary.release),
     };
-  const withoutCalls = before(release, boundaries.get(CALLS_ECHO_BOUNDARY));
-  return { kind: 'run', expect: {}, upstream: false, ...(withoutCalls ? { withoutCalls } : {}) };
+  const withoutCalls = before(release, boundaries.get(CALLS_ECHO_BOUNDARY)) ? { withoutCalls: true } : {};
+  const skip = release === null ? undefined : skipFor(item.skipOn, release, boundaries);
+  if (skip === undefined) return { kind: 'run', expect: {}, upstream: false, ...withoutCalls };
+  const { entry, ...said } = skip;
+  return {
+    kind: 'skip',
+    expect: {},
+    upstream: false,
+    ...said,
+    ...(entry.steps === undefined ? {} : { failsAsSteps: entry.steps }),
+    ...withoutCalls,
+  };
 }
 
 /** Why the reference cannot run the case at all, or undefined when it can. */
@@ -83,13 +98,13 @@ export function referenceRefusal(item: Case): { reason: string; label: string } 
   }
 }
 
-/** The skip that puts a release on the other side of one of the case's boundaries, if any. */
-function skipFor(
-  item: Case,
+/** The first skip entry, of a case or a flow, that puts a release on the other side of its boundary. */
+function skipFor<Entry extends ({ before: string } | { from: string }) & { note?: string }>(
+  entries: readonly Entry[] | undefined,
   release: string,
   boundaries: ReadonlyMap<string, Boundary>,
-): { reason: string; label: string; note?: string; failsAs?: Expectation } | undefined {
-  for (const entry of item.skipOn ?? []) {
+): { reason: string; label: string; note?: string; entry: Entry } | undefined {
+  for (const entry of entries ?? []) {
     const side = 'before' in entry ? 'before' : 'from';
     const boundary = boundaries.get('before' in entry ? entry.before : entry.from);
     if (!boundary) continue; // The loader refuses unknown boundaries; a hand-made case may not.
@@ -99,13 +114,14 @@ function skipFor(
       reason: texts.cell.skipped(side, boundary.id, boundary.release, boundary.reason, entry.note),
       label: texts.cell.skipLabel(side, boundary.id, boundary.release),
       ...(entry.note === undefined ? {} : { note: entry.note }),
-      ...(entry.expect === undefined ? {} : { failsAs: entry.expect }),
+      entry,
     };
   }
   return undefined;
 }
 
-function compareReleases(a: string, b: string): number {
+/** Release order, by their dotted numbers. */
+export function compareReleases(a: string, b: string): number {
   const [left, right] = [a, b].map((release) => release.split('.').map(Number)) as [number[], number[]];
   for (let i = 0; i < Math.max(left.length, right.length); i += 1) {
     const difference = (left[i] ?? 0) - (right[i] ?? 0);
@@ -129,8 +145,10 @@ export function planCell(item: Case | Flow, column: PlannedColumn, boundaries: R
   const expect = item.upstream?.expect ?? item.expect;
   // A release that cannot be read leaves the column unable to open; its cells say so.
   const release = column.versions.codemode;
-  const skip = release === null ? undefined : skipFor(item, release, boundaries);
-  return skip === undefined ? { kind: 'run', expect, upstream } : { kind: 'skip', expect, upstream, ...skip };
+  const skip = release === null ? undefined : skipFor(item.skipOn, release, boundaries);
+  if (skip === undefined) return { kind: 'run', expect, upstream };
+  const { entry, ...said } = skip;
+  return { kind: 'skip', expect, upstream, ...said, ...(entry.expect === undefined ? {} : { failsAs: entry.expect }) };
 }
 
 /** Where a case is, for a diff: `cases/args.yaml:8 (case "args-spread-two")`. */
@@ -151,14 +169,12 @@ export function settleCell(
   if (plan.upstream) cell.expectation = 'upstream';
   if (observation.kind === 'infra-error') return { ...cell, status: 'infra-error', reason: observation.reason };
   const { outcome } = observation;
-  if (isFlow(item)) {
-    const mismatches = checkFlow(item, outcome as FlowOutcome, {
-      withoutCalls: plan.kind === 'run' && plan.withoutCalls === true,
-    });
-    if (mismatches.length === 0) return cell;
-    return failed(cell, 'expect', mismatches, texts.cell.diffTitle(placeOf(item), columnId, 'expect'), outcome);
-  }
-  const mismatches = checkExpectation(plan.expect, outcome as Outcome);
+  // A flow is judged step by step; a case by its outcome. Either way, against what the plan says.
+  const judge = isFlow(item)
+    ? (steps: readonly { expect: StepExpectation }[]) =>
+        checkFlow({ steps }, outcome as FlowOutcome, { withoutCalls: plan.withoutCalls === true })
+    : undefined;
+  const mismatches = judge ? judge((item as Flow).steps) : checkExpectation(plan.expect, outcome as Outcome);
   if (plan.kind === 'skip') {
     if (mismatches.length === 0)
       return {
@@ -170,8 +186,10 @@ export function settleCell(
       };
     const skipped: MatrixCell = { ...cell, status: 'skip', reason: plan.reason, label: plan.label };
     if (plan.note !== undefined) skipped.note = plan.note;
-    if (plan.failsAs === undefined) return skipped;
-    const otherwise = checkExpectation(plan.failsAs, outcome as Outcome);
+    const otherwise = judge
+      ? plan.failsAsSteps && judge(plan.failsAsSteps.map((expect) => ({ expect })))
+      : plan.failsAs && checkExpectation(plan.failsAs, outcome as Outcome);
+    if (otherwise === undefined) return skipped;
     if (otherwise.length === 0) return { ...skipped, expectation: 'skip' };
     return failed(cell, 'skip', otherwise, texts.cell.diffTitle(placeOf(item), columnId, 'skip'), outcome);
   }

@@ -14,7 +14,7 @@ import { nearestName } from '../src/server/nearest-name.js';
 import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
 import type { Flow, LoadedFlow } from './flow-model.js';
-import { isFlow, RUNTIME_BOUNDARY, referenceRefusal } from './judge.js';
+import { compareReleases, isFlow, RUNTIME_BOUNDARY, referenceRefusal } from './judge.js';
 import { texts } from './texts.js';
 import { describeYamlMistake } from './yaml-mistake.js';
 
@@ -260,13 +260,58 @@ function caseProblems(item: Case, boundaries: ReadonlyMap<string, Boundary>, hea
   return problems;
 }
 
-/** The rules a schema cannot state, for one flow: a basis and a boundary that exist. */
+/**
+ * The rules a schema cannot state, for one flow: a basis and boundaries that exist, matchers that
+ * compile, and skip entries that can apply and say something: one expectation per step, not the
+ * flow's own, on a side of the boundary that `since` leaves in.
+ */
 function flowProblems(item: Flow, boundaries: ReadonlyMap<string, Boundary>, headings: ReadonlySet<string>) {
   const problems: Array<[string[], string]> = [];
   if (item.basis !== undefined && !headings.has(item.basis))
     problems.push([['basis'], texts.loader.unknownBasis(item.basis)]);
   const since = item.since ?? RUNTIME_BOUNDARY;
-  if (!boundaries.has(since)) problems.push([['since'], texts.loader.unknownBoundary(since, [...boundaries.keys()])]);
+  const sinceBoundary = boundaries.get(since);
+  if (!sinceBoundary) problems.push([['since'], texts.loader.unknownBoundary(since, [...boundaries.keys()])]);
+  const expectations: Array<[string[], unknown]> = [
+    ...item.steps.map((step, index): [string[], unknown] => [['steps', String(index), 'expect'], step.expect]),
+    ...(item.skipOn ?? []).map((entry, index): [string[], unknown] => [
+      ['skipOn', String(index), 'steps'],
+      entry.steps,
+    ]),
+  ];
+  for (const [where, expectation] of expectations)
+    walkMatchers(expectation, where, (path, pattern) => {
+      try {
+        new RegExp(pattern);
+      } catch (error) {
+        problems.push([path, texts.loader.badRegExp((error as Error).message)]);
+      }
+    });
+  item.skipOn?.forEach((entry, index) => {
+    const side = 'before' in entry ? 'before' : 'from';
+    const name = 'before' in entry ? entry.before : entry.from;
+    const boundary = boundaries.get(name);
+    if (!boundary)
+      problems.push([['skipOn', String(index), side], texts.loader.unknownBoundary(name, [...boundaries.keys()])]);
+    else if (side === 'before' && sinceBoundary && compareReleases(boundary.release, sinceBoundary.release) <= 0)
+      problems.push([
+        ['skipOn', String(index), side],
+        texts.loader.skipBeforeSince(name, boundary.release, since, sinceBoundary.release),
+      ]);
+    if (entry.steps === undefined) return;
+    if (entry.steps.length !== item.steps.length)
+      problems.push([
+        ['skipOn', String(index), 'steps'],
+        texts.loader.skipStepCount(entry.steps.length, item.steps.length),
+      ]);
+    else if (
+      isDeepStrictEqual(
+        entry.steps,
+        item.steps.map((step) => step.expect),
+      )
+    )
+      problems.push([['skipOn', String(index), 'steps'], texts.loader.skipExpectSameAsExpect]);
+  });
   return problems;
 }
 

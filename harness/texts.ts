@@ -8,7 +8,7 @@ import type { CellStatus } from './report/model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './report/release-diff.js';
 
 /** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
-export const INTERPRETING_VERSION = 3;
+export const INTERPRETING_VERSION = 4;
 
 const STALE_SKIP_PREFIX = 'unexpected pass: the skip is stale';
 
@@ -53,6 +53,10 @@ export const texts = {
     upstreamNeverRuns: (why: string) =>
       `cannot be checked: no reference column runs this case (${why}), so drop upstream`,
     skipNeverRuns: (why: string) => `skips reference columns that never run this case anyway (${why})`,
+    skipStepCount: (given: number, steps: number) =>
+      `has ${given} step expectation${given === 1 ? '' : 's'}, but the flow has ${steps} step${steps === 1 ? '' : 's'}: give one per step, in order ({} for a wait or a restart)`,
+    skipBeforeSince: (boundary: string, release: string, since: string, sinceRelease: string) =>
+      `skips the releases before ${boundary} (${release}), but the flow's since: ${since} (${sinceRelease}) already leaves every one of them out; drop the entry, or move since to the boundary the flow needs`,
     callsWithoutRecord: 'needs options.recordCalls: true, or no side reports the calls it would compare',
     recordWithoutCalls: 'records the host calls, but expect has no calls to compare them with',
     noFiles: 'no case files (*.yaml) found',
@@ -101,8 +105,8 @@ export const texts = {
     beforeRuntime: (boundary: string, release: string, reason: string) => `before ${boundary} (${release}): ${reason}`,
     beforeRuntimeLabel: (boundary: string, release: string) => `before ${boundary} (${release})`,
     flowsCrash: (release: string) =>
-      `the runtime flows are not run on ${release}: under wrangler dev its workerd (1.20260426) aborts partway through them in full runs ("tried to defer destruction during isolate shutdown"), which loses every later cell; 0.4.1 and the newest release carry the reference for flows (docs/reference-columns.md)`,
-    flowsCrashLabel: 'workerd aborts under these flows',
+      `an infrastructure fault of this column, not a behaviour of ${release}: under wrangler dev its workerd (1.20260426) aborted partway through the runtime flows in full runs ("tried to defer destruction during isolate shutdown"), losing every later cell, so the flows are not run here; 0.4.1 and the newest release carry the reference for flows (docs/reference-columns.md)`,
+    flowsCrashLabel: 'infrastructure: workerd aborts here',
   },
 
   flow: {
@@ -293,7 +297,7 @@ export const texts = {
     fail: 'The column ran the case and its outcome did not meet it; the diff says how. A dashed border marks a stale skip: the case passed on a column its boundary skips.',
     skip: 'A release boundary (cases/boundaries.yaml) puts this column on the other side: the case still runs, and must not pass.',
     unsupported:
-      'The reference cannot run this case: the program is unsafe there, or the reference wire cannot express an option.',
+      'Not run: the program is unsafe on the reference, or the reference wire cannot express an option; or, when the label says infrastructure, the column’s platform cannot run it under wrangler dev, a fault of the harness’s host and not a behaviour of the release.',
     'infra-error':
       'The harness broke (for example wrangler dev did not start). Not a result: the column’s behaviour is unknown.',
   } satisfies Record<CellStatus, string>,

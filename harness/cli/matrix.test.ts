@@ -8,6 +8,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { BARE_RECORD_DEPRECATION } from '../../src/codemode/texts.js';
 import { withSlack } from '../../test/support/machine-slack.js';
 import { groupMembers } from '../processes.js';
@@ -66,6 +67,12 @@ function realCase(file: string, id: string): string {
   const start = text.indexOf(`- id: ${id}\n`);
   const end = text.indexOf('\n- id: ', start + 1);
   return `${text.slice(start, end === -1 ? undefined : end)}\n`;
+}
+
+/** Items of the real catalogue, as a file of their own: anchors resolved, so each stands alone. */
+function realItems(file: string, ids: readonly string[]): string {
+  const items = parseYaml(readFileSync(join(ROOT, 'cases', file), 'utf8')) as Array<{ id: string }>;
+  return stringifyYaml(ids.map((id) => items.find((item) => item.id === id)));
 }
 
 /** A loopback port nothing listens on. */
@@ -175,6 +182,7 @@ describe('npm run matrix', () => {
       registry = await startFakeRegistry(
         {
           '0.3.8': { dir: join(ROOT, 'node_modules', 'codemode-0-3'), published: '2026-05-01T00:00:00+00:00' },
+          '0.5.1': { dir: join(ROOT, 'node_modules', 'codemode-0-5-1'), published: '2026-08-07T11:13:25.696000+00:00' },
           '0.5.6': {
             dir: join(ROOT, 'node_modules', '@cloudflare', 'codemode'),
             published: '2026-10-29T18:54:41+00:00',
@@ -226,6 +234,53 @@ describe('npm run matrix', () => {
       expect(markdown).toContain('### Newly passing (1)');
       expect(markdown).toContain('(index.html#cell=validation-reserved-promise/compare)');
       expect(markdown).toContain('(index.html#cell=validation-reserved-promise/newest)');
+    });
+
+    it('lists the runtime flows 0.5.2 changed in the release diff from 0.5.1 to 0.5.6, each with both outcomes', {
+      timeout: 600_000,
+    }, async () => {
+      rmSync(join(catalogue.dir, 'validation.yaml'), { force: true });
+      const flows = ['runtime-transform-truncate-structural', 'runtime-model-output-leaves-out-calls'];
+      catalogue.write(
+        'runtime-lifecycle.yaml',
+        `${realItems('runtime-lifecycle.yaml', flows)}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
+      );
+      const diffed = join(out, 'diffed-0.5.1');
+      const { status, output } = await runMatrixAsync(
+        ...['--cases', catalogue.dir, '--columns', 'compare,newest', '--compare', '0.5.1', '--newest', '0.5.6'],
+        ...['--registry', registry.url, '--out', diffed],
+      );
+      rmSync(join(catalogue.dir, 'runtime-lifecycle.yaml')); // the next tests write their own catalogue
+      // Green: each release meets what the catalogue says of it, the older one through its skip entries.
+      expect(status).toBe(0);
+      expect(output).toContain('[compare] @cloudflare/codemode 0.5.1');
+      const run = JSON.parse(readFileSync(join(diffed, 'matrix.json'), 'utf8'));
+      expect(run.releaseDiff.from).toEqual({ column: 'compare', release: '0.5.1' });
+      expect(run.releaseDiff.to).toEqual({ column: 'newest', release: '0.5.6' });
+      const rows: Array<{
+        case: string;
+        from: { status: string; outcome: string };
+        to: { status: string; outcome: string };
+      }> = run.releaseDiff.rows;
+      expect(rows.map((row) => [row.case, row.from.status, row.to.status])).toEqual(
+        flows.map((id) => [id, 'skip', 'pass']),
+      );
+      const [truncated, projected] = rows as [(typeof rows)[0], (typeof rows)[0]];
+      // Before 0.5.2 the result is the JSON text, cut; from it, the structure with a marker.
+      expect(truncated.from.outcome).toContain('"result":"{\\n  \\"total\\": 3,');
+      expect(truncated.to.outcome).toContain('"--- TRUNCATED --- 2 more items"');
+      expect(projected.from.outcome).toContain('has no toModelOutput');
+      expect(projected.to.outcome).toContain('"type":"json"');
+      expect(projected.to.outcome).not.toContain('"calls"');
+      const cells = run.cells.filter((cell: { column: string }) => cell.column === 'compare');
+      expect(cells.map((cell: { case: string; expectation?: string }) => [cell.case, cell.expectation])).toEqual([
+        [flows[0], 'skip'],
+        [flows[1], 'skip'],
+        ['same-everywhere', undefined],
+      ]);
+      const markdown = readFileSync(join(diffed, 'matrix.md'), 'utf8');
+      expect(markdown).toContain('## Release diff: 0.5.1 → 0.5.6');
+      expect(markdown).toContain(`(index.html#cell=${flows[0]}/compare)`);
     });
 
     it("reuses latest's results when the newest release is the lock's, and says so in the head", {

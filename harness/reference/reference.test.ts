@@ -4,6 +4,7 @@
  * release does is the catalogue's job (harness/catalogue), which runs every column.
  */
 
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,8 +63,13 @@ describe('a reference column under wrangler dev', () => {
   it('stops with its whole process tree, workerd included', async () => {
     const commands = groupMembers(column!.processGroup).map((member) => member.command);
     expect(commands.some((command) => /\bworkerd\b.*\bserve\b/.test(command))).toBe(true); // The check below would be empty otherwise.
+    // Its local state lives in a directory of its own, not beside the configuration every column shares.
+    const state = /--persist-to (\S+)/.exec(commands.find((command) => command.includes('--persist-to')) ?? '')?.[1];
+    expect(state).toMatch(/codemode-reference-state-/);
+    expect(existsSync(state!)).toBe(true);
     await column!.stop();
     expect(groupMembers(column!.processGroup)).toEqual([]);
+    expect(existsSync(state!)).toBe(false);
     await expect(column!.run(describeRequest(smokeCase('smoke-after-stop', 'async () => 1')))).rejects.toThrow(
       'Reference column 0.4.1 has been stopped',
     );

@@ -5,8 +5,9 @@
  * benchmark. Node-only.
  */
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
@@ -65,8 +66,30 @@ async function freePorts(count: number): Promise<number[]> {
  * Starts `wrangler dev` on one configuration and waits for its `Ready on http://...` line. Two
  * `wrangler dev` sharing an inspector port collide, so both ports are probed free and distinct; a
  * port taken between probing and binding is retried on fresh ports.
+ *
+ * Its local state (Durable Object storage) goes to a directory of its own, removed when it stops:
+ * nothing a case needs survives a start (each flow names a fresh object), and state kept between
+ * runs in one place for every column breaks them all once a workerd has migrated its format (a
+ * newer workerd tried on one column left `_cf_ALARM` unreadable to the pinned one).
  */
 export async function startWranglerDev(column: string, configPath: string, readyTimeoutMs: number): Promise<Service> {
+  const state = mkdtempSync(join(tmpdir(), 'codemode-reference-state-'));
+  const removeState = () => rmSync(state, { recursive: true, force: true });
+  try {
+    const dev = await startWranglerOn(column, configPath, readyTimeoutMs, state);
+    return { ...dev, stop: () => dev.stop().finally(removeState) };
+  } catch (error) {
+    removeState();
+    throw error;
+  }
+}
+
+async function startWranglerOn(
+  column: string,
+  configPath: string,
+  readyTimeoutMs: number,
+  state: string,
+): Promise<Service> {
   const label = texts.reference.label(column);
   for (let attempt = 1; ; attempt += 1) {
     const [port, inspectorPort] = await freePorts(2);
@@ -75,7 +98,10 @@ export async function startWranglerDev(column: string, configPath: string, ready
       return await startService({
         label,
         command: WRANGLER_BIN,
-        args: ['dev', '--config', configPath, '--ip', '127.0.0.1', ...ports, '--show-interactive-dev-session=false'],
+        args: [
+          ...['dev', '--config', configPath, '--ip', '127.0.0.1', ...ports, '--persist-to', state],
+          '--show-interactive-dev-session=false',
+        ],
         cwd: dirname(configPath),
         // Its debug logs stay beside the column's other state, not in the user's home.
         env: { ...process.env, ...QUIET_ENV, WRANGLER_LOG_PATH: join(dirname(configPath), '.wrangler', 'logs') },

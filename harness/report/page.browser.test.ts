@@ -362,6 +362,84 @@ describe('index.html with the newest release and a flaky cell', () => {
     expect(box).toBeLessThan(900);
   });
 
+  for (const [width, height] of [
+    [1400, 900],
+    [800, 900],
+  ] as const)
+    it(`keeps every column clear of the open panel while the page scrolls, and shows the failing row, at ${width} px`, async () => {
+      const view = await browser.newPage({ viewport: { width, height } });
+      try {
+        await view.goto(pathToFileURL(join(nightlyDir, 'index.html')).href);
+        // A failure clicked in the list above the grid opens its panel and scrolls to its row.
+        await view.locator('#failures a.cell-link[data-case="result-number"][data-column="newest"]').click();
+        await view.locator('#details').waitFor({ state: 'visible' });
+        /**
+         * What the panel covers of the column heads and, beside a panel on the right (a wide window),
+         * of the visible cells too. A sheet along the bottom (800 px) covers rows, never columns.
+         */
+        const overlaps = () =>
+          view.evaluate(() => {
+            const panel = document.getElementById('details')!.getBoundingClientRect();
+            const sheet = panel.left < window.innerWidth / 2;
+            const covers = (box: DOMRect) =>
+              box.left < panel.right && box.right > panel.left && box.top < panel.bottom && box.bottom > panel.top;
+            const onScreen = (box: DOMRect) => box.bottom > 0 && box.top < window.innerHeight;
+            const boxes = Array.from(document.querySelectorAll(sheet ? 'th.col-head' : 'th.col-head, a.cell')).filter(
+              (node) => onScreen(node.getBoundingClientRect()),
+            );
+            return {
+              covered: boxes
+                .filter((node) => covers(node.getBoundingClientRect()))
+                .map(
+                  (node) => `${(node as HTMLElement).dataset.case ?? 'head'} ${(node as HTMLElement).dataset.column}`,
+                ),
+              seen: boxes.length,
+              scrollWidth: document.documentElement.scrollWidth,
+            };
+          });
+        const selected = await view
+          .locator('a.cell.selected')
+          .evaluate((node) => [node.getAttribute('data-case'), node.getAttribute('data-column')]);
+        expect(selected).toEqual(['result-number', 'newest']);
+        // The row is in the part of the window that neither the sticking heads nor the panel cover.
+        const free = await view.evaluate(() => {
+          const cell = document.querySelector('a.cell.selected')!.getBoundingClientRect();
+          const panel = document.getElementById('details')!.getBoundingClientRect();
+          const heads = Array.from(document.querySelectorAll('#grid thead th')).map((th) => th.getBoundingClientRect());
+          const headsBottom = Math.max(...heads.map((head) => head.bottom));
+          const sheet = panel.left < window.innerWidth / 2;
+          return cell.top >= headsBottom && cell.bottom <= (sheet ? panel.top : window.innerHeight);
+        });
+        expect(free).toBe(true);
+        // From above the grid to its last row, through the rows the heads stick above.
+        const gridTop = await view.evaluate(
+          () => document.getElementById('grid')!.getBoundingClientRect().top + scrollY,
+        );
+        const gridHeight = await view.evaluate(() => document.getElementById('grid')!.getBoundingClientRect().height);
+        for (const scroll of [gridTop - 300, gridTop, gridTop + gridHeight / 2, gridTop + gridHeight - 200]) {
+          await view.evaluate((y) => window.scrollTo(0, y), scroll);
+          const seen = await overlaps();
+          expect(seen.covered, `covered at scroll ${scroll}`).toEqual([]);
+          expect(seen.seen).toBeGreaterThan(0);
+          expect(seen.scrollWidth).toBeLessThanOrEqual(width);
+        }
+        // Scrolled to the end, the last row stands clear of the panel, a sheet included.
+        await view.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+        const lastRowClear = await view.evaluate(() => {
+          const panel = document.getElementById('details')!.getBoundingClientRect();
+          const rows = Array.from(document.querySelectorAll('tr.case-row'));
+          const last = rows[rows.length - 1]!.getBoundingClientRect();
+          return panel.left < window.innerWidth / 2 ? last.bottom <= panel.top : last.right <= panel.left;
+        });
+        expect(lastRowClear).toBe(true);
+        // Closed, the page takes its whole width again.
+        await view.click('#details-close');
+        expect(await view.evaluate(() => document.body.classList.contains('details-open'))).toBe(false);
+      } finally {
+        await view.close();
+      }
+    });
+
   it('shows how each column did on the first screen, with the changes since the previous run', async () => {
     const box = await nightly.locator('#column-summary').evaluate((node) => node.getBoundingClientRect().bottom);
     expect(box).toBeLessThan(900);

@@ -512,6 +512,7 @@
       detailsBody.appendChild(el('pre', { className: 'diff', text: cell.diff }));
     }
     details.hidden = false;
+    document.body.classList.add('details-open');
     placeDetails();
     if (selected) selected.classList.remove('selected');
     selected = document.querySelector(
@@ -519,10 +520,21 @@
     );
     if (selected) {
       selected.classList.add('selected');
-      // Opened from a list above the grid: bring the row into view, not only the panel.
-      var box = selected.getBoundingClientRect();
-      if (box.bottom < 0 || box.top > window.innerHeight) selected.scrollIntoView({ block: 'center' });
+      revealSelected();
+      placeDetails();
     }
+  }
+  // Opened from a list above the grid, or far from its row: bring the row into the part of the
+  // window that neither the sticking heads nor the panel cover.
+  function revealSelected() {
+    var heads = Array.from(grid.querySelectorAll('thead th'));
+    var headsHeight = Math.max(0, ...heads.map((head) => head.getBoundingClientRect().height));
+    var panel = details.getBoundingClientRect();
+    // A sheet along the bottom (a narrow window) ends the free part where it starts.
+    var bottom = panel.left < window.innerWidth / 2 ? panel.top : window.innerHeight;
+    var box = selected.getBoundingClientRect();
+    if (box.top >= headsHeight && box.bottom <= bottom) return;
+    window.scrollBy(0, box.top - (headsHeight + bottom - box.height) / 2);
   }
   function fromHash() {
     var match = /^#cell=([^/]*)\/(.*)$/.exec(location.hash);
@@ -551,6 +563,7 @@
   });
   byId('details-close').addEventListener('click', () => {
     details.hidden = true;
+    document.body.classList.remove('details-open');
     if (selected) selected.classList.remove('selected');
     history.replaceState(null, '', location.pathname + location.search);
   });
