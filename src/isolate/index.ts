@@ -9,7 +9,13 @@ export type { ConfinementStats, IsolateExecutorStats } from './executor/executor
 export { IsolateExecutor } from './executor/isolate-executor.js';
 export type { RetainedClosedObserver } from './executor/retained-executions.js';
 export type { RunObserver, RunReport } from './executor/run-observers.js';
-export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './options.js';
+export type {
+  IsolateExecutorOptions,
+  IsolateLimitOptions,
+  IsolateLimits,
+  IsolateOptionRow,
+  IsolatePoolOptions,
+} from './options.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_MAX_TIMEOUT_MS,
@@ -18,6 +24,8 @@ export {
   defaultMaxStarting,
   defaultMaxWorkers,
   defaultMemoryBudgetMb,
+  ISOLATE_OPTION_ROWS,
+  ISOLATE_OPTION_RULES,
   LIMIT_MAXIMA,
 } from './options.js';
 export type { PoolEnds } from './pool/member.js';

@@ -1,18 +1,2 @@
-/**
- * The known name a mistyped one was most likely meant to be, for a did-you-mean (the daemon's
- * flags, a case file's keys): the closest by Levenshtein distance, ignoring case, when it is within
- * a third of the name's length (at least one edit), so a slip gets a suggestion and another word
- * gets none.
- */
-import { distance } from 'fastest-levenshtein';
-
-export function nearestName(name: string, known: Iterable<string>): string | undefined {
-  const allowed = Math.max(1, Math.floor(name.length / 3));
-  let nearest: { name: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const edits = distance(name.toLowerCase(), candidate.toLowerCase());
-    if (edits <= allowed && (nearest === undefined || edits < nearest.distance))
-      nearest = { name: candidate, distance: edits };
-  }
-  return nearest?.name;
-}
+/** The did-you-mean of the daemon's flags and the case files' keys: the one every option check uses. */
+export { nearestName } from '../protocol/nearest-name.js';
