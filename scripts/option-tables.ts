@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CONFINEMENT_OPTIONS, ISOLATE_OPTION_ROWS, type IsolateOptionRow } from '../src/isolate/index.js';
 import type { OptionRow } from '../src/protocol/option-schema.js';
+import { CONNECT_ROWS } from '../src/remote/connect-options.js';
 import { LOG_FORMATS } from '../src/server/log.js';
 import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from '../src/server/server-options.js';
 
@@ -89,10 +90,49 @@ export function daemonFlagTable(): string {
   return lines.join('\n');
 }
 
+/** A default in docs/remote.md's words for `connect()`: milliseconds with their unit, a value as code. */
+function connectDefault(row: OptionRow): string {
+  if (row.defaultText !== undefined) return row.defaultText;
+  if (typeof row.default === 'number') return row.unit === 'ms' ? `${row.default} ms` : String(row.default);
+  if (typeof row.default === 'boolean') return `\`${row.default}\``;
+  return 'none';
+}
+
+/** docs/remote.md's table of `connect()`'s options. */
+export function connectOptionsTable(): string {
+  const lines = ['| option | default | meaning |', '|---|---|---|'];
+  for (const [name, row] of Object.entries(CONNECT_ROWS) as [string, OptionRow][])
+    lines.push(`| \`${name}\` | ${connectDefault(row)} | ${row.description} |`);
+  return lines.join('\n');
+}
+
+/** docs/remote.md's table of renamed options and flags, from the rows' `renamedFrom`. */
+export function renamedOptionsTable(): string {
+  const lines = ['| old name | new name | where |', '|---|---|---|'];
+  const groups: [where: string, prefix: string, rows: Readonly<Record<string, OptionRow>>][] = [
+    ['`IsolateExecutor`', '', ISOLATE_OPTION_ROWS.top],
+    ['`IsolateExecutor`', 'pool.', ISOLATE_OPTION_ROWS.pool],
+    ['`IsolateExecutor`', 'limits.', ISOLATE_OPTION_ROWS.limits],
+    ['`createExecutorServer()`', '', SERVER_ROWS],
+    ['`connect()`', '', CONNECT_ROWS],
+  ];
+  for (const [where, prefix, rows] of groups) {
+    for (const [name, row] of Object.entries(rows)) {
+      if (row.renamedFrom === undefined) continue;
+      lines.push(`| \`${prefix}${row.renamedFrom.name}\` | \`${prefix}${name}\` | ${where} |`);
+      if (row.renamedFrom.flag !== undefined && row.flag !== undefined)
+        lines.push(`| \`--${row.renamedFrom.flag}\` | \`--${row.flag}\` | \`codemode-executor serve\` |`);
+    }
+  }
+  return lines.join('\n');
+}
+
 /** The generated tables: the page, the heading its table is the first under, and the table. */
 export const OPTION_TABLES = [
   { page: 'isolate.md', heading: '## Options', render: isolateOptionsTable },
+  { page: 'remote.md', heading: '## `connect(url, options)`', render: connectOptionsTable },
   { page: 'remote.md', heading: '## The daemon: `codemode-executor serve`', render: daemonFlagTable },
+  { page: 'remote.md', heading: '### Renamed options', render: renamedOptionsTable },
 ] as const;
 
 /** The first table under `heading`: where it starts and ends, in lines. */

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { docsPath, OPTION_TABLES, tableSpan } from '../../scripts/option-tables.js';
 import { ISOLATE_OPTION_ROWS } from '../../src/isolate/index.js';
 import { type OptionRow, UNIT_SUFFIXES } from '../../src/protocol/option-schema.js';
+import { CONNECT_ROWS } from '../../src/remote/connect-options.js';
 import { USAGE } from '../../src/server/cli-args.js';
 import { DAEMON_ROWS, SERVER_ROWS } from '../../src/server/server-options.js';
 
@@ -16,6 +17,7 @@ const EVERY_ROW: [name: string, row: OptionRow][] = [
   ...Object.values(ISOLATE_OPTION_ROWS).flatMap((rows) => Object.entries(rows) as [string, OptionRow][]),
   ...(Object.entries(SERVER_ROWS) as [string, OptionRow][]),
   ...(Object.entries(DAEMON_ROWS) as [string, OptionRow][]),
+  ...(Object.entries(CONNECT_ROWS) as [string, OptionRow][]),
 ];
 
 describe('the docs tables of the options', () => {
