@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { DURABLE_ROWS } from '../src/durable/open-options.js';
 import { CONFINEMENT_OPTIONS, ISOLATE_OPTION_ROWS, type IsolateOptionRow } from '../src/isolate/index.js';
 import type { OptionRow } from '../src/protocol/option-schema.js';
 import { CONNECT_ROWS } from '../src/remote/connect-options.js';
@@ -127,12 +128,20 @@ export function renamedOptionsTable(): string {
   return lines.join('\n');
 }
 
+/** docs/durable-state.md's table of `openDurableState`'s options. */
+export function durableOptionsTable(): string {
+  const lines = ['| option | what it is |', '|---|---|'];
+  for (const [name, row] of Object.entries(DURABLE_ROWS)) lines.push(`| \`${name}\` | ${row.description} |`);
+  return lines.join('\n');
+}
+
 /** The generated tables: the page, the heading its table is the first under, and the table. */
 export const OPTION_TABLES = [
   { page: 'isolate.md', heading: '## Options', render: isolateOptionsTable },
   { page: 'remote.md', heading: '## `connect(url, options)`', render: connectOptionsTable },
   { page: 'remote.md', heading: '## The daemon: `codemode-executor serve`', render: daemonFlagTable },
   { page: 'remote.md', heading: '### Renamed options', render: renamedOptionsTable },
+  { page: 'durable-state.md', heading: '## Opening and closing', render: durableOptionsTable },
 ] as const;
 
 /** The first table under `heading`: where it starts and ends, in lines. */
