@@ -4,7 +4,6 @@
  * what comes back into the dialect's shape (flat prefixed log lines, the dialect's timeout text).
  */
 import { codeBytesOver } from '../protocol/code-size.js';
-import { describeValue } from '../protocol/describe-value.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
