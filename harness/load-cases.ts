@@ -10,7 +10,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
-import { nearestName } from '../src/server/nearest-name.js';
+import { nearestName } from '../src/protocol/nearest-name.js';
 import type { Boundary, Case, LoadedCase } from './case-model.js';
 import { isMatcher } from './expect.js';
 import type { Flow, LoadedFlow } from './flow-model.js';

@@ -3,23 +3,17 @@
  * it wraps: it validates, plans, normalizes, hands the native executor one request, and renders
  * what comes back into the dialect's shape (flat prefixed log lines, the dialect's timeout text).
  */
-import { codeBytesOver, DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
-import { describeValue } from '../protocol/describe-value.js';
+import { codeBytesOver } from '../protocol/code-size.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
 import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
-import { DEFAULT_NORMALIZE_CACHE_CHARS, NormalizedCode } from './normalized-code.js';
+import { NormalizedCode } from './normalized-code.js';
+import { type CodemodeExecutorOptions, resolveCodemodeOptions } from './options.js';
 import { assertFunctionRecords, createDispatch, planExecution } from './plan.js';
-import {
-  BARE_RECORD_DEPRECATION,
-  formatCodeTooLarge,
-  formatMaxCodeBytesInvalid,
-  formatNormalizeCacheCharsInvalid,
-  LOG_PREFIXES,
-} from './texts.js';
+import { BARE_RECORD_DEPRECATION, formatCodeTooLarge, LOG_PREFIXES } from './texts.js';
 import type { CodemodeExecuteResult, ExtendedExecuteOptions, ExtendedProvider, ToolFunction } from './types.js';
 
 /** The namespace a bare record is bound to, as in the dialect. */
@@ -40,20 +34,7 @@ export function renderError(message: string): string {
   return ExecutionTimeoutError.matches(message) ? TIMEOUT_MESSAGE : message;
 }
 
-/** What `new CodemodeExecutor(native, options?)` takes beside the native executor. */
-export interface CodemodeExecutorOptions {
-  /**
-   * The largest code `execute` takes, in UTF-8 bytes, counted before normalization parses it (a
-   * parse of megabytes stalls the host). Default 1 MiB, as the native `limits.maxCodeBytes`.
-   */
-  maxCodeBytes?: number | undefined;
-  /**
-   * How many characters of code, with its normalized form, the executor remembers so that a
-   * program sent again is not parsed again (least recently used first out). Default 1 Mi
-   * characters; 0 turns the memory off.
-   */
-  normalizeCacheChars?: number | undefined;
-}
+export type { CodemodeExecutorOptions } from './options.js';
 
 export class CodemodeExecutor {
   readonly #native: Executor;
@@ -64,17 +45,9 @@ export class CodemodeExecutor {
     // Refused here rather than at the first execute(), where it would fail far from the mistake.
     assertNativeExecutor(native);
     this.#native = native;
-    const maxCodeBytes: unknown = options?.maxCodeBytes === undefined ? DEFAULT_MAX_CODE_BYTES : options.maxCodeBytes;
-    if (typeof maxCodeBytes !== 'number' || !Number.isSafeInteger(maxCodeBytes) || maxCodeBytes < 1) {
-      throw new TypeError(formatMaxCodeBytesInvalid(describeValue(maxCodeBytes)));
-    }
+    const { maxCodeBytes, normalizeCacheChars } = resolveCodemodeOptions(options);
     this.#maxCodeBytes = maxCodeBytes;
-    const cacheChars: unknown =
-      options?.normalizeCacheChars === undefined ? DEFAULT_NORMALIZE_CACHE_CHARS : options.normalizeCacheChars;
-    if (typeof cacheChars !== 'number' || !Number.isSafeInteger(cacheChars) || cacheChars < 0) {
-      throw new TypeError(formatNormalizeCacheCharsInvalid(describeValue(cacheChars)));
-    }
-    this.#normalized = new NormalizedCode(cacheChars);
+    this.#normalized = new NormalizedCode(normalizeCacheChars);
   }
 
   async execute(

@@ -5,6 +5,7 @@
  */
 import { describeValue } from '../protocol/describe-value.js';
 import type { NameRejectionTexts } from '../protocol/providers.js';
+import { formatDidYouMean } from '../protocol/texts.js';
 import type { LogLevel } from '../protocol/types.js';
 
 /** Which list a name came from; the name texts open with it. */
@@ -77,11 +78,12 @@ export function formatCodeTooLarge(size: number, cap: number): string {
   return `The code is ${size} bytes, above the cap of ${cap} bytes (CodemodeExecutor option maxCodeBytes). Send a smaller program, or pass large data through a tool.`;
 }
 
-/** A `maxCodeBytes` option that is not a positive integer. */
-export function formatMaxCodeBytesInvalid(got: string): string {
-  return `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${got}.`;
+/** A constructor option its row does not take (options.ts); `rule` is the row's. */
+export function formatConstructorOptionInvalid(name: string, rule: string, got: string): string {
+  return `CodemodeExecutor option ${name} must be ${rule}, got ${got}.`;
 }
 
-export function formatNormalizeCacheCharsInvalid(got: string): string {
-  return `CodemodeExecutor option normalizeCacheChars must be a whole number of characters, 0 to remember none, or undefined (1 Mi), got ${got}.`;
+/** A constructor option the rows do not have; `nearest`: the one most likely meant. */
+export function formatConstructorOptionUnknown(name: string, known: readonly string[], nearest?: string): string {
+  return `CodemodeExecutor has no option ${describeValue(name)}${formatDidYouMean(nearest)}; the options are ${known.join(', ')}.`;
 }

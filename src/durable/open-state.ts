@@ -5,11 +5,11 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { messageOf } from '../protocol/message-of.js';
-import type { Durability } from './durability.js';
 import { durableStateError, errnoCode, isDurableStateError } from './errors.js';
 import { acquireHolderLock, type HolderLock } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
 import { refuseUntilAwaited, warnOnMissingExports } from './not-awaited.js';
+import { type OpenDurableStateOptions, resolveOpenOptions } from './open-options.js';
 import { stubFor } from './rpc-clone.js';
 import type { SqlStorage } from './sql-storage.js';
 import { ensureOwnDirectory, undoCreated } from './state-dir.js';
@@ -23,40 +23,10 @@ import {
   formatFacetNameInvalid,
   formatFacetNameTooLong,
   formatFacetStartupInvalid,
-  formatInvalidOption,
   formatPathUnusable,
-  formatUnknownOption,
-  OPTIONS_NOT_OBJECT,
 } from './texts.js';
 
-export interface OpenDurableStateOptions {
-  /** The directory that holds the state; created if missing. One process holds it at a time. */
-  path: string;
-  /** The classes a facet may be built from, as a Worker entry exports them: `{ CodemodeRuntime }`. */
-  exports: Record<string, unknown>;
-  /** What a facet's class receives as `env`, as facets share their Worker's; `{}` by default. */
-  env?: unknown;
-  /**
-   * What a commit that has returned survives. `'power-loss'` (the default): also a machine crash or
-   * a power loss, as each commit waits for the disk (SQLite's `synchronous = FULL`). `'process-crash'`:
-   * a close, an exit and a SIGKILL of this process, as the operating system holds what was written,
-   * but not a crash of the machine (`synchronous = NORMAL`); commits then skip the wait for the disk.
-   */
-  durability?: Durability;
-  /**
-   * The most bytes each database of the state may hold: the host's own, and each facet's (a facet
-   * is a Durable Object of its own, and Cloudflare bounds each). A write past it fails with
-   * `STATE_SIZE_LIMIT`, and nothing stored before is harmed. 1 GiB by default.
-   */
-  maxStateBytes?: number;
-}
-
-/** maxStateBytes' default: 1 GiB (Cloudflare allows a SQLite-backed Durable Object 10 GB). */
-const DEFAULT_MAX_STATE_BYTES = 1024 ** 3;
-/** The smallest maxStateBytes: a few pages, enough for a schema. */
-const MIN_MAX_STATE_BYTES = 64 * 1024;
-
-const DURABILITIES: readonly Durability[] = ['power-loss', 'process-crash'];
+export type { OpenDurableStateOptions } from './open-options.js';
 
 /** What `facets.get`'s startup callback returns: the class of the facet. */
 export interface FacetStartupOptions {
@@ -90,8 +60,6 @@ export interface DurableState extends DurableObjectStateSubset {
   close(): Promise<void>;
 }
 
-const OPTION_NAMES = new Set(['path', 'exports', 'env', 'durability', 'maxStateBytes']);
-
 /** Whether the state is still open; once not, the text every further call throws. */
 interface Life {
   closed: string | undefined;
@@ -105,7 +73,7 @@ export function openDurableState(options: OpenDurableStateOptions): Promise<Dura
 }
 
 async function openState(options: OpenDurableStateOptions): Promise<DurableState> {
-  const { path, exports, env, durability, maxStateBytes } = checkOptions(options);
+  const { path, exports, env, durability, maxStateBytes } = resolveOpenOptions(options);
   const created = ensureOwnDirectory(path, path);
   let lock: HolderLock;
   try {
@@ -193,40 +161,4 @@ function facetKey(name: string): string {
   const key = encodeURIComponent(name).replace(/\./g, '%2E').replace(/\*/g, '%2A');
   if (key.length > MAX_FACET_KEY_LENGTH) throw new TypeError(formatFacetNameTooLong(name, MAX_FACET_KEY_LENGTH));
   return key;
-}
-
-function checkOptions(options: OpenDurableStateOptions): {
-  path: string;
-  exports: Record<string, unknown>;
-  env: unknown;
-  durability: Durability;
-  maxStateBytes: number;
-} {
-  if (typeof options !== 'object' || options === null) throw new TypeError(OPTIONS_NOT_OBJECT);
-  for (const name of Object.keys(options)) if (!OPTION_NAMES.has(name)) throw new TypeError(formatUnknownOption(name));
-  if (typeof options.path !== 'string' || options.path.length === 0) {
-    throw new TypeError(formatInvalidOption('path', 'a directory path (a non-empty string)', options.path));
-  }
-  if (typeof options.exports !== 'object' || options.exports === null) {
-    throw new TypeError(
-      formatInvalidOption('exports', 'an object of classes, such as { CodemodeRuntime }', options.exports),
-    );
-  }
-  const durability = options.durability ?? 'power-loss';
-  if (!DURABILITIES.includes(durability)) {
-    throw new TypeError(
-      formatInvalidOption('durability', `one of ${DURABILITIES.map((d) => `'${d}'`).join(', ')}`, options.durability),
-    );
-  }
-  const maxStateBytes = options.maxStateBytes ?? DEFAULT_MAX_STATE_BYTES;
-  if (!Number.isSafeInteger(maxStateBytes) || maxStateBytes < MIN_MAX_STATE_BYTES) {
-    throw new TypeError(
-      formatInvalidOption(
-        'maxStateBytes',
-        `a whole number of bytes, ${MIN_MAX_STATE_BYTES} or more`,
-        options.maxStateBytes,
-      ),
-    );
-  }
-  return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability, maxStateBytes };
 }

@@ -3,18 +3,20 @@
  * boundary's and the missing members'. See docs/durable-state.md.
  */
 import { describeValue } from '../protocol/describe-value.js';
-
-const OPTIONS = ['path', 'exports', 'env', 'durability', 'maxStateBytes'] as const;
+import { formatDidYouMean } from '../protocol/texts.js';
 
 export function formatInvalidOption(name: string, expected: string, value: unknown): string {
   return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;
 }
 
-export function formatUnknownOption(name: string): string {
-  return `openDurableState(): unknown option "${name}"; the options are ${OPTIONS.join(', ')}`;
+/** `known`: every option, from the rows (open-options.ts); `nearest`: the one most likely meant. */
+export function formatUnknownOption(name: string, known: readonly string[], nearest?: string): string {
+  return `openDurableState(): unknown option "${name}"${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }
 
-export const OPTIONS_NOT_OBJECT = `openDurableState(): options must be an object with ${OPTIONS.join(', ')}`;
+export function formatOptionsNotObject(known: readonly string[]): string {
+  return `openDurableState(): options must be an object with ${known.join(', ')}`;
+}
 
 /** A member read from openDurableState()'s Promise: the caller forgot to await it. */
 export function formatNotAwaited(member: string): string {

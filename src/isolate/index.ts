@@ -10,7 +10,13 @@ export type { ConfinementStats, IsolateExecutorStats } from './host/executor/exe
 export { IsolateExecutor } from './host/executor/isolate-executor.js';
 export type { RetainedClosedObserver } from './host/executor/retained-executions.js';
 export type { RunObserver, RunReport } from './host/executor/run-observers.js';
-export type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, IsolatePoolOptions } from './host/options.js';
+export type {
+  IsolateExecutorOptions,
+  IsolateLimitOptions,
+  IsolateLimits,
+  IsolateOptionRow,
+  IsolatePoolOptions,
+} from './host/options.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_MAX_TIMEOUT_MS,
@@ -19,6 +25,8 @@ export {
   defaultMaxStarting,
   defaultMaxWorkers,
   defaultMemoryBudgetMb,
+  ISOLATE_OPTION_ROWS,
+  ISOLATE_OPTION_RULES,
   LIMIT_MAXIMA,
 } from './host/options.js';
 export type { PoolEnds } from './host/pool/pool-member.js';

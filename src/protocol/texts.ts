@@ -83,3 +83,18 @@ export const INERT_FUNCTION_TEXT = '[a function of the sandbox, not retained]';
 export function formatProtocolMismatch(client: number, server: unknown): string {
   return `Executor protocol mismatch: client speaks v${client}, server speaks v${String(server)}`;
 }
+
+/**
+ * The warning a renamed option (or flag) gets under its old name, written once a process: `entry`
+ * is where it was passed (`IsolateExecutor`, `connect()`, `codemode-executor serve`). `both`: the
+ * new name was given too, and won.
+ */
+export function formatRenamedOption(entry: string, oldName: string, newName: string, both: boolean): string {
+  const taken = both ? `${newName} is also given, and is used` : `it is taken as ${newName} for now`;
+  return `${entry}: ${oldName} is renamed ${newName}, which says its unit; ${taken}. Use ${newName}: the old name will go in a later release.`;
+}
+
+/** An unknown option's did-you-mean, empty when no known name is near. */
+export function formatDidYouMean(nearest: string | undefined): string {
+  return nearest === undefined ? '' : ` (did you mean ${nearest}?)`;
+}

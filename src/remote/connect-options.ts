@@ -1,9 +1,11 @@
 /**
- * The options of `connect(url, options)`, their defaults, and their validation. Bad input is
- * refused with `CONNECTION_REJECTED` (the contract's code for unusable options), naming the option.
+ * The options of `connect(url, options)`: one row each (src/protocol/option-schema.ts), and their
+ * validation from the rows. Bad input is refused with `CONNECTION_REJECTED` (the contract's code for
+ * unusable options), naming the option; an unknown one gets the nearest name, a renamed one is taken
+ * under its old name with a warning.
  */
 import { ExecutorError } from '../protocol/errors.js';
-import { everyKey } from '../protocol/every-key.js';
+import { nearestOption, type OptionRow, takeRenamed } from '../protocol/option-schema.js';
 import type { OutboundFetch } from '../protocol/types.js';
 import {
   formatHeadersNeedWebSocket,
@@ -35,13 +37,21 @@ export interface ConnectOptions {
   reconnect?: boolean | undefined;
   /** Attempts per reopen when `reconnect` is on. Default 5. */
   maxReconnectAttempts?: number | undefined;
-  /** Milliseconds; the wait before reopen attempt `n` (from 0) is `backoff * (n + 1)`. Default 100. */
-  backoff?: number | undefined;
+  /** Milliseconds; the wait before reopen attempt `n` (from 0) is `backoffMs * (n + 1)`. Default 100. */
+  backoffMs?: number | undefined;
   /** Milliseconds the version handshake may take. Default 10000. */
-  handshakeTimeout?: number | undefined;
+  handshakeTimeoutMs?: number | undefined;
   /** Milliseconds between heartbeats while calls are in flight. Default 5000. */
-  heartbeatInterval?: number | undefined;
+  heartbeatIntervalMs?: number | undefined;
   /** Milliseconds a heartbeat may go unanswered before the session counts as broken. Default 5000. */
+  heartbeatTimeoutMs?: number | undefined;
+  /** @deprecated Renamed `backoffMs`; still taken, with a warning. */
+  backoff?: number | undefined;
+  /** @deprecated Renamed `handshakeTimeoutMs`; still taken, with a warning. */
+  handshakeTimeout?: number | undefined;
+  /** @deprecated Renamed `heartbeatIntervalMs`; still taken, with a warning. */
+  heartbeatInterval?: number | undefined;
+  /** @deprecated Renamed `heartbeatTimeoutMs`; still taken, with a warning. */
   heartbeatTimeout?: number | undefined;
   /** Connection-time default for `ExecuteRequest.timeout`; a defined request field wins. */
   timeout?: number | null | undefined;
@@ -57,23 +67,120 @@ export interface ConnectOptions {
   affinity?: string | undefined;
 }
 
-/** Every option `connect()` takes, for the refusal of one it does not. */
-const CONNECT_OPTIONS = everyKey<ConnectOptions>({
-  websocket: true,
-  headers: true,
-  token: true,
-  rotateAfterExecutions: true,
-  reconnect: true,
-  maxReconnectAttempts: true,
-  backoff: true,
-  handshakeTimeout: true,
-  heartbeatInterval: true,
-  heartbeatTimeout: true,
-  timeout: true,
-  countHostWaits: true,
-  outbound: true,
-  affinity: true,
-});
+/** The old names of renamed options, which a row's `renamedFrom` names and the rows do not list. */
+type RenamedConnectOption = 'backoff' | 'handshakeTimeout' | 'heartbeatInterval' | 'heartbeatTimeout';
+
+/**
+ * Every option `connect()` takes, one row each: its default, its rule as a refusal words it, and
+ * its description (docs/remote.md). The checks below, and the refusal of an unknown one, read them.
+ */
+export const CONNECT_ROWS = {
+  websocket: {
+    type: 'function',
+    defaultText: "the runtime's `WebSocket`",
+    rule: 'a WebSocket constructor',
+    description:
+      "a constructor used instead; called as `new websocket(url)`, or `new websocket(url, { headers })` when headers are set (the ws package's signature)",
+  },
+  headers: {
+    type: 'object',
+    rule: 'a record of strings',
+    description: 'handshake headers; need `websocket`, because the standard constructor cannot send headers',
+  },
+  token: {
+    type: 'string',
+    rule: 'a non-empty string',
+    description: "shorthand for `headers: { authorization: 'Bearer <token>' }`",
+  },
+  rotateAfterExecutions: {
+    type: 'integer',
+    unit: 'count',
+    bounds: { kind: 'integer', min: 1 },
+    defaultText: 'never',
+    rule: 'a positive integer',
+    description: 'retire the session after this many executions',
+  },
+  reconnect: {
+    type: 'boolean',
+    default: true,
+    rule: 'a boolean',
+    description: '`false`: a broken session gets one reopen attempt',
+  },
+  maxReconnectAttempts: {
+    type: 'integer',
+    unit: 'count',
+    bounds: { kind: 'integer', min: 1 },
+    default: 5,
+    rule: 'a positive integer',
+    description: 'attempts per reopen when `reconnect` is on',
+  },
+  backoffMs: {
+    type: 'number',
+    unit: 'ms',
+    bounds: { kind: 'positive', min: 0 },
+    default: 100,
+    rule: 'a finite number >= 0',
+    description: 'the wait before reopen attempt `n` (from 0) is `backoffMs * (n + 1)`',
+    renamedFrom: { name: 'backoff' },
+  },
+  handshakeTimeoutMs: {
+    type: 'number',
+    unit: 'ms',
+    bounds: { kind: 'positive', min: 0 },
+    default: 10_000,
+    rule: 'a finite number > 0',
+    description: 'how long opening the socket plus the version handshake may take',
+    renamedFrom: { name: 'handshakeTimeout' },
+  },
+  heartbeatIntervalMs: {
+    type: 'number',
+    unit: 'ms',
+    bounds: { kind: 'positive', min: 0 },
+    default: 5_000,
+    rule: 'a finite number > 0',
+    description: 'time between heartbeats while calls are in flight',
+    renamedFrom: { name: 'heartbeatInterval' },
+  },
+  heartbeatTimeoutMs: {
+    type: 'number',
+    unit: 'ms',
+    bounds: { kind: 'positive', min: 0 },
+    default: 5_000,
+    rule: 'a finite number > 0',
+    description: 'how long a heartbeat may go unanswered',
+    renamedFrom: { name: 'heartbeatTimeout' },
+  },
+  timeout: {
+    type: 'number',
+    unit: 'ms',
+    unitExempt: 'the default of `ExecuteRequest.timeout`, named as the request field',
+    defaultText: 'unset',
+    rule: 'a number > 0 or null',
+    description: 'connection-time default for the request field of the same name',
+  },
+  countHostWaits: {
+    type: 'boolean',
+    defaultText: 'unset',
+    rule: 'a boolean',
+    description: 'connection-time default for the request field of the same name',
+  },
+  outbound: {
+    type: 'function',
+    defaultText: 'unset',
+    rule: 'a function, null or undefined',
+    description: 'connection-time default for the request field of the same name',
+  },
+  affinity: {
+    type: 'string',
+    defaultText: 'a random id per executor',
+    rule: 'a header value of 1 to 128 printable ASCII characters',
+    description:
+      'sent as the `x-codemode-executor-affinity` header of every session (with an injected `websocket`), so a load balancer can keep this executor on one daemon (docs/fleet.md)',
+  },
+} as const satisfies Record<Exclude<keyof ConnectOptions, RenamedConnectOption>, OptionRow>;
+
+/** Every option `connect()` takes, from the rows, for the refusal of one it does not. */
+const CONNECT_OPTIONS = Object.keys(CONNECT_ROWS);
 
 export interface ResolvedConnectOptions {
   websocket: WebSocketConstructor | undefined;
@@ -81,22 +188,13 @@ export interface ResolvedConnectOptions {
   rotateAfterExecutions: number | undefined;
   reconnect: boolean;
   maxReconnectAttempts: number;
-  backoff: number;
-  handshakeTimeout: number;
-  heartbeatInterval: number;
-  heartbeatTimeout: number;
+  backoffMs: number;
+  handshakeTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  heartbeatTimeoutMs: number;
   affinity: string;
   defaults: Pick<ConnectOptions, 'timeout' | 'countHostWaits' | 'outbound'>;
 }
-
-const CONNECT_DEFAULTS = {
-  reconnect: true,
-  maxReconnectAttempts: 5,
-  backoff: 100,
-  handshakeTimeout: 10_000,
-  heartbeatInterval: 5_000,
-  heartbeatTimeout: 5_000,
-} as const;
 
 /** Runtime-neutral: `crypto.randomUUID` is global in Node 20, workerd and browsers. */
 function randomAffinity(): string {
@@ -107,10 +205,15 @@ function reject(message: string): never {
   throw new ExecutorError('CONNECTION_REJECTED', message);
 }
 
-function positive(name: string, value: unknown, fallback: number, allowZero = false): number {
-  if (value === undefined) return fallback;
+type NumberOption = 'backoffMs' | 'handshakeTimeoutMs' | 'heartbeatIntervalMs' | 'heartbeatTimeoutMs';
+
+/** A number option, checked against its row; its default when undefined. `backoffMs` takes 0 too. */
+function milliseconds(name: NumberOption, value: unknown): number {
+  const row = CONNECT_ROWS[name];
+  if (value === undefined) return row.default;
+  const allowZero = name === 'backoffMs';
   const ok = typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
-  if (!ok) reject(formatInvalidOption(name, allowZero ? 'a finite number >= 0' : 'a finite number > 0', value));
+  if (!ok) reject(formatInvalidOption(name, row.rule, value));
   return value;
 }
 
@@ -119,10 +222,12 @@ export function validateUrl(url: unknown): string {
   return url;
 }
 
-export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedConnectOptions {
-  if (typeof options !== 'object' || options === null) reject(formatInvalidOption('', 'an object', options));
+export function resolveConnectOptions(given: ConnectOptions = {}): ResolvedConnectOptions {
+  if (typeof given !== 'object' || given === null) reject(formatInvalidOption('', 'an object', given));
+  const options = takeRenamed('connect()', given, CONNECT_ROWS);
   for (const name of Object.keys(options)) {
-    if (!(CONNECT_OPTIONS as readonly string[]).includes(name)) reject(formatUnknownOption(name, CONNECT_OPTIONS));
+    if (!CONNECT_OPTIONS.includes(name))
+      reject(formatUnknownOption(name, CONNECT_OPTIONS, nearestOption(name, CONNECT_OPTIONS)));
   }
   const {
     affinity = randomAffinity(),
@@ -135,11 +240,11 @@ export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedCon
     countHostWaits,
   } = options;
   if (websocket !== undefined && typeof websocket !== 'function')
-    reject(formatInvalidOption('websocket', 'a WebSocket constructor', websocket));
+    reject(formatInvalidOption('websocket', CONNECT_ROWS.websocket.rule, websocket));
   if (token !== undefined && (typeof token !== 'string' || token === ''))
-    reject(formatInvalidOption('token', 'a non-empty string', token));
+    reject(formatInvalidOption('token', CONNECT_ROWS.token.rule, token));
   if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) {
-    reject(formatInvalidOption('headers', 'a record of strings', options.headers));
+    reject(formatInvalidOption('headers', CONNECT_ROWS.headers.rule, options.headers));
   }
   if (websocket === undefined) {
     // Named as the caller passed them: a token becomes a header only below.
@@ -147,39 +252,40 @@ export function resolveConnectOptions(options: ConnectOptions = {}): ResolvedCon
     if (needHeaders.length > 0) reject(formatHeadersNeedWebSocket(needHeaders));
   }
   if (rotateAfterExecutions !== undefined && !(Number.isInteger(rotateAfterExecutions) && rotateAfterExecutions > 0)) {
-    reject(formatInvalidOption('rotateAfterExecutions', 'a positive integer', rotateAfterExecutions));
+    reject(
+      formatInvalidOption('rotateAfterExecutions', CONNECT_ROWS.rotateAfterExecutions.rule, rotateAfterExecutions),
+    );
   }
   if (reconnect !== undefined && typeof reconnect !== 'boolean')
-    reject(formatInvalidOption('reconnect', 'a boolean', reconnect));
+    reject(formatInvalidOption('reconnect', CONNECT_ROWS.reconnect.rule, reconnect));
   if (outbound !== undefined && outbound !== null && typeof outbound !== 'function')
     reject(formatInvalidOutbound(outbound));
   if (timeout !== undefined && timeout !== null && !(typeof timeout === 'number' && timeout > 0)) {
-    reject(formatInvalidOption('timeout', 'a number > 0 or null', timeout));
+    reject(formatInvalidOption('timeout', CONNECT_ROWS.timeout.rule, timeout));
   }
   if (countHostWaits !== undefined && typeof countHostWaits !== 'boolean') {
-    reject(formatInvalidOption('countHostWaits', 'a boolean', countHostWaits));
+    reject(formatInvalidOption('countHostWaits', CONNECT_ROWS.countHostWaits.rule, countHostWaits));
   }
   if (typeof affinity !== 'string' || affinity === '' || !/^[\x21-\x7e]{1,128}$/.test(affinity)) {
-    reject(formatInvalidOption('affinity', 'a header value of 1 to 128 printable ASCII characters', affinity));
+    reject(formatInvalidOption('affinity', CONNECT_ROWS.affinity.rule, affinity));
   }
-  const maxReconnectAttempts = positive(
-    'maxReconnectAttempts',
-    options.maxReconnectAttempts,
-    CONNECT_DEFAULTS.maxReconnectAttempts,
-  );
+  const maxReconnectAttempts = options.maxReconnectAttempts ?? CONNECT_ROWS.maxReconnectAttempts.default;
+  // A number that is not positive is refused as one (`a finite number > 0`), as before the rows.
+  if (typeof maxReconnectAttempts !== 'number' || !Number.isFinite(maxReconnectAttempts) || maxReconnectAttempts <= 0)
+    reject(formatInvalidOption('maxReconnectAttempts', 'a finite number > 0', maxReconnectAttempts));
   if (!Number.isInteger(maxReconnectAttempts))
-    reject(formatInvalidOption('maxReconnectAttempts', 'a positive integer', maxReconnectAttempts));
+    reject(formatInvalidOption('maxReconnectAttempts', CONNECT_ROWS.maxReconnectAttempts.rule, maxReconnectAttempts));
   const headers = token === undefined ? options.headers : { ...options.headers, authorization: `Bearer ${token}` };
   return {
     websocket,
     headers,
     rotateAfterExecutions,
-    reconnect: reconnect ?? CONNECT_DEFAULTS.reconnect,
+    reconnect: reconnect ?? CONNECT_ROWS.reconnect.default,
     maxReconnectAttempts,
-    backoff: positive('backoff', options.backoff, CONNECT_DEFAULTS.backoff, true),
-    handshakeTimeout: positive('handshakeTimeout', options.handshakeTimeout, CONNECT_DEFAULTS.handshakeTimeout),
-    heartbeatInterval: positive('heartbeatInterval', options.heartbeatInterval, CONNECT_DEFAULTS.heartbeatInterval),
-    heartbeatTimeout: positive('heartbeatTimeout', options.heartbeatTimeout, CONNECT_DEFAULTS.heartbeatTimeout),
+    backoffMs: milliseconds('backoffMs', options.backoffMs),
+    handshakeTimeoutMs: milliseconds('handshakeTimeoutMs', options.handshakeTimeoutMs),
+    heartbeatIntervalMs: milliseconds('heartbeatIntervalMs', options.heartbeatIntervalMs),
+    heartbeatTimeoutMs: milliseconds('heartbeatTimeoutMs', options.heartbeatTimeoutMs),
     affinity,
     defaults: { timeout, countHostWaits, outbound },
   };

@@ -91,14 +91,14 @@ export class RemoteExecutor implements Executor {
   constructor(url: string, options: ConnectOptions = {}) {
     this.url = validateUrl(url);
     this.#options = resolveConnectOptions(options);
-    const { websocket, headers, handshakeTimeout, heartbeatInterval, heartbeatTimeout, affinity } = this.#options;
+    const { websocket, headers, handshakeTimeoutMs, heartbeatIntervalMs, heartbeatTimeoutMs, affinity } = this.#options;
     this.#sessionOptions = {
       websocket,
       // Only an injected constructor can send headers; the affinity header goes wherever it can.
       headers: websocket === undefined ? headers : { ...headers, [AFFINITY_HEADER]: affinity },
-      handshakeTimeout,
-      heartbeatInterval,
-      heartbeatTimeout,
+      handshakeTimeout: handshakeTimeoutMs,
+      heartbeatInterval: heartbeatIntervalMs,
+      heartbeatTimeout: heartbeatTimeoutMs,
       onDispose: (session) => this.#live.delete(session),
     };
   }
@@ -179,10 +179,10 @@ export class RemoteExecutor implements Executor {
    * waits before it counts the session broken, so nothing runs on past that verdict.
    */
   #terms(cancel: CallCancel | undefined, call: PlacedCall): CallTerms {
-    const { heartbeatInterval, heartbeatTimeout } = this.#options;
+    const { heartbeatIntervalMs, heartbeatTimeoutMs } = this.#options;
     return {
       cancelToken: cancel?.token,
-      heartbeatLease: heartbeatInterval + heartbeatTimeout,
+      heartbeatLease: heartbeatIntervalMs + heartbeatTimeoutMs,
       callId: call.id,
       parent: call.parent,
     };
@@ -321,12 +321,12 @@ export class RemoteExecutor implements Executor {
         if (mismatch) throw error;
         if (isNotTakingSessions(error) && elsewhere < this.#options.maxReconnectAttempts) {
           elsewhere += 1;
-          await delay(this.#options.backoff * elsewhere, this.#lifetime.signal);
+          await delay(this.#options.backoffMs * elsewhere, this.#lifetime.signal);
           continue;
         }
         failed += 1;
         if (failed >= attempts) throw error;
-        await delay(this.#options.backoff * failed, this.#lifetime.signal);
+        await delay(this.#options.backoffMs * failed, this.#lifetime.signal);
         continue;
       }
       this.#live.add(session);

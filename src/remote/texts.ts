@@ -3,6 +3,7 @@
  * (docs/remote.md, "How a break is reported").
  */
 import { describeValue } from '../protocol/describe-value.js';
+import { formatDidYouMean } from '../protocol/texts.js';
 
 /** A call of `execute` failed because its session broke. */
 export const BROKEN_DURING_EXECUTION = 'Executor connection broke during execution';
@@ -52,8 +53,8 @@ export function formatInvalidOption(name: string, expected: string, value: unkno
   return `connect(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
 }
 
-export function formatUnknownOption(name: string, known: readonly string[]): string {
-  return `connect() has no option ${name}; the options are ${known.join(', ')}`;
+export function formatUnknownOption(name: string, known: readonly string[], nearest?: string): string {
+  return `connect() has no option ${name}${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }
 
 export function formatTokenMissing(url: string): string {

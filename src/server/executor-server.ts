@@ -53,7 +53,7 @@ export interface ExecutorServer {
   readonly adminUrl: string | undefined;
   /** Executions in flight, across every connection. */
   readonly running: number;
-  /** Retained executions the daemon holds, of open connections and of gone ones (closed at `retainedIdleTimeout`). */
+  /** Retained executions the daemon holds, of open connections and of gone ones (closed at `retainedIdleTimeoutMs`). */
   readonly retained: RetainedCounts;
   /** True from the moment `close()` is called: `/readyz` answers 503, new sessions and executions are refused. */
   readonly draining: boolean;
@@ -98,9 +98,9 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const retained = new RetainedLeases({
     maxRetainedPerConnection: settings.maxRetainedPerConnection,
     maxRetainedPerTenant: settings.maxRetainedPerTenant,
-    retainedIdleTimeout: settings.retainedIdleTimeout,
+    retainedIdleTimeoutMs: settings.retainedIdleTimeoutMs,
     closeIdle(executionId) {
-      log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeout));
+      log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeoutMs));
       metrics.retainedIdleClosed();
       executor.closeHandles(executionId).catch(() => {
         // Already gone at the executor (its own bound, or its member died): nothing is held.

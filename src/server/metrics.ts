@@ -140,7 +140,7 @@ export class DaemonMetrics {
     });
     this.#retainedIdleClosed = new Counter({
       name: name('retained_idle_closed_total'),
-      help: 'Retained executions the daemon closed because they went unused for --retained-idle-timeout.',
+      help: 'Retained executions the daemon closed because they went unused for --retained-idle-timeout-ms.',
       registers,
     });
     this.#heldRefused = new Counter({
@@ -193,7 +193,7 @@ export class DaemonMetrics {
   watchRetained(retained: { counts(): RetainedCounts }): void {
     new Gauge({
       name: `${METRIC_PREFIX}retained_held`,
-      help: 'Retained executions the daemon holds, by whether the connection that retained them is still open (open) or gone (gone: closed at --retained-idle-timeout unless used).',
+      help: 'Retained executions the daemon holds, by whether the connection that retained them is still open (open) or gone (gone: closed at --retained-idle-timeout-ms unless used).',
       labelNames: ['connection'],
       registers: [this.#registry],
       collect() {

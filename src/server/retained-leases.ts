@@ -1,7 +1,7 @@
 /**
  * The daemon's leases on retained executions: which connection retained each, the cap on how many
  * one connection holds (`maxRetainedPerConnection`), and the idle time-to-live after which the
- * daemon closes one itself (`retainedIdleTimeout`), whether or not its connection is still open.
+ * daemon closes one itself (`retainedIdleTimeoutMs`), whether or not its connection is still open.
  * A retained execution's outbound stub is kept here too: capnweb disposes the stubs of a call when
  * it returns, but its functions may fetch again through `invokeHandle`, so the daemon keeps a
  * duplicate (`dup()`) until `closeHandles`, the end of the connection, or the idle close.
@@ -41,7 +41,7 @@ interface Retained {
 export interface RetainedSettings {
   maxRetainedPerConnection: number;
   maxRetainedPerTenant: number;
-  retainedIdleTimeout: number;
+  retainedIdleTimeoutMs: number;
   /** Closes the execution at the executor: the idle time-to-live passed. */
   closeIdle(executionId: string): void;
 }
@@ -160,7 +160,7 @@ export class RetainedLeases {
       if (!this.#byExecution.has(executionId)) return;
       this.close(executionId);
       this.#settings.closeIdle(executionId);
-    }, this.#settings.retainedIdleTimeout);
+    }, this.#settings.retainedIdleTimeoutMs);
     timer.unref();
     return timer;
   }

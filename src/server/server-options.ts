@@ -2,11 +2,11 @@
  * The options of `createExecutorServer`: their defaults, and the checks that name the option a
  * value broke. The CLI maps each flag onto one of these (cli-args.ts).
  */
-import { everyKey } from '../protocol/every-key.js';
+import { type NumberBounds, nearestOption, type OptionRow, takeRenamed } from '../protocol/option-schema.js';
 import type { Executor } from '../protocol/types.js';
 import { isLoopbackHost } from './auth.js';
 import { isValidDaemonId } from './handle-ids.js';
-import type { LogSink } from './log.js';
+import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from './log.js';
 import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from './texts.js';
 
 /** The environment variable the daemon's CLI reads its bearer token from when `--token` is not given. */
@@ -58,6 +58,8 @@ export interface ExecutorServerOptions {
   /** The percent of the memory budget one tenant may hold while another is present (a token where the daemon has several, else a connection); beyond it its runs wait. Default 50. */
   tenantMemoryPercent?: number | undefined;
   /** Milliseconds a retained execution may go unused (no `invokeHandle`) before the daemon closes it, whether or not its connection is still open. Default 300000. */
+  retainedIdleTimeoutMs?: number | undefined;
+  /** @deprecated Renamed `retainedIdleTimeoutMs`; still taken, with a warning. */
   retainedIdleTimeout?: number | undefined;
   /** Expect HAProxy's PROXY protocol v2 header on every connection, so per-peer bounds and logs see the client's own address. Default false. */
   proxyProtocol?: boolean | undefined;
@@ -71,54 +73,295 @@ export interface ExecutorServerOptions {
   log?: LogSink | undefined;
 }
 
+/** The old names of renamed options, which a row's `renamedFrom` names and the rows do not list. */
+type RenamedServerOption = 'retainedIdleTimeout';
+
+/** A server option's row: `flagHelp` is what its daemon flag does, in --help and docs/remote.md. */
+export interface ServerOptionRow extends OptionRow {
+  readonly flagHelp?: string;
+}
+
+/** An integer option's row, in `createExecutorServer`'s words for its rule. */
+function integerRow<
+  const Parts extends Omit<ServerOptionRow, 'type' | 'rule' | 'bounds'> & { min: number; max?: number },
+>(
+  parts: Parts,
+): Omit<Parts, 'min' | 'max'> & ServerOptionRow & { bounds: NumberBounds; default: number; flag: string } {
+  const { min, max, ...rest } = parts;
+  const bounds: NumberBounds = max === undefined ? { kind: 'integer', min } : { kind: 'integer', min, max };
+  const rule = max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+  return { type: 'integer', bounds, rule, ...rest } as never;
+}
+
+/**
+ * The options of `createExecutorServer`, one row each, in the order --help lists their flags. Their
+ * defaults, their rules (`SERVER_NUMBERS`) and the daemon's flags are derived from these rows.
+ */
+export const SERVER_ROWS = {
+  executor: { type: 'object', rule: 'an Executor', description: 'the native executor every connection shares' },
+  host: {
+    type: 'string',
+    default: '127.0.0.1',
+    rule: 'an address',
+    flag: 'host',
+    flagHelp: 'address to bind; a non-loopback address needs a token',
+    description: 'address to bind; a non-loopback address needs a token',
+  },
+  port: {
+    type: 'integer',
+    unit: 'count',
+    default: 8787,
+    rule: PORT_RULE,
+    flag: 'port',
+    flagHelp: 'port (0 picks a free one)',
+    description: 'port; `0` picks a free one (read it from the `listening on` line)',
+  },
+  token: {
+    type: 'string',
+    rule: 'a non-empty string, or an array of them',
+    flag: 'token',
+    env: TOKEN_ENV,
+    defaultText: `\`$${TOKEN_ENV}\`, else none`,
+    flagHelp: 'bearer token clients must send; given more than once, each token is a tenant of its own',
+    description:
+      'the bearer token clients must send; given more than once, the daemon takes each, and each token is a tenant of its own',
+  },
+  maxMessageSize: integerRow({
+    unit: 'bytes',
+    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
+    min: 1,
+    default: 16 * 1024 * 1024,
+    flag: 'max-message-size',
+    flagHelp: 'largest incoming message',
+    description: 'largest incoming message',
+  }),
+  maxExecutionsPerConnection: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 1024,
+    flag: 'max-executions-per-connection',
+    flagHelp: 'concurrent executions per connection',
+    description:
+      "concurrent executions and handle calls per connection: an agent host usually multiplexes its users onto one connection, so this stays above the pool's `--max-workers`; lower it where several tenants share a daemon",
+  }),
+  clientPingInterval: integerRow({
+    unit: 'ms',
+    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
+    min: 1,
+    default: 15_000,
+    flag: 'client-ping-interval',
+    flagHelp: 'WebSocket ping period; a client missing a pong is dropped',
+    description: 'WebSocket ping period; a client that misses a pong is dropped',
+  }),
+  maxConnections: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 512,
+    flag: 'max-connections',
+    flagHelp: 'open sessions at once',
+    description: 'open sessions at once; one more is refused (503)',
+  }),
+  maxSendBuffer: integerRow({
+    unit: 'bytes',
+    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
+    min: 1,
+    default: 64 * 1024 * 1024,
+    flag: 'max-send-buffer',
+    flagHelp: 'bytes waiting for a client that stopped reading before it is dropped',
+    description: 'bytes waiting for a client that stopped reading before it is dropped',
+  }),
+  maxHeldRequestBytes: integerRow({
+    unit: 'bytes',
+    min: 1,
+    default: 64 * 1024 * 1024,
+    flag: 'max-held-request-bytes',
+    flagHelp: "bytes one connection's requests in flight (waiting or running) may hold",
+    description:
+      "bytes one connection's requests in flight (waiting for a sandbox process or running) may hold; one more request is refused with `LIMIT_EXCEEDED`",
+  }),
+  maxHeldRequestBytesTotal: integerRow({
+    unit: 'bytes',
+    unitExempt: 'the total of `maxHeldRequestBytes`, named after it',
+    min: 1,
+    default: 512 * 1024 * 1024,
+    flag: 'max-held-request-bytes-total',
+    flagHelp: 'bytes the requests in flight of all connections may hold',
+    description:
+      'bytes the requests in flight of all connections together may hold; one more is refused with `QUEUE_FULL` (retryable)',
+  }),
+  handshakeTimeout: integerRow({
+    unit: 'ms',
+    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
+    min: 1,
+    default: 5_000,
+    flag: 'handshake-timeout',
+    flagHelp: 'time from connecting to an authenticated upgrade',
+    description: 'time from the TCP connection to an authenticated WebSocket upgrade',
+  }),
+  maxUnauthenticatedPerPeer: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 32,
+    flag: 'max-unauthenticated-per-peer',
+    flagHelp: 'sockets one address may hold before authenticating',
+    description: 'sockets one address may hold before its upgrade is authenticated',
+  }),
+  drainTimeout: integerRow({
+    unit: 'ms',
+    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
+    min: 0,
+    default: 30_000,
+    flag: 'drain-timeout',
+    flagHelp: 'on SIGTERM, how long running executions may take to finish before they are cancelled',
+    description: 'on SIGTERM, how long running executions may take before they are cancelled',
+  }),
+  maxRpcExports: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 8192,
+    flag: 'max-rpc-exports',
+    flagHelp:
+      "entries in one session's capnweb export table (calls not yet released, stubs handed out) before it is closed",
+    description: `entries in one session's capnweb export table (calls whose answers the client has not released, stubs handed out); past it the connection is closed (docs/security.md, "A hostile authenticated tenant")`,
+  }),
+  maxRpcImports: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 8192,
+    flag: 'max-rpc-imports',
+    flagHelp: "entries in one session's capnweb import table (stubs the client passed) before it is closed",
+    description:
+      "entries in one session's capnweb import table (stubs the client passed, calls to them in flight); past it the connection is closed",
+  }),
+  maxRetainedPerConnection: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 16,
+    flag: 'max-retained-per-connection',
+    flagHelp: 'retained executions one connection holds open',
+    description:
+      'retained executions one connection holds open; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`',
+  }),
+  maxRetainedPerTenant: integerRow({
+    unit: 'count',
+    min: 1,
+    default: 64,
+    flag: 'max-retained-per-tenant',
+    flagHelp: 'retained executions one token holds open, its connections open or gone',
+    description:
+      'retained executions one token holds open, its connections open or gone; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`',
+  }),
+  tenantMemoryPercent: integerRow({
+    unit: 'percent',
+    min: 1,
+    max: 100,
+    default: 50,
+    flag: 'tenant-memory-percent',
+    flagHelp:
+      'percent of `--memory-budget-mb` one tenant (a token where there are several, else a connection) may hold while another is connected; beyond it its runs wait',
+    description:
+      'percent of `--memory-budget-mb` one tenant (a token where the daemon has several, else a connection) may hold while another tenant is connected; beyond it its runs wait (docs/security.md, "Tenants and the memory budget")',
+  }),
+  retainedIdleTimeoutMs: integerRow({
+    unit: 'ms',
+    min: 1,
+    default: 300_000,
+    flag: 'retained-idle-timeout-ms',
+    renamedFrom: { name: 'retainedIdleTimeout', flag: 'retained-idle-timeout' },
+    flagHelp: 'close a retained execution unused this long, its connection open or gone',
+    description: 'a retained execution unused this long is closed, its connection open or gone',
+  }),
+  proxyProtocol: {
+    type: 'boolean',
+    default: false,
+    rule: 'a boolean',
+    flag: 'proxy-protocol',
+    flagHelp:
+      "expect HAProxy's PROXY protocol v2 header on every connection: per-peer bounds and logs see the client's address",
+    description:
+      "every connection must open with HAProxy's PROXY protocol v2 header; per-peer bounds and the log use the client address it names (docs/fleet.md)",
+  },
+  daemonId: {
+    type: 'string',
+    defaultText: '`<hostname>:<port>`',
+    rule: 'a non-empty name without "@", spaces or controls',
+    flag: 'daemon-id',
+    flagHelp: 'names this daemon in retained execution ids',
+    description: 'names this daemon in retained execution ids',
+  },
+  admin: {
+    type: 'object',
+    rule: 'an object { host?, port }',
+    description: 'the health and metrics listener (`/healthz`, `/readyz`, `/metrics`)',
+  },
+  protocolVersion: { type: 'integer', rule: 'a number', description: 'for tests of the version mismatch only' },
+  log: { type: 'function', rule: 'a function', description: 'told one message per event' },
+} as const satisfies Record<Exclude<keyof ExecutorServerOptions, RenamedServerOption>, ServerOptionRow>;
+
+/**
+ * The command line's own flags, beside those of `createExecutorServer`'s options: the admin
+ * listener's (`admin.port`, `admin.host`) and the daemon process's (`run-daemon.ts`).
+ */
+export const DAEMON_ROWS = {
+  'admin.port': {
+    type: 'integer',
+    defaultText: 'off',
+    rule: PORT_RULE,
+    flag: 'admin-port',
+    flagHelp: 'serve /healthz, /readyz and /metrics on this port',
+    description: 'serve `/healthz`, `/readyz` and `/metrics` on this port (docs/fleet.md)',
+  },
+  'admin.host': {
+    type: 'string',
+    default: '127.0.0.1',
+    rule: 'an address',
+    flag: 'admin-host',
+    flagHelp: 'address of the admin listener',
+    description: 'address of the admin listener',
+  },
+  logFormat: {
+    type: 'choice',
+    default: DEFAULT_LOG_FORMAT,
+    rule: LOG_FORMATS.join(' or '),
+    flag: 'log-format',
+    flagHelp: 'log lines as timestamped text or JSON',
+    description: 'timestamped text lines, or one JSON object per line',
+  },
+  detached: {
+    type: 'boolean',
+    default: false,
+    rule: 'a boolean',
+    flag: 'detached',
+    flagHelp: 'keep serving when the parent process exits',
+    description: 'keep serving when the parent process exits (nohup and the like)',
+  },
+} as const satisfies Record<string, ServerOptionRow>;
+
+/** The defaults of the server's options, from their rows; `adminHost`: the admin listener's. */
 export const SERVER_DEFAULTS = {
-  host: '127.0.0.1',
-  port: 8787,
-  maxMessageSize: 16 * 1024 * 1024,
-  maxExecutionsPerConnection: 1024,
-  clientPingInterval: 15_000,
-  maxConnections: 512,
-  maxSendBuffer: 64 * 1024 * 1024,
-  maxHeldRequestBytes: 64 * 1024 * 1024,
-  maxHeldRequestBytesTotal: 512 * 1024 * 1024,
-  handshakeTimeout: 5_000,
-  maxUnauthenticatedPerPeer: 32,
-  drainTimeout: 30_000,
-  maxRpcExports: 8192,
-  maxRpcImports: 8192,
-  maxRetainedPerConnection: 16,
-  maxRetainedPerTenant: 64,
-  tenantMemoryPercent: 50,
-  retainedIdleTimeout: 300_000,
-  adminHost: '127.0.0.1',
+  host: SERVER_ROWS.host.default,
+  port: SERVER_ROWS.port.default,
+  ...(Object.fromEntries(
+    Object.entries(SERVER_ROWS).flatMap(([name, row]) => ('bounds' in row ? [[name, row.default]] : [])),
+  ) as { [K in ServerNumber]: number }),
+  adminHost: DAEMON_ROWS['admin.host'].default,
 } as const;
+
+type NumberRowName = {
+  [K in keyof typeof SERVER_ROWS]: (typeof SERVER_ROWS)[K] extends { bounds: NumberBounds } ? K : never;
+}[keyof typeof SERVER_ROWS];
 
 /**
  * The server's integer options: the smallest value each takes, and the daemon's flag that sets it,
- * written once for `resolveServerOptions` and the command line (cli-args.ts). In --help order.
+ * derived from the rows for `resolveServerOptions` and the command line (cli-args.ts). In --help order.
  */
-export const SERVER_NUMBERS = {
-  maxMessageSize: { min: 1, flag: 'max-message-size' },
-  maxExecutionsPerConnection: { min: 1, flag: 'max-executions-per-connection' },
-  clientPingInterval: { min: 1, flag: 'client-ping-interval' },
-  maxConnections: { min: 1, flag: 'max-connections' },
-  maxSendBuffer: { min: 1, flag: 'max-send-buffer' },
-  maxHeldRequestBytes: { min: 1, flag: 'max-held-request-bytes' },
-  maxHeldRequestBytesTotal: { min: 1, flag: 'max-held-request-bytes-total' },
-  handshakeTimeout: { min: 1, flag: 'handshake-timeout' },
-  maxUnauthenticatedPerPeer: { min: 1, flag: 'max-unauthenticated-per-peer' },
-  drainTimeout: { min: 0, flag: 'drain-timeout' },
-  maxRpcExports: { min: 1, flag: 'max-rpc-exports' },
-  maxRpcImports: { min: 1, flag: 'max-rpc-imports' },
-  maxRetainedPerConnection: { min: 1, flag: 'max-retained-per-connection' },
-  maxRetainedPerTenant: { min: 1, flag: 'max-retained-per-tenant' },
-  tenantMemoryPercent: { min: 1, max: 100, flag: 'tenant-memory-percent' },
-  retainedIdleTimeout: { min: 1, flag: 'retained-idle-timeout' },
-} as const satisfies Partial<
-  Record<keyof ExecutorServerOptions & keyof typeof SERVER_DEFAULTS, { min: number; max?: number; flag: string }>
->;
+export const SERVER_NUMBERS = Object.fromEntries(
+  Object.entries(SERVER_ROWS).flatMap(([name, row]) =>
+    'bounds' in row ? [[name, { ...row.bounds, flag: row.flag }]] : [],
+  ),
+) as unknown as { readonly [K in NumberRowName]: { min: number; max?: number; flag: string } };
 
-type ServerNumber = keyof typeof SERVER_NUMBERS;
+type ServerNumber = NumberRowName;
 
 export interface ServerSettings {
   executor: Executor;
@@ -141,7 +384,7 @@ export interface ServerSettings {
   maxRetainedPerConnection: number;
   maxRetainedPerTenant: number;
   tenantMemoryPercent: number;
-  retainedIdleTimeout: number;
+  retainedIdleTimeoutMs: number;
   proxyProtocol: boolean;
   daemonId: string | undefined;
   admin: { host: string; port: number } | undefined;
@@ -149,33 +392,8 @@ export interface ServerSettings {
   log: LogSink;
 }
 
-const KNOWN = everyKey<ExecutorServerOptions>({
-  executor: true,
-  host: true,
-  port: true,
-  token: true,
-  maxMessageSize: true,
-  maxExecutionsPerConnection: true,
-  clientPingInterval: true,
-  maxConnections: true,
-  maxSendBuffer: true,
-  maxHeldRequestBytes: true,
-  maxHeldRequestBytesTotal: true,
-  handshakeTimeout: true,
-  maxUnauthenticatedPerPeer: true,
-  drainTimeout: true,
-  maxRpcExports: true,
-  maxRpcImports: true,
-  maxRetainedPerConnection: true,
-  maxRetainedPerTenant: true,
-  tenantMemoryPercent: true,
-  retainedIdleTimeout: true,
-  proxyProtocol: true,
-  daemonId: true,
-  admin: true,
-  protocolVersion: true,
-  log: true,
-});
+/** Every option's name, from the rows, as a refusal lists them. */
+const KNOWN = Object.keys(SERVER_ROWS);
 
 function integer(name: string, value: unknown, fallback: number, min = 1, max?: number): number {
   if (value === undefined) return fallback;
@@ -192,13 +410,14 @@ function port(name: string, value: unknown, fallback: number): number {
   return resolved;
 }
 
-export function resolveServerOptions(options: ExecutorServerOptions): ServerSettings {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(formatInvalidServerOption('', 'an object', options));
+export function resolveServerOptions(given: ExecutorServerOptions): ServerSettings {
+  if (typeof given !== 'object' || given === null) {
+    throw new TypeError(formatInvalidServerOption('', 'an object', given));
   }
+  const options = takeRenamed('createExecutorServer()', given, SERVER_ROWS);
   for (const key of Object.keys(options)) {
-    if (!(KNOWN as readonly string[]).includes(key)) {
-      throw new TypeError(formatUnknownServerOption(key, KNOWN));
+    if (!KNOWN.includes(key)) {
+      throw new TypeError(formatUnknownServerOption(key, KNOWN, nearestOption(key, KNOWN)));
     }
   }
   const { executor, token, daemonId, admin, log } = options;
@@ -259,7 +478,7 @@ export function resolveServerOptions(options: ExecutorServerOptions): ServerSett
     maxRetainedPerConnection: serverNumber('maxRetainedPerConnection'),
     maxRetainedPerTenant: serverNumber('maxRetainedPerTenant'),
     tenantMemoryPercent: serverNumber('tenantMemoryPercent'),
-    retainedIdleTimeout: serverNumber('retainedIdleTimeout'),
+    retainedIdleTimeoutMs: serverNumber('retainedIdleTimeoutMs'),
     proxyProtocol: options.proxyProtocol ?? false,
     daemonId,
     admin: resolvedAdmin,

@@ -2,6 +2,7 @@
 
 import { optionRuleText } from '../isolate/contract/texts.js';
 import { describeValue } from '../protocol/describe-value.js';
+import { formatDidYouMean } from '../protocol/texts.js';
 
 export function formatListening(url: string): string {
   return `listening on ${url}`;
@@ -130,8 +131,8 @@ export function formatInvalidServerOption(name: string, expected: string, value:
   return `createExecutorServer(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
 }
 
-export function formatUnknownServerOption(name: string, known: readonly string[]): string {
-  return `createExecutorServer() has no option ${name}; the options are ${known.join(', ')}`;
+export function formatUnknownServerOption(name: string, known: readonly string[], nearest?: string): string {
+  return `createExecutorServer() has no option ${name}${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }
 
 export const UPGRADE_REQUIRED = 'This is a codemode executor daemon: connect with a WebSocket (see docs/remote.md)';
@@ -283,7 +284,7 @@ export function formatRpcTableFull(table: RpcTable, entries: number, limit: numb
 }
 
 export function formatTooManyRetainedForTenant(limit: number): string {
-  return `This connection's token already holds ${limit} retained execution${limit === 1 ? '' : 's'} across its connections, open and gone, the executor daemon's per-tenant limit (--max-retained-per-tenant, maxRetainedPerTenant): close one with closeHandles first, or wait for the idle ones to close (--retained-idle-timeout)`;
+  return `This connection's token already holds ${limit} retained execution${limit === 1 ? '' : 's'} across its connections, open and gone, the executor daemon's per-tenant limit (--max-retained-per-tenant, maxRetainedPerTenant): close one with closeHandles first, or wait for the idle ones to close (--retained-idle-timeout-ms)`;
 }
 
 export function formatTooManyRetained(limit: number): string {
@@ -291,7 +292,7 @@ export function formatTooManyRetained(limit: number): string {
 }
 
 export function formatRetainedIdleClosed(executionId: string, timeout: number): string {
-  return `retained execution ${executionId} closed: unused for ${timeout} ms (--retained-idle-timeout)`;
+  return `retained execution ${executionId} closed: unused for ${timeout} ms (--retained-idle-timeout-ms)`;
 }
 
 export function formatResultTooDeep(limit: number): string {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
-import { formatCodeTooLarge, formatMaxCodeBytesInvalid } from '../../src/codemode/texts.js';
+import { formatCodeTooLarge } from '../../src/codemode/texts.js';
 import { DEFAULT_MAX_CODE_BYTES } from '../../src/protocol/code-size.js';
 import { VmExecutor } from './support/vm-executor.js';
 
@@ -54,7 +54,9 @@ describe("CodemodeExecutor's maxCodeBytes", () => {
 
   it.each([0, 1.5, '1000', null])('refuses %s as the option, naming it', (value) => {
     expect(() => new CodemodeExecutor(new VmExecutor(), { maxCodeBytes: value as number })).toThrow(
-      new TypeError(formatMaxCodeBytesInvalid(typeof value === 'string' ? `"${value}"` : String(value))),
+      new TypeError(
+        `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${typeof value === 'string' ? `"${value}"` : String(value)}.`,
+      ),
     );
   });
 });

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { normalizeCode } from '../../src/codemode/normalize.js';
+import { CODEMODE_ROWS } from '../../src/codemode/options.js';
 import type { ExecuteRequest, Executor } from '../../src/protocol/types.js';
 import { VmExecutor } from './support/vm-executor.js';
 
@@ -420,5 +421,26 @@ describe('dispose', () => {
     const { native, executor } = setup();
     await executor.dispose();
     expect(native.disposeCalls).toBe(1);
+  });
+});
+
+describe('the constructor options (src/codemode/options.ts)', () => {
+  it('refuses an option it does not have, with the nearest one it has', () => {
+    expect(() => new CodemodeExecutor(new VmExecutor(), { maxCodeByte: 10 } as never)).toThrow(
+      new TypeError(
+        'CodemodeExecutor has no option "maxCodeByte" (did you mean maxCodeBytes?); the options are maxCodeBytes, normalizeCacheChars.',
+      ),
+    );
+    expect(() => new CodemodeExecutor(new VmExecutor(), { timeout: 10 } as never)).toThrow(
+      new TypeError('CodemodeExecutor has no option "timeout"; the options are maxCodeBytes, normalizeCacheChars.'),
+    );
+  });
+
+  it("refuses a value its row does not take, in the row's words", () => {
+    expect(() => new CodemodeExecutor(new VmExecutor(), { normalizeCacheChars: -1 })).toThrow(
+      new TypeError(
+        `CodemodeExecutor option normalizeCacheChars must be ${CODEMODE_ROWS.normalizeCacheChars.rule}, got -1.`,
+      ),
+    );
   });
 });

@@ -6,7 +6,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { normalizeCode } from '../../src/codemode/normalize.js';
-import { formatNormalizeCacheCharsInvalid } from '../../src/codemode/texts.js';
 import { VmExecutor } from './support/vm-executor.js';
 
 /** How often acorn was asked to parse code: normalization's parse (the import scan tokenizes). */
@@ -72,7 +71,9 @@ describe("CodemodeExecutor's normalization memory", () => {
 
   it.each([-1, 1.5, '1000', null])('refuses %s as the option, naming it', (value) => {
     expect(() => new CodemodeExecutor(new VmExecutor(), { normalizeCacheChars: value as number })).toThrow(
-      new TypeError(formatNormalizeCacheCharsInvalid(typeof value === 'string' ? `"${value}"` : String(value))),
+      new TypeError(
+        `CodemodeExecutor option normalizeCacheChars must be a whole number of characters, 0 to remember none, or undefined (1 Mi), got ${typeof value === 'string' ? `"${value}"` : String(value)}.`,
+      ),
     );
   });
 });

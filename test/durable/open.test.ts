@@ -141,7 +141,7 @@ describe('options', () => {
     ],
     [
       { path: 'x', exports: {}, paths: 'y' },
-      'openDurableState(): unknown option "paths"; the options are path, exports, env, durability, maxStateBytes',
+      'openDurableState(): unknown option "paths" (did you mean path?); the options are path, exports, env, durability, maxStateBytes',
     ],
     [
       { path: 'x', exports: {}, maxStateBytes: 1000 },

@@ -104,7 +104,7 @@ afterAll(async () => {
 describe('a fleet of three daemons behind HAProxy', () => {
   it('spreads 60 executions through connect() over the three', async () => {
     for (let i = 0; i < EXECUTORS; i += 1) {
-      const executor = await connect(haproxy.url, { websocket: NodeWebSocket, backoff: 50 });
+      const executor = await connect(haproxy.url, { websocket: NodeWebSocket, backoffMs: 50 });
       executors.push(executor);
       placement.set(executor, await locate(executor));
     }
@@ -151,7 +151,7 @@ describe('a fleet of three daemons behind HAProxy', () => {
         }
       }
       const opened = daemons.map((daemon) => daemon.lines.length);
-      const other = await connect(haproxy.url, { websocket: FromElsewhere, backoff: 50 });
+      const other = await connect(haproxy.url, { websocket: FromElsewhere, backoffMs: 50 });
       try {
         await expect(other.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
       } finally {

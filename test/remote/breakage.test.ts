@@ -23,7 +23,7 @@ function executionLines(lines: string[]): string[] {
 describe('a daemon killed while a call is in flight', () => {
   it('fails the call with CONNECTION_BROKEN, never replays it, and the next call reconnects', async () => {
     const first = await startDaemon();
-    const executor = await connect(first.url, { websocket: NodeWebSocket, backoff: 20 });
+    const executor = await connect(first.url, { websocket: NodeWebSocket, backoffMs: 20 });
     const gate = toolGate();
     const inFlight = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
     await gate.reached;
@@ -52,8 +52,8 @@ describe('a frozen daemon (SIGSTOP, socket left open)', () => {
     const executor = await connect(daemon.url, {
       websocket: NodeWebSocket,
       // A loaded daemon answers heartbeats late: the figures are a quiet machine's, stretched.
-      heartbeatInterval: withSlack(100),
-      heartbeatTimeout: withSlack(300),
+      heartbeatIntervalMs: withSlack(100),
+      heartbeatTimeoutMs: withSlack(300),
     });
     const gates = [toolGate(), toolGate()];
     const executions = gates.map((gate) =>
@@ -99,8 +99,8 @@ describe('a client blocked past the heartbeat timeout, within its lease', () => 
     }
     const executor = await connect(daemon.url, {
       websocket: BlockingAfterHeartbeat,
-      heartbeatInterval: 1000,
-      heartbeatTimeout: 300,
+      heartbeatIntervalMs: 1000,
+      heartbeatTimeoutMs: 300,
     });
     const gate = toolGate();
     const running = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
@@ -118,7 +118,7 @@ describe('reopening after a break', () => {
   it('opens exactly one socket for concurrent calls', async () => {
     const first = await startDaemon();
     const sockets = countingWebSocket();
-    const executor = await connect(first.url, { websocket: sockets.websocket, backoff: 20 });
+    const executor = await connect(first.url, { websocket: sockets.websocket, backoffMs: 20 });
     expect(sockets.opened).toBe(1);
     const gate = toolGate();
     const inFlight = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
@@ -138,8 +138,8 @@ describe('reopening after a break', () => {
     const daemon = await startDaemon(TWO_AT_ONCE);
     const single = countingWebSocket();
     const several = countingWebSocket();
-    const once = await connect(daemon.url, { websocket: single.websocket, reconnect: false, backoff: 1 });
-    const retrying = await connect(daemon.url, { websocket: several.websocket, maxReconnectAttempts: 3, backoff: 1 });
+    const once = await connect(daemon.url, { websocket: single.websocket, reconnect: false, backoffMs: 1 });
+    const retrying = await connect(daemon.url, { websocket: several.websocket, maxReconnectAttempts: 3, backoffMs: 1 });
     const gates = [toolGate(), toolGate()];
     const calls = [once, retrying].map((executor, index) =>
       executor.execute({
@@ -162,7 +162,7 @@ describe('reopening after a break', () => {
   it('stops at a protocol mismatch instead of retrying', async () => {
     const first = await startDaemon();
     const sockets = countingWebSocket();
-    const executor = await connect(first.url, { websocket: sockets.websocket, maxReconnectAttempts: 5, backoff: 1 });
+    const executor = await connect(first.url, { websocket: sockets.websocket, maxReconnectAttempts: 5, backoffMs: 1 });
     const gate = toolGate();
     const inFlight = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
     await gate.reached;
@@ -204,7 +204,7 @@ describe('dispose in the middle of a reconnect', () => {
   it('ends a backoff wait, and every later call rejects with RemoteExecutor is closed', async () => {
     const daemon = await startDaemon();
     const sockets = countingWebSocket();
-    const executor = await connect(daemon.url, { websocket: sockets.websocket, backoff: 60_000 });
+    const executor = await connect(daemon.url, { websocket: sockets.websocket, backoffMs: 60_000 });
     const gate = toolGate();
     const inFlight = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
     await gate.reached;

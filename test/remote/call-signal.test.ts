@@ -91,7 +91,7 @@ it('aborting an execute whose program spins rejects it, and the daemon kills the
 
 it('aborting an execute that waits on a tool rejects at once, even while the daemon cannot answer', async () => {
   // No heartbeat verdict within the test's time: only a local rejection can settle the call.
-  const { executor, connection } = await open({ heartbeatInterval: 600_000, heartbeatTimeout: 600_000 });
+  const { executor, connection } = await open({ heartbeatIntervalMs: 600_000, heartbeatTimeoutMs: 600_000 });
   const gate = toolGate();
   try {
     const controller = new AbortController();

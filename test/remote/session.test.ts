@@ -6,6 +6,8 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { createEnvelopeDispatch, HANDLE_KEY } from '../../src/protocol/index.js';
+import { formatRenamedOption } from '../../src/protocol/texts.js';
+import { resolveConnectOptions } from '../../src/remote/connect-options.js';
 import { connect, RemoteExecutor, type RemoteExecutor as RemoteExecutorType } from '../../src/remote/index.js';
 import { NodeWebSocket, rejection } from '../support/client.js';
 import { type Daemon, startDaemon, stopAllDaemons } from '../support/daemon.js';
@@ -85,7 +87,10 @@ describe('opening a session', () => {
   });
 
   it('refuses an option it does not have, naming it and listing the ones it has', () => {
-    for (const misspelled of [{ tokn: 'x' }, { heartbeatIntervl: 10 }]) {
+    for (const [misspelled, nearest] of [
+      [{ tokn: 'x' }, 'token'],
+      [{ heartbeatIntervl: 10 }, 'heartbeatIntervalMs'],
+    ] as const) {
       const name = Object.keys(misspelled)[0]!;
       let thrown: unknown;
       try {
@@ -95,9 +100,31 @@ describe('opening a session', () => {
       }
       expect(thrown).toMatchObject({
         code: 'CONNECTION_REJECTED',
-        message: `connect() has no option ${name}; the options are websocket, headers, token, rotateAfterExecutions, reconnect, maxReconnectAttempts, backoff, handshakeTimeout, heartbeatInterval, heartbeatTimeout, timeout, countHostWaits, outbound, affinity`,
+        message: `connect() has no option ${name} (did you mean ${nearest}?); the options are websocket, headers, token, rotateAfterExecutions, reconnect, maxReconnectAttempts, backoffMs, handshakeTimeoutMs, heartbeatIntervalMs, heartbeatTimeoutMs, timeout, countHostWaits, outbound, affinity`,
       });
     }
+  });
+
+  it('takes a renamed option under its old name, warning once, and refuses a bad value under the new name', async () => {
+    const warnings: string[] = [];
+    const listen = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', listen);
+    try {
+      expect(resolveConnectOptions({ heartbeatInterval: 250 }).heartbeatIntervalMs).toBe(250);
+      expect(resolveConnectOptions({ heartbeatInterval: 260 }).heartbeatIntervalMs).toBe(260);
+      expect(resolveConnectOptions({ heartbeatInterval: 1, heartbeatIntervalMs: 2 }).heartbeatIntervalMs).toBe(2);
+      expect(() => resolveConnectOptions({ backoff: -1 })).toThrow(
+        'connect(): options.backoffMs must be a finite number >= 0, got -1',
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    expect(warnings).toEqual([
+      formatRenamedOption('connect()', 'heartbeatInterval', 'heartbeatIntervalMs', false),
+      formatRenamedOption('connect()', 'heartbeatInterval', 'heartbeatIntervalMs', true),
+      formatRenamedOption('connect()', 'backoff', 'backoffMs', false),
+    ]);
   });
 
   it('sends one affinity header for the life of an executor, a fresh one per executor', async () => {

@@ -225,8 +225,8 @@ describe('a daemon frozen past the client heartbeat lease (SIGSTOP)', () => {
     const daemon = await startDaemon(['--max-workers', '1', '--spare', '0']);
     const executor = await connect(daemon.url, {
       websocket: NodeWebSocket,
-      heartbeatInterval: HEARTBEAT_INTERVAL,
-      heartbeatTimeout: HEARTBEAT_TIMEOUT,
+      heartbeatIntervalMs: HEARTBEAT_INTERVAL,
+      heartbeatTimeoutMs: HEARTBEAT_TIMEOUT,
     });
     let effects = 0;
     let ready!: () => void;
@@ -303,7 +303,7 @@ describe('--max-connections', () => {
     const daemon = await startAdminDaemon(['--max-connections', '1']);
     const first = await connect(daemon.url, { websocket: NodeWebSocket });
     const error = await rejection(
-      connect(daemon.url, { websocket: NodeWebSocket, maxReconnectAttempts: 1, backoff: 1 }),
+      connect(daemon.url, { websocket: NodeWebSocket, maxReconnectAttempts: 1, backoffMs: 1 }),
     );
     expect([error.code, error.retryable]).toEqual(['CONNECTION_REJECTED', true]);
     expect(error.message).toMatch(/is not taking new sessions \(HTTP 503\)/);

@@ -13,6 +13,9 @@ import {
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { formatCgroupNotAbsolute, formatConfinementInvalid, formatMinWorkersAboveMax } from '../../src/server/texts.js';
 
+/** --help's words with its wrapping undone: a flag's text wraps wherever its line runs out. */
+const HELP_WORDS = USAGE.replace(/\s+/g, ' ');
+
 function executorOf(...flags: string[]) {
   const parsed = parseCommandLine(['serve', ...flags], {});
   if (parsed.command !== 'serve') throw new Error('expected serve');
@@ -59,8 +62,8 @@ describe('the pool flags', () => {
   });
 
   it('are in --help with the defaults IsolateExecutor exports', () => {
-    expect(USAGE).toContain(`within the open-file limit; ${defaultMaxWorkers()} here`);
-    expect(USAGE).toContain(`limit where one is set; ${defaultMemoryBudgetMb()} here`);
+    expect(HELP_WORDS).toContain(`within the open-file limit; ${defaultMaxWorkers()} here`);
+    expect(HELP_WORDS).toContain(`else the machine's); ${defaultMemoryBudgetMb()} here`);
     for (const flag of ['--min-workers', '--idle-timeout-ms', '--max-starting', '--cpu-timeout'])
       expect(USAGE).toContain(`  ${flag} `);
   });
@@ -104,7 +107,7 @@ describe('the containment and confinement flags', () => {
   });
 
   it('show the defaults IsolateExecutor exports in --help', () => {
-    expect(USAGE).toContain(`memory together (default ${DEFAULT_POOL.memoryLimitMb})`);
+    expect(HELP_WORDS).toContain(`memory together (default ${DEFAULT_POOL.memoryLimitMb})`);
     expect(USAGE).toContain(
       `--max-result-bytes <bytes>             the result, encoded (default ${DEFAULT_LIMITS.maxResultBytes})`,
     );

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/protocol/index.js';
+import { formatRenamedOption } from '../../src/protocol/texts.js';
 import { connect } from '../../src/remote/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { createExecutorServer, SERVER_DEFAULTS } from '../../src/server/index.js';
@@ -25,7 +26,7 @@ describe('the session and retention flags', () => {
       [
         'serve',
         ...['--max-rpc-exports', '100', '--max-rpc-imports', '200'],
-        ...['--max-retained-per-connection', '3', '--retained-idle-timeout', '4000', '--proxy-protocol'],
+        ...['--max-retained-per-connection', '3', '--retained-idle-timeout-ms', '4000', '--proxy-protocol'],
       ],
       {},
     );
@@ -34,14 +35,14 @@ describe('the session and retention flags', () => {
       maxRpcExports: 100,
       maxRpcImports: 200,
       maxRetainedPerConnection: 3,
-      retainedIdleTimeout: 4000,
+      retainedIdleTimeoutMs: 4000,
       proxyProtocol: true,
     });
     for (const flag of [
       '--max-rpc-exports',
       '--max-rpc-imports',
       '--max-retained-per-connection',
-      '--retained-idle-timeout',
+      '--retained-idle-timeout-ms',
       '--proxy-protocol',
     ]) {
       expect(USAGE).toContain(`  ${flag} `);
@@ -52,8 +53,8 @@ describe('the session and retention flags', () => {
     expect(() => parseCommandLine(['serve', '--max-rpc-exports', '0'], {})).toThrow(
       '--max-rpc-exports must be at least 1, got 0',
     );
-    expect(() => parseCommandLine(['serve', '--retained-idle-timeout', 'soon'], {})).toThrow(
-      '--retained-idle-timeout must be an integer >= 1, got "soon"',
+    expect(() => parseCommandLine(['serve', '--retained-idle-timeout-ms', 'soon'], {})).toThrow(
+      '--retained-idle-timeout-ms must be an integer >= 1, got "soon"',
     );
   });
 });
@@ -65,7 +66,7 @@ describe('the server options', () => {
       settings.maxRpcExports,
       settings.maxRpcImports,
       settings.maxRetainedPerConnection,
-      settings.retainedIdleTimeout,
+      settings.retainedIdleTimeoutMs,
       settings.proxyProtocol,
     ]).toEqual([8192, 8192, 16, 300_000, false]);
     expect(SERVER_DEFAULTS).toMatchObject({ maxRpcExports: 8192, maxRetainedPerConnection: 16 });
@@ -104,5 +105,55 @@ describe('the server options', () => {
       await client.dispose();
       await server.close();
     }
+  });
+});
+
+describe('a renamed option or flag (docs/remote.md, "Renamed options")', () => {
+  it('takes retainedIdleTimeout as retainedIdleTimeoutMs, and warns once', async () => {
+    const warnings: string[] = [];
+    const listen = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', listen);
+    try {
+      const first = resolveServerOptions({ executor: idle, retainedIdleTimeout: 4000 });
+      const second = resolveServerOptions({ executor: idle, retainedIdleTimeout: 5000 });
+      expect([first.retainedIdleTimeoutMs, second.retainedIdleTimeoutMs]).toEqual([4000, 5000]);
+      expect(() => resolveServerOptions({ executor: idle, retainedIdleTimeout: 0 })).toThrow(
+        'createExecutorServer(): options.retainedIdleTimeoutMs must be an integer >= 1, got 0',
+      );
+      // A process warning is emitted on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    expect(warnings).toEqual([
+      formatRenamedOption('createExecutorServer()', 'retainedIdleTimeout', 'retainedIdleTimeoutMs', false),
+    ]);
+  });
+
+  it('takes --retained-idle-timeout as --retained-idle-timeout-ms, refusing a bad value under the name given', async () => {
+    const warnings: string[] = [];
+    const listen = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', listen);
+    parseCommandLine(['serve', '--retained-idle-timeout', '1'], {});
+    parseCommandLine(['serve', '--retained-idle-timeout', '2'], {});
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', listen);
+    expect(warnings).toEqual([
+      formatRenamedOption('codemode-executor serve', '--retained-idle-timeout', '--retained-idle-timeout-ms', false),
+    ]);
+    const parsed = parseCommandLine(['serve', '--retained-idle-timeout', '4000'], {});
+    if (parsed.command !== 'serve') throw new Error('expected serve');
+    expect(parsed.daemon).toEqual({ retainedIdleTimeoutMs: 4000 });
+    expect(() => parseCommandLine(['serve', '--retained-idle-timeout', 'soon'], {})).toThrow(
+      '--retained-idle-timeout must be an integer >= 1, got "soon"',
+    );
+    const both = parseCommandLine(['serve', '--retained-idle-timeout', '4000', '--retained-idle-timeout-ms', '7'], {});
+    expect(both.command === 'serve' && both.daemon.retainedIdleTimeoutMs).toBe(7);
+  });
+
+  it('suggests the nearest option for an unknown one', () => {
+    expect(() => resolveServerOptions({ executor: idle, maxRetainedPerConection: 2 } as never)).toThrow(
+      /^createExecutorServer\(\) has no option maxRetainedPerConection \(did you mean maxRetainedPerConnection\?\); the options are executor, host, port,/,
+    );
   });
 });

@@ -49,9 +49,9 @@ describe('--max-retained-per-connection', () => {
   });
 });
 
-describe('--retained-idle-timeout', () => {
+describe('--retained-idle-timeout-ms', () => {
   it("closes a gone client's retained executions once unused that long; until then another connection may call them", async () => {
-    const daemon = await startAdminDaemon(['--max-workers', '3', '--retained-idle-timeout', '3000']);
+    const daemon = await startAdminDaemon(['--max-workers', '3', '--retained-idle-timeout-ms', '3000']);
     const executor = await connect(daemon.url, { websocket: NodeWebSocket });
     const first = await executor.execute(RETAIN);
     const second = await executor.execute(RETAIN);
@@ -70,7 +70,7 @@ describe('--retained-idle-timeout', () => {
       });
       const closed = await daemon.waitForLine(/^retained execution \S+ closed: /);
       expect(closed).toBe(
-        `retained execution ${second.executionId!.split('@')[0]} closed: unused for 3000 ms (--retained-idle-timeout)`,
+        `retained execution ${second.executionId!.split('@')[0]} closed: unused for 3000 ms (--retained-idle-timeout-ms)`,
       );
       expect(await metricValue(daemon, 'codemode_executor_retained_executions')).toBe(1);
       // Bounded wait: the first goes too, 3 s after its last use.
@@ -99,7 +99,7 @@ describe("the executor's own closes", () => {
     const server = await createExecutorServer({
       executor,
       port: 0,
-      retainedIdleTimeout: 600_000,
+      retainedIdleTimeoutMs: 600_000,
       log: (line) => void lines.push(line),
     });
     const client = await connect(server.url, { websocket: NodeWebSocket });

@@ -5,6 +5,7 @@
  * dynamic worker, workerd/harness.ts) and `supervisorText` (workerd/supervisor.ts), which the worker
  * bundles import (this module is free of Node for them); `isolateText` holds them too.
  */
+import { formatDidYouMean } from '../../protocol/texts.js';
 
 /** Thrown in a run's dynamic worker (harness.ts). */
 export const sandboxText = {
@@ -212,8 +213,8 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
     `new IsolateExecutor(options): options must be an object or undefined, got ${got}.`,
   optionInvalid: (option: string, requirement: string, got: string) =>
     `IsolateExecutor option ${option} must be ${requirement}, got ${got}.`,
-  optionUnknown: (option: string, known: string) =>
-    `IsolateExecutor has no option ${option}; the options are ${known}.`,
+  optionUnknown: (option: string, known: string, nearest?: string) =>
+    `IsolateExecutor has no option ${option}${formatDidYouMean(nearest)}; the options are ${known}.`,
   optionMinAboveMax: (minWorkers: number, maxWorkers: number) =>
     `IsolateExecutor option ${optionRuleText.minAboveMax('pool.minWorkers', minWorkers, 'pool.maxWorkers', maxWorkers)}.`,
   optionTimeoutAboveMax: (timeout: number, maxTimeout: number) =>

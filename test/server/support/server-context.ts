@@ -30,7 +30,7 @@ export function idleServerContext(lines: string[]): ServerContext {
     retained: new RetainedLeases({
       maxRetainedPerConnection: 16,
       maxRetainedPerTenant: 64,
-      retainedIdleTimeout: 60_000,
+      retainedIdleTimeoutMs: 60_000,
       closeIdle: () => {},
     }),
     draining: false,

@@ -1,11 +1,12 @@
 /**
- * The constructor's checks: each option against its rule in the option table (table.ts) and the
- * rules between options (rules.ts), refused with a text that names the option a value broke.
+ * The constructor's checks: each option against its row in the option schema (table.ts) and the
+ * rules between options (rules.ts), refused with a text that names the option a value broke; an
+ * unknown one gets the nearest name, a renamed one is taken under its old name with a warning.
  */
 import { describeValue } from '../../../protocol/describe-value.js';
 import { ExecutorError } from '../../../protocol/errors.js';
-import { everyKey } from '../../../protocol/every-key.js';
-import { isolateText, optionRuleText } from '../../contract/texts.js';
+import { meetsBounds, nearestOption, takeRenamed } from '../../../protocol/option-schema.js';
+import { isolateText } from '../../contract/texts.js';
 import { CONFINEMENT_OPTIONS } from '../confinement/detect.js';
 import { defaultMaxStarting, defaultMemoryBudgetMb } from './host-sizing.js';
 import { defaultMaxTimeout, isCgroupPath, maxWorkersOrDefault, minWorkersAboveMax, timeoutAboveMax } from './rules.js';
@@ -14,43 +15,22 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
-  LIMIT_NUMBERS,
-  meetsRule,
-  type NumberRule,
-  POOL_NUMBERS,
+  type IsolateOptionRow,
+  LIMIT_ROWS,
+  type POOL_NUMBERS,
+  POOL_ROWS,
   STARTUP_TIMEOUT_MS,
-  TOP_NUMBERS,
+  TOP_ROWS,
 } from './table.js';
 import type { IsolateExecutorOptions, IsolateLimits, IsolatePoolOptions, IsolateSettings } from './types.js';
 
-const TOP_LEVEL = everyKey<IsolateExecutorOptions>({
-  timeout: true,
-  maxTimeout: true,
-  cpuTimeout: true,
-  outbound: true,
-  pool: true,
-  limits: true,
-  confinement: true,
-});
-/** In the order `IsolatePoolOptions` declares them, as a refusal lists them. */
-const POOL_LEVEL = everyKey<IsolatePoolOptions>({
-  maxWorkers: true,
-  minWorkers: true,
-  spare: true,
-  idleTimeoutMs: true,
-  maxStarting: true,
-  maxQueue: true,
-  recycleAfterRuns: true,
-  maxRssMb: true,
-  heapLimitMb: true,
-  memoryLimitMb: true,
-  memoryBudgetMb: true,
-  cgroup: true,
-  maxRetained: true,
-  retainedIdleTimeoutMs: true,
-  maxNestedRuns: true,
-});
-const LIMITS_LEVEL = Object.keys(DEFAULT_LIMITS) as (keyof IsolateLimits)[];
+/** Each group's option names, from its rows: in the order a refusal lists them. */
+const TOP_LEVEL = Object.keys(TOP_ROWS) as (keyof IsolateExecutorOptions)[];
+const POOL_LEVEL = Object.keys(POOL_ROWS) as (keyof IsolatePoolOptions)[];
+const LIMITS_LEVEL = Object.keys(LIMIT_ROWS) as (keyof IsolateLimits)[];
+
+/** How a renamed option's warning names this entry point. */
+const ENTRY = 'IsolateExecutor';
 
 function invalid(message: string): ExecutorError {
   return new ExecutorError('INVALID_REQUEST', message);
@@ -59,23 +39,26 @@ function invalid(message: string): ExecutorError {
 function rejectUnknown(record: object, known: readonly string[], prefix: string): void {
   for (const key of Object.keys(record)) {
     if (!known.includes(key)) {
-      throw invalid(isolateText.optionUnknown(`${prefix}${key}`, known.map((name) => `${prefix}${name}`).join(', ')));
+      const names = known.map((name) => `${prefix}${name}`);
+      throw invalid(
+        isolateText.optionUnknown(`${prefix}${key}`, names.join(', '), nearestOption(`${prefix}${key}`, names)),
+      );
     }
   }
 }
 
-/** The value, checked against its rule; `fallback` when undefined. */
-function number(option: string, rule: NumberRule, value: unknown, fallback: number): number {
+/** The value, checked against its row; `fallback` when undefined. */
+function number(option: string, row: IsolateOptionRow, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!meetsRule(rule, value))
-    throw invalid(isolateText.optionInvalid(option, optionRuleText.number(rule), describeValue(value)));
+  if (row.bounds === undefined || !meetsBounds(row.bounds, value))
+    throw invalid(isolateText.optionInvalid(option, row.rule, describeValue(value)));
   return value;
 }
 
 function groupOf(option: string, value: unknown): Record<string, unknown> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(isolateText.optionInvalid(option, optionRuleText.group, describeValue(value)));
+    throw invalid(isolateText.optionInvalid(option, TOP_ROWS.pool.rule, describeValue(value)));
   }
   return { ...value };
 }
@@ -83,17 +66,17 @@ function groupOf(option: string, value: unknown): Record<string, unknown> {
 function cgroupPath(value: unknown): string | null {
   if (value === undefined) return null;
   if (!isCgroupPath(value)) {
-    throw invalid(isolateText.optionInvalid('pool.cgroup', optionRuleText.cgroupPath, describeValue(value)));
+    throw invalid(isolateText.optionInvalid('pool.cgroup', POOL_ROWS.cgroup.rule, describeValue(value)));
   }
   return value;
 }
 
 function resolveLimits(value: unknown): IsolateLimits {
-  const limits = groupOf('limits', value);
+  const limits = takeRenamed(ENTRY, groupOf('limits', value), LIMIT_ROWS, 'limits.');
   rejectUnknown(limits, LIMITS_LEVEL, 'limits.');
   const resolved = {} as IsolateLimits;
   for (const name of LIMITS_LEVEL)
-    resolved[name] = number(`limits.${name}`, LIMIT_NUMBERS[name], limits[name], DEFAULT_LIMITS[name]);
+    resolved[name] = number(`limits.${name}`, LIMIT_ROWS[name], limits[name], DEFAULT_LIMITS[name]);
   return resolved;
 }
 
@@ -104,23 +87,22 @@ export function resolveSettings(options: unknown): IsolateSettings {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw invalid(isolateText.optionsNotObject(describeValue(options)));
   }
-  const top = options as IsolateExecutorOptions;
+  const top = takeRenamed(ENTRY, options as IsolateExecutorOptions, TOP_ROWS);
   rejectUnknown(top, TOP_LEVEL, '');
-  const timeout = number('timeout', TOP_NUMBERS.timeout, top.timeout, DEFAULT_TIMEOUT_MS);
-  const maxTimeout = number('maxTimeout', TOP_NUMBERS.maxTimeout, top.maxTimeout, defaultMaxTimeout(timeout));
+  const timeout = number('timeout', TOP_ROWS.timeout, top.timeout, DEFAULT_TIMEOUT_MS);
+  const maxTimeout = number('maxTimeout', TOP_ROWS.maxTimeout, top.maxTimeout, defaultMaxTimeout(timeout));
   const timeoutBreach = timeoutAboveMax(timeout, maxTimeout);
   if (timeoutBreach !== null)
     throw invalid(isolateText.optionTimeoutAboveMax(timeoutBreach.timeout, timeoutBreach.maxTimeout));
   const outbound = top.outbound;
   if (outbound !== undefined && outbound !== null && typeof outbound !== 'function') {
-    throw invalid(isolateText.optionInvalid('outbound', optionRuleText.outbound, describeValue(outbound)));
+    throw invalid(isolateText.optionInvalid('outbound', TOP_ROWS.outbound.rule, describeValue(outbound)));
   }
-  const cpuTimeout =
-    top.cpuTimeout === undefined ? null : number('cpuTimeout', TOP_NUMBERS.cpuTimeout, top.cpuTimeout, 0);
-  const pool: IsolatePoolOptions = groupOf('pool', top.pool);
+  const cpuTimeout = top.cpuTimeout === undefined ? null : number('cpuTimeout', TOP_ROWS.cpuTimeout, top.cpuTimeout, 0);
+  const pool: IsolatePoolOptions = takeRenamed(ENTRY, groupOf('pool', top.pool), POOL_ROWS, 'pool.');
   rejectUnknown(pool, POOL_LEVEL, 'pool.');
   const poolNumber = (name: PoolNumber, fallback: number) =>
-    number(`pool.${name}`, POOL_NUMBERS[name], pool[name], fallback);
+    number(`pool.${name}`, POOL_ROWS[name], pool[name], fallback);
   const memoryLimitMb = poolNumber('memoryLimitMb', DEFAULT_POOL.memoryLimitMb);
   const memoryBudgetMb = poolNumber('memoryBudgetMb', defaultMemoryBudgetMb());
   const maxWorkers = poolNumber('maxWorkers', maxWorkersOrDefault({ memoryBudgetMb }));
@@ -130,8 +112,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
     throw invalid(isolateText.optionMinAboveMax(workersBreach.minWorkers, workersBreach.maxWorkers));
   const confinement = top.confinement ?? DEFAULT_CONFINEMENT;
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
-    const valid = optionRuleText.oneOf(CONFINEMENT_OPTIONS.map((mode) => `'${mode}'`));
-    throw invalid(isolateText.optionInvalid('confinement', valid, describeValue(confinement)));
+    throw invalid(isolateText.optionInvalid('confinement', TOP_ROWS.confinement.rule, describeValue(confinement)));
   }
   return {
     timeout,

@@ -41,3 +41,14 @@ export function minWorkersAboveMax(pool: {
 export function isCgroupPath(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
 }
+
+/**
+ * The rules between options, and the one on `pool.cgroup`, for the daemon's command line, which
+ * reads them through the `/isolate` entry and says a breach in its flags' words.
+ */
+export const ISOLATE_OPTION_RULES = Object.freeze({
+  defaultMaxTimeout,
+  timeoutAboveMax,
+  minWorkersAboveMax,
+  isCgroupPath,
+});

@@ -1,5 +1,5 @@
 /**
- * What the pool does with a member once its run is over (src/isolate/pool/after-run.ts), by the
+ * What the pool does with a member once its run is over (src/isolate/host/pool/after-run.ts), by the
  * run's fate and where the member is. Every cell is written out here by hand: a cell changed in
  * the table fails its test. How the pool carries each out is pool-policy.test.ts's.
  */

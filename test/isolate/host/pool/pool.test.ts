@@ -158,7 +158,11 @@ describe('construction options', () => {
     [
       'an unknown option',
       { timeOut: 5 },
-      isolateText.optionUnknown('timeOut', 'timeout, maxTimeout, cpuTimeout, outbound, pool, limits, confinement'),
+      isolateText.optionUnknown(
+        'timeOut',
+        'timeout, maxTimeout, cpuTimeout, outbound, pool, limits, confinement',
+        'timeout',
+      ),
     ],
     [
       'an unknown pool option',
@@ -166,6 +170,7 @@ describe('construction options', () => {
       isolateText.optionUnknown(
         'pool.maxWorker',
         'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.memoryBudgetMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.maxNestedRuns',
+        'pool.maxWorkers',
       ),
     ],
     ['maxWorkers 0', { pool: { maxWorkers: 0 } }, isolateText.optionInvalid('pool.maxWorkers', 'an integer >= 1', '0')],
@@ -217,6 +222,7 @@ describe('construction options', () => {
       isolateText.optionUnknown(
         'limits.maxResult',
         'limits.maxCodeBytes, limits.maxRequestBytes, limits.maxResultBytes, limits.maxToolArgsBytes, limits.maxToolResultBytes, limits.maxConcurrentToolCalls, limits.maxConcurrentToolArgsBytes, limits.maxLogLines, limits.maxLogBytes, limits.maxRequestBodyBytes, limits.maxResponseBodyBytes, limits.maxConcurrentFetches, limits.maxProcessOutputBytes',
+        'limits.maxResultBytes',
       ),
     ],
     [

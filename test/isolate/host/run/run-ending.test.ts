@@ -1,5 +1,5 @@
 /**
- * The one state machine of how a run ends (src/isolate/run/run-ending.ts), as a table. Every row
+ * The one state machine of how a run ends (src/isolate/host/run/run-ending.ts), as a table. Every row
  * is written out here by hand, from the rules docs/isolate.md states: a row changed, added or
  * dropped in the table fails a test below. Every cell not listed must be refused (the state stays,
  * nothing is done), so the first ending wins.

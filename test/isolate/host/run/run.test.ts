@@ -1,5 +1,5 @@
 /**
- * How a run carries out the verdicts of its ending (src/isolate/run/run.ts over run-ending.ts),
+ * How a run carries out the verdicts of its ending (src/isolate/host/run/run.ts over run-ending.ts),
  * without workerd: a fake process the test drives (its replies, its caps, its end), which records
  * what the host sends it and whether it was killed. Each ending's result text comes from where the
  * texts are composed; the table itself is run-ending.test.ts's.
