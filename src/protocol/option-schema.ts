@@ -23,9 +23,12 @@ export const UNIT_SUFFIXES: Readonly<Partial<Record<OptionUnit, string>>> = {
   chars: 'Chars',
 };
 
-/** What a number option takes: an integer from `min` (to `max`, where there is one), or a number above `min`. */
+/**
+ * What a number option takes: an integer from `min` (to `max`, where there is one), a finite number
+ * above `min` (`positive`), or a finite number from `min` (`atLeast`).
+ */
 export interface NumberBounds {
-  readonly kind: 'integer' | 'positive';
+  readonly kind: 'integer' | 'positive' | 'atLeast';
   readonly min: number;
   readonly max?: number;
 }
@@ -61,12 +64,14 @@ export interface OptionRow {
 export function meetsBounds(bounds: NumberBounds, value: unknown): value is number {
   if (typeof value !== 'number') return false;
   if (bounds.kind === 'positive') return Number.isFinite(value) && value > bounds.min;
+  if (bounds.kind === 'atLeast') return Number.isFinite(value) && value >= bounds.min;
   return Number.isSafeInteger(value) && value >= bounds.min && (bounds.max === undefined || value <= bounds.max);
 }
 
 /** The smallest integer the bounds take: what a daemon flag, which takes integers, starts from. */
 export function smallestInteger(bounds: NumberBounds): number {
-  return bounds.kind === 'positive' ? Math.floor(bounds.min) + 1 : bounds.min;
+  if (bounds.kind === 'positive') return Math.floor(bounds.min) + 1;
+  return bounds.kind === 'atLeast' ? Math.ceil(bounds.min) : bounds.min;
 }
 
 /** The known option an unknown one most likely meant, when one is near. */

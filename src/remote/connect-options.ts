@@ -5,7 +5,7 @@
  * under its old name with a warning.
  */
 import { ExecutorError } from '../protocol/errors.js';
-import { nearestOption, type OptionRow, takeRenamed } from '../protocol/option-schema.js';
+import { meetsBounds, nearestOption, type OptionRow, takeRenamed } from '../protocol/option-schema.js';
 import type { OutboundFetch } from '../protocol/types.js';
 import {
   formatHeadersNeedWebSocket,
@@ -117,7 +117,7 @@ export const CONNECT_ROWS = {
   backoffMs: {
     type: 'number',
     unit: 'ms',
-    bounds: { kind: 'positive', min: 0 },
+    bounds: { kind: 'atLeast', min: 0 },
     default: 100,
     rule: 'a finite number >= 0',
     description: 'the wait before reopen attempt `n` (from 0) is `backoffMs * (n + 1)`',
@@ -207,13 +207,11 @@ function reject(message: string): never {
 
 type NumberOption = 'backoffMs' | 'handshakeTimeoutMs' | 'heartbeatIntervalMs' | 'heartbeatTimeoutMs';
 
-/** A number option, checked against its row; its default when undefined. `backoffMs` takes 0 too. */
+/** A number option, checked against its row's bounds; its default when undefined. */
 function milliseconds(name: NumberOption, value: unknown): number {
   const row = CONNECT_ROWS[name];
   if (value === undefined) return row.default;
-  const allowZero = name === 'backoffMs';
-  const ok = typeof value === 'number' && Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
-  if (!ok) reject(formatInvalidOption(name, row.rule, value));
+  if (!meetsBounds(row.bounds, value)) reject(formatInvalidOption(name, row.rule, value));
   return value;
 }
 

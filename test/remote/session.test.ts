@@ -105,6 +105,16 @@ describe('opening a session', () => {
     }
   });
 
+  it("checks each number option against its row's bounds: backoffMs takes 0, the others need more", () => {
+    expect(resolveConnectOptions({ backoffMs: 0 }).backoffMs).toBe(0);
+    expect(() => resolveConnectOptions({ handshakeTimeoutMs: 0 })).toThrow(
+      'connect(): options.handshakeTimeoutMs must be a finite number > 0, got 0',
+    );
+    expect(() => resolveConnectOptions({ heartbeatTimeoutMs: Number.POSITIVE_INFINITY })).toThrow(
+      'connect(): options.heartbeatTimeoutMs must be a finite number > 0, got Infinity',
+    );
+  });
+
   it('takes a renamed option under its old name, warning once, and refuses a bad value under the new name', async () => {
     const warnings: string[] = [];
     const listen = (warning: Error) => warnings.push(warning.message);

@@ -65,12 +65,14 @@ export const supervisorText = {
  */
 export const optionRuleText = {
   /** What a number rule of the option table (`NumberRule` in host/options/table.ts) takes. */
-  number: (rule: { readonly kind: 'integer' | 'positive'; readonly min: number; readonly max?: number }) =>
+  number: (rule: { readonly kind: 'integer' | 'positive' | 'atLeast'; readonly min: number; readonly max?: number }) =>
     rule.kind === 'positive'
       ? 'a positive finite number'
-      : rule.max === undefined
-        ? optionRuleText.integerAtLeast(rule.min)
-        : `an integer ${optionRuleText.range(rule.min, rule.max)}`,
+      : rule.kind === 'atLeast'
+        ? `a finite number >= ${rule.min}`
+        : rule.max === undefined
+          ? optionRuleText.integerAtLeast(rule.min)
+          : `an integer ${optionRuleText.range(rule.min, rule.max)}`,
   integerAtLeast: (min: number) => `an integer >= ${min}`,
   atLeast: (min: number) => `at least ${min}`,
   range: (min: number, max: number) => `from ${min} to ${max}`,
