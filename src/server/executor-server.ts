@@ -59,7 +59,7 @@ export interface ExecutorServer {
   readonly draining: boolean;
   readonly metrics: DaemonMetrics;
   /**
-   * Graceful stop: refuses new sessions and executions at once, waits up to `drainTimeout` for the
+   * Graceful stop: refuses new sessions and executions at once, waits up to `drainTimeoutMs` for the
    * running ones (then cancels what is left), sends every answer, closes every socket and the
    * admin listener. Does not dispose the executor.
    */
@@ -67,8 +67,8 @@ export interface ExecutorServer {
 }
 
 /** Messages above this are cut by ws itself (close 1009) rather than replaced (oversize.ts). */
-function hardCeiling(maxMessageSize: number): number {
-  return Math.max(maxMessageSize * 2, maxMessageSize + 1024 * 1024);
+function hardCeiling(maxMessageBytes: number): number {
+  return Math.max(maxMessageBytes * 2, maxMessageBytes + 1024 * 1024);
 }
 
 /** RFC 6455: the endpoint received something that violates its policy. */
@@ -78,7 +78,7 @@ const GIVE_UP_GRACE_MS = 5_000;
 
 export async function createExecutorServer(options: ExecutorServerOptions): Promise<ExecutorServer> {
   const settings = resolveServerOptions(options);
-  const { executor, log, maxMessageSize, maxSendBuffer } = settings;
+  const { executor, log, maxMessageBytes, maxSendBufferBytes } = settings;
   const metrics = new DaemonMetrics(executor);
   const readiness = new Readiness(executor);
   const gate = new SessionGate(settings, log, metrics);
@@ -151,7 +151,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     response.writeHead(426, { 'content-type': 'text/plain' }).end(UPGRADE_REQUIRED);
   });
   http.on('connection', (socket: Socket) => gate.admit(socket));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: hardCeiling(maxMessageSize) });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: hardCeiling(maxMessageBytes) });
 
   http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const tokenIndex = gate.decide(request, socket, { draining, open: sessions.size });
@@ -164,7 +164,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       const leave = tenancy.join(connection.tenant.share);
       log(formatConnectionOpened(connection.id, peerOf(request.socket)));
       metrics.sessionOpened();
-      watchLiveness(ws, settings.clientPingInterval, () => metrics.clientDropped('missed_ping'));
+      watchLiveness(ws, settings.clientPingIntervalMs, () => metrics.clientDropped('missed_ping'));
       ws.on('close', () => {
         leave();
         sessions.delete(ws);
@@ -172,17 +172,19 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         connection.end();
       });
       const guard = new RpcGuard(settings);
-      const transport = new WsTransport(ws, { maxMessageSize, maxSendBuffer }, guard, {
+      const transport = new WsTransport(ws, { maxMessageBytes, maxSendBufferBytes }, guard, {
         received: (bytes) => {
           connection.heard();
           metrics.received(bytes);
         },
         sent: (bytes) => metrics.sent(bytes),
         overflowed: (buffered) =>
-          connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBuffer)),
+          connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBufferBytes)),
         violated: ({ cause, reason }) => connection.dropClient(cause, reason),
       });
-      const session = new RpcSession(transport, new ConnectionEndpoint(connection), { limits: { maxMessageSize } });
+      const session = new RpcSession(transport, new ConnectionEndpoint(connection), {
+        limits: { maxMessageSize: maxMessageBytes },
+      });
       guard.attach(session);
       sessions.set(ws, { session, connection });
     });
@@ -192,7 +194,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const listener = settings.proxyProtocol
     ? proxiedListener(
         http,
-        { timeout: settings.handshakeTimeout, maxWaiting: settings.maxConnections },
+        { timeout: settings.handshakeTimeoutMs, maxWaiting: settings.maxConnections },
         (socket, reason) => gate.refuseProxyHeader(socket, reason),
       )
     : http;
@@ -250,12 +252,12 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
           const finished = new Promise<void>((resolve) => (drained = resolve));
           let timer: ReturnType<typeof setTimeout> | undefined;
           const timedOut = new Promise<'timeout'>((resolve) => {
-            timer = setTimeout(() => resolve('timeout'), settings.drainTimeout);
+            timer = setTimeout(() => resolve('timeout'), settings.drainTimeoutMs);
           });
           if ((await Promise.race([finished, timedOut])) === 'timeout') {
-            const why = formatDrainTimedOut(running, settings.drainTimeout);
+            const why = formatDrainTimedOut(running, settings.drainTimeoutMs);
             log(why, 'warn');
-            const toClient = (kind: ExecutionKind) => formatDrainCancelledCall(kind, settings.drainTimeout);
+            const toClient = (kind: ExecutionKind) => formatDrainCancelledCall(kind, settings.drainTimeoutMs);
             for (const { connection } of sessions.values()) connection.giveUp(why, toClient);
             // An executor that ignores its signal still gets a bounded wait, not a hang.
             grace = new Promise((resolve) => setTimeout(resolve, GIVE_UP_GRACE_MS).unref());

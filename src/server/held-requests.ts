@@ -2,7 +2,7 @@
  * The bytes the daemon holds for requests in flight (arrived, not yet settled: waiting for a
  * sandbox process or running), bounded per connection (`maxHeldRequestBytes`) and for all
  * connections together (`maxHeldRequestBytesTotal`), as the bytes waiting to be sent are bounded
- * by `maxSendBuffer`. Without it, a connection could queue a thousand requests of 16 MiB each
+ * by `maxSendBufferBytes`. Without it, a connection could queue a thousand requests of 16 MiB each
  * behind a busy pool, all held in the daemon's memory. A request past a bound is refused before
  * it runs; it never waits for room.
  */

@@ -1,5 +1,5 @@
 /**
- * What becomes of a capnweb message larger than the daemon's `maxMessageSize`. Rather than
+ * What becomes of a capnweb message larger than the daemon's `maxMessageBytes`. Rather than
  * aborting the whole session (capnweb's own limit does that), the message is replaced by one of the
  * same kind that fails alone: a call (`push`) becomes a call of `rejectOversizedMessage`, which
  * throws `LIMIT_EXCEEDED`, and a reply (`resolve`) becomes a `reject` of the same export. Import

@@ -28,24 +28,34 @@ export interface ExecutorServerOptions {
    */
   token?: string | readonly string[] | undefined;
   /** Bytes; a larger incoming message fails alone with `LIMIT_EXCEEDED`. Default 16 MiB. */
+  maxMessageBytes?: number | undefined;
+  /** @deprecated Renamed `maxMessageBytes`; still taken, with a warning. */
   maxMessageSize?: number | undefined;
   /** Concurrent executions (and handle calls) per connection; more fail with `LIMIT_EXCEEDED`. Default 1024, above the pool's own bounds, for a host that multiplexes its users onto one connection. */
   maxExecutionsPerConnection?: number | undefined;
   /** Milliseconds between WebSocket pings to each client; a client that misses one is dropped. Default 15000. */
+  clientPingIntervalMs?: number | undefined;
+  /** @deprecated Renamed `clientPingIntervalMs`; still taken, with a warning. */
   clientPingInterval?: number | undefined;
   /** Open sessions at once; one more is refused (HTTP 503). Default 512. */
   maxConnections?: number | undefined;
   /** Bytes waiting to be sent to one client (it stopped reading) before it is dropped. Default 64 MiB. */
+  maxSendBufferBytes?: number | undefined;
+  /** @deprecated Renamed `maxSendBufferBytes`; still taken, with a warning. */
   maxSendBuffer?: number | undefined;
   /** Bytes the requests of one connection may hold while in flight (waiting for a sandbox or running); one more is refused with `LIMIT_EXCEEDED`. Default 64 MiB. */
   maxHeldRequestBytes?: number | undefined;
   /** Bytes the requests of all connections together may hold while in flight; one more is refused with `QUEUE_FULL` (retryable). Default 512 MiB. */
   maxHeldRequestBytesTotal?: number | undefined;
   /** Milliseconds from a TCP connection to its authenticated WebSocket upgrade. Default 5000. */
+  handshakeTimeoutMs?: number | undefined;
+  /** @deprecated Renamed `handshakeTimeoutMs`; still taken, with a warning. */
   handshakeTimeout?: number | undefined;
   /** Sockets one address may hold open before their upgrade is authenticated. Default 32. */
   maxUnauthenticatedPerPeer?: number | undefined;
   /** Milliseconds `close()` waits for running executions before it cancels them. Default 30000. */
+  drainTimeoutMs?: number | undefined;
+  /** @deprecated Renamed `drainTimeoutMs`; still taken, with a warning. */
   drainTimeout?: number | undefined;
   /** Entries in one session's capnweb export table (calls whose answers the client has not released, stubs handed out); past it the connection is closed. Default 8192. */
   maxRpcExports?: number | undefined;
@@ -74,7 +84,13 @@ export interface ExecutorServerOptions {
 }
 
 /** The old names of renamed options, which a row's `renamedFrom` names and the rows do not list. */
-type RenamedServerOption = 'retainedIdleTimeout';
+type RenamedServerOption =
+  | 'maxMessageSize'
+  | 'clientPingInterval'
+  | 'maxSendBuffer'
+  | 'handshakeTimeout'
+  | 'drainTimeout'
+  | 'retainedIdleTimeout';
 
 /** A server option's row: `flagHelp` is what its daemon flag does, in --help and docs/remote.md. */
 export interface ServerOptionRow extends OptionRow {
@@ -126,12 +142,12 @@ export const SERVER_ROWS = {
     description:
       'the bearer token clients must send; given more than once, the daemon takes each, and each token is a tenant of its own',
   },
-  maxMessageSize: integerRow({
+  maxMessageBytes: integerRow({
     unit: 'bytes',
-    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
     min: 1,
     default: 16 * 1024 * 1024,
-    flag: 'max-message-size',
+    flag: 'max-message-bytes',
+    renamedFrom: { name: 'maxMessageSize', flag: 'max-message-size' },
     flagHelp: 'largest incoming message',
     description: 'largest incoming message',
   }),
@@ -144,12 +160,12 @@ export const SERVER_ROWS = {
     description:
       "concurrent executions and handle calls per connection: an agent host usually multiplexes its users onto one connection, so this stays above the pool's `--max-workers`; lower it where several tenants share a daemon",
   }),
-  clientPingInterval: integerRow({
+  clientPingIntervalMs: integerRow({
     unit: 'ms',
-    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
     min: 1,
     default: 15_000,
-    flag: 'client-ping-interval',
+    flag: 'client-ping-interval-ms',
+    renamedFrom: { name: 'clientPingInterval', flag: 'client-ping-interval' },
     flagHelp: 'WebSocket ping period; a client missing a pong is dropped',
     description: 'WebSocket ping period; a client that misses a pong is dropped',
   }),
@@ -161,12 +177,12 @@ export const SERVER_ROWS = {
     flagHelp: 'open sessions at once',
     description: 'open sessions at once; one more is refused (503)',
   }),
-  maxSendBuffer: integerRow({
+  maxSendBufferBytes: integerRow({
     unit: 'bytes',
-    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
     min: 1,
     default: 64 * 1024 * 1024,
-    flag: 'max-send-buffer',
+    flag: 'max-send-buffer-bytes',
+    renamedFrom: { name: 'maxSendBuffer', flag: 'max-send-buffer' },
     flagHelp: 'bytes waiting for a client that stopped reading before it is dropped',
     description: 'bytes waiting for a client that stopped reading before it is dropped',
   }),
@@ -189,12 +205,12 @@ export const SERVER_ROWS = {
     description:
       'bytes the requests in flight of all connections together may hold; one more is refused with `QUEUE_FULL` (retryable)',
   }),
-  handshakeTimeout: integerRow({
+  handshakeTimeoutMs: integerRow({
     unit: 'ms',
-    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
     min: 1,
     default: 5_000,
-    flag: 'handshake-timeout',
+    flag: 'handshake-timeout-ms',
+    renamedFrom: { name: 'handshakeTimeout', flag: 'handshake-timeout' },
     flagHelp: 'time from connecting to an authenticated upgrade',
     description: 'time from the TCP connection to an authenticated WebSocket upgrade',
   }),
@@ -206,12 +222,12 @@ export const SERVER_ROWS = {
     flagHelp: 'sockets one address may hold before authenticating',
     description: 'sockets one address may hold before its upgrade is authenticated',
   }),
-  drainTimeout: integerRow({
+  drainTimeoutMs: integerRow({
     unit: 'ms',
-    unitExempt: 'not yet renamed (docs/remote.md, "Renamed options")',
     min: 0,
     default: 30_000,
-    flag: 'drain-timeout',
+    flag: 'drain-timeout-ms',
+    renamedFrom: { name: 'drainTimeout', flag: 'drain-timeout' },
     flagHelp: 'on SIGTERM, how long running executions may take to finish before they are cancelled',
     description: 'on SIGTERM, how long running executions may take before they are cancelled',
   }),
@@ -369,16 +385,16 @@ export interface ServerSettings {
   port: number;
   /** Every token the daemon takes, in the order given; empty: none is asked for. */
   tokens: readonly string[];
-  maxMessageSize: number;
+  maxMessageBytes: number;
   maxExecutionsPerConnection: number;
-  clientPingInterval: number;
+  clientPingIntervalMs: number;
   maxConnections: number;
-  maxSendBuffer: number;
+  maxSendBufferBytes: number;
   maxHeldRequestBytes: number;
   maxHeldRequestBytesTotal: number;
-  handshakeTimeout: number;
+  handshakeTimeoutMs: number;
   maxUnauthenticatedPerPeer: number;
-  drainTimeout: number;
+  drainTimeoutMs: number;
   maxRpcExports: number;
   maxRpcImports: number;
   maxRetainedPerConnection: number;
@@ -463,16 +479,16 @@ export function resolveServerOptions(given: ExecutorServerOptions): ServerSettin
     host,
     port: port('port', options.port, SERVER_DEFAULTS.port),
     tokens: [...tokens],
-    maxMessageSize: serverNumber('maxMessageSize'),
+    maxMessageBytes: serverNumber('maxMessageBytes'),
     maxExecutionsPerConnection: serverNumber('maxExecutionsPerConnection'),
-    clientPingInterval: serverNumber('clientPingInterval'),
+    clientPingIntervalMs: serverNumber('clientPingIntervalMs'),
     maxConnections: serverNumber('maxConnections'),
-    maxSendBuffer: serverNumber('maxSendBuffer'),
+    maxSendBufferBytes: serverNumber('maxSendBufferBytes'),
     maxHeldRequestBytes: serverNumber('maxHeldRequestBytes'),
     maxHeldRequestBytesTotal: serverNumber('maxHeldRequestBytesTotal'),
-    handshakeTimeout: serverNumber('handshakeTimeout'),
+    handshakeTimeoutMs: serverNumber('handshakeTimeoutMs'),
     maxUnauthenticatedPerPeer: serverNumber('maxUnauthenticatedPerPeer'),
-    drainTimeout: serverNumber('drainTimeout'),
+    drainTimeoutMs: serverNumber('drainTimeoutMs'),
     maxRpcExports: serverNumber('maxRpcExports'),
     maxRpcImports: serverNumber('maxRpcImports'),
     maxRetainedPerConnection: serverNumber('maxRetainedPerConnection'),

@@ -28,7 +28,7 @@ export interface GateSettings {
   /** Every token the daemon takes; none: no token is asked for. */
   tokens: readonly string[];
   maxConnections: number;
-  handshakeTimeout: number;
+  handshakeTimeoutMs: number;
   maxUnauthenticatedPerPeer: number;
 }
 
@@ -59,7 +59,7 @@ export class SessionGate {
     this.#refusals = new RefusalLog(log, 'connection');
   }
 
-  /** A TCP connection was accepted: it has `handshakeTimeout` ms to become an authenticated session. */
+  /** A TCP connection was accepted: it has `handshakeTimeoutMs` to become an authenticated session. */
   admit(socket: Socket): void {
     const { address } = remoteOf(socket);
     const pending = this.#pending.get(address) ?? new Set<Socket>();
@@ -72,9 +72,9 @@ export class SessionGate {
     pending.add(socket);
     this.#pending.set(address, pending);
     const timer = setTimeout(() => {
-      this.#refused(peer, 'handshake_timeout', formatHandshakeTimedOut(this.#settings.handshakeTimeout));
+      this.#refused(peer, 'handshake_timeout', formatHandshakeTimedOut(this.#settings.handshakeTimeoutMs));
       socket.destroy();
-    }, this.#settings.handshakeTimeout);
+    }, this.#settings.handshakeTimeoutMs);
     timer.unref();
     this.#timers.set(socket, timer);
     socket.once('close', () => this.settled(socket));

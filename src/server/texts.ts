@@ -42,7 +42,7 @@ export function formatTooManyUnauthenticated(address: string, pending: number): 
 }
 
 export function formatHandshakeTimedOut(timeout: number): string {
-  return `no authenticated WebSocket upgrade within ${timeout} ms of connecting (--handshake-timeout)`;
+  return `no authenticated WebSocket upgrade within ${timeout} ms of connecting (--handshake-timeout-ms)`;
 }
 
 /** What a refusal log counts: connections refused at the gate, or calls and messages on a session. */
@@ -98,7 +98,7 @@ export function formatLeaseExpired(lease: number): string {
 }
 
 export function formatSendBufferExceeded(buffered: number, limit: number): string {
-  return `the client stopped reading: ${buffered} bytes wait to be sent, past the limit of ${limit} bytes (--max-send-buffer)`;
+  return `the client stopped reading: ${buffered} bytes wait to be sent, past the limit of ${limit} bytes (--max-send-buffer-bytes)`;
 }
 
 export function formatInvalidCancelToken(token: unknown): string {
@@ -110,7 +110,7 @@ export function formatDuplicateCancelToken(token: string): string {
 }
 
 export function formatMessageTooLarge(size: number, limit: number): string {
-  return `A message of ${size} bytes exceeds the executor daemon's limit of ${limit} bytes (--max-message-size)`;
+  return `A message of ${size} bytes exceeds the executor daemon's limit of ${limit} bytes (--max-message-bytes)`;
 }
 
 export function formatTooManyExecutions(limit: number): string {
@@ -188,12 +188,12 @@ export function formatAdminListening(url: string): string {
 }
 
 export function formatDrainTimedOut(running: number, timeout: number): string {
-  return `the drain timeout of ${timeout} ms passed (--drain-timeout) with ${running} execution${running === 1 ? '' : 's'} still running: cancelling ${running === 1 ? 'it' : 'them'}`;
+  return `the drain timeout of ${timeout} ms passed (--drain-timeout-ms) with ${running} execution${running === 1 ? '' : 's'} still running: cancelling ${running === 1 ? 'it' : 'them'}`;
 }
 
 /** What the client of a call the drain timeout cancelled is told: the daemon's doing, not its own signal. */
 export function formatDrainCancelledCall(kind: ExecutionKind, timeout: number): string {
-  return `The daemon stopped, and this ${kind} call's run was cancelled after the daemon's drain timeout of ${timeout} ms passed (--drain-timeout).`;
+  return `The daemon stopped, and this ${kind} call's run was cancelled after the daemon's drain timeout of ${timeout} ms passed (--drain-timeout-ms).`;
 }
 
 export function formatParentGone(parent: number): string {
@@ -310,7 +310,7 @@ export function formatProxyHeaderInvalid(reason: string): string {
 }
 
 export function formatProxyHeaderTimedOut(timeout: number): string {
-  return `no whole PROXY protocol v2 header within ${timeout} ms of connecting (--proxy-protocol, --handshake-timeout)`;
+  return `no whole PROXY protocol v2 header within ${timeout} ms of connecting (--proxy-protocol, --handshake-timeout-ms)`;
 }
 
 export function formatTooManyAwaitingProxyHeader(waiting: number): string {

@@ -1,8 +1,8 @@
 /**
  * A capnweb `RpcTransport` over a `ws` socket. capnweb's `WebSocketTransport` reads the global
  * `WebSocket`, which Node 20 lacks, so the daemon sets nothing global and uses this instead.
- * Incoming messages over `maxMessageSize` bytes are replaced by ones that fail alone (oversize.ts);
- * a client whose unsent bytes pass `maxSendBuffer` (it stopped reading) is reported to `hooks`, and so
+ * Incoming messages over `maxMessageBytes` are replaced by ones that fail alone (oversize.ts);
+ * a client whose unsent bytes pass `maxSendBufferBytes` (it stopped reading) is reported to `hooks`, and so
  * is a message or a session table the guard refuses (rpc-bounds.ts). While many messages wait for
  * the session, the socket is not read: the queue between ws and capnweb stays short.
  */
@@ -31,21 +31,21 @@ export interface TransportHooks {
   /** Every incoming message, with its size: the client is alive. */
   received(bytes: number): void;
   sent(bytes: number): void;
-  /** The socket's unsent bytes passed `maxSendBuffer`. Called once. */
+  /** The socket's unsent bytes passed `maxSendBufferBytes`. Called once. */
   overflowed(buffered: number): void;
   /** The guard refused a message or a session table; nothing more is read. Called once. */
   violated(violation: RpcViolation): void;
 }
 
 export interface TransportLimits {
-  maxMessageSize: number;
-  maxSendBuffer: number;
+  maxMessageBytes: number;
+  maxSendBufferBytes: number;
 }
 
 export class WsTransport implements RpcTransport {
   readonly #socket: WebSocket;
-  readonly #maxMessageSize: number;
-  readonly #maxSendBuffer: number;
+  readonly #maxMessageBytes: number;
+  readonly #maxSendBufferBytes: number;
   readonly #hooks: TransportHooks;
   readonly #inbound = new InboundQueue();
   readonly #guard: RpcGuard;
@@ -55,8 +55,8 @@ export class WsTransport implements RpcTransport {
   constructor(socket: WebSocket, limits: TransportLimits, guard: RpcGuard, hooks: TransportHooks) {
     this.#socket = socket;
     this.#guard = guard;
-    this.#maxMessageSize = limits.maxMessageSize;
-    this.#maxSendBuffer = limits.maxSendBuffer;
+    this.#maxMessageBytes = limits.maxMessageBytes;
+    this.#maxSendBufferBytes = limits.maxSendBufferBytes;
     this.#hooks = hooks;
     socket.on('message', (data, isBinary) => this.#receive(data, isBinary));
     socket.on('close', (code, reason) =>
@@ -71,7 +71,7 @@ export class WsTransport implements RpcTransport {
     this.#hooks.sent(Buffer.byteLength(message));
     // Unsent bytes pile up in this process when the client stops reading; past the bound it goes.
     const buffered = this.#socket.bufferedAmount;
-    if (buffered > this.#maxSendBuffer) {
+    if (buffered > this.#maxSendBufferBytes) {
       this.#overflowed = true;
       this.#hooks.overflowed(buffered);
     }
@@ -102,7 +102,7 @@ export class WsTransport implements RpcTransport {
       this.#inbound.fail(new TypeError(BINARY_MESSAGE));
       return;
     }
-    if (size <= this.#maxMessageSize) {
+    if (size <= this.#maxMessageBytes) {
       const violation = this.#guard.admit(text, size);
       if (violation !== undefined) {
         this.#violated(violation);
@@ -115,13 +115,13 @@ export class WsTransport implements RpcTransport {
       }
       return;
     }
-    const substitute = substituteOversizedMessage(text, size, this.#maxMessageSize);
+    const substitute = substituteOversizedMessage(text, size, this.#maxMessageBytes);
     if (substitute !== undefined) {
       this.#guard.admit(substitute, substitute.length);
       this.#inbound.deliver(substitute);
       return;
     }
-    const reason = formatMessageTooLarge(size, this.#maxMessageSize);
+    const reason = formatMessageTooLarge(size, this.#maxMessageBytes);
     this.#inbound.fail(new Error(reason));
     this.#socket.close(MESSAGE_TOO_BIG, truncateCloseReason(reason));
   }

@@ -56,7 +56,7 @@ describe('the Kubernetes Deployment', () => {
   });
 
   it('gives a stopping pod longer than the drain timeout', () => {
-    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(daemon.drainTimeout!);
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(daemon.drainTimeoutMs!);
     expect(pod.securityContext.runAsNonRoot).toBe(true);
   });
 

@@ -78,7 +78,7 @@ beforeAll(async () => {
         ...POOL,
         '--daemon-id',
         `fleet-${n}`,
-        '--drain-timeout',
+        '--drain-timeout-ms',
         '60000',
         '--proxy-protocol',
         '--max-unauthenticated-per-peer',

@@ -43,9 +43,9 @@ async function servesAgain(url: string): Promise<void> {
 }
 
 describe('a client that stops reading', () => {
-  it('is dropped once its unsent bytes pass --max-send-buffer, and its executions are cancelled', async () => {
+  it('is dropped once its unsent bytes pass --max-send-buffer-bytes, and its executions are cancelled', async () => {
     const daemon = await startAdminDaemon([
-      '--max-send-buffer',
+      '--max-send-buffer-bytes',
       String(1 << 20),
       '--max-executions-per-connection',
       '64',
@@ -60,7 +60,7 @@ describe('a client that stops reading', () => {
     );
     const dropped = await daemon.waitForLine(/^connection 1 dropped: /);
     expect(dropped).toMatch(
-      /^connection 1 dropped: the client stopped reading: \d+ bytes wait to be sent, past the limit of 1048576 bytes \(--max-send-buffer\)$/,
+      /^connection 1 dropped: the client stopped reading: \d+ bytes wait to be sent, past the limit of 1048576 bytes \(--max-send-buffer-bytes\)$/,
     );
     await daemon.waitForLine(/^connection 1 closed after \d+ executions?$/);
     // The executions still queued when it was dropped were given up, not run to the end.
@@ -80,9 +80,9 @@ describe('a client that stops reading', () => {
 });
 
 describe('a flood of half-open upgrades under ulimit -n 1024', () => {
-  it('holds at most --max-unauthenticated-per-peer of them, closes them at --handshake-timeout, and serves others', async () => {
+  it('holds at most --max-unauthenticated-per-peer of them, closes them at --handshake-timeout-ms, and serves others', async () => {
     // The held sockets must outlast the flood's accepting, which a loaded host slows.
-    const daemon = await startAdminDaemon(['--handshake-timeout', String(withSlack(2000))], { fdLimit: 1024 });
+    const daemon = await startAdminDaemon(['--handshake-timeout-ms', String(withSlack(2000))], { fdLimit: 1024 });
     const { port } = new URL(daemon.url);
     const flood: Socket[] = [];
     const closed: Promise<unknown>[] = [];

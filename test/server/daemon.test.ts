@@ -167,14 +167,14 @@ describe('the version handshake', () => {
 });
 
 describe('bounds', () => {
-  it('fails a message over --max-message-size alone with LIMIT_EXCEEDED, and the connection lives on', async () => {
-    const daemon = await startDaemon(['--max-message-size', '100000']);
+  it('fails a message over --max-message-bytes alone with LIMIT_EXCEEDED, and the connection lives on', async () => {
+    const daemon = await startDaemon(['--max-message-bytes', '100000']);
     const executor = await connect(daemon.url, { websocket: NodeWebSocket });
     const padding = `/*${'x'.repeat(150_000)}*/`;
     const error = await rejection(executor.execute({ code: `async () => 1 ${padding}` }));
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(error.message).toMatch(
-      /^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-size\)$/,
+      /^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-bytes\)$/,
     );
     await expect(executor.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     expect(daemon.lines.filter((line) => / opened from /.test(line))).toHaveLength(1);
@@ -239,9 +239,9 @@ describe('the pool queue bound', () => {
   });
 });
 
-describe('a tool answer over --max-message-size', () => {
+describe('a tool answer over --max-message-bytes', () => {
   it('fails that tool call alone, as an error the program reads', async () => {
-    const daemon = await startDaemon(['--max-message-size', '100000']);
+    const daemon = await startDaemon(['--max-message-bytes', '100000']);
     const executor = await connect(daemon.url, { websocket: NodeWebSocket });
     const dispatch = createEnvelopeDispatch({ big: () => 'x'.repeat(150_000) }, { active: true });
     const { result } = await executor.execute({
@@ -250,7 +250,7 @@ describe('a tool answer over --max-message-size', () => {
       dispatch,
     });
     expect(result).toMatch(
-      /^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-size\)$/,
+      /^A message of \d+ bytes exceeds the executor daemon's limit of 100000 bytes \(--max-message-bytes\)$/,
     );
     await expect(executor.execute(TRIVIAL)).resolves.toMatchObject({ result: 42 });
     await executor.dispose();
@@ -291,7 +291,7 @@ describe('a client that goes away mid-execution', () => {
   });
 
   it('frozen (SIGSTOP): the missed WebSocket ping drops it, with the same cancellation', async () => {
-    const daemon = await startDaemon(['--max-workers', '1', '--spare', '0', '--client-ping-interval', '200']);
+    const daemon = await startDaemon(['--max-workers', '1', '--spare', '0', '--client-ping-interval-ms', '200']);
     const { client, exited } = await doomedClient(daemon.url);
     client.kill('SIGSTOP');
     try {

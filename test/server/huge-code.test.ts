@@ -1,7 +1,7 @@
 /**
  * Huge programs sent to a real daemon through connect() (issue 22, item 5): each is refused by
  * the daemon's executor with the text naming limits.maxCodeBytes (its --max-code-bytes), before
- * anything parses the code; one past the daemon's --max-message-size never reaches the executor;
+ * anything parses the code; one past the daemon's --max-message-bytes never reaches the executor;
  * and another client's trivial run is served meanwhile.
  */
 import { afterAll, describe, expect, it } from 'vitest';

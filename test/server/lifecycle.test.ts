@@ -85,9 +85,9 @@ describe('the admin listener', () => {
   });
 });
 
-describe('--drain-timeout', () => {
+describe('--drain-timeout-ms', () => {
   it('cancels what still runs when it passes, logs it, and exits 0', async () => {
-    const daemon = await startAdminDaemon(['--drain-timeout', '300']);
+    const daemon = await startAdminDaemon(['--drain-timeout-ms', '300']);
     const executor = await connect(daemon.url, { websocket: NodeWebSocket });
     const gate = toolGate();
     const running = executor.execute({ code: gate.code, providers: [gate.provider], dispatch: gate.dispatch });
@@ -97,10 +97,10 @@ describe('--drain-timeout', () => {
     // The caller passed no signal: it is told the daemon stopped, not that its signal was aborted.
     expect([error.code, error.message]).toEqual([
       'EXECUTION_CANCELLED',
-      "The daemon stopped, and this execute call's run was cancelled after the daemon's drain timeout of 300 ms passed (--drain-timeout).",
+      "The daemon stopped, and this execute call's run was cancelled after the daemon's drain timeout of 300 ms passed (--drain-timeout-ms).",
     ]);
     expect(daemon.lines).toContain(
-      'the drain timeout of 300 ms passed (--drain-timeout) with 1 execution still running: cancelling it',
+      'the drain timeout of 300 ms passed (--drain-timeout-ms) with 1 execution still running: cancelling it',
     );
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     gate.open();
@@ -126,7 +126,7 @@ describe('a stop past the drain timeout', () => {
     const server = await createExecutorServer({
       executor: deaf,
       port: 0,
-      drainTimeout: 100,
+      drainTimeoutMs: 100,
       log: (line) => void lines.push(line),
     });
     const client = await connect(server.url, { websocket: NodeWebSocket, reconnect: false });
@@ -134,7 +134,7 @@ describe('a stop past the drain timeout', () => {
     await reached;
     await server.close();
     expect(lines).toContain(
-      'the drain timeout of 100 ms passed (--drain-timeout) with 1 execution still running: cancelling it',
+      'the drain timeout of 100 ms passed (--drain-timeout-ms) with 1 execution still running: cancelling it',
     );
     // The executor never answered, so no answer was sent: the client learns the session broke.
     expect((await outcome).code).toBe('CONNECTION_BROKEN');

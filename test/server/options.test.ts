@@ -9,7 +9,7 @@ import { formatRenamedOption } from '../../src/protocol/texts.js';
 import { connect } from '../../src/remote/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { createExecutorServer, SERVER_DEFAULTS } from '../../src/server/index.js';
-import { resolveServerOptions } from '../../src/server/server-options.js';
+import { resolveServerOptions, SERVER_NUMBERS } from '../../src/server/server-options.js';
 import { NodeWebSocket } from '../support/client.js';
 import { waitUntil } from '../support/daemon.js';
 
@@ -108,47 +108,71 @@ describe('the server options', () => {
   });
 });
 
+/** The daemon's renamed options and flags: old option, new option, old flag, new flag. */
+const RENAMED = [
+  ['maxMessageSize', 'maxMessageBytes', 'max-message-size', 'max-message-bytes'],
+  ['clientPingInterval', 'clientPingIntervalMs', 'client-ping-interval', 'client-ping-interval-ms'],
+  ['maxSendBuffer', 'maxSendBufferBytes', 'max-send-buffer', 'max-send-buffer-bytes'],
+  ['handshakeTimeout', 'handshakeTimeoutMs', 'handshake-timeout', 'handshake-timeout-ms'],
+  ['drainTimeout', 'drainTimeoutMs', 'drain-timeout', 'drain-timeout-ms'],
+  ['retainedIdleTimeout', 'retainedIdleTimeoutMs', 'retained-idle-timeout', 'retained-idle-timeout-ms'],
+] as const;
+
+/** The process warnings `run` causes; a process warning is emitted on a later tick. */
+async function warningsOf(run: () => void): Promise<string[]> {
+  const warnings: string[] = [];
+  const listen = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', listen);
+  try {
+    run();
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('warning', listen);
+  }
+  return warnings;
+}
+
 describe('a renamed option or flag (docs/remote.md, "Renamed options")', () => {
-  it('takes retainedIdleTimeout as retainedIdleTimeoutMs, and warns once', async () => {
-    const warnings: string[] = [];
-    const listen = (warning: Error) => warnings.push(warning.message);
-    process.on('warning', listen);
-    try {
-      const first = resolveServerOptions({ executor: idle, retainedIdleTimeout: 4000 });
-      const second = resolveServerOptions({ executor: idle, retainedIdleTimeout: 5000 });
-      expect([first.retainedIdleTimeoutMs, second.retainedIdleTimeoutMs]).toEqual([4000, 5000]);
-      expect(() => resolveServerOptions({ executor: idle, retainedIdleTimeout: 0 })).toThrow(
-        'createExecutorServer(): options.retainedIdleTimeoutMs must be an integer >= 1, got 0',
-      );
-      // A process warning is emitted on a later tick.
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      process.off('warning', listen);
-    }
-    expect(warnings).toEqual([
-      formatRenamedOption('createExecutorServer()', 'retainedIdleTimeout', 'retainedIdleTimeoutMs', false),
-    ]);
+  it('takes each old option as its new one, and warns once for each', async () => {
+    const warnings = await warningsOf(() => {
+      for (const [old, renamed] of RENAMED) {
+        const { min } = SERVER_NUMBERS[renamed];
+        const first = resolveServerOptions({ executor: idle, [old]: 4000 });
+        const second = resolveServerOptions({ executor: idle, [old]: 5000 });
+        expect([first[renamed], second[renamed]], old).toEqual([4000, 5000]);
+        expect(() => resolveServerOptions({ executor: idle, [old]: min - 1 })).toThrow(
+          `createExecutorServer(): options.${renamed} must be an integer >= ${min}, got ${min - 1}`,
+        );
+      }
+    });
+    expect(warnings).toEqual(
+      RENAMED.map(([old, renamed]) => formatRenamedOption('createExecutorServer()', old, renamed, false)),
+    );
   });
 
-  it('takes --retained-idle-timeout as --retained-idle-timeout-ms, refusing a bad value under the name given', async () => {
-    const warnings: string[] = [];
-    const listen = (warning: Error) => warnings.push(warning.message);
-    process.on('warning', listen);
-    parseCommandLine(['serve', '--retained-idle-timeout', '1'], {});
-    parseCommandLine(['serve', '--retained-idle-timeout', '2'], {});
-    await new Promise((resolve) => setImmediate(resolve));
-    process.off('warning', listen);
-    expect(warnings).toEqual([
-      formatRenamedOption('codemode-executor serve', '--retained-idle-timeout', '--retained-idle-timeout-ms', false),
-    ]);
-    const parsed = parseCommandLine(['serve', '--retained-idle-timeout', '4000'], {});
-    if (parsed.command !== 'serve') throw new Error('expected serve');
-    expect(parsed.daemon).toEqual({ retainedIdleTimeoutMs: 4000 });
-    expect(() => parseCommandLine(['serve', '--retained-idle-timeout', 'soon'], {})).toThrow(
-      '--retained-idle-timeout must be an integer >= 1, got "soon"',
+  it('takes each old flag as its new one, warns once for each, and refuses a bad value under the name given', async () => {
+    const warnings = await warningsOf(() => {
+      for (const [, , oldFlag] of RENAMED) {
+        parseCommandLine(['serve', `--${oldFlag}`, '1'], {});
+        parseCommandLine(['serve', `--${oldFlag}`, '2'], {});
+      }
+    });
+    expect(warnings).toEqual(
+      RENAMED.map(([, , oldFlag, flag]) =>
+        formatRenamedOption('codemode-executor serve', `--${oldFlag}`, `--${flag}`, false),
+      ),
     );
-    const both = parseCommandLine(['serve', '--retained-idle-timeout', '4000', '--retained-idle-timeout-ms', '7'], {});
-    expect(both.command === 'serve' && both.daemon.retainedIdleTimeoutMs).toBe(7);
+    for (const [, renamed, oldFlag, flag] of RENAMED) {
+      const { min } = SERVER_NUMBERS[renamed];
+      const parsed = parseCommandLine(['serve', `--${oldFlag}`, '4000'], {});
+      if (parsed.command !== 'serve') throw new Error('expected serve');
+      expect(parsed.daemon, oldFlag).toEqual({ [renamed]: 4000 });
+      expect(() => parseCommandLine(['serve', `--${oldFlag}`, 'soon'], {})).toThrow(
+        `--${oldFlag} must be an integer >= ${min}, got "soon"`,
+      );
+      const both = parseCommandLine(['serve', `--${oldFlag}`, '4000', `--${flag}`, '7'], {});
+      expect(both.command === 'serve' && both.daemon[renamed], oldFlag).toBe(7);
+    }
   });
 
   it('suggests the nearest option for an unknown one', () => {

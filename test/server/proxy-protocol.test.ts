@@ -50,7 +50,7 @@ const PLAIN_GET = 'GET / HTTP/1.1\r\nHost: daemon\r\n\r\n';
 
 describe('--proxy-protocol', () => {
   it('refuses a connection without the header, one with a broken header, and one whose header never ends', async () => {
-    const daemon = await startAdminDaemon(['--proxy-protocol', '--handshake-timeout', '1000']);
+    const daemon = await startAdminDaemon(['--proxy-protocol', '--handshake-timeout-ms', '1000']);
     // connect() itself sends no header.
     await expect(connect(daemon.url, { websocket: NodeWebSocket })).rejects.toMatchObject({
       code: 'CONNECTION_REJECTED',
@@ -73,7 +73,7 @@ describe('--proxy-protocol', () => {
     unfinished.write(ipv4Header([10, 0, 0, 2], 4000).subarray(0, 20));
     expect(await unfinishedClosed).toBe('');
     await daemon.waitForLine(
-      /: no whole PROXY protocol v2 header within 1000 ms of connecting \(--proxy-protocol, --handshake-timeout\)$/,
+      /: no whole PROXY protocol v2 header within 1000 ms of connecting \(--proxy-protocol, --handshake-timeout-ms\)$/,
     );
     expect(await metricValue(daemon, 'codemode_executor_sessions_refused_total{reason="proxy_header"}')).toBe(3);
   });
