@@ -94,7 +94,4 @@ export function formatRenamedOption(entry: string, oldName: string, newName: str
   return `${entry}: ${oldName} is renamed ${newName}, which says its unit; ${taken}. Use ${newName}: the old name will go in a later release.`;
 }
 
-/** An unknown option's did-you-mean, empty when no known name is near. */
-export function formatDidYouMean(nearest: string | undefined): string {
-  return nearest === undefined ? '' : ` (did you mean ${nearest}?)`;
-}
+export { formatDidYouMean } from './did-you-mean.js';

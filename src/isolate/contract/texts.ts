@@ -5,7 +5,7 @@
  * dynamic worker, workerd/harness.ts) and `supervisorText` (workerd/supervisor.ts), which the worker
  * bundles import (this module is free of Node for them); `isolateText` holds them too.
  */
-import { formatDidYouMean } from '../../protocol/texts.js';
+import { formatDidYouMean } from '../../protocol/did-you-mean.js';
 
 /** Thrown in a run's dynamic worker (harness.ts). */
 export const sandboxText = {
