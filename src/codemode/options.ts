@@ -5,7 +5,7 @@
  */
 import { DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
-import { nearestOption, type OptionRow } from '../protocol/option-schema.js';
+import { meetsBounds, nearestOption, type OptionRow } from '../protocol/option-schema.js';
 import { DEFAULT_NORMALIZE_CACHE_CHARS } from './normalized-code.js';
 import { formatConstructorOptionInvalid, formatConstructorOptionUnknown } from './texts.js';
 
@@ -50,7 +50,7 @@ const OPTION_NAMES = Object.keys(CODEMODE_ROWS);
 function integer(name: keyof typeof CODEMODE_ROWS, value: unknown): number {
   const row = CODEMODE_ROWS[name];
   if (value === undefined) return row.default;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < row.bounds.min) {
+  if (!meetsBounds(row.bounds, value)) {
     throw new TypeError(formatConstructorOptionInvalid(name, row.rule, describeValue(value)));
   }
   return value;

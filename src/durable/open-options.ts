@@ -4,7 +4,7 @@
  * (scripts/option-tables.ts). An unknown option gets the nearest name.
  */
 import { resolve } from 'node:path';
-import { nearestOption, type OptionRow } from '../protocol/option-schema.js';
+import { meetsBounds, nearestOption, type OptionRow } from '../protocol/option-schema.js';
 import type { Durability } from './durability.js';
 import { formatInvalidOption, formatOptionsNotObject, formatUnknownOption } from './texts.js';
 
@@ -97,7 +97,7 @@ export function resolveOpenOptions(options: OpenDurableStateOptions): {
     throw new TypeError(formatInvalidOption('durability', DURABLE_ROWS.durability.rule, options.durability));
   }
   const maxStateBytes = options.maxStateBytes ?? DURABLE_ROWS.maxStateBytes.default;
-  if (!Number.isSafeInteger(maxStateBytes) || maxStateBytes < DURABLE_ROWS.maxStateBytes.bounds.min) {
+  if (!meetsBounds(DURABLE_ROWS.maxStateBytes.bounds, maxStateBytes)) {
     throw new TypeError(formatInvalidOption('maxStateBytes', DURABLE_ROWS.maxStateBytes.rule, options.maxStateBytes));
   }
   return { path: resolve(options.path), exports: options.exports, env: options.env ?? {}, durability, maxStateBytes };

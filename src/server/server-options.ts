@@ -2,7 +2,13 @@
  * The options of `createExecutorServer`: their defaults, and the checks that name the option a
  * value broke. The CLI maps each flag onto one of these (cli-args.ts).
  */
-import { type NumberBounds, nearestOption, type OptionRow, takeRenamed } from '../protocol/option-schema.js';
+import {
+  meetsBounds,
+  type NumberBounds,
+  nearestOption,
+  type OptionRow,
+  takeRenamed,
+} from '../protocol/option-schema.js';
 import type { Executor } from '../protocol/types.js';
 import { isLoopbackHost } from './auth.js';
 import { isValidDaemonId } from './handle-ids.js';
@@ -98,6 +104,11 @@ export interface ServerOptionRow extends OptionRow {
 }
 
 /** An integer option's row, in `createExecutorServer`'s words for its rule. */
+/** The words of an integer option's bounds, as its row and its refusal say them. */
+function integerRule(bounds: NumberBounds): string {
+  return bounds.max === undefined ? `an integer >= ${bounds.min}` : `an integer from ${bounds.min} to ${bounds.max}`;
+}
+
 function integerRow<
   const Parts extends Omit<ServerOptionRow, 'type' | 'rule' | 'bounds'> & { min: number; max?: number },
 >(
@@ -105,8 +116,7 @@ function integerRow<
 ): Omit<Parts, 'min' | 'max'> & ServerOptionRow & { bounds: NumberBounds; default: number; flag: string } {
   const { min, max, ...rest } = parts;
   const bounds: NumberBounds = max === undefined ? { kind: 'integer', min } : { kind: 'integer', min, max };
-  const rule = max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
-  return { type: 'integer', bounds, rule, ...rest } as never;
+  return { type: 'integer', bounds, rule: integerRule(bounds), ...rest } as never;
 }
 
 /**
@@ -375,7 +385,7 @@ export const SERVER_NUMBERS = Object.fromEntries(
   Object.entries(SERVER_ROWS).flatMap(([name, row]) =>
     'bounds' in row ? [[name, { ...row.bounds, flag: row.flag }]] : [],
   ),
-) as unknown as { readonly [K in NumberRowName]: { min: number; max?: number; flag: string } };
+) as unknown as { readonly [K in NumberRowName]: NumberBounds & { flag: string } };
 
 type ServerNumber = NumberRowName;
 
@@ -411,17 +421,15 @@ export interface ServerSettings {
 /** Every option's name, from the rows, as a refusal lists them. */
 const KNOWN = Object.keys(SERVER_ROWS);
 
-function integer(name: string, value: unknown, fallback: number, min = 1, max?: number): number {
+/** An integer option checked against its bounds (a row's), refused in their words; its default when undefined. */
+function integer(name: string, value: unknown, fallback: number, bounds: NumberBounds): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
-    const rule = max === undefined ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
-    throw new TypeError(formatInvalidServerOption(name, rule, value));
-  }
+  if (!meetsBounds(bounds, value)) throw new TypeError(formatInvalidServerOption(name, integerRule(bounds), value));
   return value;
 }
 
 function port(name: string, value: unknown, fallback: number): number {
-  const resolved = integer(name, value, fallback, 0);
+  const resolved = integer(name, value, fallback, { kind: 'integer', min: 0 });
   if (resolved > MAX_PORT) throw new TypeError(formatInvalidServerOption(name, PORT_RULE, value));
   return resolved;
 }
@@ -438,8 +446,7 @@ export function resolveServerOptions(given: ExecutorServerOptions): ServerSettin
   }
   const { executor, token, daemonId, admin, log } = options;
   const serverNumber = (name: ServerNumber) => {
-    const rule: { min: number; max?: number } = SERVER_NUMBERS[name];
-    return integer(name, options[name], SERVER_DEFAULTS[name], rule.min, rule.max);
+    return integer(name, options[name], SERVER_DEFAULTS[name], SERVER_NUMBERS[name]);
   };
   const host = options.host ?? SERVER_DEFAULTS.host;
   if (typeof executor !== 'object' || executor === null)
