@@ -5,10 +5,11 @@
  * benchmark. Node-only.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { makeProcessDirectory } from '../../src/isolate/host/confinement/process-directories.js';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { referenceConfig, referenceVersions, WRANGLER_BIN } from '../columns.js';
@@ -70,10 +71,11 @@ async function freePorts(count: number): Promise<number[]> {
  * Its local state (Durable Object storage) goes to a directory of its own, removed when it stops:
  * nothing a case needs survives a start (each flow names a fresh object), and state kept between
  * runs in one place for every column breaks them all once a workerd has migrated its format (a
- * newer workerd tried on one column left `_cf_ALARM` unreadable to the pinned one).
+ * newer workerd tried on one column left `_cf_ALARM` unreadable to the pinned one). The directory
+ * names the process, so one a SIGKILLed matrix left is removed when the next starts a column.
  */
 export async function startWranglerDev(column: string, configPath: string, readyTimeoutMs: number): Promise<Service> {
-  const state = mkdtempSync(join(tmpdir(), 'codemode-reference-state-'));
+  const state = makeProcessDirectory(tmpdir(), 'codemode-reference-state-');
   const removeState = () => rmSync(state, { recursive: true, force: true });
   try {
     const dev = await startWranglerOn(column, configPath, readyTimeoutMs, state);

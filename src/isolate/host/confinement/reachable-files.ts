@@ -11,21 +11,11 @@
  * a SIGKILL, when the next host stages its files. Member directories likewise go under a
  * temporary directory that uid may search.
  */
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  linkSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  type Stats,
-  statSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, linkSync, mkdtempSync, realpathSync, rmSync, type Stats, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { MemberOwner } from './member-owner.js';
+import { makeProcessDirectory } from './process-directories.js';
 import { confinementText } from './texts.js';
 
 /** Permission bits, as in the mode's "other" triple. */
@@ -86,28 +76,12 @@ let staging: string | undefined;
 
 /** A staging directory's name: it names the process that made it. */
 const STAGING_PREFIX = 'codemode-view-';
-const STAGING_NAME = /^codemode-view-(\d+)-/;
-
-/** Removes the staging directories of this uid's processes that are gone (SIGKILLed: no exit hook ran). */
-function removeStale(base: string): void {
-  for (const name of readdirSync(base)) {
-    const pid = STAGING_NAME.exec(name)?.[1];
-    if (pid === undefined || existsSync(`/proc/${pid}`)) continue;
-    const path = join(base, name);
-    try {
-      if (statSync(path).uid === process.getuid?.()) rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Another process removed it meanwhile.
-    }
-  }
-}
 
 /** The host's directory of staged files, made once; removed at exit. */
 function stagingDirectory(who: MemberOwner): string {
   if (staging !== undefined) return staging;
   const base = memberBase(who);
-  removeStale(base);
-  const made = mkdtempSync(join(base, `${STAGING_PREFIX}${process.pid}-`));
+  const made = makeProcessDirectory(base, STAGING_PREFIX);
   // Owned by the host, searchable by all, writable by the host alone.
   chmodSync(made, 0o755);
   process.once('exit', () => rmSync(made, { recursive: true, force: true }));
