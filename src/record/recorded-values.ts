@@ -1,0 +1,50 @@
+/**
+ * Tool call values between the wire's text and the record's JSON. The sandbox sends arguments as
+ * the binary codec's JSON, and the host answers with an envelope in it; the record keeps both as
+ * plain JSON (bytes stay the codec's tag object), so `JSON.stringify` gives the same text back.
+ */
+import { binaryCodec } from '../protocol/codec.js';
+import { COMPLETED_MESSAGE } from '../protocol/texts.js';
+import type { RecordedCall, RecordedValue } from './types.js';
+
+/** The argument array a call sent; an empty string is no arguments, as the dispatch grammar reads it. */
+export function recordedArguments(argsJson: string): RecordedValue {
+  if (!argsJson) return [];
+  try {
+    return JSON.parse(argsJson) as RecordedValue;
+  } catch {
+    // Not JSON at all (no sandbox of ours sends that): kept as the text it was.
+    return argsJson;
+  }
+}
+
+/** The envelope a host answered with, as the call's `result` or `error`. */
+export function recordedAnswer(envelope: string): Pick<RecordedCall, 'result' | 'error'> {
+  try {
+    const parsed = JSON.parse(envelope) as { result?: RecordedValue; error?: unknown };
+    if (typeof parsed.error === 'string') return { error: parsed.error };
+    return Object.hasOwn(parsed, 'result') ? { result: parsed.result as RecordedValue } : {};
+  } catch {
+    return { error: envelope };
+  }
+}
+
+/** The envelope a recorded call answers with on replay: the text the host sent then. */
+export function answerEnvelope(call: RecordedCall): string {
+  if (call.error !== undefined) return JSON.stringify({ error: call.error });
+  // A call the run abandoned before its answer gets what any call after the end gets.
+  if (call.durationMs === undefined) return JSON.stringify({ error: COMPLETED_MESSAGE });
+  return JSON.stringify(Object.hasOwn(call, 'result') ? { result: call.result } : {});
+}
+
+/** A settled value as the record keeps it, or `undefined` for none. */
+export function recordedValue(value: unknown): RecordedValue | undefined {
+  if (value === undefined) return undefined;
+  const text = binaryCodec.stringify(value);
+  return text === undefined ? undefined : (JSON.parse(text) as RecordedValue);
+}
+
+/** Two recorded values are the same when their JSON text is. */
+export function sameValue(left: RecordedValue | undefined, right: RecordedValue | undefined): boolean {
+  return JSON.stringify(left) === JSON.stringify(right);
+}
