@@ -4,7 +4,8 @@
 /** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks. */
 const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/)';
 /** Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's other wings. */
-const RUNTIME_NEUTRAL = '^src/(index\\.ts$|codemode/|protocol/|record/|remote/|wire/|isolate/contract/|isolate/workerd/)';
+const RUNTIME_NEUTRAL =
+  '^src/(index\\.ts$|codemode/|protocol/|record/|remote/|wire/|isolate/contract/|isolate/workerd/)';
 /** Packages that run only in Node. */
 const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd)/';
 

@@ -11,10 +11,12 @@ import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 import type { ExecuteRequest } from '../../src/protocol/types.js';
+import { DEFAULT_MAX_RECORD_BYTES, RECORD_ROWS } from '../../src/record/record-options.js';
 import { recordExecution } from '../../src/record/recorder.js';
 import { replay } from '../../src/record/replay.js';
 import type { RunRecord } from '../../src/record/types.js';
 import { VmExecutor } from '../codemode/support/vm-executor.js';
+import { codeSpans, firstNumber, readDocs, tableUnder } from '../support/docs-tables.js';
 
 const schema = JSON.parse(readFileSync(new URL('../../schema/run-record.schema.json', import.meta.url), 'utf8'));
 const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(schema);
@@ -187,6 +189,17 @@ describe('the size bound', () => {
     expect(record.truncated?.droppedLogs).toBe(50 - record.logs.length);
     expect(record.truncated?.text).toContain("the outcome's value");
     expectValid(record);
+  });
+
+  it("is docs/observing.md's options table, row for row", () => {
+    const rows = tableUnder(readDocs('observing.md'), '## Run records and replay');
+    expect(rows.map((cells) => codeSpans(cells[0]!)[0])).toEqual(Object.keys(RECORD_ROWS));
+    for (const [cell, default_, description] of rows) {
+      const row = RECORD_ROWS[codeSpans(cell!)[0] as keyof typeof RECORD_ROWS];
+      expect(description).toBe(row.description);
+      if ('default' in row) expect(firstNumber(default_!)).toBe(row.default);
+    }
+    expect(RECORD_ROWS.maxBytes.default).toBe(DEFAULT_MAX_RECORD_BYTES);
   });
 
   it('is 1 MiB unless set, and refuses a bound that is not a positive integer, naming it', async () => {
