@@ -32,10 +32,11 @@ export function recordedAnswer(envelope: string): Pick<RecordedCall, 'result' | 
 /** The envelope a recorded call answers with on replay: the text the host sent then. */
 export function answerEnvelope(call: RecordedCall): string {
   if (call.error !== undefined) return JSON.stringify({ error: call.error });
-  // A call the run abandoned before its answer gets what any call after the end gets.
-  if (call.durationMs === undefined) return JSON.stringify({ error: COMPLETED_MESSAGE });
   return JSON.stringify(Object.hasOwn(call, 'result') ? { result: call.result } : {});
 }
+
+/** What a call the recorded run abandoned gets once the replayed run has ended: what any late call gets. */
+export const LATE_ANSWER = JSON.stringify({ error: COMPLETED_MESSAGE });
 
 /** A settled value as the record keeps it, or `undefined` for none. */
 export function recordedValue(value: unknown): RecordedValue | undefined {

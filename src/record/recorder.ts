@@ -79,6 +79,8 @@ class Recording implements RunRecording {
   /** The index of the first call left out; every call from it on is left out. */
   #cutAt: number | null = null;
   #callsMade = 0;
+  /** Set once the record is made: an answer arriving later (a call the run abandoned) changes nothing. */
+  #done = false;
 
   constructor(request: ExecuteRequest, options: ResolvedRecordOptions) {
     this.#options = options;
@@ -130,6 +132,7 @@ class Recording implements RunRecording {
     answer: Pick<RecordedCall, 'result' | 'error' | 'rejected'>,
     envelope?: string,
   ): void {
+    if (this.#done) return;
     call.durationMs = this.#elapsed() - call.startMs;
     Object.assign(call, answer);
     if (this.#cutAt !== null && index >= this.#cutAt) return;
@@ -158,6 +161,7 @@ class Recording implements RunRecording {
   }
 
   #complete(outcome: RecordedOutcome, logs: readonly LogEntry[], droppedResult: boolean): RunRecord {
+    this.#done = true;
     const kept: LogEntry[] = [];
     for (const { level, message } of logs) {
       if (!this.#fits(ENTRY_OVERHEAD_BYTES + utf8Bytes(message))) break;

@@ -5,7 +5,7 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { Dispatch, ExecuteRequest, ExecuteResult, LogEntry } from '../protocol/types.js';
-import { answerEnvelope, recordedArguments, recordedValue, sameValue } from './recorded-values.js';
+import { answerEnvelope, LATE_ANSWER, recordedArguments, recordedValue, sameValue } from './recorded-values.js';
 import { startRecording } from './recorder.js';
 import {
   formatNotARunRecord,
@@ -56,6 +56,8 @@ export async function replay(record: RunRecord, options: ReplayOptions): Promise
     replayed = recording.fail(error);
     outcome = replayed.outcome;
     logs = [];
+  } finally {
+    answers.end();
   }
 
   const divergence =
@@ -71,9 +73,16 @@ class RecordAnswers {
   readonly #calls: readonly RecordedCall[];
   #made = 0;
   divergence: ReplayDivergence | undefined;
+  /** Settles when the replayed run has ended. */
+  readonly #ended: Promise<void>;
+  /** Ends the replayed run's wait for the calls the recorded run never got an answer to. */
+  readonly end: () => void;
 
   constructor(calls: readonly RecordedCall[]) {
     this.#calls = calls;
+    let end!: () => void;
+    this.#ended = new Promise<void>((resolve) => (end = resolve));
+    this.end = end;
   }
 
   readonly dispatch: Dispatch = async (provider, tool, argsJson) => {
@@ -90,6 +99,8 @@ class RecordAnswers {
     }
     // The host's dispatch rejected then: it rejects now, with the same text.
     if (recorded.rejected) throw new Error(recorded.error);
+    // The recorded run ended before this call's answer (its bound ran out): so does the replayed one.
+    if (recorded.durationMs === undefined) return this.#ended.then(() => LATE_ANSWER);
     return answerEnvelope(recorded);
   };
 

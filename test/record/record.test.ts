@@ -146,6 +146,27 @@ describe('a run record', () => {
     expect(comparison).toMatchObject({ identical: true });
     expect(comparison.replayed.outcome).toEqual({ result: outcome.result });
   });
+  it('keeps a call the run abandoned unanswered, even when its answer comes later, and replays the run to the same end', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const request: ExecuteRequest = {
+      code: 'async () => { console.log("asking"); return await slow.wait() }',
+      providers: [{ name: 'slow', tools: ['wait'] }],
+      dispatch: createEnvelopeDispatch({ slow: () => released.then(() => 'late answer') }, { active: true }),
+      timeout: 100,
+    };
+    const { outcome, record } = await recordExecution(new VmExecutor(), request);
+    expect(outcome.error).toBeDefined();
+    release();
+    await released;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(record.calls).toHaveLength(1);
+    expect(record.calls[0]).not.toHaveProperty('durationMs');
+    expect(record.calls[0]).not.toHaveProperty('result');
+    expect(record.outcome).toEqual({ error: outcome.error });
+    expectValid(record);
+    expect(await replay(record, { executor: new VmExecutor() })).toMatchObject({ identical: true });
+  });
 });
 
 describe('the size bound', () => {
