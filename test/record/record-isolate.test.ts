@@ -14,6 +14,7 @@ import type { RunRecord } from '../../src/record/types.js';
 import { connect } from '../../src/remote/index.js';
 import { NodeWebSocket } from '../support/client.js';
 import { startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { expectValid } from './support/valid-record.js';
 
 const CODE = `async () => {
   const rows = await db.query("select 1", 7)
@@ -68,6 +69,7 @@ async function recordOn(executor: Executor): Promise<RunRecord> {
   const { outcome, record } = await recordExecution(executor, request);
   expect(outcome).toEqual({ result: EXPECTED_RESULT, logs: [{ level: 'warn', message: 'rows 2' }] });
   expect(real.calls).toBe(3);
+  expectValid(record);
   return record;
 }
 
@@ -112,6 +114,27 @@ describe('a run record on the real executors', () => {
         },
       });
     }
+  }, 60_000);
+
+  it('holds nothing of an outbound fetch: the run fetched through the host, the record has only the tool calls', async () => {
+    const fetched: string[] = [];
+    const { request } = database();
+    const { outcome, record } = await recordExecution(isolate, {
+      ...request,
+      code: 'async () => { const body = await (await fetch("https://api.example/" + (await db.query("x", 1))[1].id)).text(); return body.length }',
+      outbound: (req) => {
+        fetched.push(req.url);
+        return new Response('outbound-body-text');
+      },
+    });
+    expect(outcome.result).toBe('outbound-body-text'.length);
+    expect(fetched).toEqual(['https://api.example/8']);
+    const stored = JSON.stringify(record);
+    expect(stored).not.toContain('api.example/8');
+    expect(stored).not.toContain('outbound-body-text');
+    expect(record.calls).toHaveLength(1);
+    expect(Object.keys(record.request).sort()).toEqual(['code', 'providers', 'timeout']);
+    expectValid(record);
   }, 60_000);
 
   it('comes from CodemodeExecutor over connect() with record: true, and replays there', async () => {

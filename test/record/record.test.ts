@@ -4,8 +4,6 @@
  * and every kind of comparison replay gives. test/record/record-isolate.test.ts runs the same on
  * IsolateExecutor and over a daemon.
  */
-import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
@@ -17,15 +15,7 @@ import { replay } from '../../src/record/replay.js';
 import type { RunRecord } from '../../src/record/types.js';
 import { VmExecutor } from '../codemode/support/vm-executor.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../support/docs-tables.js';
-
-const schema = JSON.parse(readFileSync(new URL('../../schema/run-record.schema.json', import.meta.url), 'utf8'));
-const validate = new Ajv2020({ allErrors: true, strict: true, strictRequired: false }).compile(schema);
-
-function expectValid(record: RunRecord): void {
-  const valid = validate(JSON.parse(JSON.stringify(record)));
-  expect(validate.errors ?? [], 'schema errors').toEqual([]);
-  expect(valid).toBe(true);
-}
+import { expectValid } from './support/valid-record.js';
 
 /** A weather provider whose tool counts its real calls, so a test sees that replay runs none. */
 function weather() {
