@@ -4,8 +4,9 @@
  * plain JSON (bytes stay the codec's tag object), so `JSON.stringify` gives the same text back.
  */
 import { binaryCodec } from '../protocol/codec.js';
+import { messageOf } from '../protocol/message-of.js';
 import { COMPLETED_MESSAGE } from '../protocol/texts.js';
-import type { RecordedCall, RecordedValue } from './types.js';
+import type { RecordedCall, RecordedOutcome, RecordedValue } from './types.js';
 
 /** The argument array a call sent; an empty string is no arguments, as the dispatch grammar reads it. */
 export function recordedArguments(argsJson: string): RecordedValue {
@@ -38,11 +39,18 @@ export function answerEnvelope(call: RecordedCall): string {
 /** What a call the recorded run abandoned gets once the replayed run has ended: what any late call gets. */
 export const LATE_ANSWER = JSON.stringify({ error: COMPLETED_MESSAGE });
 
-/** A settled value as the record keeps it, or `undefined` for none. */
-export function recordedValue(value: unknown): RecordedValue | undefined {
-  if (value === undefined) return undefined;
-  const text = binaryCodec.stringify(value);
-  return text === undefined ? undefined : (JSON.parse(text) as RecordedValue);
+/**
+ * A run's settled value as the record keeps it: its JSON (bytes as the codec's tag), nothing for
+ * `undefined`, or the reason JSON cannot write it (a BigInt, a cycle), so recording never fails a run.
+ */
+export function recordedResult(value: unknown): Pick<RecordedOutcome, 'result' | 'resultNotJson'> {
+  if (value === undefined) return {};
+  try {
+    const text = binaryCodec.stringify(value);
+    return text === undefined ? {} : { result: JSON.parse(text) as RecordedValue };
+  } catch (error) {
+    return { resultNotJson: messageOf(error) };
+  }
 }
 
 /** Two recorded values are the same when their JSON text is. */

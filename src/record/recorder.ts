@@ -8,7 +8,7 @@ import { messageOf } from '../protocol/message-of.js';
 import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, LogEntry } from '../protocol/types.js';
 import { utf8Bytes } from './json-bytes.js';
 import { type ResolvedRecordOptions, resolveRecordOptions } from './record-options.js';
-import { recordedAnswer, recordedArguments, recordedValue } from './recorded-values.js';
+import { recordedAnswer, recordedArguments, recordedResult } from './recorded-values.js';
 import { formatOnRecordFailed, formatRecordTruncated } from './texts.js';
 import {
   type RecordedCall,
@@ -144,9 +144,9 @@ class Recording implements RunRecording {
   finish(outcome: ExecuteResult): RunRecord {
     const recorded: RecordedOutcome = {};
     let droppedResult = false;
-    const value = recordedValue(outcome.result);
-    if (value !== undefined) {
-      if (this.#fits(utf8Bytes(JSON.stringify(value)))) recorded.result = value;
+    const value = recordedResult(outcome.result);
+    if (Object.keys(value).length > 0) {
+      if (this.#fits(utf8Bytes(JSON.stringify(value)))) Object.assign(recorded, value);
       else droppedResult = true;
     }
     if (outcome.error !== undefined) recorded.error = outcome.error;

@@ -5,7 +5,7 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { Dispatch, ExecuteRequest, ExecuteResult, LogEntry } from '../protocol/types.js';
-import { answerEnvelope, LATE_ANSWER, recordedArguments, recordedValue, sameValue } from './recorded-values.js';
+import { answerEnvelope, LATE_ANSWER, recordedArguments, recordedResult, sameValue } from './recorded-values.js';
 import { startRecording } from './recorder.js';
 import {
   formatNotARunRecord,
@@ -117,9 +117,7 @@ function callOf({ provider, tool, args }: RecordedCall): ReplayedCall {
 
 /** The outcome as the record keeps it, whole: the comparison must not depend on the size bound. */
 function outcomeOf(result: ExecuteResult): RecordedOutcome {
-  const outcome: RecordedOutcome = {};
-  const value = recordedValue(result.result);
-  if (value !== undefined) outcome.result = value;
+  const outcome: RecordedOutcome = recordedResult(result.result);
   if (result.error !== undefined) outcome.error = result.error;
   return outcome;
 }
@@ -127,6 +125,7 @@ function outcomeOf(result: ExecuteResult): RecordedOutcome {
 function outcomeDivergence(recorded: RecordedOutcome, replayed: RecordedOutcome): ReplayDivergence | undefined {
   const same =
     sameValue(recorded.result, replayed.result) &&
+    recorded.resultNotJson === replayed.resultNotJson &&
     recorded.error === replayed.error &&
     recorded.rejected?.message === replayed.rejected?.message &&
     recorded.rejected?.code === replayed.rejected?.code;

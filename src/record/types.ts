@@ -48,6 +48,8 @@ export interface RecordedCall {
 export interface RecordedOutcome {
   /** The settled value; absent when it was `undefined` or the run failed. */
   result?: RecordedValue;
+  /** Why JSON could not write the settled value (a BigInt, a cycle), in its place. */
+  resultNotJson?: string;
   /** The run's failure text (`ExecuteResult.error`). */
   error?: string;
   /** `execute` itself rejected (cancelled, disposed, refused): its message and code. */

@@ -137,6 +137,18 @@ describe('a run record on the real executors', () => {
     expectValid(record);
   }, 60_000);
 
+  it('records a value JSON cannot write as the reason, never failing the run, and replays it', async () => {
+    const { request } = database();
+    const { outcome, record } = await recordExecution(isolate, {
+      ...request,
+      code: 'async () => ({ big: 10n ** 20n })',
+    });
+    expect(outcome.result).toEqual({ big: 10n ** 20n });
+    expect(record.outcome).toEqual({ resultNotJson: expect.stringContaining('BigInt') });
+    expectValid(record);
+    expect(await replay(record, { executor: remote })).toMatchObject({ identical: true });
+  }, 60_000);
+
   it('comes from CodemodeExecutor over connect() with record: true, and replays there', async () => {
     const executor = new CodemodeExecutor(remote);
     const providers = [{ name: 'math', fns: { 'add-one': (n: number) => n + 1 } }];
