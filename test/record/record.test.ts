@@ -7,11 +7,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
-import { ExecutorError } from '../../src/protocol/errors.js';
+import { ExecutionTimeoutError, ExecutorError } from '../../src/protocol/errors.js';
+import { TIMEOUT_MESSAGE } from '../../src/protocol/texts.js';
 import type { ExecuteRequest } from '../../src/protocol/types.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_ROWS } from '../../src/record/record-options.js';
 import { recordExecution } from '../../src/record/recorder.js';
 import { replay } from '../../src/record/replay.js';
+import { formatReplayCallDiverged } from '../../src/record/texts.js';
 import type { RunRecord } from '../../src/record/types.js';
 import { VmExecutor } from '../codemode/support/vm-executor.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../support/docs-tables.js';
@@ -274,6 +276,9 @@ describe('replay', () => {
         replayed: { provider: 'weather', tool: 'get', args: [{ city: 'Porto' }] },
       },
     });
+    // The parted call is answered with an error, so the run ends rather than waiting.
+    expect(comparison.replayed.calls[1]?.error).toBe(formatReplayCallDiverged(1));
+    expect(comparison.replayed.outcome.error).toBe(formatReplayCallDiverged(1));
   });
 
   it('names a call to another tool', async () => {
@@ -396,6 +401,15 @@ describe('record on CodemodeExecutor', () => {
     const result = await executor.execute('1 + 1', []);
     expect(result).toEqual({ result: 2, logs: [] });
     expect(await executor.execute('1 + 1', [], { record: false })).toEqual({ result: 2, logs: [] });
+  });
+
+  it('records the native outcome of a timed-out run, which the dialect renders as its own text', async () => {
+    const executor = new CodemodeExecutor(new VmExecutor());
+    const result = await executor.execute('await new Promise(() => {})', [], { record: true, timeout: 50 });
+    expect(result.error).toBe(TIMEOUT_MESSAGE);
+    expect(ExecutionTimeoutError.matches(result.record!.outcome.error!)).toBe(true);
+    expect(result.record!.request.timeout).toBe(50);
+    expect(await replay(result.record!, { executor: new VmExecutor() })).toMatchObject({ identical: true });
   });
 
   it('refuses a record value it cannot read, naming what it takes', async () => {
