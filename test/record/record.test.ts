@@ -4,7 +4,7 @@
  * and every kind of comparison replay gives. test/record/record-isolate.test.ts runs the same on
  * IsolateExecutor and over a daemon.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, ExecutorError } from '../../src/protocol/errors.js';
@@ -13,11 +13,15 @@ import type { ExecuteRequest } from '../../src/protocol/types.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_ROWS } from '../../src/record/record-options.js';
 import { recordExecution } from '../../src/record/recorder.js';
 import { replay } from '../../src/record/replay.js';
-import { formatReplayCallDiverged } from '../../src/record/texts.js';
+import { formatOnRecordFailed, formatReplayCallDiverged } from '../../src/record/texts.js';
 import type { RunRecord } from '../../src/record/types.js';
 import { VmExecutor } from '../codemode/support/vm-executor.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../support/docs-tables.js';
 import { expectValid } from './support/valid-record.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 /** A weather provider whose tool counts its real calls, so a test sees that replay runs none. */
 function weather() {
@@ -394,6 +398,17 @@ describe('record on CodemodeExecutor', () => {
     const failed = onRecord.mock.calls[1]![0] as RunRecord;
     expect(failed.outcome).toEqual({ rejected: { message: 'disposed', code: 'EXECUTOR_DISPOSED' } });
     expectValid(failed);
+  });
+
+  it('reports a throwing onRecord on console.warn and returns the run as it was', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const executor = new CodemodeExecutor(new VmExecutor());
+    const onRecord = () => {
+      throw new Error('storage is full');
+    };
+    const result = await executor.execute('6 * 7', [], { record: { onRecord } });
+    expect(result).toMatchObject({ result: 42, logs: [] });
+    expect(warn).toHaveBeenCalledWith(formatOnRecordFailed('storage is full'));
   });
 
   it('records nothing unasked: the result carries no record', async () => {
