@@ -4,7 +4,8 @@
 /** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks. */
 const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/)';
 /** Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's other wings. */
-const RUNTIME_NEUTRAL = '^src/(index\\.ts$|codemode/|protocol/|remote/|wire/|isolate/contract/|isolate/workerd/)';
+const RUNTIME_NEUTRAL =
+  '^src/(index\\.ts$|codemode/|protocol/|record/|remote/|wire/|isolate/contract/|isolate/workerd/)';
 /** Packages that run only in Node. */
 const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd)/';
 
@@ -69,7 +70,7 @@ export default {
     {
       name: 'node-code-from-neutral-code',
       comment:
-        'Runtime-neutral code (the root entry, codemode, protocol, remote, wire, the contract and workerd wings) may not import Node-only code or a Node-only package.',
+        'Runtime-neutral code (the root entry, codemode, protocol, record, remote, wire, the contract and workerd wings) may not import Node-only code or a Node-only package.',
       severity: 'error',
       from: { path: RUNTIME_NEUTRAL },
       to: { path: [NODE_ONLY, NODE_PACKAGES] },

@@ -35,6 +35,24 @@ export type {
   OutboundFetch,
   ProviderDescriptor,
 } from './protocol/types.js';
+// Run records and replay (docs/observing.md): above any native executor, on the caller's side.
+export { DEFAULT_MAX_RECORD_BYTES } from './record/record-options.js';
+export { type RunRecording, recordExecution, startRecording } from './record/recorder.js';
+export { replay } from './record/replay.js';
+export type {
+  RecordedCall,
+  RecordedOutcome,
+  RecordedRequest,
+  RecordedValue,
+  RecordOptions,
+  RecordTruncation,
+  ReplayComparison,
+  ReplayDivergence,
+  ReplayedCall,
+  ReplayOptions,
+  RunRecord,
+} from './record/types.js';
+export { RUN_RECORD_FORMAT, RUN_RECORD_SCHEMA_VERSION } from './record/types.js';
 export type { ConnectOptions, WebSocketConstructor, WebSocketLike } from './remote/index.js';
 // The remote client: a native executor over a capnweb WebSocket to a daemon.
 export { connect, RemoteExecutor } from './remote/index.js';

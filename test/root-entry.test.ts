@@ -159,7 +159,7 @@ const mainWorker :Workerd.Worker = (
 `;
 
 /** The adapter over a native executor that answers from inside the Worker through the real dispatch. */
-const WORKER_TEST = `import { CodemodeExecutor, normalizeCode, sanitizeToolName } from './root-entry.js';
+const WORKER_TEST = `import { CodemodeExecutor, normalizeCode, replay, sanitizeToolName } from './root-entry.js';
 
 function check(actual, expected, what) {
   if (JSON.stringify(actual) !== JSON.stringify(expected)) {
@@ -184,6 +184,10 @@ export default {
     const executor = new CodemodeExecutor(native);
     const outcome = await executor.execute('6 * 7', [{ name: 'codemode', fns: { add: (a, b) => a + b } }]);
     check(outcome, { result: 42, logs: ['[warn] async () => {\\nreturn (6 * 7)\\n}'] }, 'execute');
+    // A run record and its replay: the recorder's clock and byte count need nothing of Node.
+    const recorded = await executor.execute('6 * 7', [{ name: 'codemode', fns: { add: (a, b) => a + b } }], { record: true });
+    check(recorded.record.calls.map((c) => [c.tool, c.args, c.result]), [['add', [20, 22], 42]], 'record');
+    check((await replay(recorded.record, { executor: native })).identical, true, 'replay');
   },
 };
 `;

@@ -19,6 +19,7 @@ const KNOWN_OPTIONS: readonly string[] = everyKey<ExtendedExecuteOptions>({
   timeout: true,
   cpuTimeout: true,
   outbound: true,
+  record: true,
 });
 
 /** Throws a TypeError saying what the constructor takes unless `native` has the methods it calls. */

@@ -7,7 +7,9 @@ import { codeBytesOver } from '../protocol/code-size.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
-import type { ExecuteRequest, Executor, LogEntry } from '../protocol/types.js';
+import type { ExecuteRequest, ExecuteResult, Executor, LogEntry } from '../protocol/types.js';
+import { resolveRecordOptions } from '../record/record-options.js';
+import { beginRecording } from '../record/recorder.js';
 import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
 import { NormalizedCode } from './normalized-code.js';
@@ -57,6 +59,8 @@ export class CodemodeExecutor {
   ): Promise<CodemodeExecuteResult> {
     const providers = resolveProviders(providersOrFns);
     warnUnknownOptions(options);
+    // A wrong record option is the host's mistake: it rejects, as a malformed provider does.
+    const recordOptions = resolveRecordOptions(options?.record);
     const connectors = options?.connectors ?? [];
     // A refused request costs no worker: the native executor is never touched.
     const refusal = validateExecution(providers, connectors);
@@ -82,16 +86,25 @@ export class CodemodeExecutor {
     if (options?.cpuTimeout !== undefined) request.cpuTimeout = options.cpuTimeout;
     if (options?.outbound !== undefined) request.outbound = options.outbound;
 
-    let outcome;
+    // Recorded, the request's dispatch is wrapped here, above the native executor, whichever it is.
+    const recording = recordOptions === null ? null : beginRecording(request, recordOptions);
+    let outcome: ExecuteResult;
     try {
-      outcome = await this.#native.execute(request);
+      outcome = await this.#native.execute(recording?.request ?? request);
+    } catch (error) {
+      recording?.fail(error);
+      throw error;
     } finally {
       // Calls the program abandoned are refused from here on.
       guard.active = false;
     }
     const logs = formatLogs(outcome.logs);
-    if (outcome.error !== undefined) return { result: undefined, error: renderError(outcome.error), logs };
-    return { result: outcome.result, logs };
+    const rendered: CodemodeExecuteResult =
+      outcome.error !== undefined
+        ? { result: undefined, error: renderError(outcome.error), logs }
+        : { result: outcome.result, logs };
+    if (recording !== null) rendered.record = recording.finish(outcome);
+    return rendered;
   }
 
   /** Outside the dialect's interface, but the only way to release what the native executor holds. */

@@ -4,6 +4,7 @@
  * installed.
  */
 import type { ExecuteRequest, ProviderDescriptor } from '../protocol/types.js';
+import type { RecordOptions, RunRecord } from '../record/types.js';
 
 /**
  * A host tool function. The dialect types it `(...args: unknown[]) => Promise<unknown>`; this one
@@ -43,6 +44,11 @@ export interface ExtendedExecuteOptions {
   timeout?: ExecuteRequest['timeout'] | undefined;
   cpuTimeout?: ExecuteRequest['cpuTimeout'] | undefined;
   outbound?: ExecuteRequest['outbound'] | undefined;
+  /**
+   * Record the run (docs/observing.md): `true`, or `{maxBytes?, onRecord?}`. The result then
+   * carries `record`, which `replay` runs again. Off by default: nothing is recorded unasked.
+   */
+  record?: boolean | RecordOptions | undefined;
 }
 
 /** The dialect's `ExecuteResult`. `logs` is absent only when a name rule refused the call. */
@@ -50,4 +56,6 @@ export interface CodemodeExecuteResult {
   result: unknown;
   error?: string;
   logs?: string[];
+  /** The run's record, when the call set `record` and the run reached the native executor. */
+  record?: RunRecord;
 }

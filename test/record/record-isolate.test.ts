@@ -1,0 +1,160 @@
+/**
+ * Run records on the real executors: a record made on IsolateExecutor replays over a daemon
+ * (connect()), and one made over the daemon replays on IsolateExecutor, each answered from the
+ * record alone. The record is made on the caller's side, so both records have the same calls.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
+import { IsolateExecutor } from '../../src/isolate/index.js';
+import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
+import type { ExecuteRequest, Executor } from '../../src/protocol/types.js';
+import { recordExecution } from '../../src/record/recorder.js';
+import { replay } from '../../src/record/replay.js';
+import type { RunRecord } from '../../src/record/types.js';
+import { connect } from '../../src/remote/index.js';
+import { NodeWebSocket } from '../support/client.js';
+import { startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { expectValid } from './support/valid-record.js';
+
+const CODE = `async () => {
+  const rows = await db.query("select 1", 7)
+  let failure
+  try { await db.drop("users") } catch (e) { failure = e.message }
+  const echoed = await db.echo(new Uint8Array([1, 2, 250]))
+  console.warn("rows", rows.length)
+  return { rows, failure, bytes: echoed instanceof Uint8Array ? [...echoed] : "not bytes" }
+}`;
+
+/** A database provider that counts its real calls, so a test sees that replay runs none. */
+function database() {
+  const real = { calls: 0 };
+  const request: ExecuteRequest = {
+    code: CODE,
+    providers: [{ name: 'db', tools: ['query', 'drop', 'echo'] }],
+    dispatch: createEnvelopeDispatch(
+      {
+        db: (tool, args) => {
+          real.calls += 1;
+          if (tool === 'drop') throw new Error('refused: drop is not allowed');
+          if (tool === 'echo') return args[0];
+          return [{ id: args[1] }, { id: 8 }];
+        },
+      },
+      { active: true },
+    ),
+    timeout: 20_000,
+  };
+  return { real, request };
+}
+
+const EXPECTED_RESULT = { rows: [{ id: 7 }, { id: 8 }], failure: 'refused: drop is not allowed', bytes: [1, 2, 250] };
+
+let isolate: IsolateExecutor;
+let remote: Executor;
+
+beforeAll(async () => {
+  isolate = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
+  const daemon = await startDaemon();
+  remote = await connect(daemon.url, { websocket: NodeWebSocket });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.allSettled([isolate?.dispose(), remote?.dispose()]);
+  await stopAllDaemons();
+});
+
+/** Records CODE on `executor`, checking the run itself and that every tool ran once. */
+async function recordOn(executor: Executor): Promise<RunRecord> {
+  const { real, request } = database();
+  const { outcome, record } = await recordExecution(executor, request);
+  expect(outcome).toEqual({ result: EXPECTED_RESULT, logs: [{ level: 'warn', message: 'rows 2' }] });
+  expect(real.calls).toBe(3);
+  expectValid(record);
+  return record;
+}
+
+describe('a run record on the real executors', () => {
+  it('made on IsolateExecutor, replays identically over the daemon', async () => {
+    const record = await recordOn(isolate);
+    expect(record.calls).toMatchObject([
+      { provider: 'db', tool: 'query', args: ['select 1', 7], result: [{ id: 7 }, { id: 8 }] },
+      { provider: 'db', tool: 'drop', args: ['users'], error: 'refused: drop is not allowed' },
+      {
+        provider: 'db',
+        tool: 'echo',
+        args: [{ __codemode_binary_v1__: 'Uint8Array', data: 'AQL6' }],
+        result: { __codemode_binary_v1__: 'Uint8Array', data: 'AQL6' },
+      },
+    ]);
+    const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor: remote });
+    expect(comparison).toMatchObject({ identical: true });
+    expect(comparison.replayed.outcome).toEqual({ result: EXPECTED_RESULT });
+  }, 60_000);
+
+  it('made over the daemon, replays identically on IsolateExecutor, and the two records hold the same calls', async () => {
+    const record = await recordOn(remote);
+    const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor: isolate });
+    expect(comparison).toMatchObject({ identical: true });
+    const local = await recordOn(isolate);
+    const withoutTimes = (r: RunRecord) => r.calls.map(({ startMs: _s, durationMs: _d, ...call }) => call);
+    expect(withoutTimes(record)).toEqual(withoutTimes(local));
+  }, 60_000);
+
+  it('names the first divergence over the daemon, as in process', async () => {
+    const record = await recordOn(isolate);
+    const changed = { ...record, request: { ...record.request, code: CODE.replace('"select 1", 7', '"select 1", 9') } };
+    for (const executor of [remote, isolate]) {
+      expect(await replay(changed, { executor })).toMatchObject({
+        identical: false,
+        divergence: {
+          kind: 'call',
+          index: 0,
+          recorded: { args: ['select 1', 7] },
+          replayed: { args: ['select 1', 9] },
+        },
+      });
+    }
+  }, 60_000);
+
+  it('holds nothing of an outbound fetch: the run fetched through the host, the record has only the tool calls', async () => {
+    const fetched: string[] = [];
+    const { request } = database();
+    const { outcome, record } = await recordExecution(isolate, {
+      ...request,
+      code: 'async () => { const body = await (await fetch("https://api.example/" + (await db.query("x", 1))[1].id)).text(); return body.length }',
+      outbound: (req) => {
+        fetched.push(req.url);
+        return new Response('outbound-body-text');
+      },
+    });
+    expect(outcome.result).toBe('outbound-body-text'.length);
+    expect(fetched).toEqual(['https://api.example/8']);
+    const stored = JSON.stringify(record);
+    expect(stored).not.toContain('api.example/8');
+    expect(stored).not.toContain('outbound-body-text');
+    expect(record.calls).toHaveLength(1);
+    expect(Object.keys(record.request).sort()).toEqual(['code', 'providers', 'timeout']);
+    expectValid(record);
+  }, 60_000);
+
+  it('records a value JSON cannot write as the reason, never failing the run, and replays it', async () => {
+    const { request } = database();
+    const { outcome, record } = await recordExecution(isolate, {
+      ...request,
+      code: 'async () => ({ big: 10n ** 20n })',
+    });
+    expect(outcome.result).toEqual({ big: 10n ** 20n });
+    expect(record.outcome).toEqual({ resultNotJson: expect.stringContaining('BigInt') });
+    expectValid(record);
+    expect(await replay(record, { executor: remote })).toMatchObject({ identical: true });
+  }, 60_000);
+
+  it('comes from CodemodeExecutor over connect() with record: true, and replays there', async () => {
+    const executor = new CodemodeExecutor(remote);
+    const providers = [{ name: 'math', fns: { 'add-one': (n: number) => n + 1 } }];
+    const result = await executor.execute('const n = await math.add_one(41)\nn', providers, { record: true });
+    expect(result).toMatchObject({ result: 42, logs: [] });
+    expect(result.record?.calls).toMatchObject([{ provider: 'math', tool: 'add_one', args: [41], result: 42 }]);
+    expect(await replay(result.record!, { executor: isolate })).toMatchObject({ identical: true });
+  }, 60_000);
+});
