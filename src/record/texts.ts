@@ -2,6 +2,7 @@
  * Every text of run records and replay: what a wrong option, a record that cannot replay, a cut
  * record and a replayed call the record cannot answer say. One place, so a reword is one edit.
  */
+import { formatDidYouMean } from '../protocol/did-you-mean.js';
 
 /** A record option with a value its rule does not take. */
 export function formatRecordOptionInvalid(name: string, rule: string, got: string): string {
@@ -15,8 +16,7 @@ export function formatRecordValueInvalid(got: string): string {
 
 /** A record option this version does not know. */
 export function formatRecordOptionUnknown(name: string, known: readonly string[], nearest: string | undefined): string {
-  const hint = nearest === undefined ? '' : ` Did you mean "${nearest}"?`;
-  return `record has no option "${name}".${hint} Record options: ${known.join(', ')}`;
+  return `record has no option "${name}"${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }
 
 /** What a cut record says about itself. */

@@ -230,7 +230,9 @@ describe('the size bound', () => {
       expect((error as Error).message).toMatch(/^record\.maxBytes must be a positive integer number of bytes/);
     }
     const unknown = await recorded('async () => 1', { maxByte: 10 } as never).catch((e: unknown) => e);
-    expect((unknown as Error).message).toContain('record has no option "maxByte". Did you mean "maxBytes"?');
+    expect((unknown as Error).message).toContain(
+      'record has no option "maxByte" (did you mean maxBytes?); the options are maxBytes, onRecord',
+    );
   });
 });
 
