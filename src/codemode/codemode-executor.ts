@@ -38,6 +38,14 @@ export function renderError(message: string): string {
 
 export type { CodemodeExecutorOptions } from './options.js';
 
+/** Each dialect executor's native one, for `replay`, which runs a record's native request. */
+const natives = new WeakMap<object, Executor>();
+
+/** The native executor `value` wraps, when it is a `CodemodeExecutor`. */
+export function nativeExecutorOf(value: unknown): Executor | undefined {
+  return typeof value === 'object' && value !== null ? natives.get(value) : undefined;
+}
+
 export class CodemodeExecutor {
   readonly #native: Executor;
   readonly #maxCodeBytes: number;
@@ -47,6 +55,7 @@ export class CodemodeExecutor {
     // Refused here rather than at the first execute(), where it would fail far from the mistake.
     assertNativeExecutor(native);
     this.#native = native;
+    natives.set(this, native);
     const { maxCodeBytes, normalizeCacheChars } = resolveCodemodeOptions(options);
     this.#maxCodeBytes = maxCodeBytes;
     this.#normalized = new NormalizedCode(normalizeCacheChars);

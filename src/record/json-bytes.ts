@@ -7,3 +7,8 @@ const encoder = new TextEncoder();
 export function utf8Bytes(text: string): number {
   return NON_ASCII.test(text) ? encoder.encode(text).byteLength : text.length;
 }
+
+/** UTF-8 bytes of `text` as the record writes it: a JSON string, quotes and escapes included. */
+export function jsonStringBytes(text: string): number {
+  return utf8Bytes(JSON.stringify(text));
+}

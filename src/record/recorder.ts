@@ -6,7 +6,7 @@
  */
 import { messageOf } from '../protocol/message-of.js';
 import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, LogEntry } from '../protocol/types.js';
-import { utf8Bytes } from './json-bytes.js';
+import { jsonStringBytes, utf8Bytes } from './json-bytes.js';
 import { type ResolvedRecordOptions, resolveRecordOptions } from './record-options.js';
 import { recordedAnswer, recordedArguments, recordedResult } from './recorded-values.js';
 import { formatOnRecordFailed, formatRecordTruncated } from './texts.js';
@@ -120,7 +120,8 @@ class Recording implements RunRecording {
 
   #callStarted(index: number, provider: string, tool: string, argsJson: string): RecordedCall {
     const call: RecordedCall = { provider, tool, args: recordedArguments(argsJson), startMs: this.#elapsed() };
-    const bytes = ENTRY_OVERHEAD_BYTES + utf8Bytes(provider) + utf8Bytes(tool) + utf8Bytes(argsJson ?? '');
+    // Counted as written: names as JSON strings, the arguments as the JSON text they already are.
+    const bytes = ENTRY_OVERHEAD_BYTES + jsonStringBytes(provider) + jsonStringBytes(tool) + utf8Bytes(argsJson ?? '');
     if (this.#cutAt === null && !this.#fits(bytes)) this.#cutAt = index;
     if (this.#cutAt === null) this.#calls[index] = call;
     return call;
@@ -136,7 +137,7 @@ class Recording implements RunRecording {
     call.durationMs = this.#elapsed() - call.startMs;
     Object.assign(call, answer);
     if (this.#cutAt !== null && index >= this.#cutAt) return;
-    const bytes = envelope === undefined ? utf8Bytes(answer.error ?? '') : utf8Bytes(envelope);
+    const bytes = envelope === undefined ? jsonStringBytes(answer.error ?? '') : utf8Bytes(envelope);
     // A call whose answer does not fit is left out with every call after it, kept or not.
     if (!this.#fits(bytes)) this.#cutAt = this.#cutAt === null ? index : Math.min(this.#cutAt, index);
   }
@@ -164,7 +165,8 @@ class Recording implements RunRecording {
     this.#done = true;
     const kept: LogEntry[] = [];
     for (const { level, message } of logs) {
-      if (!this.#fits(ENTRY_OVERHEAD_BYTES + utf8Bytes(message))) break;
+      // A line of quotes or control characters is written escaped: it costs what it takes in JSON.
+      if (!this.#fits(ENTRY_OVERHEAD_BYTES + jsonStringBytes(message))) break;
       kept.push({ level, message });
     }
     const calls = this.#cutAt === null ? this.#calls : this.#calls.slice(0, this.#cutAt);

@@ -3,69 +3,187 @@
  * passes, answers every tool call from the record in order (no real tool runs), and compares
  * what the run does with what the record holds, up to the first place they part.
  */
+import { nativeExecutorOf } from '../codemode/codemode-executor.js';
 import { ExecutorError } from '../protocol/errors.js';
+import { cancellationText } from '../protocol/texts.js';
 import type { Dispatch, ExecuteRequest, ExecuteResult, LogEntry } from '../protocol/types.js';
+import { assertRunRecord } from './record-shape.js';
 import { answerEnvelope, LATE_ANSWER, recordedArguments, recordedResult, sameValue } from './recorded-values.js';
 import { startRecording } from './recorder.js';
 import {
+  DEFAULT_REPLAY_BOUND_MS,
+  REPLAY_BOUND_SLACK_MS,
+  type ResolvedReplayOptions,
+  resolveReplayOptions,
+} from './replay-options.js';
+import {
   formatNotARunRecord,
+  formatReplayBoundReached,
   formatReplayCallDiverged,
   formatReplayExtraCall,
+  formatReplayGivenUp,
   formatReplayTruncated,
-  REPLAY_NEEDS_EXECUTOR,
+  REPLAY_GOT_TEXT,
 } from './texts.js';
-import {
-  type RecordedCall,
-  type RecordedOutcome,
-  type ReplayComparison,
-  type ReplayDivergence,
-  type ReplayedCall,
-  type ReplayOptions,
-  RUN_RECORD_FORMAT,
-  RUN_RECORD_SCHEMA_VERSION,
-  type RunRecord,
+import type {
+  RecordedCall,
+  RecordedOutcome,
+  RecordedRequest,
+  ReplayComparison,
+  ReplayDivergence,
+  ReplayedCall,
+  ReplayOptions,
+  RunRecord,
 } from './types.js';
 
 /**
  * Runs `record`'s code again on `options.executor` and compares. Refuses, with `ExecutorError`
- * `INVALID_REQUEST`, a value that is no run record of this version, a record that was cut, and a
- * call without an executor. A run that fails or times out is an outcome, compared like any other.
+ * `INVALID_REQUEST`, a value that is no run record of this version (naming the first wrong field),
+ * a record that was cut, and options it does not take. A run that fails or times out is an outcome,
+ * compared like any other. It always ends: within the run's bound plus a slack, host waits
+ * included, or when `options.signal` aborts (then it rejects with `EXECUTION_CANCELLED`).
  */
 export async function replay(record: RunRecord, options: ReplayOptions): Promise<ReplayComparison> {
-  if (typeof options?.executor?.execute !== 'function')
-    throw new ExecutorError('INVALID_REQUEST', REPLAY_NEEDS_EXECUTOR);
-  assertRunRecord(record);
+  const resolved = resolveReplayOptions(options, nativeExecutorOf);
+  if (typeof record === 'string') throw new ExecutorError('INVALID_REQUEST', REPLAY_GOT_TEXT);
+  assertRunRecord(record, (problem) => new ExecutorError('INVALID_REQUEST', formatNotARunRecord(problem)));
   if (record.truncated !== undefined)
     throw new ExecutorError('INVALID_REQUEST', formatReplayTruncated(record.truncated.text));
+  if (resolved.signal?.aborted) throw cancelled();
 
-  const answers = new RecordAnswers(record.calls);
-  const request: ExecuteRequest = { ...record.request, dispatch: answers.dispatch };
-  if (options.timeout !== undefined) request.timeout = options.timeout;
-  if (options.outbound !== undefined) request.outbound = options.outbound;
-
-  const recording = startRecording(request);
-  let replayed: RunRecord;
-  let outcome: RecordedOutcome;
-  let logs: readonly LogEntry[];
+  const run = new ReplayRun(record, resolved);
   try {
-    const result = await options.executor.execute(recording.request);
-    replayed = recording.finish(result);
-    outcome = outcomeOf(result);
-    logs = result.logs;
-  } catch (error) {
-    replayed = recording.fail(error);
-    outcome = replayed.outcome;
-    logs = [];
+    return await run.compare();
   } finally {
-    answers.end();
+    run.end();
+  }
+}
+
+function cancelled(): ExecutorError {
+  return new ExecutorError('EXECUTION_CANCELLED', cancellationText.cancelled('replay'));
+}
+
+/** How the replay ended a run itself, when it did. */
+type GiveUp = { reason: 'caller' } | { reason: 'bound'; boundMs: number } | { reason: 'recorded'; index: number };
+
+/** One replay: the run on the executor, the answers from the record, and what ends the run when it does not end. */
+class ReplayRun {
+  readonly #record: RunRecord;
+  readonly #options: ResolvedReplayOptions;
+  readonly #answers: RecordAnswers;
+  readonly #abort = new AbortController();
+  #giveUp: GiveUp | undefined;
+  #gaveUp!: (giveUp: GiveUp) => void;
+  readonly #givenUp = new Promise<GiveUp>((resolve) => (this.#gaveUp = resolve));
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onCallerAbort = () => this.#stop({ reason: 'caller' });
+
+  constructor(record: RunRecord, options: ResolvedReplayOptions) {
+    this.#record = record;
+    this.#options = options;
+    // The recorded run was given up while a call waited (its caller aborted, its connection broke):
+    // the replayed one is given up at the same call, rather than waiting for an answer nobody gave.
+    const rejected = record.outcome.rejected;
+    this.#answers = new RecordAnswers(
+      record.calls,
+      rejected === undefined ? undefined : (index) => this.#stop({ reason: 'recorded', index }),
+    );
   }
 
-  const divergence =
-    answers.divergence ??
-    answers.missing() ??
-    outcomeDivergence(record.outcome, outcome) ??
-    logDivergence(record.logs, logs);
-  return divergence === undefined ? { identical: true, replayed } : { identical: false, divergence, replayed };
+  #stop(giveUp: GiveUp): void {
+    if (this.#giveUp !== undefined) return;
+    this.#giveUp = giveUp;
+    this.#abort.abort();
+    this.#gaveUp(giveUp);
+  }
+
+  async compare(): Promise<ReplayComparison> {
+    const { executor, signal } = this.#options;
+    const request = replayRequest(this.#record.request, this.#answers.dispatch, this.#options);
+    const boundMs = replayBoundMs(request.timeout);
+    this.#timer = setTimeout(() => this.#stop({ reason: 'bound', boundMs }), boundMs);
+    signal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+
+    const recording = startRecording(request);
+    let replayed: RunRecord;
+    let outcome: RecordedOutcome;
+    let logs: readonly LogEntry[];
+    // An executor that cannot cancel may ignore the signal: the replay ends all the same.
+    const settled = executor.execute(recording.request, { signal: this.#abort.signal }).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const ended = await Promise.race([settled, this.#givenUp.then((giveUp) => ({ giveUp }))]);
+    this.#answers.end();
+    const giveUp = this.#giveUp;
+    if (giveUp?.reason === 'caller') throw cancelled();
+    if (giveUp !== undefined) {
+      const message =
+        giveUp.reason === 'bound'
+          ? formatReplayBoundReached(giveUp.boundMs)
+          : formatReplayGivenUp(giveUp.index, this.#record.outcome.rejected?.message ?? '');
+      replayed = recording.fail(
+        new ExecutorError(giveUp.reason === 'bound' ? 'EXECUTION_TIMEOUT' : 'EXECUTION_CANCELLED', message),
+      );
+      outcome = replayed.outcome;
+      logs = [];
+    } else if ('result' in ended) {
+      replayed = recording.finish(ended.result);
+      outcome = outcomeOf(ended.result);
+      logs = ended.result.logs;
+    } else {
+      replayed = recording.fail((ended as { error: unknown }).error);
+      outcome = replayed.outcome;
+      logs = [];
+    }
+
+    const answers = this.#answers;
+    // Given up where the recorded run was given up, the replayed run ended as that one did.
+    const sameEnd = giveUp?.reason === 'recorded';
+    const divergence =
+      answers.divergence ??
+      answers.missing() ??
+      (sameEnd ? undefined : outcomeDivergence(this.#record.outcome, outcome)) ??
+      logDivergence(this.#record.logs, logs);
+    return divergence === undefined ? { identical: true, replayed } : { identical: false, divergence, replayed };
+  }
+
+  /** Clears the timer and the listener, and gives up a run still going (a rejection already in flight included). */
+  end(): void {
+    clearTimeout(this.#timer);
+    this.#options.signal?.removeEventListener('abort', this.#onCallerAbort);
+    this.#answers.end();
+    if (!this.#abort.signal.aborted) this.#abort.abort();
+  }
+}
+
+/**
+ * The native request a replay runs: the recorded fields, named one by one, so nothing a stored
+ * record carries beyond them (a `retainHandles`) reaches the executor; the run keeps nothing.
+ */
+function replayRequest(
+  recorded: RecordedRequest,
+  dispatch: Dispatch,
+  { timeout, outbound }: ResolvedReplayOptions,
+): ExecuteRequest {
+  const request: ExecuteRequest = {
+    code: recorded.code,
+    providers: recorded.providers.map((provider) => ({ ...provider, tools: [...provider.tools] })),
+    dispatch,
+    retainHandles: false,
+  };
+  if (recorded.modules !== undefined) request.modules = recorded.modules;
+  if (recorded.timeout !== undefined) request.timeout = recorded.timeout;
+  if (recorded.cpuTimeout !== undefined) request.cpuTimeout = recorded.cpuTimeout;
+  if (recorded.countHostWaits !== undefined) request.countHostWaits = recorded.countHostWaits;
+  if (timeout !== undefined) request.timeout = timeout;
+  if (outbound !== undefined) request.outbound = outbound;
+  return request;
+}
+
+/** How long replay lets a run go before it gives it up: its bound, where it has a number, and the slack. */
+function replayBoundMs(timeout: ExecuteRequest['timeout']): number {
+  return (typeof timeout === 'number' ? timeout : DEFAULT_REPLAY_BOUND_MS) + REPLAY_BOUND_SLACK_MS;
 }
 
 /** Answers each call of the replayed run with the recorded answer at its place, and notes the first that parts. */
@@ -78,8 +196,12 @@ class RecordAnswers {
   /** Ends the replayed run's wait for the calls the recorded run never got an answer to. */
   readonly end: () => void;
 
-  constructor(calls: readonly RecordedCall[]) {
+  /** Called when the run reaches a call the recorded run was given up on; absent where it was not. */
+  readonly #givenUpAt: ((index: number) => void) | undefined;
+
+  constructor(calls: readonly RecordedCall[], givenUpAt: ((index: number) => void) | undefined) {
     this.#calls = calls;
+    this.#givenUpAt = givenUpAt;
     let end!: () => void;
     this.#ended = new Promise<void>((resolve) => (end = resolve));
     this.end = end;
@@ -99,8 +221,12 @@ class RecordAnswers {
     }
     // The host's dispatch rejected then: it rejects now, with the same text.
     if (recorded.rejected) throw new Error(recorded.error);
-    // The recorded run ended before this call's answer (its bound ran out): so does the replayed one.
-    if (recorded.durationMs === undefined) return this.#ended.then(() => LATE_ANSWER);
+    if (recorded.durationMs === undefined) {
+      // The recorded run was given up while this call waited: the replay gives its run up here.
+      this.#givenUpAt?.(index);
+      // Or it ended before this call's answer (its bound ran out): so does the replayed one.
+      return this.#ended.then(() => LATE_ANSWER);
+    }
     return answerEnvelope(recorded);
   };
 
@@ -144,24 +270,5 @@ function logDivergence(recorded: readonly LogEntry[], replayed: readonly LogEntr
       replayed: right === undefined ? null : { level: right.level, message: right.message },
     };
   }
-  return undefined;
-}
-
-/** The checks a record read back from storage meets before it runs; the schema states the rest. */
-function assertRunRecord(record: unknown): asserts record is RunRecord {
-  const problem = recordProblem(record);
-  if (problem !== undefined) throw new ExecutorError('INVALID_REQUEST', formatNotARunRecord(problem));
-}
-
-function recordProblem(record: unknown): string | undefined {
-  if (typeof record !== 'object' || record === null) return 'got no object';
-  const { format, schemaVersion, request, calls, logs, outcome } = record as Partial<Record<keyof RunRecord, unknown>>;
-  if (format !== RUN_RECORD_FORMAT) return `its format is ${JSON.stringify(format)}`;
-  if (schemaVersion !== RUN_RECORD_SCHEMA_VERSION) return `its schemaVersion is ${JSON.stringify(schemaVersion)}`;
-  if (typeof (request as { code?: unknown } | null)?.code !== 'string') return 'request.code is not a string';
-  if (!Array.isArray((request as { providers?: unknown }).providers)) return 'request.providers is not an array';
-  if (!Array.isArray(calls)) return 'calls is not an array';
-  if (!Array.isArray(logs)) return 'logs is not an array';
-  if (typeof outcome !== 'object' || outcome === null) return 'outcome is not an object';
   return undefined;
 }

@@ -36,6 +36,35 @@ export function formatNotARunRecord(problem: string): string {
   return `replay() takes a run record (format "codemode-run-record", schemaVersion 1, schema/run-record.schema.json): ${problem}`;
 }
 
+/** `replay` was handed a record's JSON text rather than the record. */
+export const REPLAY_GOT_TEXT =
+  'replay() takes a run record, the object, and got a string: parse stored JSON first, replay(JSON.parse(text), options)';
+
+/** A replay option with a value its rule does not take. */
+export function formatReplayOptionInvalid(name: string, rule: string, got: string): string {
+  return `replay() options.${name} must be ${rule}; got ${got}`;
+}
+
+/** `replay`'s options are not an object. */
+export function formatReplayOptionsInvalid(got: string): string {
+  return `replay(record, options) takes an object of options ({executor, outbound?, timeout?, signal?}); got ${got}`;
+}
+
+/** A replay option this version does not know. */
+export function formatReplayOptionUnknown(name: string, known: readonly string[], nearest: string | undefined): string {
+  return `replay() has no option "${name}"${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
+}
+
+/** The replayed run outlived replay's own bound and was given up. */
+export function formatReplayBoundReached(boundMs: number): string {
+  return `Replay gave the run up: it had not ended ${boundMs} ms after it started (its bound and replay's slack, host waits included)`;
+}
+
+/** The recorded run was given up while call `index` waited: the replayed one is given up there too. */
+export function formatReplayGivenUp(index: number, recorded: string): string {
+  return `Replay gave the run up at call #${index + 1}, where the recorded run was given up while the call waited (${recorded})`;
+}
+
 /** `replay` was handed a cut record. */
 export function formatReplayTruncated(text: string): string {
   return `replay() cannot run a record that was cut: ${text}`;
@@ -43,7 +72,7 @@ export function formatReplayTruncated(text: string): string {
 
 /** `replay` was called without an executor to run on. */
 export const REPLAY_NEEDS_EXECUTOR =
-  'replay() needs options.executor, the native executor to run the code on: new IsolateExecutor() from /isolate, or the executor connect() returns';
+  'replay() needs options.executor, the executor to run the code on: new IsolateExecutor() from /isolate, the executor connect() returns, or a CodemodeExecutor over either';
 
 /** What the replayed run's call gets when it parts from the record: the run goes on, the comparison has it. */
 export function formatReplayCallDiverged(index: number): string {

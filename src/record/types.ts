@@ -94,14 +94,19 @@ export interface RecordOptions {
   onRecord?: ((record: RunRecord) => void) | undefined;
 }
 
-/** What `replay` runs the record on, and with what. */
+/** What `replay` runs the record on, and with what (src/record/replay-options.ts has their rows). */
 export interface ReplayOptions {
-  /** The native executor that runs the code again: an `IsolateExecutor`, `connect()`'s, any. */
-  executor: Executor;
+  /**
+   * What runs the code again: a native executor (an `IsolateExecutor`, `connect()`'s, any), or a
+   * `CodemodeExecutor`, which replays on the native executor it wraps.
+   */
+  executor: Executor | { execute(...args: never[]): unknown; dispose(): Promise<void> };
   /** Answers the replayed run's `fetch`; fetches are not recorded. Left out, the executor's default applies. */
   outbound?: OutboundFetch | null | undefined;
-  /** Replaces the recorded wall-clock bound, e.g. for a slower machine. */
+  /** Replaces the recorded wall-clock bound, e.g. for a slower machine; replay waits this long plus a slack at most. */
   timeout?: number | null | undefined;
+  /** Aborting it gives the replay up: the run ends and `replay` rejects with `EXECUTION_CANCELLED`. */
+  signal?: AbortSignal | undefined;
 }
 
 /** A call as the replayed run made it. */

@@ -157,4 +157,58 @@ describe('a run record on the real executors', () => {
     expect(result.record?.calls).toMatchObject([{ provider: 'math', tool: 'add_one', args: [41], result: 42 }]);
     expect(await replay(result.record!, { executor: isolate })).toMatchObject({ identical: true });
   }, 60_000);
+
+  it('replays a record whose call the caller abandoned to its end, on IsolateExecutor and over the daemon, keeping no sandbox busy', async () => {
+    // The caller gives the run up while its one call waits: the call never gets an answer.
+    const controller = new AbortController();
+    const request: ExecuteRequest = {
+      code: 'async () => { console.log("asking"); return await poll.wait() }',
+      providers: [{ name: 'poll', tools: ['wait'] }],
+      dispatch: createEnvelopeDispatch(
+        {
+          poll: () => {
+            setTimeout(() => controller.abort(), 10);
+            return new Promise(() => {});
+          },
+        },
+        { active: true },
+      ),
+      // The native default: the clock stops while the host answers, so nothing in the run ends the wait.
+      countHostWaits: false,
+    };
+    const kept: RunRecord[] = [];
+    const given = await recordExecution(
+      isolate,
+      request,
+      { onRecord: (r) => kept.push(r) },
+      {
+        signal: controller.signal,
+      },
+    ).catch((error: unknown) => error);
+    expect(given).toMatchObject({ code: 'EXECUTION_CANCELLED' });
+    const record = kept[0]!;
+    expect(record.calls).toHaveLength(1);
+    expect(record.calls[0]).not.toHaveProperty('durationMs');
+    expect(record.outcome.rejected?.code).toBe('EXECUTION_CANCELLED');
+    expectValid(record);
+    for (const executor of [isolate, remote]) {
+      const started = performance.now();
+      const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor });
+      expect(comparison).toMatchObject({ identical: true });
+      expect(performance.now() - started).toBeLessThan(15_000);
+    }
+    // Nothing of the replays is left running or retained in process.
+    await expect.poll(() => isolate.stats().states.busy, { timeout: 10_000 }).toBe(0);
+    expect(isolate.stats().retained).toBe(0);
+  }, 60_000);
+
+  it('keeps nothing when a stored record asks for retained handles: it is refused, naming the field', async () => {
+    const record = await recordOn(isolate);
+    const stored = JSON.parse(JSON.stringify(record));
+    stored.request.retainHandles = true;
+    const refusal = await replay(stored, { executor: isolate }).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect((refusal as Error).message).toContain('request has a field "retainHandles"');
+    expect(isolate.stats().retained).toBe(0);
+  }, 60_000);
 });

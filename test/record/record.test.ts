@@ -9,11 +9,12 @@ import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, ExecutorError } from '../../src/protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../../src/protocol/texts.js';
-import type { ExecuteRequest } from '../../src/protocol/types.js';
+import type { ExecuteRequest, Executor } from '../../src/protocol/types.js';
 import { DEFAULT_MAX_RECORD_BYTES, RECORD_ROWS } from '../../src/record/record-options.js';
-import { recordExecution } from '../../src/record/recorder.js';
+import { recordExecution, startRecording } from '../../src/record/recorder.js';
 import { replay } from '../../src/record/replay.js';
-import { formatOnRecordFailed, formatReplayCallDiverged } from '../../src/record/texts.js';
+import { REPLAY_BOUND_SLACK_MS, REPLAY_ROWS } from '../../src/record/replay-options.js';
+import { formatOnRecordFailed, formatReplayBoundReached, formatReplayCallDiverged } from '../../src/record/texts.js';
 import type { RunRecord } from '../../src/record/types.js';
 import { VmExecutor } from '../codemode/support/vm-executor.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../support/docs-tables.js';
@@ -208,6 +209,14 @@ describe('the size bound', () => {
     expectValid(record);
   });
 
+  it("is docs/observing.md's replay options table, row for row", () => {
+    const rows = tableUnder(readDocs('observing.md'), "### Replay's options");
+    expect(rows.map((cells) => codeSpans(cells[0]!)[0])).toEqual(Object.keys(REPLAY_ROWS));
+    for (const [cell, , description] of rows) {
+      expect(description).toBe(REPLAY_ROWS[codeSpans(cell!)[0] as keyof typeof REPLAY_ROWS].description);
+    }
+  });
+
   it("is docs/observing.md's options table, row for row", () => {
     const rows = tableUnder(readDocs('observing.md'), '## Run records and replay');
     expect(rows.map((cells) => codeSpans(cells[0]!)[0])).toEqual(Object.keys(RECORD_ROWS));
@@ -233,6 +242,47 @@ describe('the size bound', () => {
     expect((unknown as Error).message).toContain(
       'record has no option "maxByte" (did you mean maxBytes?); the options are maxBytes, onRecord',
     );
+  });
+});
+
+describe('the size bound counts what is written', () => {
+  // A line of control characters or quotes grows when JSON escapes it: \u0001 is six bytes written.
+  for (const [what, char] of [
+    ['control characters', '\\u0001'],
+    ['quotes', '\\"'],
+  ] as const) {
+    it(`keeps a record of console lines of ${what} within record.maxBytes as JSON`, async () => {
+      const maxBytes = 20_000;
+      const { record } = await recorded(
+        `async () => { for (let i = 0; i < 200; i++) console.log("${char}".repeat(400)); return 1 }`,
+        { maxBytes },
+      );
+      expect(record.truncated?.droppedLogs).toBeGreaterThan(0);
+      const written = new TextEncoder().encode(
+        JSON.stringify({ calls: record.calls, logs: record.logs, outcome: record.outcome }),
+      );
+      expect(written.byteLength).toBeLessThanOrEqual(maxBytes);
+      expectValid(record);
+    });
+  }
+
+  it('counts a call whose provider name and error text need escapes as written', async () => {
+    const maxBytes = 4_000;
+    const request: ExecuteRequest = {
+      code: 'async () => { for (let i = 0; i < 50; i++) { try { await q.fail() } catch {} } return 1 }',
+      providers: [{ name: 'q', tools: ['fail'] }],
+      dispatch: createEnvelopeDispatch(
+        {
+          q: () => {
+            throw new Error('\u0002'.repeat(100));
+          },
+        },
+        { active: true },
+      ),
+    };
+    const { record } = await recordExecution(new VmExecutor(), request, { maxBytes });
+    expect(record.truncated?.droppedCalls).toBeGreaterThan(0);
+    expect(new TextEncoder().encode(JSON.stringify(record.calls)).byteLength).toBeLessThanOrEqual(maxBytes);
   });
 });
 
@@ -358,10 +408,170 @@ describe('replay', () => {
       (e: unknown) => e,
     );
     expect((newer as Error).message).toBe(
-      'replay() takes a run record (format "codemode-run-record", schemaVersion 1, schema/run-record.schema.json): its schemaVersion is 2',
+      'replay() takes a run record (format "codemode-run-record", schemaVersion 1, schema/run-record.schema.json): schemaVersion is 2, not 1',
     );
     const nothing = await replay(null as never, { executor: new VmExecutor() }).catch((e: unknown) => e);
-    expect((nothing as Error).message).toContain('got no object');
+    expect((nothing as Error).message).toContain('record is null, not an object');
+  });
+});
+
+describe('replay takes what users pass', () => {
+  it('replays on the native executor a CodemodeExecutor wraps, as on the native one', async () => {
+    const { record } = await recorded(TWO_CITIES);
+    const native = new VmExecutor();
+    const comparison = await replay(record, { executor: new CodemodeExecutor(native) });
+    expect(comparison).toMatchObject({ identical: true, replayed: { outcome: { result: 30 } } });
+    expect(native.requests).toHaveLength(1);
+  });
+
+  it('gives a replay option with a typo the did-you-mean record options get', async () => {
+    const { record } = await recorded('async () => 1');
+    const error = await replay(record, { executor: new VmExecutor(), timout: 5 } as never).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect((error as Error).message).toBe(
+      'replay() has no option "timout" (did you mean timeout?); the options are executor, outbound, timeout, signal',
+    );
+    const badTimeout = await replay(record, { executor: new VmExecutor(), timeout: -1 }).catch((e: unknown) => e);
+    expect((badTimeout as Error).message).toMatch(/^replay\(\) options\.timeout must be a number of milliseconds >= 0/);
+    const notExecutor = await replay(record, { executor: {} as never }).catch((e: unknown) => e);
+    expect((notExecutor as Error).message).toMatch(/^replay\(\) options\.executor must be a native executor/);
+  });
+
+  it('says to parse a record given as JSON text', async () => {
+    const { record } = await recorded('async () => 1');
+    const error = await replay(JSON.stringify(record) as never, { executor: new VmExecutor() }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect((error as Error).message).toContain('parse stored JSON first, replay(JSON.parse(text), options)');
+    // Parsed, the same text replays.
+    expect(await replay(JSON.parse(JSON.stringify(record)), { executor: new VmExecutor() })).toMatchObject({
+      identical: true,
+    });
+  });
+
+  it('refuses a malformed record with INVALID_REQUEST naming the field, never a TypeError or RangeError', async () => {
+    const { record } = await recorded(TWO_CITIES);
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const cases: Array<[string, (copy: Record<string, any>) => void]> = [
+      ['truncated is null, not an object', (copy) => (copy.truncated = null)],
+      ['request.providers[0] is null, not an object', (copy) => (copy.request.providers = [null])],
+      ['calls[0].args cannot be written as JSON', (copy) => (copy.calls[0].args = deep)],
+      ['outcome.result cannot be written as JSON', (copy) => (copy.outcome.result = deep)],
+      [
+        'request has a field "retainHandles" that a run record does not hold',
+        (copy) => (copy.request.retainHandles = true),
+      ],
+      ['calls[1].startMs is "0", not a number from 0', (copy) => (copy.calls[1].startMs = '0')],
+      ['logs[0].message is missing', (copy) => delete copy.logs[0].message],
+      ['request.code is missing', (copy) => delete copy.request.code],
+    ];
+    for (const [problem, damage] of cases) {
+      const copy = JSON.parse(JSON.stringify(record));
+      damage(copy);
+      const executor = new VmExecutor();
+      const error = await replay(copy, { executor }).catch((e: unknown) => e);
+      expect(error, problem).toBeInstanceOf(ExecutorError);
+      expect(error, problem).toMatchObject({ code: 'INVALID_REQUEST' });
+      expect((error as Error).message, problem).toContain(problem);
+      expect(executor.requests, problem).toHaveLength(0);
+    }
+  });
+});
+
+describe('replay never hangs', () => {
+  /** A record whose one call was abandoned when the caller gave the run up: the call never got an answer. */
+  async function abandonedByCaller(countHostWaits: boolean) {
+    const controller = new AbortController();
+    const request: ExecuteRequest = {
+      code: 'async () => { console.log("asking"); return await slow.wait() }',
+      providers: [{ name: 'slow', tools: ['wait'] }],
+      dispatch: createEnvelopeDispatch(
+        {
+          slow: () => {
+            controller.abort();
+            return new Promise(() => {});
+          },
+        },
+        { active: true },
+      ),
+      countHostWaits,
+    };
+    const recording = startRecording(request);
+    const executor = new VmExecutor();
+    // The vm executor cannot cancel: the caller's give-up is its rejection, as a host's would be.
+    const aborted = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener('abort', () =>
+        reject(new ExecutorError('EXECUTION_CANCELLED', 'The execute call was cancelled')),
+      ),
+    );
+    const error = await Promise.race([executor.execute(recording.request), aborted]).catch((e: unknown) => e);
+    return recording.fail(error);
+  }
+
+  it('gives a run up at the call the recorded run was given up on, and ends identical', async () => {
+    const record = await abandonedByCaller(false);
+    expect(record.calls[0]).not.toHaveProperty('durationMs');
+    expect(record.outcome.rejected?.code).toBe('EXECUTION_CANCELLED');
+    expectValid(record);
+    const started = performance.now();
+    const comparison = await replay(record, { executor: new VmExecutor({ defaultTimeout: 600_000 }) });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(comparison).toMatchObject({ identical: true });
+    expect(comparison.replayed.outcome.rejected).toMatchObject({ code: 'EXECUTION_CANCELLED' });
+    expect(comparison.replayed.outcome.rejected?.message).toContain('Replay gave the run up at call #1');
+  });
+
+  it('ends a run that outlives its bound, even on an executor that ignores the signal, naming its bound', async () => {
+    const { record } = await recorded('async () => 1');
+    // The record says the run waited forever on nothing replay can answer: a spin it cannot stop.
+    record.request.code = 'async () => await new Promise(() => {})';
+    // An executor that neither keeps the bound nor hears the signal: only replay's own bound ends the run.
+    const executor = new VmExecutor();
+    const execute = executor.execute.bind(executor);
+    executor.execute = (request) => execute({ ...request, timeout: 600_000 });
+    const started = performance.now();
+    const comparison = await replay(record, { executor, timeout: 50 });
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(50);
+    expect(took).toBeLessThan(50 + REPLAY_BOUND_SLACK_MS + 2_000);
+    expect(comparison).toMatchObject({
+      identical: false,
+      divergence: { kind: 'outcome', replayed: { rejected: { code: 'EXECUTION_TIMEOUT' } } },
+    });
+    expect(comparison.replayed.outcome.rejected?.message).toBe(formatReplayBoundReached(50 + REPLAY_BOUND_SLACK_MS));
+  });
+
+  it("ends when the caller's signal aborts, rejecting with EXECUTION_CANCELLED, and passes the abort to the executor", async () => {
+    const { record } = await recorded('async () => 1');
+    record.request.code = 'async () => await new Promise(() => {})';
+    const inner = new VmExecutor({ defaultTimeout: 600_000 });
+    const seen: Array<AbortSignal | undefined> = [];
+    // The vm executor cannot cancel: this one notes the signal it is handed, and runs on.
+    const executor: Executor = {
+      execute: (request, options) => {
+        seen.push(options?.signal);
+        return inner.execute(request);
+      },
+      invokeHandle: () => inner.invokeHandle(),
+      closeHandles: () => inner.closeHandles(),
+      dispose: () => inner.dispose(),
+    };
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const error = await replay(record, { executor, signal: controller.signal }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'EXECUTION_CANCELLED' });
+    expect(seen[0]?.aborted).toBe(true);
+    const already = await replay(record, { executor, signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(already).toMatchObject({ code: 'EXECUTION_CANCELLED' });
+  });
+
+  it('never hands the executor a retainHandles request, whatever the record holds', async () => {
+    const { record } = await recorded('async () => 1');
+    const executor = new VmExecutor();
+    await replay(record, { executor });
+    expect(executor.requests[0]?.retainHandles).toBe(false);
   });
 });
 
