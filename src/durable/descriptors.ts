@@ -16,7 +16,20 @@ export interface DescriptorLimit {
   hard: string;
 }
 
+/**
+ * Read once as this module loads, and again at each refusal: reading needs a descriptor itself,
+ * which a refusal for want of one may not have (and Node raises its soft limit as it starts).
+ */
+let lastRead: DescriptorLimit | undefined;
+
 export function readDescriptorLimit(): DescriptorLimit | undefined {
+  lastRead = readLimitsFile() ?? lastRead;
+  return lastRead;
+}
+
+readDescriptorLimit();
+
+function readLimitsFile(): DescriptorLimit | undefined {
   try {
     const line = readFileSync('/proc/self/limits', 'utf8')
       .split('\n')

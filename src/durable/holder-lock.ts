@@ -214,7 +214,7 @@ function openDirectory(statePath: string, dir: string): number {
   } catch (error) {
     if (errnoCode(error) === 'ELOOP') throw durableStateError('STATE_PATH_SYMLINK', formatSymlink(statePath, dir));
     throw (
-      outOfDescriptors(error, dir) ??
+      outOfDescriptors(error, statePath) ??
       durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(statePath, messageOf(error)))
     );
   }

@@ -92,7 +92,7 @@ export function formatOutOfDescriptors(
       ? "Raise the system's limit (sysctl fs.file-max) or end what holds files"
       : 'Raise the limit where the host starts (`ulimit -n` in its shell, LimitNOFILE= in its systemd unit), or let it hold fewer files';
   return (
-    `Durable state file ${file} could not be opened: ${why}. Nothing in the state is damaged; ` +
+    `Durable state: ${file} could not be opened: ${why}. Nothing in the state is damaged; ` +
     `this open only was refused. ${raise}, then open it again.`
   );
 }
