@@ -11,7 +11,7 @@ import { formatOutOfDescriptors } from './texts.js';
 const DESCRIPTOR_CODES = new Set(['EMFILE', 'ENFILE']);
 
 /** This process's limit on open files, as `ulimit -n` shows it, from /proc (Linux); undefined elsewhere. */
-export interface DescriptorLimit {
+interface DescriptorLimit {
   soft: string;
   hard: string;
 }
@@ -22,7 +22,7 @@ export interface DescriptorLimit {
  */
 let lastRead: DescriptorLimit | undefined;
 
-export function readDescriptorLimit(): DescriptorLimit | undefined {
+function readDescriptorLimit(): DescriptorLimit | undefined {
   lastRead = readLimitsFile() ?? lastRead;
   return lastRead;
 }

@@ -55,7 +55,7 @@ export function showRootAs(root: string, path: string): () => void {
   };
 }
 
-export function shownPaths(text: string): string {
+function shownPaths(text: string): string {
   return shownAs.size === 0 ? text : text.replace(DESCRIPTOR_PATH, (root) => shownAs.get(root) ?? root);
 }
 
