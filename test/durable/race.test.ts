@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DurableState, openDurableState } from '../../src/durable/index.js';
-import { type HostProcess, killAllHosts, startHost } from './support/host-process.js';
+import { type HostProcess, killAllHosts, runHost, startHost } from './support/host-process.js';
 
 const { DurableObject } = (await import(new URL('../../src/register/cloudflare-workers.js', import.meta.url).href)) as {
   DurableObject: new (ctx: unknown, env: unknown) => { ctx: unknown; env: unknown };
@@ -173,5 +173,25 @@ describe('an empty directory made at the path while a new state is being created
       expect(answer.error).toMatch(new RegExp(`^Durable state at ${path} is already open by process ${holder} `));
     await killAllHosts();
     expect(await rowsByWriter(path)).toEqual({ [holder]: ACKNOWLEDGED_ROWS });
+  });
+});
+
+describe('a path renamed away and made again while an open holds its lock', () => {
+  it('the open lets the old directory go and locks the one the path names now', async () => {
+    const path = join(dir, 'state');
+    await mkdir(path, { mode: 0o700 });
+    // The host locks the directory at the path, and holds back its answer.
+    const host = slowHost(path, { locked: 'host-locked', after: 'host-go' });
+    await appears('host-locked');
+    await rename(path, join(dir, 'old'));
+    await mkdir(path, { mode: 0o700 });
+    await open('host-go');
+    expect(await answered(host)).toEqual({ open: host.child.pid, wrote: ACKNOWLEDGED_ROWS });
+    // On main the host writes into the new directory without its lock: a second writer got in.
+    expect(await runHost(['open', path])).toEqual({
+      error: expect.stringContaining(`Durable state at ${path} is already open by process ${host.child.pid}`),
+    });
+    await killAllHosts();
+    expect(await rowsByWriter(path)).toEqual({ [host.child.pid as number]: ACKNOWLEDGED_ROWS });
   });
 });
