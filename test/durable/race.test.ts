@@ -1,6 +1,6 @@
 /**
- * Several processes opening one fresh path at once, and a state renamed under its holder: one
- * writer per path, always, and no acknowledged row lost. The races are not left to chance: each
+ * Several processes opening one fresh path at once, a state renamed under its holder, and a path
+ * swapped under an open: one writer per path, always, and no acknowledged row lost. The races are not left to chance: each
  * host's `flock` is a wrapper (fixtures/slow-flock) that waits for files the test creates, so the
  * test decides which process is where when another one moves.
  */
@@ -39,14 +39,16 @@ afterAll(killAllHosts);
 /** A host whose `flock` waits on the named files (names under `dir`; see fixtures/slow-flock/flock). */
 function slowHost(
   path: string,
-  files: { started?: string; before?: string; locked?: string; after?: string } = {},
+  files: { started?: string; before?: string; locked?: string; after?: string; replace?: string } = {},
+  command = 'hold-write',
 ): HostProcess {
   const env: Record<string, string> = { PATH: `${SLOW_FLOCK_DIR}:${process.env.PATH}`, REAL_FLOCK };
   if (files.started) env.SLOW_FLOCK_STARTED = join(dir, files.started);
   if (files.before) env.SLOW_FLOCK_BEFORE = join(dir, files.before);
   if (files.locked) env.SLOW_FLOCK_LOCKED = join(dir, files.locked);
   if (files.after) env.SLOW_FLOCK_AFTER = join(dir, files.after);
-  return startHost(['hold-write', path], { env });
+  if (files.replace) env.SLOW_FLOCK_REPLACE = join(dir, files.replace);
+  return startHost([command, path], { env });
 }
 
 async function appears(name: string): Promise<void> {
@@ -193,5 +195,15 @@ describe('a path renamed away and made again while an open holds its lock', () =
     });
     await killAllHosts();
     expect(await rowsByWriter(path)).toEqual({ [host.child.pid as number]: ACKNOWLEDGED_ROWS });
+  });
+
+  it('gives up with STATE_PATH_REPLACED, writing nothing, when the path is swapped under every attempt', async () => {
+    const path = join(dir, 'state');
+    await mkdir(path, { mode: 0o700 });
+    const host = slowHost(path, { replace: 'state' }, 'open');
+    expect(await answered(host)).toEqual({
+      error: `Durable state at ${path} cannot be opened: it was replaced by another directory while it was being opened, 3 times in a row; whatever renames or recreates it must stop first`,
+    });
+    expect(await readdir(path)).toEqual([]);
   });
 });
