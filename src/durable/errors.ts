@@ -15,6 +15,10 @@ export type DurableStateErrorCode =
   | 'STATE_PATH_UNUSABLE'
   /** util-linux's `flock` could not run. */
   | 'STATE_LOCK_TOOL_MISSING'
+  /** This process (EMFILE) or the system (ENFILE) has no file descriptor left: nothing is damaged. */
+  | 'STATE_OUT_OF_DESCRIPTORS'
+  /** The directory was replaced under an open, each time it was tried. */
+  | 'STATE_PATH_REPLACED'
   /** A database file is not one this SQLite can read and write. */
   | 'STATE_DATABASE_UNUSABLE'
   /** The disk (or the file system's quota) is full. */
@@ -33,7 +37,26 @@ export interface DurableStateError extends Error {
 }
 
 export function durableStateError(code: DurableStateErrorCode, message: string): DurableStateError {
-  return Object.assign(new Error(message), { code });
+  return Object.assign(new Error(shownPaths(message)), { code });
+}
+
+/**
+ * A held state directory is reached through its descriptor, as `/proc/self/fd/<n>` (holder-lock.ts);
+ * a text names it as the path it was opened as, which is what the host passed and knows.
+ */
+const shownAs = new Map<string, string>();
+const DESCRIPTOR_PATH = /\/proc\/self\/fd\/\d+(?!\d)/g;
+
+/** Texts name `root` as `path` until the returned function is called. */
+export function showRootAs(root: string, path: string): () => void {
+  shownAs.set(root, path);
+  return () => {
+    if (shownAs.get(root) === path) shownAs.delete(root);
+  };
+}
+
+function shownPaths(text: string): string {
+  return shownAs.size === 0 ? text : text.replace(DESCRIPTOR_PATH, (root) => shownAs.get(root) ?? root);
 }
 
 export function isDurableStateError(error: unknown): error is DurableStateError {

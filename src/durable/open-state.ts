@@ -2,17 +2,17 @@
  * `openDurableState`: a subset of Cloudflare's DurableObjectState for a Node host, backed by
  * SQLite files under one directory that this process alone holds until `close()`.
  */
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { messageOf } from '../protocol/message-of.js';
+import { outOfDescriptors } from './descriptors.js';
 import { durableStateError, errnoCode, isDurableStateError } from './errors.js';
-import { acquireHolderLock, type HolderLock } from './holder-lock.js';
+import { claimStateDirectory } from './holder-lock.js';
 import { refuseMissingMembers } from './missing-members.js';
 import { refuseUntilAwaited, warnOnMissingExports } from './not-awaited.js';
 import { type OpenDurableStateOptions, resolveOpenOptions } from './open-options.js';
 import { stubFor } from './rpc-clone.js';
 import type { SqlStorage } from './sql-storage.js';
-import { ensureOwnDirectory, undoCreated } from './state-dir.js';
 import { StateNode } from './state-node.js';
 import {
   BACKUP_TARGET_EXISTS,
@@ -74,24 +74,18 @@ export function openDurableState(options: OpenDurableStateOptions): Promise<Dura
 
 async function openState(options: OpenDurableStateOptions): Promise<DurableState> {
   const { path, exports, env, durability, maxStateBytes } = resolveOpenOptions(options);
-  const created = ensureOwnDirectory(path, path);
-  let lock: HolderLock;
-  try {
-    accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
-    lock = await acquireHolderLock(path);
-  } catch (error) {
-    // A failed open leaves nothing it did not find.
-    undoCreated(created);
+  const lock = await claimStateDirectory(path).catch((error: unknown) => {
     if (errnoCode(error) !== undefined && !isDurableStateError(error))
       throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(path, messageOf(error)));
     throw error;
-  }
+  });
   let root: StateNode;
   try {
-    root = StateNode.open(path, { statePath: path, durability, maxStateBytes, isFacet: false });
+    // Everything below is reached through the lock's descriptor, never by the path's name again.
+    root = StateNode.open(lock.root, { statePath: path, durability, maxStateBytes, isFacet: false });
   } catch (error) {
     lock.release();
-    throw error;
+    throw outOfDescriptors(error, path) ?? error;
   }
   const life: Life = { closed: undefined };
   const rootState = buildState(root, warnOnMissingExports(exports), env, life);

@@ -6,6 +6,7 @@
  */
 import type { Database, Statement } from 'node-sqlite3-wasm';
 import { messageOf } from '../protocol/message-of.js';
+import { faultOutOfDescriptors } from './descriptors.js';
 import { durableStateError } from './errors.js';
 import { holdUntilGate } from './output-gate.js';
 import { splitAtSemicolons } from './split-statements.js';
@@ -158,7 +159,7 @@ export class SqlStorage {
     const fault = takeFileFault();
     if (message === SQLITE_IOERR && fault && DISK_FULL_CODES.has(fault.code))
       return durableStateError('STATE_DISK_FULL', formatDiskFull(fault.path ?? this.#file, fault.code));
-    return error;
+    return faultOutOfDescriptors(fault, this.#file) ?? error;
   }
 
   #exec(query: string, bindings: unknown[]): SqlCursor {

@@ -5,9 +5,10 @@
  * deleted by the state; a directory others can write would let them plant one at any moment.
  * What the state creates, it creates with mode 0700 (directories) and 0600 (files).
  */
-import { type BigIntStats, lstatSync, mkdirSync, rmdirSync, type Stats } from 'node:fs';
+import { type BigIntStats, lstatSync, mkdirSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { messageOf } from '../protocol/message-of.js';
+import { outOfDescriptors } from './descriptors.js';
 import { durableStateError, errnoCode } from './errors.js';
 import { formatNotADirectory, formatPathUnusable, formatSymlink, formatUnsafe } from './texts.js';
 
@@ -16,45 +17,38 @@ export type EntryKind = 'file' | 'directory';
 /** Bits that let users other than the owner write. */
 const OTHERS_WRITE = 0o022;
 
-/**
- * Makes sure `dir` is a directory of this user's that only it can write, creating it (and any
- * missing parent) with mode 0700. Returns the directories it created, deepest first, for `undoCreated`.
- */
-export function ensureOwnDirectory(statePath: string, dir: string): string[] {
+/** Makes sure `dir` is a directory of this user's that only it can write, creating it (and any missing parent) with mode 0700. */
+export function ensureOwnDirectory(statePath: string, dir: string): void {
   const found = lstatOrAbsent(statePath, dir);
   if (found) {
     checkEntry(statePath, dir, found, 'directory');
-    return [];
+    return;
   }
-  let first: string | undefined;
-  try {
-    first = mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    if (errnoCode(error) === 'ENOTDIR' || errnoCode(error) === 'EEXIST')
-      throw durableStateError('STATE_NOT_A_DIRECTORY', formatNotADirectory(statePath, nearestFile(dir)));
-    throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(statePath, messageOf(error)));
-  }
-  const created: string[] = [];
-  if (first !== undefined)
-    for (let at = dir; ; at = dirname(at)) {
-      created.push(at);
-      if (at === first || at === dirname(at)) break;
-    }
+  makeDirectories(statePath, dir);
   const made = lstatOrAbsent(statePath, dir);
   if (!made)
     throw durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(statePath, `${dir} vanished as it was created`));
   checkEntry(statePath, dir, made, 'directory');
-  return created;
 }
 
-/** Removes directories `ensureOwnDirectory` created (deepest first), if they are still empty. */
-export function undoCreated(created: readonly string[]): void {
-  for (const dir of created) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      return;
-    }
+/**
+ * Creates the directory a new state is made in, and its missing parents, with mode 0700. They are
+ * left in place if the open fails: another process may be creating its own state in them.
+ */
+export function ensureParent(statePath: string, parent: string): void {
+  makeDirectories(statePath, parent);
+}
+
+function makeDirectories(statePath: string, dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    if (errnoCode(error) === 'ENOTDIR' || errnoCode(error) === 'EEXIST')
+      throw durableStateError('STATE_NOT_A_DIRECTORY', formatNotADirectory(statePath, nearestFile(dir)));
+    throw (
+      outOfDescriptors(error, dir) ??
+      durableStateError('STATE_PATH_UNUSABLE', formatPathUnusable(statePath, messageOf(error)))
+    );
   }
 }
 

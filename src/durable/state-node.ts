@@ -7,10 +7,11 @@ import { closeSync, constants, mkdirSync, openSync, readdirSync, readSync, rmdir
 import { join } from 'node:path';
 import type { Database } from 'node-sqlite3-wasm';
 import { messageOf } from '../protocol/message-of.js';
+import { faultOutOfDescriptors, outOfDescriptors } from './descriptors.js';
 import type { Durability } from './durability.js';
 import { durableStateError, errnoCode } from './errors.js';
 import { SqlStorage } from './sql-storage.js';
-import { binding } from './sqlite-binding.js';
+import { binding, takeFileFault } from './sqlite-binding.js';
 import { checkOwnEntry, ensureOwnDirectory } from './state-dir.js';
 import { formatDatabaseUnusable, formatNewerFormat, formatSymlink } from './texts.js';
 
@@ -69,7 +70,9 @@ export class StateNode {
    */
   static open(dir: string, options: NodeOptions): StateNode {
     const { statePath } = options;
-    ensureOwnDirectory(statePath, dir);
+    // The state's own directory was checked as it was locked, and is reached through the lock's
+    // descriptor (a link, in /proc, that lstat would refuse).
+    if (options.isFacet) ensureOwnDirectory(statePath, dir);
     const file = join(dir, DATABASE_FILE);
     for (const suffix of DATABASE_SUFFIXES) checkOwnEntry(statePath, `${file}${suffix}`, 'file');
     clearBindingLock(statePath, file);
@@ -167,7 +170,10 @@ function checkFileFormat(file: string): void {
     }
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return;
-    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)));
+    throw (
+      outOfDescriptors(error, file) ??
+      durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)))
+    );
   }
   if (header.toString('latin1', 0, SQLITE_MAGIC.length) !== SQLITE_MAGIC) return;
   const write = header[WRITE_VERSION_AT] as number;
@@ -178,6 +184,7 @@ function checkFileFormat(file: string): void {
 
 function openDatabase(file: string, { durability, maxStateBytes }: NodeOptions): Database {
   let db: Database | undefined;
+  takeFileFault();
   try {
     db = new binding.Database(file);
     for (const pragma of [...PRAGMAS, SYNCHRONOUS[durability]]) db.all(pragma);
@@ -187,7 +194,10 @@ function openDatabase(file: string, { durability, maxStateBytes }: NodeOptions):
     db.all('SELECT count(*) FROM sqlite_schema');
     return db;
   } catch (error) {
+    // SQLite says "unable to open database file" for a file it could not open for want of a
+    // descriptor too; the binding's last failed file call tells which.
+    const outOfFiles = faultOutOfDescriptors(takeFileFault(), file);
     if (db?.isOpen) db.close();
-    throw durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)));
+    throw outOfFiles ?? durableStateError('STATE_DATABASE_UNUSABLE', formatDatabaseUnusable(file, messageOf(error)));
   }
 }

@@ -71,6 +71,41 @@ export function formatStateFull(file: string, maxStateBytes: number): string {
   );
 }
 
+/**
+ * An open refused for want of a file descriptor: EMFILE is this process's limit, ENFILE the
+ * system's table. `limit` is this process's, as /proc/self/limits gives it.
+ */
+export function formatOutOfDescriptors(
+  file: string,
+  code: string,
+  limit: { soft: string; hard: string } | undefined,
+): string {
+  const has = limit
+    ? `this process may hold ${limit.soft} open files (its soft limit; the hard limit is ${limit.hard})`
+    : 'the limit of this process could not be read';
+  const why =
+    code === 'ENFILE'
+      ? `the system has no file descriptor left (ENFILE: its file table is full; ${has})`
+      : `this process has no file descriptor left (EMFILE: ${has}, and all are in use)`;
+  const raise =
+    code === 'ENFILE'
+      ? "Raise the system's limit (sysctl fs.file-max) or end what holds files"
+      : 'Raise the limit where the host starts (`ulimit -n` in its shell, LimitNOFILE= in its systemd unit), or let it hold fewer files';
+  return (
+    `Durable state: ${file} could not be opened: ${why}. Nothing in the state is damaged; ` +
+    `this open only was refused. ${raise}, then open it again.`
+  );
+}
+
+/** The path was swapped for another directory each time an open had locked it. */
+export function formatPathReplaced(path: string, attempts: number): string {
+  return formatPathUnusable(
+    path,
+    `it was replaced by another directory while it was being opened, ${attempts} times in a row; whatever renames or ` +
+      'recreates it must stop first',
+  );
+}
+
 /** The single-writer rule: a second open of a path while another holder has it. */
 export function formatAlreadyOpen(path: string, holder: string | undefined): string {
   const by = holder ? `by ${holder}` : 'by another process (its holder record, LOCK, is missing or unreadable)';

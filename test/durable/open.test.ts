@@ -377,12 +377,13 @@ describe('a failed open leaves nothing it did not find', () => {
     });
   });
 
-  it('a failed flock removes the directories it created and writes no LOCK', async () => {
+  it('a failed flock leaves no state directory and no LOCK; the parent it made stays, as others may create beside it', async () => {
     const path = join(dir, 'new', 'state');
     expect(await runHost(['open', path], { env: { PATH: '/nonexistent' } })).toEqual({
       error: expect.stringContaining('the lock helper `flock` (util-linux) could not run'),
     });
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(dir)).toEqual(['new']);
+    expect(await readdir(join(dir, 'new'))).toEqual([]);
     const existing = join(dir, 'existing');
     await mkdir(existing, { mode: 0o700 });
     await runHost(['open', existing], { env: { PATH: '/nonexistent' } });
