@@ -294,6 +294,11 @@ describe('loadCatalogue', () => {
     expect(message).toContain(
       `typo.yaml:12 (case "adds"): /expect has an unknown property "reslt"; did you mean "result"?`,
     );
+    // A tool's behaviour, whose names the schema lists as propertyNames.
+    write('typo.yaml', GOOD.replace('{ add: { add: true } }', '{ add: { return: 42 } }'));
+    expect(problems()).toContain(
+      `typo.yaml:8 (case "adds"): /providers/0/tools/add has an unknown property "return"; did you mean "returns"?`,
+    );
     write('typo.yaml', GOOD.replace('    logs: []', '    logs: []\n    zebra: 1'));
     expect(problems()).toMatch(/\/expect has an unknown property "zebra"$/);
   });

@@ -35,7 +35,7 @@ describe('npm run case', () => {
   it('names an unknown option, and an unknown column with the known ones', () => {
     const unknown = runCli('--colums', 'ours');
     expect(unknown.status).toBe(2);
-    expect(unknown.output).toMatch(/^unknown option --colums\n\nusage: npm run case/);
+    expect(unknown.output).toMatch(/^unknown option --colums \(did you mean --columns\?\)\n\nusage: npm run case/);
     const column = runCli('x', '--columns', 'ours,0.9.9');
     expect(column.status).toBe(2);
     expect(column.output).toContain(

@@ -94,6 +94,9 @@ describe('npm run matrix', () => {
     const bad = runMatrix('--out');
     expect(bad.status).toBe(2);
     expect(bad.output).toMatch(/^--out needs a value\n\nusage: npm run matrix/);
+    const typo = runMatrix('--colums', 'ours');
+    expect(typo.status).toBe(2);
+    expect(typo.output).toMatch(/^unknown option --colums \(did you mean --columns\?\)\n\nusage: npm run matrix/);
     expect(runMatrix('--snapshot', '--out', out).output).toContain(
       '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',
     );
