@@ -187,6 +187,9 @@ export const texts = {
     unknownOption: (flag: string, nearest: string | undefined, usage: string) =>
       `unknown option ${flag}${formatDidYouMean(nearest)}\n\n${usage}`,
     needsValue: (flag: string, usage: string) => `${flag} needs a value\n\n${usage}`,
+    /** `npm run case` alone: it runs the cases named, and names none by default. */
+    noSelector: (usage: string) =>
+      `name the cases to run: a case id, a pattern with *, or a case file (npm run matrix runs them all)\n\n${usage}`,
     unexpectedArgument: (argument: string, usage: string) => `unexpected argument ${argument}\n\n${usage}`,
     compareNeedsRelease: '--columns compare needs --compare <version>: the compare column runs the release it names',
     snapshotWithOut: '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',

@@ -43,6 +43,16 @@ describe('npm run case', () => {
     );
   });
 
+  it('refuses to run without a selector, with the usage, before starting anything', () => {
+    catalogue.write('a.yaml', caseText('alone', '1', '{ result: 1 }'));
+    const { status, output } = runCli('--columns', 'ours', '--cases', catalogue.dir);
+    expect(status).toBe(2);
+    expect(output).toMatch(
+      /^name the cases to run: a case id, a pattern with \*, or a case file .*\n\nusage: npm run case -- <selector>/,
+    );
+    expect(output).not.toContain('case(s) on');
+  });
+
   it('refuses an id used in two files, naming both places, before starting anything', () => {
     catalogue.write('a.yaml', caseText('twice', '1', '{ result: 1 }'));
     catalogue.write('b.yaml', `\n${caseText('twice', '1', '{ result: 1 }')}`);
