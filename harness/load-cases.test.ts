@@ -234,6 +234,22 @@ describe('loadCatalogue', () => {
     expect(problems()).toBe(
       `${join(dir, 'tab.yaml')}:8 (case "adds"): a tab indents this line: YAML indents with spaces only`,
     );
+    // A tab before a key of the mapping, where the library says `Unexpected scalar at node end`.
+    write('tab.yaml', GOOD.replace('  features:', '\tfeatures:'));
+    expect(problems()).toBe(
+      `${join(dir, 'tab.yaml')}:5 (case "adds"): a tab indents this line: YAML indents with spaces only`,
+    );
+    // A tab before the key after a block scalar, which the library takes for the block cut short.
+    write(
+      'tab.yaml',
+      GOOD.replace(
+        '  code: async () => codemode.add(20, 22)\n  providers:',
+        '  code: |-\n    async () => codemode.add(20, 22)\n\tproviders:',
+      ),
+    );
+    expect(problems()).toBe(
+      `${join(dir, 'tab.yaml')}:8 (case "adds"): a tab indents this line: YAML indents with spaces only`,
+    );
     rmSync(join(dir, 'tab.yaml'));
     write('twice.yaml', GOOD.replace('    logs: []', '    logs: []\n    result: 43'));
     expect(problems()).toBe(
