@@ -1,13 +1,19 @@
 /**
- * The commands a contributor meets first: each npm script that does work answers `--help` at once
- * with its own usage (before a build, a busy loop, a rewrite of the docs or a full lint).
+ * The commands a contributor meets first, as the README's Develop section and CONTRIBUTING.md name
+ * them: each npm script that does work answers `--help` at once with its own usage (before a
+ * build, a busy loop, a rewrite of the docs or a full lint), and the pages name every script and
+ * every column of the matrix.
  */
 import { spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_COLUMNS } from '../harness/columns.js';
+import { section } from './package/markdown.js';
 
 const ROOT = join(import.meta.dirname, '..');
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 
 function npmRun(script: string, ...args: string[]): { status: number | null; output: string } {
   const run = spawnSync('npm', ['run', script, '--', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
@@ -46,5 +52,28 @@ describe('--help', () => {
       expect(status, script).toBe(2);
       expect(output).toContain(`unexpected argument --fix\n\nusage: npm run ${script}`);
     }
+  });
+});
+
+describe("the README's Develop section", () => {
+  const develop = section(read('README.md'), 'Develop');
+
+  it("names every npm script but npm pack's hook and the bench, which has a section of its own", () => {
+    const named = Object.keys(scripts).filter((script) => script !== 'prepack' && script !== 'bench');
+    const missing = named.filter((script) => !develop.includes(script === 'test' ? 'npm test' : `npm run ${script}`));
+    expect(missing).toEqual([]);
+    expect(section(read('README.md'), 'Benchmarks')).toContain('npm run bench');
+  });
+
+  it('names every column npm run matrix runs', () => {
+    const matrix = develop.slice(develop.indexOf('`npm run matrix` runs'));
+    expect(DEFAULT_COLUMNS.filter((column) => !matrix.includes(`\`${column}\``))).toEqual([]);
+  });
+
+  it('points at CONTRIBUTING.md, which says how to set up, test, write a case, and the standards', () => {
+    expect(develop).toContain('[CONTRIBUTING.md](CONTRIBUTING.md)');
+    const contributing = read('CONTRIBUTING.md');
+    for (const heading of ['Setting up', 'Running the tests', 'Writing a case', 'The standards'])
+      expect(contributing).toContain(`## ${heading}`);
   });
 });
