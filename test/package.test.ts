@@ -12,7 +12,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -57,27 +57,42 @@ function installed(name: string): string {
   return `${name}@${manifest.version}`;
 }
 
-/** An empty ESM project with the tarball and `extra` installed; returns it and npm's warnings. */
+/**
+ * An empty ESM project with the tarball and `extra` installed; returns it and npm's warnings.
+ * `setup`: the shell line that makes the project, instead of writing its package.json here.
+ */
 async function consumerProject(
   name: string,
   tarball: string,
   extra: string[],
   flags = INSTALL_FLAGS,
+  setup?: string,
 ): Promise<{ project: string; warnings: string }> {
   const project = join(dir, name);
   await mkdir(project);
-  await writeFile(join(project, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  if (setup === undefined)
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+  else await run('sh', ['-c', setup], project);
   const { stderr } = await runWithStderr('npm', ['install', tarball, ...extra, ...flags], project);
   return { project, warnings: stderr };
 }
 
-async function runWithStderr(command: string, args: string[], cwd: string): Promise<{ stderr: string }> {
+/** The first `count` bytes of a file, as text, without reading the rest (a binary may be 100 MB). */
+async function firstBytes(path: string, count: number): Promise<string> {
+  const file = await open(path);
   try {
-    return await promisify(execFile)(command, args, { cwd, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
-  } catch (error) {
-    const { stdout = '', stderr = '', message } = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${message}\n${stdout}\n${stderr}`);
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(count), 0, count, 0);
+    return buffer.subarray(0, bytesRead).toString('latin1');
+  } finally {
+    await file.close();
   }
+}
+
+/** The README's line that makes a new project for the package, in its Install section. */
+function readmeProjectLine(readme: string): string {
+  const line = shellLines(section(readme, 'Install')).find((candidate) => candidate.startsWith('npm init -y'));
+  if (!line) throw new Error("The README's Install section shows no `npm init -y` line for a new project");
+  return line;
 }
 
 /** Every dialect line of the peer range, by the alias the consumer installs it under. */
@@ -87,6 +102,15 @@ const DIALECT_LINES = {
   'codemode-0-4': '@cloudflare/codemode@0.4.4',
   'codemode-0-5': '@cloudflare/codemode@0.5.6',
 };
+
+async function runWithStderr(command: string, args: string[], cwd: string): Promise<{ stderr: string }> {
+  try {
+    return await promisify(execFile)(command, args, { cwd, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout = '', stderr = '', message } = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${message}\n${stdout}\n${stderr}`);
+  }
+}
 
 /** dist is built by `npm test`; a lone run builds it when it is missing or older than any source it ships. */
 function distIsCurrent(): boolean {
@@ -137,7 +161,13 @@ beforeAll(async () => {
       // Every dialect line of the peer range, under an alias, so none of them is the optional peer.
       ...Object.entries(DIALECT_LINES).map(([alias, spec]) => `${alias}@npm:${spec}`),
     ]),
-    consumerProject('bare', join(dir, tarball), [], ['--prefer-offline', '--no-audit', '--no-fund']),
+    consumerProject(
+      'bare',
+      join(dir, tarball),
+      [],
+      ['--prefer-offline', '--no-audit', '--no-fund'],
+      readmeProjectLine(readFileSync(join(root, 'README.md'), 'utf8')),
+    ),
     consumerProject('host', join(dir, tarball), [
       installed('@cloudflare/codemode'),
       installed('@modelcontextprotocol/sdk'),
@@ -269,6 +299,52 @@ describe('the packed package in an empty project', () => {
     expect(prose).toContain('saved in your project as `quickstart.mjs`, `node quickstart.mjs` prints');
     await writeFile(join(bare, 'quickstart.mjs'), quickStart!.source);
     expect((await run(process.execPath, ['quickstart.mjs'], bare)).trim()).toBe(quickStart!.prints?.trim());
+  });
+
+  it("runs a README snippet saved as .ts under tsx in the project the README's npm init line makes", async () => {
+    const readme = await readFile(join(bare, 'node_modules', PACKAGE, 'README.md'), 'utf8');
+    // `bare` was made by that line; npm 11's npm init alone writes "type": "commonjs".
+    expect(readmeProjectLine(readme)).toBe('npm init -y && npm pkg set type=module');
+    const manifest = JSON.parse(await readFile(join(bare, 'package.json'), 'utf8')) as { type?: string };
+    expect(manifest.type).toBe('module');
+    const [quickStart] = typeScriptSnippets(readme);
+    await writeFile(join(bare, 'quickstart.ts'), quickStart!.source);
+    const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+    expect((await run(process.execPath, [tsx, 'quickstart.ts'], bare)).trim()).toBe(quickStart!.prints?.trim());
+    // Where the project stays CommonJS, the README's way out is the .mts extension.
+    const prose = section(readme, 'Install').replace(/\s+/g, ' ');
+    expect(prose).toContain('Top-level await is currently not supported with the "cjs" output format');
+    expect(prose).toContain('save the snippets as `.mts` instead');
+    await run('npm', ['pkg', 'set', 'type=commonjs'], bare);
+    try {
+      await expect(run(process.execPath, [tsx, 'quickstart.ts'], bare)).rejects.toThrow(
+        'Top-level await is currently not supported with the "cjs" output format',
+      );
+      await writeFile(join(bare, 'quickstart.mts'), quickStart!.source);
+      expect((await run(process.execPath, [tsx, 'quickstart.mts'], bare)).trim()).toBe(quickStart!.prints?.trim());
+    } finally {
+      await run('npm', ['pkg', 'set', 'type=module'], bare);
+    }
+  });
+
+  it('names the install-scripts warning npm prints for workerd, whose script the package does not need', async () => {
+    const prose = section(await readFile(join(bare, 'node_modules', PACKAGE, 'README.md'), 'utf8'), 'Install').replace(
+      /\s+/g,
+      ' ',
+    );
+    const warning = /`(install scripts not yet covered by allowScripts)`/.exec(prose)?.[1];
+    const entry = /`(workerd@<version> \(postinstall: [^)]+\))`/.exec(prose)?.[1];
+    expect([warning, entry]).toEqual([
+      'install scripts not yet covered by allowScripts',
+      'workerd@<version> (postinstall: node install.js)',
+    ]);
+    // What npm printed while installing `bare` as a user does: it warns, and for now still runs the script.
+    expect(bareInstallWarnings).toContain(warning);
+    expect(bareInstallWarnings).toContain(entry!.replace('<version>', installed('workerd').split('@')[1]!));
+    // Without the script (the consumer installed with --ignore-scripts) the launcher is still there,
+    // not the binary it would have linked over it, and the README's snippets run on workerd all the same (next test).
+    expect(await firstBytes(join(consumer, 'node_modules', 'workerd', 'bin', 'workerd'), 2)).toBe('#!');
+    expect(prose).toContain('`npm install-scripts deny workerd`');
   });
 
   it("runs the README's snippets, type-checked under strict, and each prints what the README says", async () => {
