@@ -20,7 +20,9 @@
  * Everything it starts (wrangler and its workerd, the daemon, our workerd pool) is stopped at the
  * end, on error, and on Ctrl-C.
  */
+import { execFileSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { WebSocket } from 'ws';
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
@@ -57,6 +59,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime] [-- --agai
   --quick          fewer rounds and samples (a smoke run of about ten seconds)
   --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
 ${againstText.usageLine}
+  --build          run npm run build first, once the options are known good (npm run bench passes it)
   -h, --help`;
 
 const FULL = { warmup: 30, rounds: 300, coldStarts: 10, spins: 6, kills: 10, loadRounds: 3 };
@@ -80,6 +83,7 @@ function parseCommandLine(): typeof FULL | undefined {
         help: { type: 'boolean', short: 'h' },
         phase: { type: 'string' },
         against: { type: 'string' },
+        build: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -107,6 +111,8 @@ function parseCommandLine(): typeof FULL | undefined {
     }
     againstDir = values.against;
   }
+  // After the checks, so that --help and a bad option answer at once rather than after a build.
+  if (values.build) execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..'), stdio: 'inherit' });
   return values.quick ? QUICK : FULL;
 }
 

@@ -234,6 +234,22 @@ describe('loadCatalogue', () => {
     expect(problems()).toBe(
       `${join(dir, 'tab.yaml')}:8 (case "adds"): a tab indents this line: YAML indents with spaces only`,
     );
+    // A tab before a key of the mapping, where the library says `Unexpected scalar at node end`.
+    write('tab.yaml', GOOD.replace('  features:', '\tfeatures:'));
+    expect(problems()).toBe(
+      `${join(dir, 'tab.yaml')}:5 (case "adds"): a tab indents this line: YAML indents with spaces only`,
+    );
+    // A tab before the key after a block scalar, which the library takes for the block cut short.
+    write(
+      'tab.yaml',
+      GOOD.replace(
+        '  code: async () => codemode.add(20, 22)\n  providers:',
+        '  code: |-\n    async () => codemode.add(20, 22)\n\tproviders:',
+      ),
+    );
+    expect(problems()).toBe(
+      `${join(dir, 'tab.yaml')}:8 (case "adds"): a tab indents this line: YAML indents with spaces only`,
+    );
     rmSync(join(dir, 'tab.yaml'));
     write('twice.yaml', GOOD.replace('    logs: []', '    logs: []\n    result: 43'));
     expect(problems()).toBe(
@@ -293,6 +309,11 @@ describe('loadCatalogue', () => {
     );
     expect(message).toContain(
       `typo.yaml:12 (case "adds"): /expect has an unknown property "reslt"; did you mean "result"?`,
+    );
+    // A tool's behaviour, whose names the schema lists as propertyNames.
+    write('typo.yaml', GOOD.replace('{ add: { add: true } }', '{ add: { return: 42 } }'));
+    expect(problems()).toContain(
+      `typo.yaml:8 (case "adds"): /providers/0/tools/add has an unknown property "return"; did you mean "returns"?`,
     );
     write('typo.yaml', GOOD.replace('    logs: []', '    logs: []\n    zebra: 1'));
     expect(problems()).toMatch(/\/expect has an unknown property "zebra"$/);

@@ -138,8 +138,10 @@ function describeError(error: ErrorObject): { message: string; key?: string } {
         : undefined;
   const schema = (error.parentSchema ?? {}) as SchemaNode;
   if (unknownKey !== undefined) {
-    // A property the schema lists, for a slip such as `provders`; `propertyNames` lists none.
-    const known = error.keyword === 'additionalProperties' ? Object.keys(schema.properties ?? {}) : [];
+    // A property the schema lists, for a slip such as `provders`, or a name its `propertyNames`
+    // allows, for a tool's behaviour such as `return:`.
+    const allowed = (schema as { propertyNames?: { enum?: unknown[] } }).propertyNames?.enum ?? [];
+    const known = [...Object.keys(schema.properties ?? {}), ...allowed.filter((name) => typeof name === 'string')];
     return { message: texts.loader.unknownProperty(unknownKey, nearestName(unknownKey, known)), key: unknownKey };
   }
   if (error.keyword === 'enum') return { message: texts.loader.notOneOf(params.allowedValues ?? []) };

@@ -4,6 +4,7 @@
  * is one deliberate edit and tests can name the exact string. The report's own are in
  * report/texts.ts. Runtime-neutral: the reference worker bundles it.
  */
+import { formatDidYouMean } from '../src/protocol/did-you-mean.js';
 import type { CellStatus } from './report/model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './report/release-diff.js';
 
@@ -182,8 +183,13 @@ export const texts = {
   cli: {
     unknownColumns: (unknown: readonly string[], known: readonly string[]) =>
       `--columns: unknown column(s) ${unknown.join(', ') || '(none given)'}; the columns are ${known.join(', ')}, or all`,
-    unknownOption: (flag: string, usage: string) => `unknown option ${flag}\n\n${usage}`,
+    /** `nearest`: the option most likely meant (nearest-name.ts), with the daemon's did-you-mean. */
+    unknownOption: (flag: string, nearest: string | undefined, usage: string) =>
+      `unknown option ${flag}${formatDidYouMean(nearest)}\n\n${usage}`,
     needsValue: (flag: string, usage: string) => `${flag} needs a value\n\n${usage}`,
+    /** `npm run case` alone: it runs the cases named, and names none by default. */
+    noSelector: (usage: string) =>
+      `name the cases to run: a case id, a pattern with *, or a case file (npm run matrix runs them all)\n\n${usage}`,
     unexpectedArgument: (argument: string, usage: string) => `unexpected argument ${argument}\n\n${usage}`,
     compareNeedsRelease: '--columns compare needs --compare <version>: the compare column runs the release it names',
     snapshotWithOut: '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',

@@ -17,6 +17,9 @@ const ID_KEY = /^(?:- +| +)id: *(["']?)([\w.$-]+)\1 *(?:#.*)?$/;
 /** A key whose value is a block scalar: `  code: |-`, with its chomping or indentation indicator. */
 const BLOCK_SCALAR_HEADER = /^( *)(- +)?([A-Za-z_$][\w$-]*: *[|>][-+0-9]*) *(?:#.*)?$/;
 
+/** A line whose indentation has a tab: spaces, if any, then a tab. */
+const TAB_INDENT = /^ *\t/;
+
 /** The errors whose cause is where a key starts, which the library reports where it stopped reading. */
 const INDENTATION_CODES = new Set(['BLOCK_AS_IMPLICIT_KEY', 'MULTILINE_IMPLICIT_KEY', 'BAD_INDENT']);
 
@@ -124,8 +127,17 @@ export function describeYamlMistake(
   const firstMessage = first.message.split('\n')[0] ?? '';
   let message = texts.loader.yaml(firstMessage);
   const dedent = blockScalarDedent(lines);
-  // A dedent inside a block scalar causes whatever the library says first at or after its line.
-  if (dedent && dedent.line <= lineCounter.linePos(Math.max(first.pos[0], first.pos[1] - 1)).line) {
+  const inDedent = dedent && dedent.line <= lineCounter.linePos(Math.max(first.pos[0], first.pos[1] - 1)).line;
+  // A tab the library stops at is worded by what it could not parse there (`Unexpected scalar at
+  // node end`, or a block scalar cut short when the tab follows one); the author needs the tab.
+  const tabbed = [inDedent ? dedent.line : undefined, reported].find(
+    (at) => at !== undefined && TAB_INDENT.test(lines[at - 1] ?? ''),
+  );
+  if (tabbed !== undefined) {
+    line = tabbed;
+    message = texts.loader.tabIndent;
+  } else if (inDedent) {
+    // A dedent inside a block scalar causes whatever the library says first at or after its line.
     line = dedent.line;
     message = texts.loader.blockScalarDedent(
       firstMessage,

@@ -159,7 +159,25 @@ export function docsPath(page: string): string {
   return fileURLToPath(new URL(`../docs/${page}`, import.meta.url));
 }
 
+const USAGE = `usage: npm run docs:options
+
+Writes the options tables, rendered from the option rows, into the docs pages that hold them:
+${OPTION_TABLES.map(({ page, heading }) => `docs/${page} (${heading.replace(/^#+ /, '')})`).join(', ')}.
+test/isolate/host/options/option-docs.test.ts fails when a page's table is not what its rows render.
+
+  -h, --help   print this text`;
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  if (args.some((arg) => arg === '--help' || arg === '-h')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  // It takes no argument, so anything else is a slip: rewriting the pages then would surprise.
+  if (args.length > 0) {
+    console.error(`docs:options: unexpected argument ${args[0]}\n\n${USAGE}`);
+    process.exit(2);
+  }
   for (const { page, heading, render } of OPTION_TABLES) {
     const { lines, start, end } = tableSpan(readFileSync(docsPath(page), 'utf8'), heading);
     lines.splice(start, end - start, render());

@@ -35,12 +35,22 @@ describe('npm run case', () => {
   it('names an unknown option, and an unknown column with the known ones', () => {
     const unknown = runCli('--colums', 'ours');
     expect(unknown.status).toBe(2);
-    expect(unknown.output).toMatch(/^unknown option --colums\n\nusage: npm run case/);
+    expect(unknown.output).toMatch(/^unknown option --colums \(did you mean --columns\?\)\n\nusage: npm run case/);
     const column = runCli('x', '--columns', 'ours,0.9.9');
     expect(column.status).toBe(2);
     expect(column.output).toContain(
       '--columns: unknown column(s) 0.9.9; the columns are ours, ours-remote, ours-worker, 0.2.2, 0.3.8, 0.4.1, 0.4.4, latest, or all',
     );
+  });
+
+  it('refuses to run without a selector, with the usage, before starting anything', () => {
+    catalogue.write('a.yaml', caseText('alone', '1', '{ result: 1 }'));
+    const { status, output } = runCli('--columns', 'ours', '--cases', catalogue.dir);
+    expect(status).toBe(2);
+    expect(output).toMatch(
+      /^name the cases to run: a case id, a pattern with \*, or a case file .*\n\nusage: npm run case -- <selector>/,
+    );
+    expect(output).not.toContain('case(s) on');
   });
 
   it('refuses an id used in two files, naming both places, before starting anything', () => {

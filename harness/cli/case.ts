@@ -65,14 +65,12 @@ runCommand(async () => {
     PINNED_COLUMNS,
     PINNED_COLUMNS,
   );
+  if (positionals.length === 0) throw new UsageError(texts.cli.noSelector(USAGE));
   const { cases, boundaries } = loadCatalogue(typeof values.cases === 'string' ? resolve(values.cases) : undefined);
-  let selected = cases;
-  if (positionals.length > 0) {
-    for (const selector of positionals)
-      if (!cases.some((item) => selects(selector, item)))
-        throw new UsageError(texts.cli.noMatch(selector, nearest(selector, cases)));
-    selected = cases.filter((item) => positionals.some((selector) => selects(selector, item)));
-  }
+  for (const selector of positionals)
+    if (!cases.some((item) => selects(selector, item)))
+      throw new UsageError(texts.cli.noMatch(selector, nearest(selector, cases)));
+  const selected = cases.filter((item) => positionals.some((selector) => selects(selector, item)));
 
   const engine = new Engine(boundaries);
   stopOnSignals(engine, (line) => console.log(line));

@@ -4,6 +4,7 @@
  * spurious failures, exit 130).
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { nearestName } from '../../src/protocol/nearest-name.js';
 import { COLUMN_IDS, type ColumnId, isColumnId } from '../columns.js';
 import type { Engine } from '../engine.js';
 import { texts } from '../texts.js';
@@ -38,10 +39,19 @@ export function parseCommand(
   } catch (error) {
     const code = (error as { code?: string }).code;
     const flag = /'(-[^' ]+)/.exec((error as Error).message)?.[1];
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(texts.cli.unknownOption(flag ?? '?', usage));
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      const nearest = flag === undefined ? undefined : closestOption(flag, options);
+      throw new UsageError(texts.cli.unknownOption(flag ?? '?', nearest, usage));
+    }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(texts.cli.needsValue(flag ?? '?', usage));
     throw error;
   }
+}
+
+/** The option an unknown one most likely meant, as `--name`, by the daemon's rule (nearest-name.ts). */
+function closestOption(flag: string, options: Options): string | undefined {
+  const known = nearestName(flag.replace(/^--?/, '').split('=')[0]!, [...Object.keys(options), 'help']);
+  return known === undefined ? undefined : `--${known}`;
 }
 
 /**

@@ -49,13 +49,20 @@ function runMatrix(...args: string[]) {
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-/** As runMatrix, without blocking this process: the loopback registry it asks lives here. */
+/**
+ * As runMatrix, without blocking this process: the loopback registry it asks lives here. Runs at the
+ * same time need release caches of their own (`cache`): each unpacks the releases it resolves.
+ */
 function runMatrixAsync(...args: string[]): Promise<{ status: number | null; output: string }> {
+  return runMatrixAsyncIn(RELEASE_CACHE, ...args);
+}
+
+function runMatrixAsyncIn(cache: string, ...args: string[]): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [...NODE_TSX, MATRIX, ...args],
-      { cwd: ROOT, encoding: 'utf8', timeout: 600_000, env: { ...process.env, MATRIX_RELEASE_CACHE: RELEASE_CACHE } },
+      { cwd: ROOT, encoding: 'utf8', timeout: 600_000, env: { ...process.env, MATRIX_RELEASE_CACHE: cache } },
       (_error, stdout, stderr) => resolve({ status: child.exitCode, output: `${stdout}${stderr}` }),
     );
   });
@@ -94,6 +101,9 @@ describe('npm run matrix', () => {
     const bad = runMatrix('--out');
     expect(bad.status).toBe(2);
     expect(bad.output).toMatch(/^--out needs a value\n\nusage: npm run matrix/);
+    const typo = runMatrix('--colums', 'ours');
+    expect(typo.status).toBe(2);
+    expect(typo.output).toMatch(/^unknown option --colums \(did you mean --columns\?\)\n\nusage: npm run matrix/);
     expect(runMatrix('--snapshot', '--out', out).output).toContain(
       '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',
     );
@@ -177,6 +187,26 @@ describe('npm run matrix', () => {
 
   describe('with two real releases from a loopback registry', () => {
     let registry: FakeRegistry;
+    /**
+     * The two release-diff runs, started together once the registry listens: each waits mostly on
+     * its two wrangler dev columns starting, so side by side they take little more than one. Each
+     * has its own catalogue, output and release cache.
+     */
+    let diffs: {
+      catalogues: FixtureCatalogue[];
+      caches: string[];
+      fromOld: Promise<{ status: number | null; output: string }>;
+      fromFlows: Promise<{ status: number | null; output: string }>;
+    };
+    const FLOWS = ['runtime-transform-truncate-structural', 'runtime-model-output-leaves-out-calls'];
+    afterAll(async () => {
+      if (diffs) {
+        await Promise.all([diffs.fromOld, diffs.fromFlows]);
+        for (const scratch of diffs.catalogues) scratch.remove();
+        for (const cache of diffs.caches) rmSync(cache, { recursive: true, force: true });
+      }
+      await registry?.close();
+    });
     beforeAll(async () => {
       // The releases npm installed for the pinned columns, packed and served as the registry serves them.
       registry = await startFakeRegistry(
@@ -190,22 +220,37 @@ describe('npm run matrix', () => {
         },
         '0.5.6',
       );
+      const [old, flows] = [fixtureCatalogue('matrix-cli-old-'), fixtureCatalogue('matrix-cli-flows-')];
+      old.write(
+        'validation.yaml',
+        `${realCase('validation.yaml', 'validation-reserved-promise')}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
+      );
+      flows.write(
+        'runtime-lifecycle.yaml',
+        `${realItems('runtime-lifecycle.yaml', FLOWS)}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
+      );
+      const caches = [`${RELEASE_CACHE}-old`, `${RELEASE_CACHE}-flows`];
+      diffs = {
+        catalogues: [old, flows],
+        caches,
+        fromOld: runMatrixAsyncIn(
+          caches[0]!,
+          ...['--cases', old.dir, '--columns', 'compare,newest', '--compare', '0.3.8'],
+          ...['--registry', registry.url, '--fail-on-upstream-change', '--out', join(out, 'diffed')],
+        ),
+        fromFlows: runMatrixAsyncIn(
+          caches[1]!,
+          ...['--cases', flows.dir, '--columns', 'compare,newest', '--compare', '0.5.1', '--newest', '0.5.6'],
+          ...['--registry', registry.url, '--out', join(out, 'diffed-0.5.1')],
+        ),
+      };
     });
-    afterAll(() => registry.close());
 
     it('opens the report with the release diff between newest and --compare, and exits 3 with --fail-on-upstream-change', {
       timeout: 600_000,
     }, async () => {
-      rmSync(join(catalogue.dir, 'a.yaml'), { force: true });
-      catalogue.write(
-        'validation.yaml',
-        `${realCase('validation.yaml', 'validation-reserved-promise')}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
-      );
       const diffed = join(out, 'diffed');
-      const { status, output } = await runMatrixAsync(
-        ...['--cases', catalogue.dir, '--columns', 'compare,newest', '--compare', '0.3.8'],
-        ...['--registry', registry.url, '--fail-on-upstream-change', '--out', diffed],
-      );
+      const { status, output } = await diffs.fromOld;
       expect(output).toContain('[newest] @cloudflare/codemode 0.5.6, published 2026-10-29');
       expect(status, output).toBe(3);
       const run = JSON.parse(readFileSync(join(diffed, 'matrix.json'), 'utf8'));
@@ -239,18 +284,9 @@ describe('npm run matrix', () => {
     it('lists the runtime flows 0.5.2 changed in the release diff from 0.5.1 to 0.5.6, each with both outcomes', {
       timeout: 600_000,
     }, async () => {
-      rmSync(join(catalogue.dir, 'validation.yaml'), { force: true });
-      const flows = ['runtime-transform-truncate-structural', 'runtime-model-output-leaves-out-calls'];
-      catalogue.write(
-        'runtime-lifecycle.yaml',
-        `${realItems('runtime-lifecycle.yaml', flows)}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
-      );
+      const flows = FLOWS;
       const diffed = join(out, 'diffed-0.5.1');
-      const { status, output } = await runMatrixAsync(
-        ...['--cases', catalogue.dir, '--columns', 'compare,newest', '--compare', '0.5.1', '--newest', '0.5.6'],
-        ...['--registry', registry.url, '--out', diffed],
-      );
-      rmSync(join(catalogue.dir, 'runtime-lifecycle.yaml')); // the next tests write their own catalogue
+      const { status, output } = await diffs.fromFlows;
       // Green: each release meets what the catalogue says of it, the older one through its skip entries.
       expect(status).toBe(0);
       expect(output).toContain('[compare] @cloudflare/codemode 0.5.1');

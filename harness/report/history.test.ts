@@ -159,6 +159,11 @@ describe('the history directory', () => {
         `No earlier run is recorded in this directory, so this one is compared with the committed snapshot in reports/: the run of 2026-11-29T03:00:00.000Z (commit ${LATER_COMMIT.slice(0, 12)}).`,
       );
       expect(readdirSync(join(fresh, 'history'))).toEqual(['2026-11-30T030000.json']);
+      // The trend reads the same history as the comparison: the snapshot's two runs, then this one.
+      const page = readFileSync(join(fresh, 'index.html'), 'utf8');
+      expect(page).toContain('<figure class="trend"');
+      expect(page).toContain("so the history starts with the committed snapshot's 2 runs in reports/history/.");
+      expect(page).not.toContain('<p class="empty-note">Fewer than two runs are recorded in history/');
       // Once the directory has a run of its own, that is what the next one is compared with.
       const second = writeReports(fixtureRun({ date: '2026-12-01T01:00:00.000Z' }), fresh, snapshot);
       expect(second.since?.previous).toEqual({ date: '2026-11-30T03:00:00.000Z', commit: fixtureRun().run.commit });

@@ -486,3 +486,76 @@ describe('index.html with the newest release and a flaky cell', () => {
     );
   });
 });
+
+describe("index.html of a fresh clone's first run", () => {
+  // A directory with no run of its own, beside a committed snapshot of two runs that had fewer cases.
+  const snapshotDir = mkdtempSync(join(tmpdir(), 'matrix-snapshot-'));
+  const freshDir = mkdtempSync(join(tmpdir(), 'matrix-fresh-page-'));
+  const ADDED = Array.from({ length: 20 }, (_, index) => `added-case-${String(index + 1).padStart(2, '0')}`);
+  let fresh: Page;
+  afterAll(() => {
+    rmSync(snapshotDir, { recursive: true, force: true });
+    rmSync(freshDir, { recursive: true, force: true });
+  });
+
+  beforeAll(async () => {
+    writeReports(fixtureRun({ date: '2026-11-27T03:00:00.000Z' }), snapshotDir);
+    writeReports(fixtureRun({ date: '2026-11-28T03:00:00.000Z' }), snapshotDir);
+    const run = fixtureRun({ date: '2026-11-30T03:00:00.000Z' });
+    const template = run.cases.find((item) => item.id === 'result-number')!;
+    const cases = [...run.cases, ...ADDED.map((id) => ({ ...template, id, description: `Added ${id}` }))];
+    const latest = run.columns.find((column) => column.id === 'latest')!;
+    // The registry's newest is the lock's release: its cells are latest's, and no diff is made.
+    const newest: MatrixColumn = { ...latest, id: 'newest', label: 'newest (0.5.6)', sameAs: 'latest' };
+    const columns = [...run.columns, newest];
+    const cells = [
+      ...run.cells,
+      ...run.cells.filter((cell) => cell.column === 'latest').map((cell) => ({ ...cell, column: 'newest' })),
+      ...ADDED.flatMap((id) => columns.map((column): MatrixCell => ({ case: id, column: column.id, status: 'pass' }))),
+    ];
+    writeReports(
+      { ...run, cases, columns, cells, summary: summarize(columns, cells) },
+      freshDir,
+      join(snapshotDir, 'history'),
+    );
+    fresh = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    fresh.on('pageerror', (error) => pageErrors.push(error.message));
+    await fresh.route(/^(?!file:)/, (route) => route.abort());
+    await fresh.goto(pathToFileURL(join(freshDir, 'index.html')).href);
+  });
+
+  it('draws the trend from the committed history it compares with, and says so', async () => {
+    expect(await fresh.textContent('#since')).toContain(
+      'compared with the committed snapshot in reports/: the run of 2026-11-28T03:00:00.000Z',
+    );
+    expect(await fresh.locator('#trend figure.trend').count()).toBeGreaterThan(0);
+    expect(await fresh.textContent('#trend')).toContain(
+      "No earlier run is recorded in this directory, so the history starts with the committed snapshot's 2 runs in reports/history/.",
+    );
+    expect(await fresh.textContent('#trend')).not.toContain('no trend yet');
+    // Three runs in the strips: the snapshot's two, then this one.
+    expect(await fresh.locator('#case-result-number .strip .strip-cell').count()).toBe(3);
+  });
+
+  it('lists the first new cases and folds the rest', async () => {
+    const list = fresh.locator('#since p.case-list');
+    expect(await list.textContent()).toBe(`New cases (20): ${ADDED.slice(0, 8).join(', ')}`);
+    const more = fresh.locator('#since details.more').filter({ hasText: '12 more' });
+    expect(await more.locator('summary').textContent()).toBe('12 more');
+    expect(await more.evaluate((node) => (node as HTMLDetailsElement).open)).toBe(false);
+    expect(await more.locator('a.case-id').allTextContents()).toEqual(ADDED.slice(8));
+  });
+
+  it('says on the first screen why there is no release diff', async () => {
+    const box = fresh.locator('#release-diff');
+    expect(await box.isVisible()).toBe(true);
+    expect(await box.locator('p').textContent()).toBe(
+      "No release diff: newest is the same release as latest (0.5.6), so its cells are latest's, not run twice, and there is nothing to compare.",
+    );
+    expect(await box.evaluate((node) => node.getBoundingClientRect().bottom)).toBeLessThan(900);
+    expect(readFileSync(join(freshDir, 'matrix.md'), 'utf8')).toContain(
+      "> No release diff: newest is the same release as latest (0.5.6), so its cells are latest's",
+    );
+    expect(pageErrors).toEqual([]);
+  });
+});

@@ -63,6 +63,13 @@ export function columnHeadNote(column: MatrixColumn): string {
   return parts.join(' · ');
 }
 
+/** Why there is no release diff where a resolved column ran another column's release; null otherwise. */
+export function sameReleaseNote(run: MatrixRun): string | null {
+  if (run.releaseDiff) return null;
+  const same = run.columns.find((column) => column.sameAs !== undefined);
+  return same?.sameAs ? reportTexts.releaseDiffSameRelease(same.id, same.sameAs, same.versions.codemode) : null;
+}
+
 export const reportTexts = {
   verdict(run: MatrixRun): string {
     if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
@@ -90,6 +97,10 @@ export const reportTexts = {
   releaseDiffNone: (diff: ReleaseDiff) => `No case differs between ${diff.from.release} and ${diff.to.release}.`,
   releaseDiffUnknown: (n: number) =>
     `${plural(n, 'case')} left out: an infra-error on either side, so unknown rather than unchanged.`,
+  /** Why a run with the newest column has no release diff, said where the diff would be. */
+  releaseDiffSameRelease: (column: string, sameAs: string, release: string | null) =>
+    `No release diff: ${column} is the same release as ${sameAs}${release ? ` (${release})` : ''}, so its cells are ${sameAs}'s, not run twice, and there is nothing to compare.`,
+  releaseDiffPlainTitle: 'Release diff',
   releaseDiffKinds: {
     'newly-failing': 'Newly failing',
     'newly-passing': 'Newly passing',
@@ -110,11 +121,15 @@ export const reportTexts = {
   change: (change: CellChange) =>
     `${change.from} → ${change.to}${change.releases ? ` (${change.releases.from ?? '?'} → ${change.releases.to ?? '?'})` : ''}`,
   newCases: (n: number) => `New ${n === 1 ? 'case' : 'cases'} (${n}):`,
+  /** The fold under the first new (or removed) case ids. */
+  moreCaseIds: '{n} more',
   removedCases: (n: number) => `Removed ${n === 1 ? 'case' : 'cases'} (${n}):`,
   flakyTitle: (n: number) => `Flaky (${n}): failed once, passed on the rerun, so not failures`,
   flakyMark: 'flaky',
   trendTitle: 'History',
   noTrend: 'Fewer than two runs are recorded in history/, so there is no trend yet.',
+  trendFromSnapshot: (n: number) =>
+    `No earlier run is recorded in this directory, so the history starts with the committed snapshot's ${plural(n, 'run')} in reports/history/.`,
   triageMark: 'triage:',
   summaryTitle: 'Columns',
   summaryColumn: 'column',

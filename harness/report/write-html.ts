@@ -9,7 +9,7 @@ import { texts } from '../texts.js';
 import type { HistoryEntry, HistoryRecord } from './history.js';
 import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS } from './release-diff.js';
-import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
+import { changesByCase, columnHeadNote, sameReleaseNote, reportTexts as t, versionsLine } from './texts.js';
 import { caseStrips, trendSvg } from './trend.js';
 
 const PAGE_DIR = join(import.meta.dirname, 'page');
@@ -37,12 +37,17 @@ function fill(template: string, values: Record<string, string>): string {
   });
 }
 
-/** `earlier`: earlier runs that changed something, newest first. `root`: the repository, relative to the page. */
+/**
+ * `earlier`: earlier runs that changed something, newest first. `root`: the repository, relative to
+ * the page. `records`: the history the trend draws, of which the first `fromSnapshot` are the
+ * committed snapshot's.
+ */
 export function renderIndexHtml(
   run: MatrixRun,
   earlier: readonly HistoryEntry[] = [],
   root = '..',
   records: readonly HistoryRecord[] = [],
+  fromSnapshot = 0,
 ): string {
   const read = (name: string) => readFileSync(join(PAGE_DIR, name), 'utf8');
   const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
@@ -79,6 +84,8 @@ export function renderIndexHtml(
           ],
         }
       : null,
+    releaseDiffMissing: sameReleaseNote(run),
+    releaseDiffPlainTitle: t.releaseDiffPlainTitle,
     changesShown: CHANGES_SHOWN,
     newCases: t.newCases(since?.newCases.length ?? 0),
     removedCases: t.removedCases(since?.removedCases.length ?? 0),
@@ -115,6 +122,15 @@ export function renderIndexHtml(
     STYLE: read('page.css'),
     SCRIPT: script,
     DATA: scriptSafeJson(data),
-    TREND: trendSvg(records, run.columns) || `<p class="empty-note">${escapeHtml(t.noTrend)}</p>`,
+    TREND: trend(records, run, fromSnapshot),
   });
+}
+
+/** The charts, after a line saying where their runs come from when the first are the snapshot's. */
+function trend(records: readonly HistoryRecord[], run: MatrixRun, fromSnapshot: number): string {
+  const charts = trendSvg(records, run.columns);
+  if (!charts) return `<p class="empty-note">${escapeHtml(t.noTrend)}</p>`;
+  return fromSnapshot > 0
+    ? `<p class="trend-note">${escapeHtml(t.trendFromSnapshot(fromSnapshot))}</p>${charts}`
+    : charts;
 }

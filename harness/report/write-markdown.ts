@@ -5,7 +5,7 @@
  */
 import { isFlaky, type MatrixCase, type MatrixCell, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff, type ReleaseDiffSide } from './release-diff.js';
-import { changesByCase, columnHeadNote, reportTexts as t, versionsLine } from './texts.js';
+import { changesByCase, columnHeadNote, sameReleaseNote, reportTexts as t, versionsLine } from './texts.js';
 
 /** Long lists are cut here; the page and matrix.json hold everything. */
 export const MARKDOWN_LIST_LIMIT = 50;
@@ -95,6 +95,8 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
     return triage ? ` (${t.triageMark} [${cellText(triage.note)}](${triage.link}))` : '';
   };
   if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link, triageOf));
+  const noDiff = sameReleaseNote(run);
+  if (noDiff) lines.push(`> ${noDiff}`, '');
 
   lines.push(`## ${t.sinceTitle}`, '');
   const since = run.since;
@@ -115,8 +117,11 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
         ...flakySince.slice(0, MARKDOWN_LIST_LIMIT).map((entry) => `- ${link(entry.case)}: ${cellText(entry.text)}`),
         '',
       );
-    if (since.newCases.length)
-      lines.push(`${t.newCases(since.newCases.length)} ${since.newCases.map(link).join(', ')}`, '');
+    if (since.newCases.length) {
+      const more = since.newCases.length - MARKDOWN_LIST_LIMIT;
+      const shown = since.newCases.slice(0, MARKDOWN_LIST_LIMIT).map(link).join(', ');
+      lines.push(`${t.newCases(since.newCases.length)} ${shown}${more > 0 ? ` ${t.more(more)}` : ''}`, '');
+    }
     if (since.removedCases.length)
       lines.push(`${t.removedCases(since.removedCases.length)} ${since.removedCases.map(code).join(', ')}`, '');
   }

@@ -31,19 +31,20 @@ export function readHistory(historyDir: string): HistoryRecord[] {
 }
 
 /**
- * What the run changed: against the runs before it in its own directory or, when that has none
- * (a fresh clone's first run), against the history in `fallbackHistoryDir` (the committed snapshot's).
+ * The runs this one is read against, oldest first, itself included: the runs in its own directory
+ * or, when that has none before it (a fresh clone's first run), the history of
+ * `fallbackHistoryDir` (the committed snapshot's) before it, then this one. What changed since the
+ * previous run, the earlier changes and the trend all read these, so the page never compares with
+ * the snapshot in one place and says there is no history in another.
  */
-function changesOfRun(run: MatrixRun, historyDir: string, fallbackHistoryDir: string | undefined) {
+function historyOfRun(run: MatrixRun, historyDir: string, fallbackHistoryDir: string | undefined) {
   const own = readHistory(historyDir);
   const hasEarlier = own.some((record) => record.date < run.run.date);
   const fallback =
     hasEarlier || fallbackHistoryDir === undefined
       ? []
       : readHistory(fallbackHistoryDir).filter((record) => record.date < run.run.date);
-  const newest = changesByRun([...fallback, ...own]).findLast((entry) => entry.date === run.run.date);
-  if (!newest?.changes.previous || fallback.length === 0) return newest?.changes;
-  return { ...newest.changes, previous: { ...newest.changes.previous, snapshot: true as const } };
+  return { records: [...fallback, ...own], fromSnapshot: fallback.length };
 }
 
 /**
@@ -54,8 +55,13 @@ export function writeReports(run: MatrixRun, reportsDir: string, fallbackHistory
   const historyDir = join(reportsDir, 'history');
   mkdirSync(historyDir, { recursive: true });
   writeFileSync(join(historyDir, historyFileName(run.run.date)), `${JSON.stringify(toHistoryRecord(run))}\n`);
-  const history = changesByRun(readHistory(historyDir));
-  const since = changesOfRun(run, historyDir, fallbackHistoryDir);
+  const { records, fromSnapshot } = historyOfRun(run, historyDir, fallbackHistoryDir);
+  const history = changesByRun(records);
+  const newest = history.findLast((entry) => entry.date === run.run.date)?.changes;
+  const since =
+    newest?.previous && fromSnapshot > 0
+      ? { ...newest, previous: { ...newest.previous, snapshot: true as const } }
+      : newest;
   const written: MatrixRun = since ? { ...run, since } : run;
   const earlier = history
     .filter((entry) => entry.date < run.run.date && entry.changes.changes.length > 0)
@@ -69,7 +75,7 @@ export function writeReports(run: MatrixRun, reportsDir: string, fallbackHistory
   writeFileSync(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(written, fromHere(REPO_ROOT)));
   writeFileSync(
     join(reportsDir, 'index.html'),
-    renderIndexHtml(written, earlier, fromHere(REPO_ROOT), readHistory(historyDir)),
+    renderIndexHtml(written, earlier, fromHere(REPO_ROOT), records, fromSnapshot),
   );
   return written;
 }

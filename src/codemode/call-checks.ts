@@ -1,10 +1,12 @@
 /**
  * The checks that meet a host's first wrong call: a constructor argument that is no native
  * executor (upstream's constructor options, or nothing), and option names `execute()` does not
- * know, which it accepts, as upstream does, but reports once per name.
+ * know, which it accepts, as upstream does, but reports once per name, with the did-you-mean every
+ * other option check gives.
  */
 import { describeValue } from '../protocol/describe-value.js';
 import { everyKey } from '../protocol/every-key.js';
+import { nearestName } from '../protocol/nearest-name.js';
 import type { Executor } from '../protocol/types.js';
 import { constructionText, formatUnknownExecuteOption } from './texts.js';
 import type { ExtendedExecuteOptions } from './types.js';
@@ -47,7 +49,7 @@ export function warnUnknownOptions(options: object | undefined): void {
   for (const name of Object.keys(options)) {
     if (KNOWN_OPTIONS.includes(name) || reported.has(name) || reported.size >= MAX_REPORTED_NAMES) continue;
     reported.add(name);
-    const text = formatUnknownExecuteOption(name, KNOWN_OPTIONS);
+    const text = formatUnknownExecuteOption(name, KNOWN_OPTIONS, nearestName(name, KNOWN_OPTIONS));
     const host = (globalThis as { process?: { emitWarning?: WarningEmitter } }).process;
     if (typeof host?.emitWarning === 'function') host.emitWarning(text, 'CodemodeExecutorWarning');
     else console.warn(text);

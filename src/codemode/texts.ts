@@ -67,10 +67,13 @@ export const constructionText = {
     'each call, execute(code, providers, { timeout }); docs/moving-a-host.md says where the other options went.',
 } as const;
 
-/** Written once per process for each option name `execute()` does not know; the call goes on without it. */
-export function formatUnknownExecuteOption(name: string, known: readonly string[]): string {
+/**
+ * Written once per process for each option name `execute()` does not know; the call goes on
+ * without it. `nearest`: the option most likely meant.
+ */
+export function formatUnknownExecuteOption(name: string, known: readonly string[], nearest?: string): string {
   // Quoted and cut short by describeValue: a key is the host's, and may hold anything.
-  return `[@supolka/cloudflare-codemode-executor] execute() ignores the option ${describeValue(name)}: the options it knows are ${known.join(', ')}.`;
+  return `[@supolka/cloudflare-codemode-executor] execute() ignores the option ${describeValue(name)}${formatDidYouMean(nearest)}: the options it knows are ${known.join(', ')}.`;
 }
 
 /** A program over `maxCodeBytes`, refused before normalization reads it; the run's `error`. */

@@ -12,6 +12,7 @@ import {
   formatInvalidOption,
   formatInvalidOutbound,
   formatInvalidUrl,
+  formatTokenControlCharacter,
   formatUnknownOption,
 } from './texts.js';
 import type { WebSocketConstructor } from './websocket-types.js';
@@ -89,7 +90,7 @@ export const CONNECT_ROWS = {
   },
   token: {
     type: 'string',
-    rule: 'a non-empty string',
+    rule: 'a non-empty string with no control character (a line break, say)',
     description: "shorthand for `headers: { authorization: 'Bearer <token>' }`",
   },
   rotateAfterExecutions: {
@@ -201,6 +202,10 @@ function randomAffinity(): string {
   return crypto.randomUUID();
 }
 
+/** What no header value may hold (ws and the Fetch standard refuse it): C0 controls but tab, and DEL. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const CONTROL_CHARACTER = /[\x00-\x08\x0a-\x1f\x7f]/;
+
 function reject(message: string): never {
   throw new ExecutorError('CONNECTION_REJECTED', message);
 }
@@ -241,6 +246,9 @@ export function resolveConnectOptions(given: ConnectOptions = {}): ResolvedConne
     reject(formatInvalidOption('websocket', CONNECT_ROWS.websocket.rule, websocket));
   if (token !== undefined && (typeof token !== 'string' || token === ''))
     reject(formatInvalidOption('token', CONNECT_ROWS.token.rule, token));
+  const control = token === undefined ? -1 : token.search(CONTROL_CHARACTER);
+  if (token !== undefined && control >= 0)
+    reject(formatTokenControlCharacter(token.charCodeAt(control), control + 1, token.length));
   if (options.headers !== undefined && (typeof options.headers !== 'object' || options.headers === null)) {
     reject(formatInvalidOption('headers', CONNECT_ROWS.headers.rule, options.headers));
   }

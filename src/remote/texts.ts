@@ -53,6 +53,24 @@ export function formatInvalidOption(name: string, expected: string, value: unkno
   return `connect(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
 }
 
+/**
+ * A token with a control character, which no HTTP header carries (ws would throw `Invalid character
+ * in header content`, naming only the header). Most often the newline a file ends with. The token
+ * is a secret, so only the character and its place are named.
+ */
+export function formatTokenControlCharacter(code: number, position: number, length: number): string {
+  const character =
+    code === 0x0a
+      ? 'a line break (\\n)'
+      : code === 0x0d
+        ? 'a carriage return (\\r)'
+        : `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
+  return (
+    `connect(): options.token holds ${character} at character ${position} of ${length}, which no HTTP header can carry. ` +
+    "A token read from a file keeps the file's last newline: trim it (token.trim())."
+  );
+}
+
 export function formatUnknownOption(name: string, known: readonly string[], nearest?: string): string {
   return `connect() has no option ${name}${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }

@@ -61,17 +61,23 @@ describe('an option name execute() does not know', () => {
     const unknown = { tiemout: 5, timeout: 1_000 } as Record<string, unknown>;
     expect(await executor.execute('6 * 7', [], unknown)).toEqual({ result: 42, logs: [] });
     expect(await executor.execute('6 * 7', [], unknown)).toEqual({ result: 42, logs: [] });
-    expect(await executor.execute('1', [], { tiemout: 5, loader: {} } as Record<string, unknown>)).toEqual({
+    expect(
+      await executor.execute('1', [], { tiemout: 5, loader: {}, recrod: true } as Record<string, unknown>),
+    ).toEqual({
       result: 1,
       logs: [],
     });
     expect(warnings.mock.calls).toEqual([
       [
-        `[@supolka/cloudflare-codemode-executor] execute() ignores the option "tiemout": the options it knows are ${KNOWN}.`,
+        `[@supolka/cloudflare-codemode-executor] execute() ignores the option "tiemout" (did you mean timeout?): the options it knows are ${KNOWN}.`,
         'CodemodeExecutorWarning',
       ],
       [
         `[@supolka/cloudflare-codemode-executor] execute() ignores the option "loader": the options it knows are ${KNOWN}.`,
+        'CodemodeExecutorWarning',
+      ],
+      [
+        `[@supolka/cloudflare-codemode-executor] execute() ignores the option "recrod" (did you mean record?): the options it knows are ${KNOWN}.`,
         'CodemodeExecutorWarning',
       ],
     ]);

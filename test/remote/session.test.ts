@@ -45,6 +45,24 @@ describe('opening a session', () => {
     expect(both.message).toMatch(/^options\.token and options\.headers need options\.websocket: /);
   });
 
+  it('refuses a token that holds a line break, as one read from a file does, naming the token and not showing it', async () => {
+    const secret = 'c0ffee'.repeat(10);
+    const error = await rejection(connect(daemon.url, { websocket: NodeWebSocket, token: `${secret}\n` }));
+    expect([error.code, error.message]).toEqual([
+      'CONNECTION_REJECTED',
+      'connect(): options.token holds a line break (\\n) at character 61 of 61, which no HTTP header can carry. ' +
+        "A token read from a file keeps the file's last newline: trim it (token.trim()).",
+    ]);
+    const carriage = await rejection(connect(daemon.url, { websocket: NodeWebSocket, token: `a\rb` }));
+    expect(carriage.message).toMatch(
+      /^connect\(\): options\.token holds a carriage return \(\\r\) at character 2 of 3,/,
+    );
+    const bell = await rejection(connect(daemon.url, { websocket: NodeWebSocket, token: `a\u0007` }));
+    expect(bell.message).toMatch(
+      /^connect\(\): options\.token holds a control character \(U\+0007\) at character 2 of 2,/,
+    );
+  });
+
   it('turns a constructor that throws into CONNECTION_REJECTED naming the url', async () => {
     const thrown = new Error('no sockets here');
     // biome-ignore lint/complexity/useArrowFunction: it is called with `new`, which an arrow refuses.

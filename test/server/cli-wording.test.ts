@@ -36,6 +36,8 @@ describe('the command line, for a new user', () => {
   it('suggests the flag an unknown one most likely meant, and none when nothing is near', () => {
     expect(refusal('serve', '--max-worker', '4')).toBe('unknown flag --max-worker (did you mean --max-workers?)');
     expect(refusal('serve', '--tokn', 'x')).toBe('unknown flag --tokn (did you mean --token?)');
+    // Two letters swapped: one slip, though Levenshtein counts two edits.
+    expect(refusal('serve', '--prot', '8787')).toBe('unknown flag --prot (did you mean --port?)');
     expect(refusal('serve', '--memory-budget', '4')).toBe(
       'unknown flag --memory-budget (did you mean --memory-budget-mb?)',
     );

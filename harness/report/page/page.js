@@ -78,6 +78,12 @@
 
   // The release diff: what upstream's newest release changed, before anything else.
   var diffBox = byId('release-diff');
+  if (!run.releaseDiff && ui.releaseDiffMissing) {
+    // Why there is none, where it would be: on the first screen, not only in a column head below.
+    diffBox.hidden = false;
+    diffBox.appendChild(el('h2', { id: 'release-diff-title', text: ui.releaseDiffPlainTitle }));
+    diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiffMissing }));
+  }
   if (run.releaseDiff && ui.releaseDiff) {
     var rd = run.releaseDiff;
     diffBox.hidden = false;
@@ -191,16 +197,29 @@
       [since.removedCases, ui.removedCases],
     ].forEach((pair) => {
       if (!pair[0].length) return;
-      var p = el('p', {}, [`${pair[1]} `]);
-      pair[0].forEach((id, i) => {
-        if (i) p.appendChild(document.createTextNode(', '));
-        p.appendChild(
-          casesById.has(id)
-            ? el('a', { href: `#case-${id}`, className: 'case-id', text: id })
-            : el('code', { text: id }),
-        );
-      });
+      // A fresh clone's first run may add dozens of cases: the first few, and the rest one click away.
+      var idList = (ids) => {
+        var span = el('span', { className: 'case-ids' });
+        ids.forEach((id, i) => {
+          if (i) span.appendChild(document.createTextNode(', '));
+          span.appendChild(
+            casesById.has(id)
+              ? el('a', { href: `#case-${id}`, className: 'case-id', text: id })
+              : el('code', { text: id }),
+          );
+        });
+        return span;
+      };
+      var p = el('p', { className: 'case-list' }, [`${pair[1]} `, idList(pair[0].slice(0, ui.changesShown))]);
       sinceBox.appendChild(p);
+      var rest = pair[0].slice(ui.changesShown);
+      if (rest.length)
+        sinceBox.appendChild(
+          el('details', { className: 'more' }, [
+            el('summary', { text: ui.moreCaseIds.replace('{n}', rest.length) }),
+            idList(rest),
+          ]),
+        );
     });
   }
 
