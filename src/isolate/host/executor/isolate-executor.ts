@@ -21,6 +21,7 @@ import { type Confinement, resolveConfinement } from '../confinement/detect.js';
 import { launcherFor } from '../member/member-launcher.js';
 import { memberMemory } from '../member/process-memory.js';
 import type { SandboxProcess } from '../member/sandbox-process.js';
+import { memberStartHookOf } from '../member/start-hook.js';
 import { resolveWorkerdBinary } from '../member/workerd-binary.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from '../options.js';
 import { systemClock } from '../pool/clock.js';
@@ -67,7 +68,7 @@ export class IsolateExecutor implements Executor {
     });
     this.#pool = new Pool({
       settings: this.#settings,
-      launch: launcherFor(this.#settings, this.#confinement, this.#relay),
+      launch: launcherFor(this.#settings, this.#confinement, this.#relay, memberStartHookOf(options)),
       clock: systemClock,
       retainedOn: (member) => this.#retained.heldBy(member),
       measure: memberMemory,

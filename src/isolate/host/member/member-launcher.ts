@@ -12,17 +12,20 @@ import type { OutboundServer } from '../relay/outbound-server.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
 import { SandboxProcess } from './sandbox-process.js';
+import type { MemberStartHook } from './start-hook.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
-/** The pool's launch for one executor. */
+/** The pool's launch for one executor; `beforeStart` is the test seam of start-hook.ts. */
 export function launcherFor(
   settings: IsolateSettings,
   confinement: Confinement,
   relay: OutboundServer,
+  beforeStart?: MemberStartHook,
 ): () => Promise<SandboxProcess> {
   let cgroupChecked = false;
   return async () => {
     try {
+      await beforeStart?.();
       const { cgroup, memoryLimitMb } = settings;
       if (cgroup !== null && !cgroupChecked) {
         checkDelegatedCgroup(cgroup);

@@ -176,7 +176,7 @@ export const POOL_ROWS = {
   maxStarting: numberRow({
     unit: 'count',
     min: 1,
-    defaultText: `twice the CPU count, ${DEFAULT_STARTING.least} to ${DEFAULT_STARTING.most}`,
+    defaultText: `${DEFAULT_STARTING.perCore} times the CPU count, ${DEFAULT_STARTING.least} to ${DEFAULT_STARTING.most}`,
     hostDefault: defaultMaxStarting,
     flag: 'max-starting',
     role: 'sizing',

@@ -15,7 +15,7 @@ export interface IsolatePoolOptions {
   spare?: number | undefined;
   /** An idle process beyond `minWorkers` and the spares is ended after this many ms. Default 30000. */
   idleTimeoutMs?: number | undefined;
-  /** Processes starting at once, so a burst does not spend every core on spawning. Default: twice the CPU count, 2 to 8. */
+  /** Processes starting at once, so a burst does not spend every core on spawning. Default: 16 times the CPU count, 4 to 128. */
   maxStarting?: number | undefined;
   /** Executions allowed to wait for a process beyond `maxWorkers` before `QUEUE_FULL`. Default 5000. */
   maxQueue?: number | undefined;
