@@ -13,13 +13,18 @@ import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
 import { SandboxProcess } from './sandbox-process.js';
 import type { MemberStartHook } from './start-hook.js';
+import type { StartTimes } from './start-times.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
-/** The pool's launch for one executor; `beforeStart` is the test seam of start-hook.ts. */
+/**
+ * The pool's launch for one executor; its starts' steps are summed in `startTimes`, and
+ * `beforeStart` is the test seam of start-hook.ts.
+ */
 export function launcherFor(
   settings: IsolateSettings,
   confinement: Confinement,
   relay: OutboundServer,
+  startTimes: StartTimes,
   beforeStart?: MemberStartHook,
 ): () => Promise<SandboxProcess> {
   let cgroupChecked = false;
@@ -39,6 +44,7 @@ export function launcherFor(
         startupTimeoutMs: settings.startupTimeoutMs,
         confinement: confinement.confined ? confinement.plan : undefined,
         cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
+        startTimes,
       });
       lowerMemberPriority(member.pid, () => member.alive);
       return member;

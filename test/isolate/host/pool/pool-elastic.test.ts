@@ -114,6 +114,30 @@ describe('slow starts', () => {
   });
 });
 
+describe('start times', () => {
+  it("reports where its members' starts went, step by step, over every start that completed", async () => {
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0, recycleAfterRuns: 1 } });
+    try {
+      for (let i = 0; i < 3; i += 1) await executor.execute({ code: 'async () => 1' });
+      const { starts, spawns } = executor.stats();
+      expect(starts.count).toBe(spawns);
+      expect(starts.count).toBeGreaterThanOrEqual(3);
+      const steps = Object.values(starts.meanByStepMs);
+      expect(Object.keys(starts.meanByStepMs)).toEqual(['directory', 'config', 'command', 'spawn', 'ready', 'connect']);
+      for (const ms of steps) expect(ms).toBeGreaterThanOrEqual(0);
+      // Waiting for workerd to listen, and connecting to it, take time on any host.
+      expect(starts.meanByStepMs.ready).toBeGreaterThan(0);
+      expect(starts.meanByStepMs.connect).toBeGreaterThan(0);
+      expect(starts.meanMs).toBeCloseTo(
+        steps.reduce((sum, ms) => sum + ms, 0),
+        6,
+      );
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
+
 describe('reaping', () => {
   it('ends members idle for idleTimeoutMs, down to minWorkers, and serves again afterwards', async () => {
     const executor = new IsolateExecutor({ pool: { maxWorkers: 4, minWorkers: 1, spare: 0, idleTimeoutMs: 300 } });
