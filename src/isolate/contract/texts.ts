@@ -140,6 +140,12 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
    */
   memoryBudget: (usedMb: number, budgetMb: number, memberMb: number) =>
     `The execution ran out of memory: the pool's members together held ${Math.round(usedMb)} MB, above their budget of ${budgetMb} MB (pool.memoryBudgetMb), and this execution's process held the most, ${Math.round(memberMb)} MB. Work on smaller pieces of data and return less, or run fewer large executions at once.`,
+  /**
+   * The run's program did not start within `pool.programStartTimeoutMs` of its hand-off: its
+   * process was too busy to load its worker, or a module's top-level code ran that long.
+   */
+  programStartTimedOut: (ms: number) =>
+    `The execution's program did not start within ${ms} ms of being handed to a sandbox process (pool.programStartTimeoutMs): the process was too busy to load it, or a module's top-level code ran that long. The process was ended; retry, move long work out of module top level, or raise pool.programStartTimeoutMs.`,
   /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
   memoryGuardRestarted: (detail: string, guarded: number) =>
     `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,

@@ -144,7 +144,10 @@ export function begin(args: IArguments, preludes = false): void {
   $apply($getRandomValues, $crypto, [new $Uint8Array(1)]);
   startRun(options.run, options.bound, options.retain === true, preludes === true);
   begun = true;
-  useBridge(args[0]);
+  const bridge: SandboxBridge = args[0];
+  useBridge(bridge);
+  // Not awaited: the program starts now, and the host's clock with it.
+  void bridge.started();
   args[0] = {};
   args[1] = {};
 }

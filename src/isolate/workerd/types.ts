@@ -46,6 +46,8 @@ export interface OutboundProps {
 export interface SandboxBridge {
   /** Resolves with the tool call's envelope. */
   call(provider: string, tool: string, args: string): Promise<string>;
+  /** Tells the host the run's program has started (its `timeout` counts from here). */
+  started(): void;
 }
 
 /**

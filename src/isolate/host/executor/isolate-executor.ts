@@ -223,9 +223,9 @@ export class IsolateExecutor implements Executor {
   }
 
   /** What every run is bounded by besides its timeout. */
-  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits'> {
-    const { heapLimitMb, memoryLimitMb, limits } = this.#settings;
-    return { heapLimitMb, memoryLimitMb, limits };
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'programStartTimeoutMs'> {
+    const { heapLimitMb, memoryLimitMb, limits, programStartTimeoutMs } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits, programStartTimeoutMs };
   }
 
   #assertOpen(): void {

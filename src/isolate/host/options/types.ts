@@ -51,6 +51,12 @@ export interface IsolatePoolOptions {
   /** A retained execution no call has used for this many ms is closed, and its process ends. Default 300000. */
   retainedIdleTimeoutMs?: number | undefined;
   /**
+   * A run's program must start (its worker loaded in the process it was handed to) within this
+   * many ms, or the run ends and its process is ended. The run's `timeout` counts from the
+   * program's start, so the load of a busy process is not the program's. Default 10000.
+   */
+  programStartTimeoutMs?: number | undefined;
+  /**
    * Runs admitted beyond `maxWorkers` because a tool call of a running execution of this executor
    * started them (`codemode.run`), so a nested run never waits on the slot its parent holds.
    * One more is refused with `LIMIT_EXCEEDED`. Default 16.
