@@ -32,7 +32,7 @@ const FULL = { compared: [100, 400], oursOnly: [1000], rounds: 3 } as const;
 const QUICK = { compared: [20], oursOnly: [60], rounds: 1 } as const;
 const WARM_UP_BURSTS = 2;
 /** The start delays injected before each member's start: none, and a slow machine's. */
-export const START_DELAYS_MS = [0, 400] as const;
+const START_DELAYS_MS = [0, 400] as const;
 
 interface OursBurst extends Burst {
   /** The members' CPU (every process under this one, live or reaped) over the burst, in ms. */

@@ -5,7 +5,7 @@
  */
 
 /** The steps of one start, in the order they run. */
-export const START_STEPS = ['directory', 'config', 'command', 'spawn', 'ready', 'connect'] as const;
+const START_STEPS = ['directory', 'config', 'command', 'spawn', 'ready', 'connect'] as const;
 
 export type StartStep = (typeof START_STEPS)[number];
 
