@@ -1,12 +1,14 @@
 /**
  * The pool of workerd processes, elastic. One run per process at a time. It grows on demand to
  * `maxWorkers` busy processes, a start for every waiting run at once (capacity.ts `startsNow`),
- * at most `maxStarting` at a time, so a burst does not spend every core on spawning; it keeps `spare` warm processes beyond the busy ones, so a replacement
- * never waits for a spawn; and it reaps a process idle for `idleTimeoutMs`, down to `minWorkers`
- * (and the spares). A bounded queue holds the runs waiting beyond `maxWorkers`. It decides which
- * process serves whom, and when a process ends: after a kill, a death, `recycleAfterRuns` runs,
- * `maxRssMb` of resident memory, or idleness. It grows only within `memoryBudgetMb`, by what the
- * members measure (memory-budget.ts): beyond it, programs wait; members grown past it end.
+ * at most `maxStarting` at a time, so a burst does not spend every core on spawning, and on to a
+ * burst's peak while the burst lasts (`nextPeak`), so the next burst finds its members; it keeps
+ * `spare` warm processes beyond the busy ones, so a replacement never waits for a spawn; and it
+ * reaps a process idle for `idleTimeoutMs`, down to `minWorkers` (and the spares). A bounded
+ * queue holds the runs waiting beyond `maxWorkers`. It decides which process serves whom, and when
+ * a process ends: after a kill, a death, `recycleAfterRuns` runs, `maxRssMb` of resident memory,
+ * or idleness. It grows only within `memoryBudgetMb`, by what the members measure
+ * (memory-budget.ts): beyond it, programs wait; members grown past it end.
  *
  * A process that holds a retained execution never takes another execution: it drains, serving
  * only that execution's handle calls, and ends once the execution is closed. A run started from a
@@ -311,7 +313,10 @@ export class Pool<P extends PoolProcess> {
     this.#ensureCapacity();
   }
 
-  /** Spawns what the growth rule says (`startsNow`: up to the recent peak of `membersWanted`, within the budget and `maxStarting`). */
+  /**
+   * Spawns what the growth rule says (`startsNow`): up to the recent peak of `membersWanted`,
+   * within the budget and `maxStarting`.
+   */
   #ensureCapacity(): void {
     if (this.#disposed || !this.#started) return;
     const counts = this.#counts();
