@@ -149,6 +149,14 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
   sandboxUnavailable: (detail: string) => `The workerd sandbox could not be started: ${detail}`,
+  /**
+   * A process could not be started for want of file descriptors: this process's (EMFILE) or the
+   * system's (ENFILE). Names the limit and what raises it; the pool starts processes again by itself.
+   */
+  descriptorsExhausted: (code: 'EMFILE' | 'ENFILE', limit: number | undefined) =>
+    code === 'EMFILE'
+      ? `The workerd sandbox could not be started: this process has opened all the file descriptors it may (EMFILE; its limit is ${limit ?? 'unknown here'}, \`ulimit -n\`). Raise \`ulimit -n\` (LimitNOFILE= under systemd), or lower --max-connections and pool.maxWorkers; new runs start again once descriptors are free.`
+      : `The workerd sandbox could not be started: the system's table of open files is full (ENFILE; this process's own limit is ${limit ?? 'unknown here'}, \`ulimit -n\`). Raise the system's limit (fs.file-max), or run fewer processes on this host; new runs start again once descriptors are free.`,
   cgroupUnusable: (root: string, detail: string) =>
     `The cgroup given as pool.cgroup (${root}) cannot hold the sandbox processes: ${detail}`,
   cgroupNotV2: 'it is not a cgroup v2 directory (it has no cgroup.controllers).',
