@@ -140,6 +140,12 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
    */
   memoryBudget: (usedMb: number, budgetMb: number, memberMb: number) =>
     `The execution ran out of memory: the pool's members together held ${Math.round(usedMb)} MB, above their budget of ${budgetMb} MB (pool.memoryBudgetMb), and this execution's process held the most, ${Math.round(memberMb)} MB. Work on smaller pieces of data and return less, or run fewer large executions at once.`,
+  /**
+   * A tenant's newest run, ended because its tenant held more than its share of the memory budget
+   * while another tenant's run waited for memory (tenancy.ts).
+   */
+  tenantShareReclaimed: (heldMb: number, shareMb: number, percent: number) =>
+    `The execution was ended so that another tenant's run could have memory: its tenant held ${Math.round(heldMb)} MB of the sandbox processes' memory, above its share of ${Math.round(shareMb)} MB (--tenant-memory-percent ${percent} of what pool.memoryBudgetMb lets the pool grow into) while another tenant's run waited, and this was its newest run. Run it again: it waits until its tenant is within its share.`,
   /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
   memoryGuardRestarted: (detail: string, guarded: number) =>
     `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,

@@ -74,6 +74,8 @@ export class IsolateExecutor implements Executor {
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
         this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
       evict: (member) => this.#retained.evict(member, isolateText.executionEvicted),
+      reclaim: (member, { heldMb, shareMb, percent }) =>
+        this.#runOn.get(member)?.endOverBudget(isolateText.tenantShareReclaimed(heldMb, shareMb, percent)),
     });
   }
 
