@@ -185,6 +185,9 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   /** A retained execution closed so that another tenant's run could have the memory it held (tenancy.ts). */
   executionEvicted: (executionId: string) =>
     `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant held more than its share of the memory budget (--tenant-memory-percent) while another tenant's run waited for memory. Run the program again for new handles.`,
+  /** A retained execution closed because its tenant had gone and held more than its share (tenancy.ts). */
+  executionEvictedGone: (executionId: string) =>
+    `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant's connections had all closed, and its retained executions held more than its share of the memory budget (--tenant-memory-percent). Run the program again for new handles.`,
   /** An execution asking to retain while the executor holds `pool.maxRetained` retained executions (LIMIT_EXCEEDED). */
   retainedLimit: (maxRetained: number) =>
     `This IsolateExecutor already holds ${maxRetained} retained executions, the cap (pool.maxRetained); each keeps a sandbox process of its own. Close some with closeHandles(executionId), or raise pool.maxRetained.`,

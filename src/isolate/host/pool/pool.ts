@@ -32,7 +32,7 @@ import { Reaper } from './reaper.js';
 import { Roster } from './roster.js';
 import { RunSlots } from './run-slots.js';
 import { serveWaiters } from './serve-waiters.js';
-import { currentTenant, type ShareReclaim, type TenantFrame } from './tenancy.js';
+import { currentTenant, type EvictionCause, type ShareReclaim, type TenantFrame } from './tenancy.js';
 import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
@@ -53,7 +53,7 @@ export interface PoolDeps<P extends PoolProcess> {
    * Closes the retained executions that process holds, so that it ends: a tenant over its share
    * of the memory budget holds them while another tenant's run waits for memory (tenancy.ts).
    */
-  evict: (sandbox: P) => void;
+  evict: (sandbox: P, cause: EvictionCause) => void;
   /**
    * Told before the pool ends a busy member so that another tenant's run can have memory: its
    * tenant holds more than its share, and this is that tenant's newest run (tenancy.ts).
@@ -67,7 +67,7 @@ export class Pool<P extends PoolProcess> {
   readonly #clock: PoolClock;
   readonly #retainedOn: (sandbox: P) => number;
   readonly #overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
-  readonly #evict: (sandbox: P) => void;
+  readonly #evict: (sandbox: P, cause: EvictionCause) => void;
   readonly #reclaim: (sandbox: P, reclaim: ShareReclaim) => void;
   /** Members ended for another tenant's run that have not exited yet: their memory is still counted. */
   #reclaiming = 0;
@@ -295,7 +295,7 @@ export class Pool<P extends PoolProcess> {
       if (holder.tenancy.has(holder.key) && !overShare(holder)) continue;
       if ((member.memory?.privateMb ?? 0) >= (largest?.memory?.privateMb ?? -1)) largest = member;
     }
-    if (largest !== undefined) this.#evict(largest.process);
+    if (largest !== undefined) this.#evict(largest.process, 'starving');
     else this.#reclaimFor(starving, overShare);
   }
 
@@ -352,7 +352,7 @@ export class Pool<P extends PoolProcess> {
       for (const member of members) {
         if (heldMb <= shareMb) break;
         heldMb -= member.memory?.privateMb ?? 0;
-        this.#evict(member.process);
+        this.#evict(member.process, 'gone');
       }
     }
   }

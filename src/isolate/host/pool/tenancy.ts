@@ -10,6 +10,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/**
+ * Why a tenant's retained executions were evicted: another tenant's run starved for the memory
+ * they held, or their tenant had gone and they held more than its share.
+ */
+export type EvictionCause = 'starving' | 'gone';
+
 /** Why a tenant's run was ended for another tenant's: what it held, and its share (in MB and percent). */
 export interface ShareReclaim {
   heldMb: number;
