@@ -13,6 +13,10 @@
  * tool call of a running execution (nested) may be admitted beyond `maxWorkers`, up to
  * `maxNestedRuns` such runs, so it never waits on the slot its parent holds.
  *
+ * A tenant's runs (a daemon's client, tenancy.ts) are held to its share of the budget while
+ * another tenant is present; when one within its share waits for memory, another tenant's
+ * retained executions over its share are evicted, or else that tenant's newest run ends.
+ *
  * This is policy alone: processes come from `launch`, time from `clock`, and which process holds
  * retained executions from `retainedOn` (their one owner is the executor's). The pool coordinates
  * the parts of the policy that live beside it, each one job, and decides when a member ends.
