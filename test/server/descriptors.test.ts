@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { connect } from '../../src/remote/index.js';
 import { DescriptorWatch, maxConnectionsFor, SHED_HEADROOM } from '../../src/server/descriptors.js';
-import { NodeWebSocket } from '../support/client.js';
+import { NodeWebSocket, rejection } from '../support/client.js';
 import { metricValue, startAdminDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
@@ -81,6 +81,10 @@ describe(`a daemon under ulimit -n ${FD_LIMIT}`, () => {
       expect(await metricValue(daemon, 'codemode_executor_open_descriptors')).toBeLessThanOrEqual(
         FD_LIMIT - SHED_HEADROOM + 1,
       );
+      // A client shed is told 503, and that the daemon may be short of descriptors.
+      const shedClient = await rejection(connect(daemon.url, { websocket: NodeWebSocket }));
+      expect([shedClient.code, shedClient.retryable]).toEqual(['CONNECTION_REJECTED', true]);
+      expect(shedClient.message).toMatch(/not taking new sessions \(HTTP 503\): .*short of file descriptors/);
       const refused = await daemon.waitForLine(/^connection refused from .*file descriptors/);
       expect(refused).toMatch(
         /: the daemon holds \d+ of the 256 file descriptors it may open \(ulimit -n\) and keeps the last 32 for its sandbox processes, .*before EMFILE.*raise `ulimit -n` or lower --max-connections/,
