@@ -5,6 +5,7 @@
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
 
+import { descriptorFaultOf } from '../isolate/host/member/descriptor-faults.js';
 import type { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
@@ -209,6 +210,7 @@ export class Connection {
       return wire;
     } catch (error) {
       this.server.readiness.observe(error);
+      if (descriptorFaultOf(error) !== undefined) this.server.metrics.descriptorFault('spawn');
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'EXECUTION_CANCELLED') outcome = 'cancelled';
       detail = typeof code === 'string' ? `threw ${code}` : 'threw';

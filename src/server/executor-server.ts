@@ -16,6 +16,7 @@ import { truncateCloseReason } from '../wire/inbound-queue.js';
 import { type AdminServer, startAdminServer } from './admin-server.js';
 import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
+import { DescriptorWatch } from './descriptors.js';
 import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
@@ -29,6 +30,7 @@ import { type ExecutorServerOptions, resolveServerOptions } from './server-optio
 import { peerOf, SessionGate } from './session-gate.js';
 import {
   type ExecutionKind,
+  formatAcceptFailed,
   formatConnectionOpened,
   formatDrainCancelledCall,
   formatDrainTimedOut,
@@ -81,7 +83,9 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const { executor, log, maxMessageBytes, maxSendBufferBytes } = settings;
   const metrics = new DaemonMetrics(executor);
   const readiness = new Readiness(executor);
-  const gate = new SessionGate(settings, log, metrics);
+  const descriptors = new DescriptorWatch();
+  const gate = new SessionGate(settings, log, metrics, descriptors);
+  metrics.watchDescriptors(() => ({ open: descriptors.open(gate.sockets), limit: descriptors.limit }));
   const refusals = new RefusalLog(log, 'call');
   const heldRequests = new HeldRequests(settings, (scope) => metrics.heldBytesRefused(scope));
   metrics.watchHeldRequests(heldRequests);
@@ -211,6 +215,14 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       resolve();
     });
   });
+  // An accept that finds no descriptor (EMFILE, ENFILE) is emitted on the listener: unheard, it
+  // would end the daemon. The open sessions go on; libuv accepts again once descriptors are free.
+  const acceptFailures = new RefusalLog(log, 'connection');
+  listener.on('error', (error: NodeJS.ErrnoException) => {
+    const code = error.code ?? 'an error';
+    if (code === 'EMFILE' || code === 'ENFILE') metrics.descriptorFault('accept');
+    acceptFailures.refused(`accept ${code}`, formatAcceptFailed(code, descriptors.limit));
+  });
   const address = listener.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   daemonId ||= `${hostname()}:${address.port}`;
@@ -280,6 +292,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await readiness.settled();
         gate.flush();
         refusals.flush();
+        acceptFailures.flush();
         stopObservingRetained();
         retained.stop();
         metrics.close();

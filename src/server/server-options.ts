@@ -11,6 +11,7 @@ import {
 } from '../protocol/option-schema.js';
 import type { Executor } from '../protocol/types.js';
 import { isLoopbackHost } from './auth.js';
+import { DAEMON_FDS_RESERVED, defaultMaxConnections, MAX_CONNECTIONS_CEILING, SHED_HEADROOM } from './descriptors.js';
 import { isValidDaemonId } from './handle-ids.js';
 import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from './log.js';
 import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from './texts.js';
@@ -43,7 +44,11 @@ export interface ExecutorServerOptions {
   clientPingIntervalMs?: number | undefined;
   /** @deprecated Renamed `clientPingIntervalMs`; still taken, with a warning. */
   clientPingInterval?: number | undefined;
-  /** Open sessions at once; one more is refused (HTTP 503). Default 512. */
+  /**
+   * Open sessions at once; one more is refused (HTTP 503). Default: half the file descriptors the
+   * process may open beyond 64, at most 512 (`maxConnectionsFor`). A connection that would leave
+   * fewer than 32 descriptors for the pool's processes is shed whatever this is.
+   */
   maxConnections?: number | undefined;
   /** Bytes waiting to be sent to one client (it stopped reading) before it is dropped. Default 64 MiB. */
   maxSendBufferBytes?: number | undefined;
@@ -101,6 +106,8 @@ type RenamedServerOption =
 /** A server option's row: `flagHelp` is what its daemon flag does, in --help and docs/remote.md. */
 export interface ServerOptionRow extends OptionRow {
   readonly flagHelp?: string;
+  /** The default this host computes, where `defaultText` gives the rule: --help shows it beside. */
+  readonly hostDefault?: () => number;
 }
 
 /** An integer option's row, in `createExecutorServer`'s words for its rule. */
@@ -182,10 +189,11 @@ export const SERVER_ROWS = {
   maxConnections: integerRow({
     unit: 'count',
     min: 1,
-    default: 512,
+    defaultText: `half the file descriptors the process may open (\`ulimit -n\`) beyond ${DAEMON_FDS_RESERVED} for its own files, the rest left to the pool's processes, at most ${MAX_CONNECTIONS_CEILING}`,
+    hostDefault: defaultMaxConnections,
     flag: 'max-connections',
     flagHelp: 'open sessions at once',
-    description: 'open sessions at once; one more is refused (503)',
+    description: `open sessions at once; one more is refused (503). Whatever it is, a connection that would leave the daemon fewer than ${SHED_HEADROOM} descriptors for its sandbox processes is shed at once (503)`,
   }),
   maxSendBufferBytes: integerRow({
     unit: 'bytes',
@@ -368,7 +376,9 @@ export const SERVER_DEFAULTS = {
   host: SERVER_ROWS.host.default,
   port: SERVER_ROWS.port.default,
   ...(Object.fromEntries(
-    Object.entries(SERVER_ROWS).flatMap(([name, row]) => ('bounds' in row ? [[name, row.default]] : [])),
+    Object.entries(SERVER_ROWS).flatMap(([name, row]) =>
+      'bounds' in row ? [[name, 'hostDefault' in row ? row.hostDefault() : row.default]] : [],
+    ),
   ) as { [K in ServerNumber]: number }),
   adminHost: DAEMON_ROWS['admin.host'].default,
 } as const;

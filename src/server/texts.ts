@@ -37,6 +37,16 @@ export function formatTooManySessions(limit: number): string {
   return `the daemon already has ${limit} open session${limit === 1 ? '' : 's'}, its limit (--max-connections): connect to another daemon`;
 }
 
+/** A connection shed because the daemon's file descriptors run short (descriptors.ts). */
+export function formatDescriptorsShort(open: number, limit: number, headroom: number): string {
+  return `the daemon holds ${open} of the ${limit} file descriptors it may open (ulimit -n) and keeps the last ${headroom} for its sandbox processes, so it sheds new connections before EMFILE until some close: raise \`ulimit -n\` or lower --max-connections; connect to another daemon`;
+}
+
+/** The listener's accept failed for want of descriptors: the daemon goes on with what it has open. */
+export function formatAcceptFailed(code: string, limit: number | undefined): string {
+  return `accepting a connection failed with ${code}: the daemon has no file descriptor left (its limit is ${limit ?? 'unknown here'}, ulimit -n); raise \`ulimit -n\` or lower --max-connections. The open sessions go on, and connections are accepted again once descriptors are free`;
+}
+
 export function formatTooManyUnauthenticated(address: string, pending: number): string {
   return `${address} already holds ${pending} socket${pending === 1 ? '' : 's'} not yet upgraded to an authenticated session, the per-address limit (--max-unauthenticated-per-peer)`;
 }

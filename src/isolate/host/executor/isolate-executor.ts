@@ -73,7 +73,13 @@ export class IsolateExecutor implements Executor {
       measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
         this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
-      evict: (member) => this.#retained.evict(member, isolateText.executionEvicted),
+      evict: (member, cause) =>
+        this.#retained.evict(
+          member,
+          cause === 'gone' ? isolateText.executionEvictedGone : isolateText.executionEvicted,
+        ),
+      reclaim: (member, { heldMb, shareMb, percent }) =>
+        this.#runOn.get(member)?.endOverBudget(isolateText.tenantShareReclaimed(heldMb, shareMb, percent)),
     });
   }
 

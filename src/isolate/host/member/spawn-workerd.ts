@@ -134,6 +134,16 @@ export function spawnWorkerd({
   } finally {
     command.release();
   }
+  // A spawn that fails for want of descriptors (EMFILE, ENFILE) does not throw: Node gives back a
+  // child without pid or pipes and emits 'error' on it a tick later, which unheard ends the host.
+  const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+  if (child.pid === undefined) {
+    removeConfig();
+    cgroup?.remove();
+    return spawnFailed.then((error) => {
+      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error });
+    });
+  }
 
   let stderr = '';
   let outputListener: ((line: string) => void) | undefined;
