@@ -82,3 +82,26 @@ export function formatBundleWritten(count: number, bytes: number, out: string): 
 export function formatBundleOptionsNotObject(got: string): string {
   return `bundlePackages options must be an object ({from?, maxBundleBytes?, maxSetBytes?, minify?, cacheDir?}); got ${got}`;
 }
+
+/** `codemode-executor bundle --help`; the defaults come from the option rows. */
+export function formatBundleUsage(rows: {
+  readonly maxBundleBytes: { readonly default: number };
+  readonly maxSetBytes: { readonly default: number };
+}): string {
+  return `Usage: codemode-executor bundle <package>[@<range>]... [options]
+
+Bundles installed npm packages into a module map for the sandbox: a JSON object, package name to
+{"js": source}, which CodemodeExecutor's execute(code, providers, { modules }) and upstream's
+DynamicWorkerExecutor({ modules }) take as it is. A program imports a package by its name:
+await import('zod').
+
+Options:
+  -o, --out <file>                         write the map to this file (default: stdout)
+  --from <dir>                             resolve the packages from this directory's node_modules (default: the current directory)
+  --cache-dir <dir>                        keep bundles here across runs, by content hash (default: none)
+  --max-bundle-bytes <bytes>               the largest bundle of one package (default ${rows.maxBundleBytes.default})
+  --max-set-bytes <bytes>                  the largest map, its bundles together (default ${rows.maxSetBytes.default})
+  --no-minify                              leave the bundles unminified
+  -h, --help                               print this help
+`;
+}

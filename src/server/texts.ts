@@ -243,7 +243,7 @@ export function formatMissingCommand(usageLine: string): string {
 }
 
 export function formatUnknownCommand(command: string): string {
-  return `unknown command: ${command}; the command is serve`;
+  return `unknown command: ${command}; the commands are serve and bundle`;
 }
 
 export const TOKEN_EMPTY = '--token must not be empty';
