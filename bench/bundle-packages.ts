@@ -45,7 +45,9 @@ function fresh(name: string, cacheDir: string | undefined) {
 async function main(): Promise<void> {
   const [name, cacheArg] = process.argv.slice(2);
   if (name !== undefined) return measureOnce(name, cacheArg === '-' ? undefined : cacheArg);
-  process.stdout.write('| package | bytes (minified) | cold ms | warm ms (median) | from disk cache ms |\n|---|---|---|---|---|\n');
+  process.stdout.write(
+    '| package | bytes (minified) | cold ms | warm ms (median) | from disk cache ms |\n|---|---|---|---|---|\n',
+  );
   for (const pkg of PACKAGES) {
     const cold: number[] = [];
     const warm: number[] = [];

@@ -15,8 +15,8 @@ import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
 import { CaseLane } from './lanes.js';
-import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { runWithPackages } from './packages.js';
+import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
 
