@@ -19,6 +19,7 @@ import { Connection, type ConnectionTenant, type ServerContext } from './connect
 import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
+import { ModuleCache } from './module-cache.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
@@ -125,6 +126,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     heldRequests,
     tenancy,
     retained,
+    modules: new ModuleCache(settings.maxModuleCacheBytes),
     get draining() {
       return draining;
     },

@@ -316,3 +316,13 @@ export function formatProxyHeaderTimedOut(timeout: number): string {
 export function formatTooManyAwaitingProxyHeader(waiting: number): string {
   return `${waiting} connections already wait for their PROXY protocol v2 header, the limit (--max-connections)`;
 }
+
+/** `missingModules` given something other than an array of hashes. */
+export function formatModuleHashesInvalid(got: string, max: number): string {
+  return `missingModules takes an array of at most ${max} module hashes (64 lower-case hex digits each); got ${got}`;
+}
+
+/** `putModules` given something other than hashes to module sources. */
+export function formatModulePutsInvalid(got: string, max: number): string {
+  return `putModules takes a record of at most ${max} module hashes (64 lower-case hex digits each) to module sources (source text, {js}, {cjs}, {text} or {json}); got ${got}`;
+}
