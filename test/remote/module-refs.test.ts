@@ -10,9 +10,12 @@ import { WebSocket } from 'ws';
 import { bundlePackages } from '../../src/bundle/index.js';
 import { CodemodeExecutor } from '../../src/index.js';
 import { connect } from '../../src/remote/index.js';
+import { executeWithModuleRefs } from '../../src/remote/module-upload.js';
+import type { RemoteEndpoint } from '../../src/remote/session.js';
 import { SocketTransport } from '../../src/remote/socket-transport.js';
 import type { WebSocketConstructor, WebSocketLike } from '../../src/remote/websocket-types.js';
 import { moduleHash } from '../../src/wire/module-refs.js';
+import type { WireExecuteRequest } from '../../src/wire/types.js';
 import { startDaemon, stopAllDaemons } from '../support/daemon.js';
 
 afterAll(stopAllDaemons);
@@ -104,5 +107,32 @@ describe('modules by hash', () => {
     } finally {
       await executor.dispose();
     }
+  });
+});
+
+describe('a daemon without the module methods', () => {
+  it('gets every module inline, and is not asked again in the session', async () => {
+    // What capnweb answers for a method the daemon's endpoint does not have (an older daemon).
+    let asked = 0;
+    const sent: WireExecuteRequest[] = [];
+    const older = {
+      missingModules: async () => {
+        asked += 1;
+        throw new TypeError("'missingModules' is not a function.");
+      },
+      execute: async (wire: WireExecuteRequest) => {
+        sent.push(wire);
+        return { result: 1, logs: [] };
+      },
+    } as unknown as RemoteEndpoint;
+    const modules = { big: { js: `export const x = "${'x'.repeat(20_000)}"` } };
+    const wire: WireExecuteRequest = { code: 'async () => 1', dispatch: null, outboundMode: 'default', modules };
+    await executeWithModuleRefs(older, wire);
+    await executeWithModuleRefs(older, wire);
+    expect(asked).toBe(1);
+    expect(sent.map((request) => [request.modules, request.moduleRefs])).toEqual([
+      [modules, undefined],
+      [modules, undefined],
+    ]);
   });
 });
