@@ -8,6 +8,7 @@ import { describeValue } from '../protocol/describe-value.js';
 import { bundleOne, bundlerSettings } from './bundle-one.js';
 import { contentHash, locatePackage, parseSpec } from './locate.js';
 import { type BundleOptions, type ResolvedBundleOptions, resolveBundleOptions } from './options.js';
+import { fetchFromRegistry } from './registry.js';
 import { formatBundleTooLarge, formatSetTooLarge, formatSpecRepeated, formatSpecsInvalid } from './texts.js';
 
 /**
@@ -56,11 +57,12 @@ async function bundleSet(names: readonly string[], specs: readonly unknown[], op
   const map: Record<string, PackageModule> = {};
   let total = 0;
   for (const spec of specs.map(parseSpec)) {
-    const pkg = locatePackage(spec, options.from);
+    const from = options.registryDir === undefined ? options.from : await fetchFromRegistry(options.registryDir, spec);
+    const pkg = locatePackage(spec, from);
     const key = options.cacheDir === undefined ? undefined : contentHash(pkg, settings);
     let js = key === undefined ? undefined : readCached(options.cacheDir!, key);
     if (js === undefined) {
-      js = await bundleOne(pkg, options.from, options.minify);
+      js = await bundleOne(pkg, from, options.minify);
       if (key !== undefined) writeCached(options.cacheDir!, key, js);
     }
     const size = utf8Bytes(js);

@@ -20,6 +20,8 @@ export interface BundleOptions {
   minify?: boolean;
   /** A directory that keeps bundles across processes, keyed by content (default: none). */
   cacheDir?: string;
+  /** Fetch each package from the npm registry into this directory, instead of resolving the installed one (default: none). */
+  registryDir?: string;
 }
 
 export const BUNDLE_ROWS = {
@@ -62,6 +64,13 @@ export const BUNDLE_ROWS = {
     description:
       'a directory that keeps bundles across processes, one file per bundle named by its content hash; none by default',
   },
+  registryDir: {
+    type: 'string',
+    default: null,
+    rule: 'a directory path',
+    description:
+      "fetch each package from the npm registry into this directory (npm checks each tarball's integrity against the registry's and runs no install scripts), instead of resolving the installed one; a range fetched there is not fetched again",
+  },
 } as const satisfies Record<keyof BundleOptions, OptionRow>;
 
 const OPTION_NAMES = Object.keys(BUNDLE_ROWS);
@@ -73,6 +82,7 @@ export interface ResolvedBundleOptions {
   maxSetBytes: number;
   minify: boolean;
   cacheDir: string | undefined;
+  registryDir: string | undefined;
 }
 
 /** The options checked, with their defaults; throws a `TypeError` naming what was wrong. */
@@ -87,7 +97,7 @@ export function resolveBundleOptions(options: unknown, cwd: string): ResolvedBun
   const given = options as BundleOptions;
   const invalid = (name: keyof BundleOptions) =>
     new TypeError(formatBundleOptionInvalid(name, BUNDLE_ROWS[name].rule, describeValue(given[name])));
-  for (const name of ['from', 'cacheDir'] as const) {
+  for (const name of ['from', 'cacheDir', 'registryDir'] as const) {
     const value = given[name];
     if (value !== undefined && (typeof value !== 'string' || value === '')) throw invalid(name);
   }
@@ -102,5 +112,6 @@ export function resolveBundleOptions(options: unknown, cwd: string): ResolvedBun
     maxSetBytes: given.maxSetBytes ?? BUNDLE_ROWS.maxSetBytes.default,
     minify: given.minify ?? BUNDLE_ROWS.minify.default,
     cacheDir: given.cacheDir,
+    registryDir: given.registryDir,
   };
 }

@@ -80,7 +80,7 @@ export function formatBundleWritten(count: number, bytes: number, out: string): 
 }
 
 export function formatBundleOptionsNotObject(got: string): string {
-  return `bundlePackages options must be an object ({from?, maxBundleBytes?, maxSetBytes?, minify?, cacheDir?}); got ${got}`;
+  return `bundlePackages options must be an object ({from?, maxBundleBytes?, maxSetBytes?, minify?, cacheDir?, registryDir?}); got ${got}`;
 }
 
 /** `codemode-executor bundle --help`; the defaults come from the option rows. */
@@ -99,9 +99,15 @@ Options:
   -o, --out <file>                         write the map to this file (default: stdout)
   --from <dir>                             resolve the packages from this directory's node_modules (default: the current directory)
   --cache-dir <dir>                        keep bundles here across runs, by content hash (default: none)
+  --registry-dir <dir>                     fetch the packages from the npm registry into this directory, instead of
+                                           resolving the installed ones (default: none)
   --max-bundle-bytes <bytes>               the largest bundle of one package (default ${rows.maxBundleBytes.default})
   --max-set-bytes <bytes>                  the largest map, its bundles together (default ${rows.maxSetBytes.default})
   --no-minify                              leave the bundles unminified
   -h, --help                               print this help
 `;
+}
+
+export function formatRegistryFailed(wanted: string, detail: string): string {
+  return `Cannot fetch "${wanted}" from the npm registry (bundlePackages option registryDir): ${detail}`;
 }

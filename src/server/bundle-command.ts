@@ -14,6 +14,7 @@ const OPTIONS = {
   out: { type: 'string' as const, short: 'o' },
   from: { type: 'string' as const },
   'cache-dir': { type: 'string' as const },
+  'registry-dir': { type: 'string' as const },
   'max-bundle-bytes': { type: 'string' as const },
   'max-set-bytes': { type: 'string' as const },
   'no-minify': { type: 'boolean' as const },
@@ -61,6 +62,7 @@ export function parseBundleCommand(argv: string[]): BundleCommand {
   const options: BundleOptions = {};
   if (values.from !== undefined) options.from = values.from;
   if (values['cache-dir'] !== undefined) options.cacheDir = values['cache-dir'];
+  if (values['registry-dir'] !== undefined) options.registryDir = values['registry-dir'];
   const maxBundleBytes = bytesOf('max-bundle-bytes', values['max-bundle-bytes']);
   if (maxBundleBytes !== undefined) options.maxBundleBytes = maxBundleBytes;
   const maxSetBytes = bytesOf('max-set-bytes', values['max-set-bytes']);

@@ -79,6 +79,8 @@ describe('codemode-executor bundle', () => {
         '/srv/app',
         '--cache-dir',
         '/tmp/c',
+        '--registry-dir',
+        '/tmp/r',
         '--max-bundle-bytes',
         '100',
         '--max-set-bytes',
@@ -89,7 +91,14 @@ describe('codemode-executor bundle', () => {
       help: false,
       specs: ['zod@^4', 'uuid'],
       out: 'm.json',
-      options: { from: '/srv/app', cacheDir: '/tmp/c', maxBundleBytes: 100, maxSetBytes: 200, minify: false },
+      options: {
+        from: '/srv/app',
+        cacheDir: '/tmp/c',
+        registryDir: '/tmp/r',
+        maxBundleBytes: 100,
+        maxSetBytes: 200,
+        minify: false,
+      },
     });
   });
 });

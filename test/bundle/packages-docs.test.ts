@@ -22,7 +22,7 @@ afterAll(stopAllDaemons);
 it("runs docs/packages.md's snippets and command, type-checked, and each prints what the page says", async () => {
   const page = await readFile(join(ROOT, 'docs', 'packages.md'), 'utf8');
   const snippets = typeScriptSnippets(page);
-  expect(snippets.map((snippet) => snippet.typeCheckOnly)).toEqual([false, false, true, false]);
+  expect(snippets.map((snippet) => snippet.typeCheckOnly)).toEqual([false, false, false, true, false]);
   expect(shellLines(page)).toEqual(['npx codemode-executor bundle zod date-fns --out modules.json']);
   const daemon = await startDaemon();
   const dir = await mkdtemp(join(ROOT, 'test', 'bundle', 'snippets-'));
@@ -31,7 +31,7 @@ it("runs docs/packages.md's snippets and command, type-checked, and each prints 
     const [, , ...args] = shellLines(page)[0]!.split(' ');
     await run(process.execPath, [join(ROOT, 'dist', 'server', 'cli.js'), ...args], { cwd: dir });
     const sources = snippets.map((snippet) => snippet.source.replaceAll('ws://127.0.0.1:8787', daemon.url));
-    expect(sources[3]).not.toBe(snippets[3]!.source);
+    expect(sources[4]).not.toBe(snippets[4]!.source);
     const files = await Promise.all(
       sources.map(async (source, index) => {
         const file = join(dir, `packages-${index + 1}.ts`);
@@ -46,7 +46,7 @@ it("runs docs/packages.md's snippets and command, type-checked, and each prints 
     });
     // A Worker project bundles, so it imports JSON as a bundler does.
     const workerFlags = ['--module', 'preserve', '--moduleResolution', 'bundler', '--resolveJsonModule'];
-    await run(process.execPath, [TSC, ...strict, ...workerFlags, '--types', '@cloudflare/workers-types', files[2]!], {
+    await run(process.execPath, [TSC, ...strict, ...workerFlags, '--types', '@cloudflare/workers-types', files[3]!], {
       cwd: ROOT,
     });
     for (const [index, snippet] of snippets.entries()) {
