@@ -58,6 +58,8 @@ export type CaseModule = string | { js: string } | { cjs: string } | { text: str
 export interface CaseOptions {
   connectors?: CaseConnector[];
   modules?: Record<string, CaseModule>;
+  /** npm packages bundled into `modules` before execute (harness/packages.ts). */
+  packages?: string[];
   timeout?: number;
   outbound?: CaseOutbound;
   countHostWaits?: boolean;

@@ -24,6 +24,7 @@ import {
   validateUrl,
 } from './connect-options.js';
 import { delay } from './delay.js';
+import { executeWithModuleRefs } from './module-upload.js';
 import { type CallTerms, executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
 import { isNotTakingSessions, Session, type SessionOptions } from './session.js';
 import {
@@ -122,7 +123,7 @@ export class RemoteExecutor implements Executor {
       return await this.#call(
         BROKEN_DURING_EXECUTION,
         cancel,
-        async (session) => resultFromWire(await session.remote.execute(wire)),
+        async (session) => resultFromWire(await executeWithModuleRefs(session.remote, wire)),
         call,
       );
     } finally {

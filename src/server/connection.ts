@@ -15,6 +15,7 @@ import type { WireExecuteResult } from '../wire/types.js';
 import type { HeldRequests } from './held-requests.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
+import type { ModuleCache } from './module-cache.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
 import { exceedsWireDepth, MAX_WIRE_DEPTH } from './result-depth.js';
@@ -51,6 +52,8 @@ export interface ServerContext {
   /** The tenants of the executor's memory budget: calls run in their tenant's frame. */
   readonly tenancy: Tenancy;
   readonly retained: RetainedLeases;
+  /** The modules each tenant sent once, by hash (module-cache.ts). */
+  readonly modules: ModuleCache;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
   readonly daemonId: string;

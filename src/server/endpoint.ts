@@ -9,6 +9,7 @@ import { ExecutorError } from '../protocol/errors.js';
 import type { ExecutorEndpoint, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
+import { putModules, resolveModuleRefs } from './module-endpoint.js';
 import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
 import { heldBytesOf } from './request-bytes.js';
@@ -18,6 +19,8 @@ import { formatRefusedMessage, formatTooManyRetained, formatTooManyRetainedForTe
 import {
   checkExecutionId,
   checkInvokeHandleRequest,
+  checkModuleHashes,
+  checkModulePuts,
   checkOversizeArguments,
   checkWireExecuteRequest,
 } from './wire-checks.js';
@@ -43,11 +46,14 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
   async execute(request: unknown): Promise<WireExecuteResult> {
     const connection = this.#connection;
     const { server, id } = connection;
-    const wire = this.#checked('execute', () => checkWireExecuteRequest(request));
+    const checked = this.#checked('execute', () => checkWireExecuteRequest(request));
+    // Modules named by hash are held by the tenant's cache, which bounds them: they count once, there, not per request.
+    const heldBytes = heldBytesOf([checked.code, checked.modules, checked.moduleRefs, checked.providers]);
+    const wire = this.#checked('execute', () => resolveModuleRefs(server.modules, connection.tenant.retained, checked));
     // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
     const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
     let placeTaken = false;
-    const terms = { ...callTerms(wire), heldBytes: heldBytesOf([wire.code, wire.modules, wire.providers]) };
+    const terms = { ...callTerms(wire), heldBytes };
     const run = connection.run('execute', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
@@ -115,6 +121,24 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
     const executionId = this.#checked('other', () => fromWireExecutionId(checkExecutionId(wireId), server.daemonId));
     await server.executor.closeHandles(executionId);
     server.retained.close(executionId);
+  }
+
+  /** Of these module hashes, the ones the daemon does not hold for this connection's tenant. */
+  missingModules(hashes: unknown): string[] {
+    const checked = this.#checked('other', () => checkModuleHashes(hashes));
+    return this.#connection.server.modules.missing(this.#connection.tenant.retained, checked);
+  }
+
+  /** Keeps modules for this connection's tenant, each checked against the hash it is put under. */
+  async putModules(modules: unknown): Promise<void> {
+    const checked = this.#checked('other', () => checkModulePuts(modules));
+    const { server, tenant } = this.#connection;
+    try {
+      await putModules(server.modules, tenant.retained, checked);
+    } catch (error) {
+      this.#refuseMessage(error as ExecutorError);
+      throw error;
+    }
   }
 
   /** The client aborted the signal of a call it sent with this token: fire-and-forget, so nothing to answer. */

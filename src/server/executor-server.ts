@@ -20,6 +20,7 @@ import { DescriptorWatch } from './descriptors.js';
 import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
+import { ModuleCache } from './module-cache.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
@@ -129,6 +130,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     heldRequests,
     tenancy,
     retained,
+    modules: new ModuleCache(settings.maxModuleCacheBytes),
     get draining() {
       return draining;
     },

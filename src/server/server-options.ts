@@ -76,6 +76,8 @@ export interface ExecutorServerOptions {
   maxRetainedPerConnection?: number | undefined;
   /** Retained executions one tenant (a token) may hold open at once, its connections open or gone; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`. Default 64. */
   maxRetainedPerTenant?: number | undefined;
+  /** Bytes of modules the daemon keeps for each tenant (a token), sent once and named by hash later (docs/protocol.md, "Modules by hash"); 0 keeps none. Default 64 MiB. */
+  maxModuleCacheBytes?: number | undefined;
   /** The percent of the memory budget one tenant may hold while another is present (a token where the daemon has several, else a connection); beyond it its runs wait. Default 50. */
   tenantMemoryPercent?: number | undefined;
   /** Milliseconds a retained execution may go unused (no `invokeHandle`) before the daemon closes it, whether or not its connection is still open. Default 300000. */
@@ -285,6 +287,15 @@ export const SERVER_ROWS = {
     description:
       'retained executions one token holds open, its connections open or gone; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`',
   }),
+  maxModuleCacheBytes: integerRow({
+    unit: 'bytes',
+    min: 0,
+    default: 64 * 1024 * 1024,
+    flag: 'max-module-cache-bytes',
+    flagHelp: 'bytes of modules kept for each token, sent once and named by hash later; 0 keeps none',
+    description:
+      'bytes of modules the daemon keeps for each tenant (a token), sent once with `putModules` and named by hash in later executes, least recently used out; 0 keeps none, so every module crosses inline ([protocol.md](protocol.md#modules-by-hash))',
+  }),
   tenantMemoryPercent: integerRow({
     unit: 'percent',
     min: 1,
@@ -419,6 +430,7 @@ export interface ServerSettings {
   maxRpcImports: number;
   maxRetainedPerConnection: number;
   maxRetainedPerTenant: number;
+  maxModuleCacheBytes: number;
   tenantMemoryPercent: number;
   retainedIdleTimeoutMs: number;
   proxyProtocol: boolean;
@@ -510,6 +522,7 @@ export function resolveServerOptions(given: ExecutorServerOptions): ServerSettin
     maxRpcImports: serverNumber('maxRpcImports'),
     maxRetainedPerConnection: serverNumber('maxRetainedPerConnection'),
     maxRetainedPerTenant: serverNumber('maxRetainedPerTenant'),
+    maxModuleCacheBytes: serverNumber('maxModuleCacheBytes'),
     tenantMemoryPercent: serverNumber('tenantMemoryPercent'),
     retainedIdleTimeoutMs: serverNumber('retainedIdleTimeoutMs'),
     proxyProtocol: options.proxyProtocol ?? false,

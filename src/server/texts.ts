@@ -253,7 +253,7 @@ export function formatMissingCommand(usageLine: string): string {
 }
 
 export function formatUnknownCommand(command: string): string {
-  return `unknown command: ${command}; the command is serve`;
+  return `unknown command: ${command}; the commands are serve and bundle`;
 }
 
 export const TOKEN_EMPTY = '--token must not be empty';
@@ -325,4 +325,14 @@ export function formatProxyHeaderTimedOut(timeout: number): string {
 
 export function formatTooManyAwaitingProxyHeader(waiting: number): string {
   return `${waiting} connections already wait for their PROXY protocol v2 header, the limit (--max-connections)`;
+}
+
+/** `missingModules` given something other than an array of hashes. */
+export function formatModuleHashesInvalid(got: string, max: number): string {
+  return `missingModules takes an array of at most ${max} module hashes (64 lower-case hex digits each); got ${got}`;
+}
+
+/** `putModules` given something other than hashes to module sources. */
+export function formatModulePutsInvalid(got: string, max: number): string {
+  return `putModules takes a record of at most ${max} module hashes (64 lower-case hex digits each) to module sources (source text, {js}, {cjs}, {text} or {json}); got ${got}`;
 }

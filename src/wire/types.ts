@@ -37,6 +37,11 @@ export interface WireExecuteRequest {
   outbound?: WireFetch;
   providers?: ProviderDescriptor[];
   modules?: Record<string, ModuleSource>;
+  /**
+   * Modules named by hash (module-refs.ts), which the daemon holds for this tenant from an earlier
+   * `putModules`; beside `modules`, never under the same name.
+   */
+  moduleRefs?: Record<string, string>;
   timeout?: number | null;
   cpuTimeout?: number;
   countHostWaits?: boolean;
@@ -100,4 +105,8 @@ export interface ExecutorEndpoint {
    * cannot cross the wire). An unknown token, or one whose call has settled, is a no-op.
    */
   cancel(cancelToken: string): void;
+  /** Of these module hashes, the ones the daemon does not hold for this connection's tenant. */
+  missingModules(hashes: string[]): string[];
+  /** Keeps modules for this connection's tenant, each under its hash, which the daemon checks. */
+  putModules(modules: Record<string, ModuleSource>): Promise<void>;
 }
