@@ -4,9 +4,11 @@
  * raw `TypeError` from deep inside. Checks are of shape alone; what a field means (a provider's
  * names, a timeout's bound) is the executor's to check.
  */
+import { EVENT_ROWS } from '../events/options.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import { everyKey } from '../protocol/every-key.js';
+import { meetsBounds } from '../protocol/option-schema.js';
 import { decodeValue } from '../protocol/value-codec.js';
 import type { OutboundMode, WireExecuteRequest, WireInvokeHandleRequest } from '../wire/types.js';
 import {
@@ -38,6 +40,8 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   callId: true,
   parent: true,
   heartbeatLease: true,
+  events: true,
+  maxQueuedEvents: true,
 });
 
 const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
@@ -52,6 +56,8 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   callId: true,
   parent: true,
   heartbeatLease: true,
+  events: true,
+  maxQueuedEvents: true,
 });
 
 function invalid(message: string): ExecutorError {
@@ -78,6 +84,8 @@ function field(method: WireMethod, fields: Fields, name: string, expected: strin
 const optional = (check: (value: unknown) => boolean) => (value: unknown) => value === undefined || check(value);
 const isString = (value: unknown) => typeof value === 'string';
 const isNonEmptyString = (value: unknown) => typeof value === 'string' && value !== '';
+const isFunction = (value: unknown) => typeof value === 'function';
+const isQueueBound = (value: unknown) => meetsBounds(EVENT_ROWS.maxQueuedEvents.bounds, value);
 const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
 const isTimeout = (value: unknown) => value === null || typeof value === 'number';
 const isNumber = (value: unknown) => typeof value === 'number';
@@ -101,6 +109,8 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
   field(method, fields, 'callId', 'a non-empty string or absent', optional(isNonEmptyString));
   field(method, fields, 'parent', 'a non-empty string or absent', optional(isNonEmptyString));
+  field(method, fields, 'events', 'a function or absent', optional(isFunction));
+  field(method, fields, 'maxQueuedEvents', EVENT_ROWS.maxQueuedEvents.rule, optional(isQueueBound));
   checkCancelToken(fields);
 }
 
