@@ -21,6 +21,7 @@ export type {
 } from './codemode/types.js';
 // Live events (docs/observing.md): the call options `onEvent` and `maxQueuedEvents`.
 export { DEFAULT_MAX_QUEUED_EVENTS } from './events/options.js';
+export { TANSTACK_CODE_MODE_EVENTS, type TanStackEmit, tanStackCodeModeEvents } from './events/tanstack.js';
 export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
 export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
 // The native contract a host meets through the adapter: what it wraps, and what it may catch.
