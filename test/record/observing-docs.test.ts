@@ -1,5 +1,5 @@
 /**
- * docs/observing.md's "Run records and replay" snippets, run as a host runs them: each is written
+ * docs/observing.md's snippets ("Live events", "Run records and replay"), run as a host runs them: each is written
  * into the package (so it imports the package by its name, which resolves to the build), type-checked
  * under strict, run with Node, and must print what the page says it prints. Needs `npm run build`.
  */
@@ -14,9 +14,12 @@ import { section, typeScriptSnippets } from '../package/markdown.js';
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-it("runs docs/observing.md's record and replay snippets, type-checked, and each prints what the page says", async () => {
+it.each([
+  ['Live events', 'live events'],
+  ['Run records and replay', 'record and replay'],
+])("runs docs/observing.md's %s snippets, type-checked, and each prints what the page says", async (heading) => {
   const page = await readFile(join(ROOT, 'docs', 'observing.md'), 'utf8');
-  const snippets = typeScriptSnippets(section(page, 'Run records and replay'));
+  const snippets = typeScriptSnippets(section(page, heading));
   expect(snippets.length).toBeGreaterThanOrEqual(2);
   // Inside the package, so `@supolka/cloudflare-codemode-executor` resolves to this checkout's build.
   const dir = await mkdtemp(join(ROOT, 'test', 'record', 'snippets-'));
