@@ -17,3 +17,8 @@ export function formatQueueWithoutCallback(method: string): string {
 export function formatOnEventFailed(message: string): string {
   return `onEvent threw (${message}); the run goes on, and later events of this call are still delivered`;
 }
+
+/** A `traceparent` call option that is no W3C traceparent. */
+export function formatTraceparentInvalid(method: string, got: unknown): string {
+  return `${method}() option traceparent must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>), or undefined; got ${JSON.stringify(String(got)).slice(0, 80)}`;
+}

@@ -120,6 +120,11 @@ export interface ExecutorCallOptions {
   onEvent?: OnRunEvent | undefined;
   /** How many events may wait while `onEvent` works on an earlier one. Default 1000, at most 100000. */
   maxQueuedEvents?: number | undefined;
+  /**
+   * The W3C `traceparent` of the caller's span in another process: the call's spans are its
+   * children rather than those of this process's active span. A daemon passes its client's.
+   */
+  traceparent?: string | undefined;
 }
 
 /** The native executor. */

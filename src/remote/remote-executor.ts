@@ -401,10 +401,16 @@ function observedExecute(
   return watched;
 }
 
-/** What a watched call adds to its request: the sink of the events that happen in the daemon. */
-function eventTerms(observation: RunObservation | null): Pick<CallTerms, 'events' | 'maxQueuedEvents'> {
+/**
+ * What a watched call adds to its request: its span, whose child the daemon's is, and the sink of
+ * the events that happen in the daemon.
+ */
+function eventTerms(observation: RunObservation | null): Pick<CallTerms, 'events' | 'maxQueuedEvents' | 'traceparent'> {
   if (observation === null) return {};
+  const traceparent = observation.traceparent();
+  if (!observation.watchesEvents) return traceparent === undefined ? {} : { traceparent };
   return {
+    ...(traceparent === undefined ? {} : { traceparent }),
     maxQueuedEvents: observation.maxQueuedEvents,
     events: (events: unknown) => {
       if (!Array.isArray(events)) return;

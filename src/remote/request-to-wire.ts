@@ -35,6 +35,8 @@ export interface CallTerms {
   /** The sink of the events that happen in the daemon, when the caller watches its events. */
   events?: WireEventSink | undefined;
   maxQueuedEvents?: number | undefined;
+  /** The client's span for the call, when it is traced. */
+  traceparent?: string | undefined;
 }
 
 function addTerms(
@@ -43,6 +45,7 @@ function addTerms(
 ): void {
   if (terms.events !== undefined) wire.events = terms.events;
   if (terms.maxQueuedEvents !== undefined) wire.maxQueuedEvents = terms.maxQueuedEvents;
+  if (terms.traceparent !== undefined) wire.traceparent = terms.traceparent;
   if (terms.cancelToken !== undefined) wire.cancelToken = terms.cancelToken;
   if (terms.callId !== undefined) wire.callId = terms.callId;
   if (terms.parent !== undefined) wire.parent = terms.parent;

@@ -65,7 +65,7 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
         );
         const outcome = await this.#toolCalls.run(wire.parent, () =>
           server.tenancy.run(connection.tenant.share, () =>
-            server.executor.execute(native, streamed({ signal }, stream)),
+            server.executor.execute(native, streamed({ signal }, stream, wire.traceparent)),
           ),
         );
         if (outcome.executionId !== undefined) {
@@ -108,7 +108,7 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
         const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
         return await this.#toolCalls.run(wire.parent, () =>
           connection.server.tenancy.run(connection.tenant.share, () =>
-            executor.invokeHandle(native, streamed({ signal }, stream)),
+            executor.invokeHandle(native, streamed({ signal }, stream, wire.traceparent)),
           ),
         );
       } finally {
@@ -183,8 +183,14 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
 }
 
 /** What `Connection.run` reads of a call before running it. */
-function callTerms(wire: { cancelToken?: string | undefined; heartbeatLease?: number | undefined }) {
-  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease };
+function callTerms(wire: {
+  cancelToken?: string | undefined;
+  heartbeatLease?: number | undefined;
+  traceparent?: string | undefined;
+}) {
+  // The trace id is the traceparent's second field: the daemon's log line of the call carries it.
+  const traceId = wire.traceparent?.split('-')[1];
+  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease, traceId };
 }
 
 /** The call's event stream to its client, when the client watches its events. */
@@ -193,7 +199,15 @@ function eventStreamOf(wire: WireEventTerms, fetches: boolean): WireEventStream 
   return new WireEventStream(wire.events, wire.maxQueuedEvents ?? DEFAULT_MAX_QUEUED_EVENTS, fetches);
 }
 
-/** The executor's call options, with the stream as its `onEvent` when there is one. */
-function streamed(options: ExecutorCallOptions, stream: WireEventStream | undefined): ExecutorCallOptions {
-  return stream === undefined ? options : { ...options, onEvent: stream.take };
+/**
+ * The executor's call options, with the stream as its `onEvent` when there is one, and the
+ * client's span as the parent of the run's spans when the client traces the call.
+ */
+function streamed(
+  options: ExecutorCallOptions,
+  stream: WireEventStream | undefined,
+  traceparent: string | undefined,
+): ExecutorCallOptions {
+  const withStream = stream === undefined ? options : { ...options, onEvent: stream.take };
+  return traceparent === undefined ? withStream : { ...withStream, traceparent };
 }

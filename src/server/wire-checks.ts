@@ -10,6 +10,7 @@ import { ExecutorError } from '../protocol/errors.js';
 import { everyKey } from '../protocol/every-key.js';
 import { meetsBounds } from '../protocol/option-schema.js';
 import { decodeValue } from '../protocol/value-codec.js';
+import { isTraceparent } from '../tracing/registered-tracer.js';
 import type { OutboundMode, WireExecuteRequest, WireInvokeHandleRequest } from '../wire/types.js';
 import {
   formatArgumentInvalid,
@@ -42,6 +43,7 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   heartbeatLease: true,
   events: true,
   maxQueuedEvents: true,
+  traceparent: true,
 });
 
 const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
@@ -58,6 +60,7 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   heartbeatLease: true,
   events: true,
   maxQueuedEvents: true,
+  traceparent: true,
 });
 
 function invalid(message: string): ExecutorError {
@@ -110,6 +113,7 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'callId', 'a non-empty string or absent', optional(isNonEmptyString));
   field(method, fields, 'parent', 'a non-empty string or absent', optional(isNonEmptyString));
   field(method, fields, 'events', 'a function or absent', optional(isFunction));
+  field(method, fields, 'traceparent', 'a W3C traceparent or absent', optional(isTraceparent));
   field(method, fields, 'maxQueuedEvents', EVENT_ROWS.maxQueuedEvents.rule, optional(isQueueBound));
   checkCancelToken(fields);
 }

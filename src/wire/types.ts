@@ -35,8 +35,10 @@ export type WireFetch = (request: WireFetchRequest) => Promise<WireFetchResponse
  */
 export type WireEventSink = (events: RunEvent[]) => Promise<void> | void;
 
-/** What a call that watches its events adds to its request. */
+/** What a call that watches its events, or is traced, adds to its request. */
 export interface WireEventTerms {
+  /** The W3C `traceparent` of the client's span for the call: the daemon's spans are its children. */
+  traceparent?: string;
   /** Present when the caller passed `onEvent`. */
   events?: WireEventSink;
   /** The caller's `maxQueuedEvents`: the daemon's queue for this call holds no more. */
