@@ -44,6 +44,7 @@ import {
   SPINNERS,
 } from './load.js';
 import { type LoadResults, printLoadReport } from './load-report.js';
+import { measureObserving, printObserving } from './observing.js';
 import { runDialect, runNative } from './ours.js';
 import { note, phase } from './progress.js';
 import { type ReferencePeer, startReferencePeer } from './reference-peer.js';
@@ -54,10 +55,11 @@ import { againstText } from './texts.js';
 import { unbuiltTree } from './trees.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime] [-- --against <dir>]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|observing] [-- --against <dir>]
 
   --quick          fewer rounds and samples (a smoke run of about ten seconds)
   --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
+  --phase observing  only what observing a run costs (events, spans and a record, against none)
 ${againstText.usageLine}
   --build          run npm run build first, once the options are known good (npm run bench passes it)
   -h, --help`;
@@ -69,7 +71,7 @@ const SPIN_BOUND_MS = 500;
 const POOL = { maxWorkers: 1, spare: 1 };
 
 /** The one phase `--phase` may name. */
-const PHASES = ['runtime'] as const;
+const PHASES = ['runtime', 'observing'] as const;
 let onlyPhase: (typeof PHASES)[number] | undefined;
 /** `--against <dir>`: the other tree, instead of every other phase. */
 let againstDir: string | undefined;
@@ -346,6 +348,13 @@ async function main(): Promise<void> {
     }
     if (onlyPhase === 'runtime') {
       await runtimeOnly(plan, resources);
+      return;
+    }
+    if (onlyPhase === 'observing') {
+      const observing = await phase('observing: events, spans and a record, against none', () =>
+        measureObserving(plan, (executor) => resources.executors.push(executor)),
+      );
+      printObserving(observing);
       return;
     }
     const { results, load, runtime } = await bench(plan, resources);

@@ -84,6 +84,8 @@ interface CallTerms {
   heartbeatLease?: number | undefined;
   /** What the request holds in the daemon until it settles (request-bytes.ts); none when absent. */
   heldBytes?: number | undefined;
+  /** The trace the client's call belongs to, which its log line names. */
+  traceId?: string | undefined;
 }
 
 export class Connection {
@@ -233,7 +235,9 @@ export class Connection {
       if (running.givenUp !== undefined) outcome = 'cancelled';
       this.server.metrics.executionSettled(kind, outcome, seconds);
       if (running.givenUp === undefined) {
-        this.server.log(formatExecutionSettled(this.id, running.execution, kind, detail, Math.round(seconds * 1000)));
+        this.server.log(
+          formatExecutionSettled(this.id, running.execution, kind, detail, Math.round(seconds * 1000), terms.traceId),
+        );
       }
     }
   }

@@ -4,10 +4,13 @@
  * the wire grammar (wire-checks.ts) before use.
  */
 import { RpcTarget } from 'capnweb';
+import { DEFAULT_MAX_QUEUED_EVENTS } from '../events/options.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutorError } from '../protocol/errors.js';
-import type { ExecutorEndpoint, WireExecuteResult } from '../wire/types.js';
+import type { ExecutorCallOptions } from '../protocol/types.js';
+import type { ExecutorEndpoint, WireEventTerms, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
+import { WireEventStream } from './event-stream.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
 import { putModules, resolveModuleRefs } from './module-endpoint.js';
 import { ToolCallContexts } from './nested-requests.js';
@@ -56,6 +59,7 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
     const terms = { ...callTerms(wire), heldBytes };
     const run = connection.run('execute', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
+      const stream = eventStreamOf(wire, wire.outboundMode === 'default');
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
       const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
@@ -66,7 +70,9 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
           executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
         );
         const outcome = await this.#toolCalls.run(wire.parent, () =>
-          server.tenancy.run(connection.tenant.share, () => server.executor.execute(native, { signal })),
+          server.tenancy.run(connection.tenant.share, () =>
+            server.executor.execute(native, streamed({ signal }, stream, wire.traceparent)),
+          ),
         );
         if (outcome.executionId !== undefined) {
           const owner = connection.ended ? undefined : id;
@@ -84,6 +90,7 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
         throw error;
       } finally {
         guard.active = false;
+        stream?.close();
       }
     });
     const result = await run.finally(() => {
@@ -102,13 +109,17 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
     const result = await connection.run('invokeHandle', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const done = connection.server.retained.using(executionId);
+      const stream = eventStreamOf(wire, false);
       try {
         const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
         return await this.#toolCalls.run(wire.parent, () =>
-          connection.server.tenancy.run(connection.tenant.share, () => executor.invokeHandle(native, { signal })),
+          connection.server.tenancy.run(connection.tenant.share, () =>
+            executor.invokeHandle(native, streamed({ signal }, stream, wire.traceparent)),
+          ),
         );
       } finally {
         guard.active = false;
+        stream?.close();
         done();
       }
     });
@@ -196,6 +207,31 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
 }
 
 /** What `Connection.run` reads of a call before running it. */
-function callTerms(wire: { cancelToken?: string | undefined; heartbeatLease?: number | undefined }) {
-  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease };
+function callTerms(wire: {
+  cancelToken?: string | undefined;
+  heartbeatLease?: number | undefined;
+  traceparent?: string | undefined;
+}) {
+  // The trace id is the traceparent's second field: the daemon's log line of the call carries it.
+  const traceId = wire.traceparent?.split('-')[1];
+  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease, traceId };
+}
+
+/** The call's event stream to its client, when the client watches its events. */
+function eventStreamOf(wire: WireEventTerms, fetches: boolean): WireEventStream | undefined {
+  if (typeof wire.events !== 'function') return undefined;
+  return new WireEventStream(wire.events, wire.maxQueuedEvents ?? DEFAULT_MAX_QUEUED_EVENTS, fetches);
+}
+
+/**
+ * The executor's call options, with the stream as its `onEvent` when there is one, and the
+ * client's span as the parent of the run's spans when the client traces the call.
+ */
+function streamed(
+  options: ExecutorCallOptions,
+  stream: WireEventStream | undefined,
+  traceparent: string | undefined,
+): ExecutorCallOptions {
+  const withStream = stream === undefined ? options : { ...options, onEvent: stream.take };
+  return traceparent === undefined ? withStream : { ...withStream, traceparent };
 }

@@ -71,8 +71,10 @@ export function formatExecutionSettled(
   kind: ExecutionKind,
   outcome: string,
   milliseconds: number,
+  traceId?: string,
 ): string {
-  return `connection ${connection} ${kind} ${execution} ${outcome} in ${milliseconds} ms`;
+  const trace = traceId === undefined ? '' : ` trace_id=${traceId}`;
+  return `connection ${connection} ${kind} ${execution} ${outcome} in ${milliseconds} ms${trace}`;
 }
 
 /** Why a connection's running calls were given up when its client went away. */

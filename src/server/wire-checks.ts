@@ -4,11 +4,14 @@
  * raw `TypeError` from deep inside. Checks are of shape alone; what a field means (a provider's
  * names, a timeout's bound) is the executor's to check.
  */
+import { EVENT_ROWS } from '../events/options.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import { everyKey } from '../protocol/every-key.js';
+import { meetsBounds } from '../protocol/option-schema.js';
 import type { ModuleSource } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
+import { isTraceparent } from '../tracing/registered-tracer.js';
 import { MODULE_HASH_PATTERN } from '../wire/module-refs.js';
 import type { OutboundMode, WireExecuteRequest, WireInvokeHandleRequest } from '../wire/types.js';
 import {
@@ -43,6 +46,9 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   callId: true,
   parent: true,
   heartbeatLease: true,
+  events: true,
+  maxQueuedEvents: true,
+  traceparent: true,
 });
 
 const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
@@ -57,6 +63,9 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   callId: true,
   parent: true,
   heartbeatLease: true,
+  events: true,
+  maxQueuedEvents: true,
+  traceparent: true,
 });
 
 function invalid(message: string): ExecutorError {
@@ -83,6 +92,8 @@ function field(method: WireMethod, fields: Fields, name: string, expected: strin
 const optional = (check: (value: unknown) => boolean) => (value: unknown) => value === undefined || check(value);
 const isString = (value: unknown) => typeof value === 'string';
 const isNonEmptyString = (value: unknown) => typeof value === 'string' && value !== '';
+const isFunction = (value: unknown) => typeof value === 'function';
+const isQueueBound = (value: unknown) => meetsBounds(EVENT_ROWS.maxQueuedEvents.bounds, value);
 const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
 const isTimeout = (value: unknown) => value === null || typeof value === 'number';
 const isNumber = (value: unknown) => typeof value === 'number';
@@ -139,6 +150,9 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
   field(method, fields, 'callId', 'a non-empty string or absent', optional(isNonEmptyString));
   field(method, fields, 'parent', 'a non-empty string or absent', optional(isNonEmptyString));
+  field(method, fields, 'events', 'a function or absent', optional(isFunction));
+  field(method, fields, 'traceparent', 'a W3C traceparent or absent', optional(isTraceparent));
+  field(method, fields, 'maxQueuedEvents', EVENT_ROWS.maxQueuedEvents.rule, optional(isQueueBound));
   checkCancelToken(fields);
 }
 

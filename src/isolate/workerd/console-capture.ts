@@ -6,10 +6,13 @@
  */
 import type { LogEntry, LogLevel } from '../../protocol/types.js';
 import { sandboxText } from '../contract/texts.js';
-import { $captureStackTrace, $String, utf8Bytes } from './intrinsics.js';
+import { $apply, $captureStackTrace, $Promise, $promiseResolve, $String, $then, utf8Bytes } from './intrinsics.js';
 import { limits } from './sandbox-limits.js';
+import type { SandboxBridge } from './types.js';
 
 let logs: LogEntry[] = [];
+/** Where each line also goes as it is captured, for a run that asked for its lines live. */
+let liveBridge: SandboxBridge | null = null;
 let logBytes = 0;
 let logsCut = false;
 
@@ -18,16 +21,37 @@ export function capturedLogs(): LogEntry[] {
   return logs;
 }
 
+/** The run's lines go to the host as they are captured through `bridge` (`null`: only with its outcome). */
+export function streamLines(bridge: SandboxBridge | null): void {
+  liveBridge = bridge;
+}
+
+function ignore(): void {}
+
+/** Hands a kept line to the live bridge; a failure there (the run is over) is no concern of the program's. */
+function sendLive(index: number, entry: LogEntry): void {
+  if (liveBridge === null) return;
+  try {
+    const sent = liveBridge.line(index, entry.level, entry.message);
+    $apply($then, $apply($promiseResolve, $Promise, [sent]), [undefined, ignore]);
+  } catch {
+    // The bridge is gone; the line still leaves with the outcome.
+  }
+}
+
 function keep(entry: LogEntry): void {
   if (logsCut) return;
   const bytes = utf8Bytes(entry.message);
   if (logs.length >= limits.maxLogLines || logBytes + bytes > limits.maxLogBytes) {
     logsCut = true;
-    logs[logs.length] = { level: 'warn', message: sandboxText.logsCut(limits.maxLogLines, limits.maxLogBytes) };
+    const marker: LogEntry = { level: 'warn', message: sandboxText.logsCut(limits.maxLogLines, limits.maxLogBytes) };
+    logs[logs.length] = marker;
+    sendLive(logs.length - 1, marker);
     return;
   }
   logBytes += bytes;
   logs[logs.length] = entry;
+  sendLive(logs.length - 1, entry);
 }
 
 export function resetLogs(): void {

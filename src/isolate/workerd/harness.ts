@@ -10,7 +10,7 @@
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { HANDLE_KEY } from '../../protocol/types.js';
-import { captureConsole, capturedLogs, resetLogs } from './console-capture.js';
+import { captureConsole, capturedLogs, resetLogs, streamLines } from './console-capture.js';
 import {
   $apply,
   $bind,
@@ -145,6 +145,7 @@ export function begin(args: IArguments, preludes = false): void {
   startRun(options.run, options.bound, options.retain === true, preludes === true);
   begun = true;
   useBridge(args[0]);
+  streamLines(options.live === true ? args[0] : null);
   args[0] = {};
   args[1] = {};
 }
@@ -223,6 +224,7 @@ export class Entrypoint extends WorkerEntrypoint {
     const fn = retainedFunctions.get(handle);
     if (fn === undefined) return { missing: true };
     useBridge(nextBridge);
+    streamLines(options.live === true ? nextBridge : null);
     resetLogs();
     const current = startRun(options.run, options.bound, true, false);
     let pending: unknown;

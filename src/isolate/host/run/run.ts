@@ -55,6 +55,8 @@ export interface RunSpec {
   heapLimitMb: number;
   memoryLimitMb: number;
   limits: IsolateLimits;
+  /** Takes each console line as the sandbox captures it, when the start message asked for them (`live`). */
+  onLine?: (entry: LogEntry, index: number) => void;
 }
 
 export interface RunOutcome {
@@ -199,6 +201,9 @@ export class Run {
     switch (message.t) {
       case 'call':
         void this.#answerCall(message);
+        return;
+      case 'line':
+        this.#spec.onLine?.({ level: message.level, message: message.message }, message.index);
         return;
       case 'done':
         this.#on(message.settledBeforeDeadline ? 'doneInTime' : 'doneAfterDeadline', {
