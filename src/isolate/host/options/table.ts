@@ -398,7 +398,7 @@ export const LIMIT_ROWS = {
     MIB,
     'max-process-output-bytes',
     "what a run's process may write to its stdout and stderr",
-    "what a run's process may write to its stdout and stderr (`console.info`, `console.debug` and the other methods not captured as logs)",
+    "what a run's process may write to its stdout and stderr: workerd's own lines (the console methods not captured as logs are dropped in the sandbox, as upstream leaves them out of its logs)",
   ),
 } as const satisfies Record<keyof IsolateLimitOptions, IsolateOptionRow>;
 
