@@ -18,7 +18,9 @@ export type ToolBehaviour =
   | { pause: true }
   | { controlError: string }
   | { returnsSpecial: SpecialValue }
-  | { inspectDeep: true };
+  | { inspectDeep: true }
+  | { latch: 'wait' | 'open' }
+  | { peak: number };
 
 /** Values a tool can return that a YAML literal cannot express. */
 export type SpecialValue =

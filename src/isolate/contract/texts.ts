@@ -113,7 +113,7 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
     `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
   /** The run's process wrote more than `limits.maxProcessOutputBytes` to its output; it was killed. */
   processOutputTooLarge: (cap: number) =>
-    `The execution wrote more than ${cap} bytes to its process's output (console.info, console.debug and the other console methods that are not captured as logs), the cap (limits.maxProcessOutputBytes). It was ended; write less, or use console.log, whose lines are returned as logs.`,
+    `The execution's process wrote more than ${cap} bytes to its output, the cap (limits.maxProcessOutputBytes), and was ended. A program's console never writes there (console.log, console.warn and console.error are returned as logs; the other methods are dropped in the sandbox, as upstream leaves them out of its logs): this was workerd's own output about the run.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** How a process ended: its signal, or its exit code (a shell reports a signal as 128 + its number). */

@@ -1,12 +1,22 @@
 /**
  * The console capture of a run's dynamic worker: log, warn and error, the methods the reference
- * captures. The lines are capped (count and UTF-8 bytes, the executor's `limits.maxLogLines` and
- * `limits.maxLogBytes`): past a cap one marker line says so, and later lines are dropped, so the
- * result always has room to leave.
+ * captures; the methods it leaves to the process's output are dropped. The lines are capped (count
+ * and UTF-8 bytes, the executor's `limits.maxLogLines` and `limits.maxLogBytes`): past a cap one
+ * marker line says so, and later lines are dropped, so the result always has room to leave.
  */
 import type { LogEntry, LogLevel } from '../../protocol/types.js';
 import { sandboxText } from '../contract/texts.js';
-import { $apply, $captureStackTrace, $Promise, $promiseResolve, $String, $then, utf8Bytes } from './intrinsics.js';
+import {
+  $apply,
+  $captureStackTrace,
+  $hasOwn,
+  $Promise,
+  $Proxy,
+  $promiseResolve,
+  $String,
+  $then,
+  utf8Bytes,
+} from './intrinsics.js';
 import { limits } from './sandbox-limits.js';
 import type { SandboxBridge } from './types.js';
 
@@ -93,9 +103,48 @@ function capture(level: LogLevel): (...args: unknown[]) => void {
   return self.fn;
 }
 
+/**
+ * The console methods upstream neither captures nor replaces: workerd writes them to its process's
+ * output, which upstream's logs never show. Ours would carry them to the host, against
+ * `limits.maxProcessOutputBytes`, so a program that logs 1 MiB through `console.info` would end
+ * where upstream's returns. They are dropped here instead, before they leave the sandbox.
+ */
+const DROPPED_METHODS = [
+  'info',
+  'debug',
+  'trace',
+  'dir',
+  'dirxml',
+  'table',
+  'group',
+  'groupCollapsed',
+  'groupEnd',
+  'count',
+  'countReset',
+  'assert',
+  'time',
+  'timeLog',
+  'timeEnd',
+  'timeStamp',
+  'profile',
+  'profileEnd',
+  'clear',
+] as const;
+
+/**
+ * The native method, wrapped so a call does nothing: every property a program reads (`name`,
+ * `length`, no `prototype`, not constructible) is still the native's, and each returns undefined.
+ */
+function dropped(method: unknown): unknown {
+  if (typeof method !== 'function') return method;
+  return new $Proxy(method, { apply: () => undefined });
+}
+
 /** Installs the capture; the harness calls it once, before any user code runs. */
 export function captureConsole(): void {
   console.log = capture('log');
   console.warn = capture('warn');
   console.error = capture('error');
+  const methods = console as unknown as Record<string, unknown>;
+  for (const name of DROPPED_METHODS) if ($hasOwn(methods, name)) methods[name] = dropped(methods[name]);
 }

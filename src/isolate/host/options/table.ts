@@ -9,6 +9,7 @@
 import { DEFAULT_MAX_CODE_BYTES } from '../../../protocol/code-size.js';
 import type { NumberBounds, OptionRow, OptionUnit } from '../../../protocol/option-schema.js';
 import { optionRuleText } from '../../contract/texts.js';
+import { TOOL_CALL_STALL_MS } from '../../contract/tool-call-stall.js';
 import { CONFINEMENT_OPTIONS, type ConfinementOption } from '../confinement/detect.js';
 import {
   DEFAULT_STARTING,
@@ -339,8 +340,8 @@ export const LIMIT_ROWS = {
     10_000,
     256,
     'max-concurrent-tool-calls',
-    'tool calls one execution may have waiting on the host',
-    'tool calls one execution may have waiting on the host at once; later calls wait in the sandbox until earlier ones answer',
+    'tool calls one execution may have waiting on the host while they answer',
+    `tool calls one execution may have waiting on the host at once while they answer; later calls wait in the sandbox until earlier ones answer, and when none has answered for ${TOOL_CALL_STALL_MS} ms the bound opens by as many again, so calls that wait on a later call never deadlock`,
   ),
   maxConcurrentToolArgsBytes: capRow(
     'bytes',
@@ -397,7 +398,7 @@ export const LIMIT_ROWS = {
     MIB,
     'max-process-output-bytes',
     "what a run's process may write to its stdout and stderr",
-    "what a run's process may write to its stdout and stderr (`console.info`, `console.debug` and the other methods not captured as logs)",
+    "what a run's process may write to its stdout and stderr: workerd's own lines (the console methods not captured as logs are dropped in the sandbox, as upstream leaves them out of its logs)",
   ),
 } as const satisfies Record<keyof IsolateLimitOptions, IsolateOptionRow>;
 

@@ -85,8 +85,9 @@ export interface IsolateLimitOptions {
   /** Sandbox fetches one run may have in flight at once; one more fails at once. Default 256. */
   maxConcurrentFetches?: number | undefined;
   /**
-   * What a run's process may write to its stdout and stderr (`console.info`, `console.debug`…,
-   * which are not captured as logs); past it the run ends and the process is killed. Default 1 MiB.
+   * What a run's process may write to its stdout and stderr: workerd's own lines (the console
+   * methods not captured as logs are dropped in the sandbox); past it the run ends and the process
+   * is killed. Default 1 MiB.
    */
   maxProcessOutputBytes?: number | undefined;
 }
