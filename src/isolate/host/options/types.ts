@@ -60,7 +60,7 @@ export interface IsolatePoolOptions {
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
 export interface IsolateLimitOptions {
-  /** A request's code, checked before anything reads it (UTF-8). Default 1 MiB. */
+  /** A request's code, checked before anything reads it (UTF-8). Default 15 MiB. */
   maxCodeBytes?: number | undefined;
   /** What a request sends into the sandbox: its code and modules, or invokeHandle's arguments. Default 16 MiB. */
   maxRequestBytes?: number | undefined;
