@@ -95,6 +95,7 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
     return triage ? ` (${t.triageMark} [${cellText(triage.note)}](${triage.link}))` : '';
   };
   if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link, triageOf));
+  if (run.workerdDiff) lines.push(...releaseDiffLines(run.workerdDiff, link, triageOf));
 
   lines.push(`## ${t.sinceTitle}`, '');
   const since = run.since;
