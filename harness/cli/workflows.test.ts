@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_COLUMNS, WORKERD_NEWEST } from '../columns.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const WORKFLOWS = join(ROOT, '.github', 'workflows');
@@ -48,6 +49,9 @@ describe('.github/workflows', () => {
     expect(Object.keys(nightly.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
     const runs = nightly.jobs.matrix.steps.map((step: { run?: string }) => step.run).filter(Boolean);
     expect(runs).toContain('npm run matrix -- --fail-on-upstream-change');
+    // Every default column, workerd's newest release among them: no run of the nightly narrows them.
+    expect(DEFAULT_COLUMNS).toContain(WORKERD_NEWEST);
+    expect(runs.filter((run: string) => run.includes('--columns'))).toEqual([]);
     const ci = parse(readFileSync(join(WORKFLOWS, 'ci.yml'), 'utf8'));
     expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push']);
     expect(ci.jobs.test.steps.map((step: { run?: string }) => step.run).filter(Boolean)).toEqual(['.ci/run']);

@@ -91,7 +91,8 @@ export const reportTexts = {
   },
   limited: (leftOut: readonly string[]) =>
     `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
-  releaseDiffTitle: (diff: ReleaseDiff) => `Release diff: ${diff.from.release} → ${diff.to.release}`,
+  releaseDiffTitle: (diff: ReleaseDiff) =>
+    `${diff.of === 'workerd' ? 'workerd diff' : 'Release diff'}: ${diff.from.release} → ${diff.to.release}`,
   releaseDiffIntro: (diff: ReleaseDiff) =>
     `Every case whose status or outcome differs between ${diff.from.column === diff.from.release ? diff.from.release : `${diff.from.column} (${diff.from.release})`} and ${diff.to.column} (${diff.to.release}), in this run.`,
   releaseDiffNone: (diff: ReleaseDiff) => `No case differs between ${diff.from.release} and ${diff.to.release}.`,

@@ -97,6 +97,7 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
   if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link, triageOf));
   const noDiff = sameReleaseNote(run);
   if (noDiff) lines.push(`> ${noDiff}`, '');
+  if (run.workerdDiff) lines.push(...releaseDiffLines(run.workerdDiff, link, triageOf));
 
   lines.push(`## ${t.sinceTitle}`, '');
   const since = run.since;

@@ -48,8 +48,13 @@ async function assertNextRunSucceeds(): Promise<void> {
 }
 
 describe('a huge program (limits.maxCodeBytes)', () => {
+  it('runs a 1.1 MB program (an inline data literal) at the default cap, as upstream does', async () => {
+    const code = `async () => { const data = "${'a'.repeat(1_100_000)}"; return data.length }`;
+    expect(await executor.execute({ code })).toEqual({ result: 1_100_000, logs: [] });
+  });
+
   it('is refused with a text naming the cap, before its imports are looked for', async () => {
-    const code = `import x from "x.js";\nasync () => "${'z'.repeat(2 * MIB)}"`;
+    const code = `import x from "x.js";\nasync () => "${'z'.repeat(DEFAULT_LIMITS.maxCodeBytes)}"`;
     const starts = tokenizerStarts.count;
     const outcome = await executor.execute({ code, modules: { 'x.js': 'export default 1' } });
     expect(outcome).toEqual({

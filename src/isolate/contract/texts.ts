@@ -169,6 +169,8 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   cgroupNoMemory: 'its memory controller is not available (memory is not in its cgroup.controllers).',
   binaryMissing: (platformPackage: string, detail: string) =>
     `No workerd binary for this platform: the package ${platformPackage} could not be resolved (${detail}). Install the workerd package with its optional dependencies.`,
+  binaryNamedMissing: (variable: string, path: string) =>
+    `No workerd binary at ${path}, which the environment variable ${variable} names. Point it at a workerd binary, or unset it to run the installed workerd package's.`,
   platformUnsupported: (platform: string) =>
     `workerd has no binary for the platform ${platform}; IsolateExecutor runs on linux and darwin (x64, arm64).`,
   spawnTimedOut: (ms: number) => `workerd did not report a listening socket within ${ms} ms.`,

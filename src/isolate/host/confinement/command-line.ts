@@ -61,7 +61,7 @@ export interface ConfinementPlan {
 }
 
 /** workerd's own command line for a member. */
-function workerdServeArgs(configPath: string): string[] {
+export function workerdServeArgs(configPath: string): string[] {
   return ['serve', '--experimental', configPath, '--control-fd=3'];
 }
 

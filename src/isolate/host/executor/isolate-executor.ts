@@ -258,9 +258,9 @@ export class IsolateExecutor implements Executor {
   }
 
   /** What every run is bounded by besides its timeout. */
-  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits'> {
-    const { heapLimitMb, memoryLimitMb, limits } = this.#settings;
-    return { heapLimitMb, memoryLimitMb, limits };
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'turnGraceMs'> {
+    const { heapLimitMb, memoryLimitMb, limits, turnGraceMs } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits, turnGraceMs };
   }
 
   #assertOpen(): void {

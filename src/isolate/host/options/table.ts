@@ -23,6 +23,11 @@ import type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, Isolat
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
+/**
+ * A few seconds of CPU: a computation upstream still returns (its timer cannot fire mid-turn)
+ * takes a second or so past its bound; an endless loop is killed once it spends this.
+ */
+export const DEFAULT_TURN_GRACE_MS = 3_000;
 /** Confine where the host allows it (docs/security.md). */
 export const DEFAULT_CONFINEMENT: ConfinementOption = 'auto';
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
@@ -112,6 +117,16 @@ export const TOP_ROWS = {
     flagHelp: 'CPU time a request that sets no `cpuTimeout` may spend',
     description:
       'the CPU time, in ms, a request that leaves `cpuTimeout` undefined may spend (see [The CPU-time bound](#the-cpu-time-bound))',
+  }),
+  turnGraceMs: numberRow({
+    unit: 'ms',
+    min: 0,
+    max: MAX_TIMER_MS,
+    default: DEFAULT_TURN_GRACE_MS,
+    flag: 'turn-grace-ms',
+    flagHelp: 'CPU time a turn still running at the bound may spend to finish, before its process is killed',
+    description:
+      "the CPU time, in ms, a turn of the program still running when its `timeout` passes may spend to finish: what it settles then is the result, as upstream's timer cannot fire mid-turn; past it the process is killed and the run times out (at least 200 ms; see [A turn runs to its end](#a-turn-runs-to-its-end))",
   }),
   outbound: {
     type: 'function',
@@ -441,6 +456,7 @@ export const TOP_NUMBERS = rulesOf({
   timeout: TOP_ROWS.timeout,
   maxTimeout: TOP_ROWS.maxTimeout,
   cpuTimeout: TOP_ROWS.cpuTimeout,
+  turnGraceMs: TOP_ROWS.turnGraceMs,
 });
 /** The pool's number options' rules, in the order the daemon's --help lists those with a flag. */
 export const POOL_NUMBERS = rulesOf(POOL_ROWS);

@@ -46,6 +46,8 @@ export interface RunSpec {
   /** The CPU time the run's process may spend from its start, in ms; `null`: no such bound. */
   cpuTimeout: number | null;
   countHostWaits: boolean;
+  /** The CPU time a turn still running at the wall-clock bound may spend to finish, in ms. */
+  turnGraceMs: number;
   dispatch: Dispatch | null | undefined;
   outbound: OutboundFetch | null;
   /** Set on an execution that asked for `retainHandles`: success retains it under `id`. */

@@ -22,6 +22,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_TURN_GRACE_MS,
   LIMIT_NUMBERS,
   type NumberRule,
   POOL_NUMBERS,
@@ -64,7 +65,11 @@ const FLAG_DEFAULTS = new Map<string, FlagDefault>([
       ? []
       : [[`--${flag}`, { number: SERVER_DEFAULTS[name as keyof typeof SERVER_NUMBERS] }]],
   ),
-  ...sandboxFlags('', TOP_NUMBERS, { timeout: DEFAULT_TIMEOUT_MS, maxTimeout: defaultMaxTimeout() }),
+  ...sandboxFlags('', TOP_NUMBERS, {
+    timeout: DEFAULT_TIMEOUT_MS,
+    maxTimeout: defaultMaxTimeout(),
+    turnGraceMs: DEFAULT_TURN_GRACE_MS,
+  }),
   ['--confinement', { option: 'confinement', text: DEFAULT_CONFINEMENT }],
   ...sandboxFlags('pool.', POOL_NUMBERS, DEFAULT_POOL),
   [`--${CGROUP_FLAG}`, { option: 'pool.cgroup' }],

@@ -98,6 +98,7 @@ function startRun(spec: Partial<RunSpec> = {}) {
     timeout: 60_000,
     cpuTimeout: null,
     countHostWaits: false,
+    turnGraceMs: 3_000,
     dispatch: null,
     outbound: null,
     retain: false,
