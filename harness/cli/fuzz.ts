@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { type ColumnId, REFERENCE_COLUMNS } from '../columns.js';
 import { runFuzz } from '../fuzz/run.js';
 import { fuzzTexts } from '../fuzz/texts.js';
-import { parseCommand, runCommand, UsageError } from './common.js';
+import { parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
 
 /** What ours can be compared with: a reference release, or ours over the daemon. */
 const COMPARABLE: readonly ColumnId[] = [...REFERENCE_COLUMNS, 'ours-remote'];
@@ -71,6 +71,7 @@ runCommand(async () => {
     count,
     column: column as ColumnId,
     draftsDir,
+    onEngine: (engine) => stopOnSignals(engine, (line) => console.log(line)),
     ...(budgetSeconds === undefined ? {} : { budgetSeconds }),
   });
   mkdirSync(out, { recursive: true });

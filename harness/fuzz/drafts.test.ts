@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../case-model.js';
-import { compareOutcomes } from './compare.js';
 import { loadCatalogue, loadDraftFile } from '../load-cases.js';
+import { compareOutcomes } from './compare.js';
 import { writeDraft } from './drafts.js';
 import type { Program } from './generator.js';
 import { programCase } from './run.js';
@@ -45,7 +45,9 @@ describe('fuzz drafts', () => {
     expect(draft!.upstream!.expect).toEqual({ result: 7, logs: ['[warning] text'], calls: [] });
     expect(draft!.fuzz).toEqual({ ...origin, found: '1970-01-01T00:00:00.000Z' });
     expect(draft!.code).toContain('console.warn("text")');
-    expect(readFileSync(file, 'utf8')).toMatch(/^# yaml-language-server: \$schema=\.\.\/\.\.\/schema\/case\.schema\.json\n/);
+    expect(readFileSync(file, 'utf8')).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/\.\.\/schema\/case\.schema\.json\n/,
+    );
   });
 
   it('are not rewritten when the same program was drafted before', () => {
@@ -60,7 +62,9 @@ describe('fuzz drafts', () => {
     const dir = join(scratch, 'bare');
     const file = draftIn(dir);
     writeFileSync(file, readFileSync(file, 'utf8').replace(/\n {2}fuzz:[^]*$/, '\n'));
-    expect(() => loadDraftFile(file)).toThrow(/fuzz-[0-9a-f]+\.yaml:5 \(case "fuzz-[0-9a-f]+"\): is a draft without its fuzz record/);
+    expect(() => loadDraftFile(file)).toThrow(
+      /fuzz-[0-9a-f]+\.yaml:5 \(case "fuzz-[0-9a-f]+"\): is a draft without its fuzz record/,
+    );
   });
 
   it('in cases/drafts/ are never loaded by the catalogue the matrix runs', () => {
@@ -80,6 +84,8 @@ describe('fuzz drafts', () => {
     const file = draftIn(join(scratch, 'to-promote'));
     const text = readFileSync(file, 'utf8').replace('$schema=../../schema/', '$schema=../schema/');
     writeFileSync(join(copy, 'zz-promoted.yaml'), text);
-    expect(() => loadCatalogue(copy)).toThrow(/zz-promoted\.yaml:\d+ \(case "fuzz-[0-9a-f]+"\): \/fuzz is a fuzz draft's record/);
+    expect(() => loadCatalogue(copy)).toThrow(
+      /zz-promoted\.yaml:\d+ \(case "fuzz-[0-9a-f]+"\): \/fuzz is a fuzz draft's record/,
+    );
   });
 });

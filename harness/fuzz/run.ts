@@ -33,6 +33,8 @@ import { fuzzTexts } from './texts.js';
 
 /** Programs in flight at once: both columns' lanes stay busy while one program settles. */
 const IN_FLIGHT = 4;
+/** The share of a budget the first pass may use; shrinking has the rest. */
+const FIRST_PASS_SHARE = 0.75;
 /** Candidates fast-check may run while shrinking one difference, so a run stays bounded. */
 const SHRINK_RUNS = 200;
 
@@ -48,6 +50,8 @@ export interface FuzzOptions {
   /** Starts a column; a test passes one that plants a difference in ours. */
   starter?: SideStarter;
   print?: (line: string) => void;
+  /** Given the engine once it exists, so a command can stop it on Ctrl-C (cli/common.ts). */
+  onEngine?: (engine: Engine) => void;
   /** For tests: fewer shrink candidates. */
   shrinkRuns?: number;
 }
@@ -123,7 +127,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const started = Date.now();
   const deadline = options.budgetSeconds === undefined ? Infinity : started + options.budgetSeconds * 1000;
   const overBudget = () => Date.now() > deadline;
+  // The first pass leaves a quarter of the budget to shrinking what it found.
+  const firstPassDeadline = started + (deadline - started) * FIRST_PASS_SHARE;
   const engine = new Engine(loadCatalogue().boundaries, options.starter ?? startSide);
+  options.onEngine?.(engine);
   const results = new Map<string, PairResult>();
   const busy = { ours: 0, reference: 0 };
   const summary: FuzzSummary = {
@@ -206,7 +213,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
       let next = 0;
       const worker = async () => {
         for (let index = next++; index < programs.length; index = next++) {
-          if (overBudget() || engine.isAborted) {
+          if (Date.now() > firstPassDeadline || engine.isAborted) {
             summary.outOfBudget = true;
             return;
           }
