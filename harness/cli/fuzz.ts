@@ -5,10 +5,11 @@
  * bad option.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { type ColumnId, REFERENCE_COLUMNS } from '../columns.js';
 import { runFuzz } from '../fuzz/run.js';
 import { fuzzTexts } from '../fuzz/texts.js';
+import { FUZZ_SUMMARY_FILE } from '../report/fuzz-section.js';
 import { parseCommand, runCommand, stopOnSignals, UsageError } from './common.js';
 
 /** What ours can be compared with: a reference release, or ours over the daemon. */
@@ -75,7 +76,15 @@ runCommand(async () => {
     ...(budgetSeconds === undefined ? {} : { budgetSeconds }),
   });
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'fuzz.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  // The report beside fuzz.json links each draft, so its path is written relative to that directory.
+  const written = {
+    ...summary,
+    differences: summary.differences.map((difference) => ({
+      ...difference,
+      draft: relative(out, resolve(difference.draft)).split(sep).join('/'),
+    })),
+  };
+  writeFileSync(join(out, FUZZ_SUMMARY_FILE), `${JSON.stringify(written, null, 2)}\n`);
   const known = Object.values(summary.known).reduce((sum, n) => sum + n, 0);
   const newDrafts = summary.differences.filter((difference) => difference.isNew).length;
   console.log(fuzzTexts.throughput('ours', summary.sidePrograms.ours, summary.busyMs.ours));

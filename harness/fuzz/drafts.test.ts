@@ -61,7 +61,7 @@ describe('fuzz drafts', () => {
   it('without their fuzz record are refused, naming the file and line', () => {
     const dir = join(scratch, 'bare');
     const file = draftIn(dir);
-    writeFileSync(file, readFileSync(file, 'utf8').replace(/\n {2}fuzz:[^]*$/, '\n'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\n {2}fuzz:[\s\S]*$/, '\n'));
     expect(() => loadDraftFile(file)).toThrow(
       /fuzz-[0-9a-f]+\.yaml:5 \(case "fuzz-[0-9a-f]+"\): is a draft without its fuzz record/,
     );
