@@ -17,7 +17,7 @@ import { fuzzTexts } from './texts.js';
 export type DraftOrigin = Omit<FuzzOrigin, 'found'>;
 
 /** The draft's id: the same program with the same providers and options always gets the same one. */
-export function draftId(item: Pick<Case, 'code' | 'providers' | 'options'>): string {
+function draftId(item: Pick<Case, 'code' | 'providers' | 'options'>): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([item.code, item.providers, item.options]))
     .digest('hex');

@@ -10,10 +10,10 @@
 import fc from 'fast-check';
 import type { CaseModule, CaseOutbound, CaseProvider, ToolBehaviour } from '../case-model.js';
 
-export type ProgramShape = 'async-arrow' | 'arrow' | 'bare' | 'fenced' | 'trailing';
+type ProgramShape = 'async-arrow' | 'arrow' | 'bare' | 'fenced' | 'trailing';
 
 /** What a tool call passes. */
-export type ArgShape =
+type ArgShape =
   | 'none'
   | 'empty'
   | 'flat'
@@ -25,7 +25,7 @@ export type ArgShape =
   | 'string';
 
 /** The provider's tools, one per behaviour the generator calls. */
-export const TOOLS = {
+const TOOLS = {
   echo: { echo: true },
   add: { add: true },
   fail: { throws: 'tool failed: quota' },
@@ -36,9 +36,9 @@ export const TOOLS = {
   slow: { delay: 30 },
   count: { count: true },
 } as const satisfies Record<string, ToolBehaviour>;
-export type ToolName = keyof typeof TOOLS;
+type ToolName = keyof typeof TOOLS;
 
-export type Statement =
+type Statement =
   | { kind: 'call'; mode: 'await' | 'parallel' | 'nested' | 'unawaited' | 'caught'; tool: ToolName; args: ArgShape }
   | { kind: 'missing-tool' }
   | { kind: 'log'; method: 'log' | 'warn' | 'error' | 'info' | 'debug' | 'table'; args: LogArg[] }
@@ -48,7 +48,7 @@ export type Statement =
   | { kind: 'global'; name: string }
   | { kind: 'json-patch' };
 
-export type LogArg =
+type LogArg =
   | 'string'
   | 'format-s'
   | 'format-d'
@@ -66,7 +66,7 @@ export type LogArg =
   | 'neg-zero'
   | 'last';
 
-export type ThrownValue =
+type ThrownValue =
   | 'error'
   | 'type-error'
   | 'custom-class'
@@ -81,7 +81,7 @@ export type ThrownValue =
   | 'rejected-promise'
   | 'aggregate';
 
-export type ResultShape =
+type ResultShape =
   | 'number'
   | 'string'
   | 'object'
@@ -121,9 +121,9 @@ export interface Program {
 }
 
 /** Provider names a model's host might choose, the awkward ones included. */
-export const PROVIDER_NAMES = ['codemode', 'api', 'tools_v2', 'async', '$svc', 'github'] as const;
+const PROVIDER_NAMES = ['codemode', 'api', 'tools_v2', 'async', '$svc', 'github'] as const;
 /** Globals a program may look for; their presence is part of the dialect's surface. */
-export const GLOBALS = [
+const GLOBALS = [
   'fetch',
   'setTimeout',
   'setInterval',

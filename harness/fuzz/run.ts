@@ -56,14 +56,14 @@ export interface FuzzOptions {
   shrinkRuns?: number;
 }
 
-export type PairResult =
+type PairResult =
   | { kind: 'same' }
   | { kind: 'known'; caseId: string }
   | { kind: 'flaky'; signature: string }
   | { kind: 'new'; signature: string; mismatches: Mismatch[]; ours: Outcome; reference: Outcome }
   | { kind: 'not-run'; reason: string };
 
-export interface FuzzDifference {
+interface FuzzDifference {
   signature: string;
   /** The first program (0-based, in the seed's order) that differed this way. */
   index: number;
