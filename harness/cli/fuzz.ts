@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { type ColumnId, REFERENCE_COLUMNS } from '../columns.js';
+import { nightSeed } from '../fuzz/generator.js';
 import { runFuzz } from '../fuzz/run.js';
 import { fuzzTexts } from '../fuzz/texts.js';
 import { FUZZ_SUMMARY_FILE } from '../report/fuzz-section.js';
@@ -15,11 +16,6 @@ import { parseCommand, runCommand, stopOnSignals, UsageError } from './common.js
 /** What ours can be compared with: a reference release, or ours over the daemon. */
 const COMPARABLE: readonly ColumnId[] = [...REFERENCE_COLUMNS, 'ours-remote'];
 const ROOT = resolve(import.meta.dirname, '..', '..');
-
-/** The night's seed: today's UTC date as a number (20261205), so each night tries other programs. */
-export function nightSeed(now: Date = new Date()): number {
-  return Number(now.toISOString().slice(0, 10).replaceAll('-', ''));
-}
 
 const USAGE = `usage: npm run fuzz -- [--seed <n>] [--count <n>] [--column <id>] [--budget-seconds <s>] [--out <dir>]
 

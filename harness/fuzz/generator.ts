@@ -282,6 +282,11 @@ export const programArbitrary: fc.Arbitrary<Program> = fc
   })
   .map(({ thrown, ...rest }) => (thrown === undefined ? rest : { ...rest, thrown }));
 
+/** The night's seed: today's UTC date as a number (20261205), so each night tries other programs. */
+export function nightSeed(now: Date = new Date()): number {
+  return Number(now.toISOString().slice(0, 10).replaceAll('-', ''));
+}
+
 /** The same programs for the same seed: fast-check's own sampling, seeded. */
 export function samplePrograms(seed: number, count: number): Program[] {
   return fc.sample(programArbitrary, { seed, numRuns: count });
