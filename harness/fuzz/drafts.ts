@@ -53,7 +53,7 @@ export function writeDraft(
     fuzz: { ...origin, found: now.toISOString() },
   };
   mkdirSync(dir, { recursive: true });
-  const body = stringify([written], { blockQuote: 'literal', lineWidth: 0 });
+  const body = stringify([written], { blockQuote: 'literal', lineWidth: 0, aliasDuplicateObjects: false });
   writeFileSync(file, `${DRAFT_SCHEMA_COMMENT}\n#\n${fuzzTexts.draftHeader(origin)}\n${body}`);
   loadDraftFile(file);
   return { draft, isNew: true };
