@@ -152,14 +152,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   };
 
   /** Ours and the reference's outcomes of one program, compared; `not-run` when a side gave none. */
-  const judgePair = (ours: CellResult, reference: CellResult): PairResult => {
+  const judgePair = (code: string, ours: CellResult, reference: CellResult): PairResult => {
     if (!ours.outcome || !reference.outcome)
       return { kind: 'not-run', reason: (ours.outcome ? reference : ours).cell.reason ?? 'no outcome' };
     const oursOutcome = ours.outcome as Outcome;
     const referenceOutcome = reference.outcome as Outcome;
     const mismatches = compareOutcomes(oursOutcome, referenceOutcome);
     if (mismatches.length === 0) return { kind: 'same' };
-    const caseId = knownDifference(oursOutcome, referenceOutcome);
+    const caseId = knownDifference(oursOutcome, referenceOutcome, code);
     if (caseId !== undefined) return { kind: 'known', caseId };
     return {
       kind: 'new',
@@ -174,7 +174,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   const confirm = async (program: Program, first: PairResult): Promise<PairResult> => {
     if (first.kind !== 'new' || !involvesTiming(program)) return first;
     const item = programCase(program, caseIdOf(program));
-    const second = judgePair(...(await Promise.all([engine.cell(item, 'ours'), engine.cell(item, options.column)])));
+    const second = judgePair(
+      item.code,
+      ...(await Promise.all([engine.cell(item, 'ours'), engine.cell(item, options.column)])),
+    );
     return second.kind === 'new' && second.signature === first.signature
       ? second
       : { kind: 'flaky', signature: first.signature };
@@ -183,7 +186,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
   /** One program on both columns at once (shrinking). */
   const evaluate = async (program: Program): Promise<PairResult> => {
     const item = programCase(program, caseIdOf(program));
-    const first = judgePair(...(await Promise.all([engine.cell(item, 'ours'), engine.cell(item, options.column)])));
+    const first = judgePair(
+      item.code,
+      ...(await Promise.all([engine.cell(item, 'ours'), engine.cell(item, options.column)])),
+    );
     return confirm(program, first);
   };
 
@@ -237,7 +243,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzSummary> {
       const key = keyOf(program);
       let result = results.get(key);
       if (result === undefined) {
-        result = await confirm(program, judgePair(ours, reference));
+        result = await confirm(program, judgePair(renderProgram(program), ours, reference));
         results.set(key, result);
       }
       tally(result);
