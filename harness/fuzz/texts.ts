@@ -21,7 +21,7 @@ export const fuzzTexts = {
     seconds: number,
   ) =>
     `fuzz: seed ${seed}, ${ran}/${asked} programs on ours and ${column} in ${seconds.toFixed(0)}s: ` +
-    `${known} known difference(s), ${flaky} flaky, ${newKinds} new kind(s) of difference, ${newDrafts} new draft(s)` +
+    `${known} documented difference(s), ${flaky} flaky, ${newKinds - newDrafts} kind(s) already drafted, ${newDrafts} new draft(s)` +
     (notRun > 0 ? `, ${notRun} not run (infra-error)` : ''),
   throughput: (side: string, programs: number, busyMs: number) =>
     `fuzz: ${side}: ${programs} programs in ${minutes(busyMs)}, ${busyMs > 0 ? ((programs * 60_000) / busyMs).toFixed(0) : '∞'} per minute`,
