@@ -49,6 +49,10 @@ export const texts = {
     badRegExp: (why: string) => `is not a valid regular expression: ${why}`,
     bareRecordShape: 'needs exactly one provider, named codemode or unnamed, carrying tools only',
     upstreamSameAsExpect: 'equals expect: upstream does not differ, so drop upstream',
+    fuzzInCatalogue:
+      "is a fuzz draft's record: a draft belongs in cases/drafts/, and promoting it into the catalogue removes fuzz (docs/fuzzing.md)",
+    draftWithoutFuzz:
+      'is a draft without its fuzz record (seed, column, index, signature, found), which npm run fuzz writes',
     skipExpectSameAsExpect:
       'equals what the other columns expect: the skipped side would pass, so the skip says nothing',
     upstreamNeverRuns: (why: string) =>

@@ -71,6 +71,22 @@ export function sameReleaseNote(run: MatrixRun): string | null {
 }
 
 export const reportTexts = {
+  fuzzTitle: 'Fuzzing',
+  fuzzLine: (
+    seed: number,
+    column: string,
+    ran: number,
+    asked: number,
+    differences: number,
+    known: number,
+    flaky: number,
+  ) =>
+    `Seed ${seed}, ours against ${column}: ${plural(ran, 'program')} run (of ${asked}), ${plural(differences, 'difference')}: ` +
+    `${known} documented, ${flaky} flaky, ${differences - known - flaky} new.`,
+  fuzzNoDrafts: 'No new draft.',
+  fuzzDrafts: (n: number) => `${plural(n, 'new draft')}, each a case to triage (docs/fuzzing.md):`,
+  fuzzDraft: (signature: string, index: number) => `differs in ${signature}, first at program ${index}`,
+  fuzzBadFile: (file: string, why: string) => `${file}: not a fuzz summary (${why})`,
   verdict(run: MatrixRun): string {
     if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
     const fail = run.summary.columns.reduce((sum, column) => sum + column.counts.fail, 0);

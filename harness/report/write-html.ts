@@ -5,7 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FuzzSummary } from '../fuzz/run.js';
 import { texts } from '../texts.js';
+import { fuzzHtml } from './fuzz-section.js';
 import type { HistoryEntry, HistoryRecord } from './history.js';
 import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './release-diff.js';
@@ -66,6 +68,7 @@ export function renderIndexHtml(
   root = '..',
   records: readonly HistoryRecord[] = [],
   fromSnapshot = 0,
+  fuzz?: FuzzSummary,
 ): string {
   const read = (name: string) => readFileSync(join(PAGE_DIR, name), 'utf8');
   const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
@@ -128,6 +131,7 @@ export function renderIndexHtml(
     STYLE: read('page.css'),
     SCRIPT: script,
     DATA: scriptSafeJson(data),
+    FUZZ: fuzzHtml(fuzz),
     TREND: trend(records, run, fromSnapshot),
   });
 }
