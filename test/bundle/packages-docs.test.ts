@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { shellLines, typeScriptSnippets } from '../package/markdown.js';
 import { startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { type LoopbackRegistry, packDirectory, startLoopbackRegistry } from '../support/loopback-registry.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,7 +27,17 @@ it("runs docs/packages.md's snippets and command, type-checked, and each prints 
   expect(shellLines(page)).toEqual(['npx codemode-executor bundle zod date-fns --out modules.json']);
   const daemon = await startDaemon();
   const dir = await mkdtemp(join(ROOT, 'test', 'bundle', 'snippets-'));
+  // The registry snippet's npm asks a registry on loopback, which serves the zod this repository
+  // installed, packed by npm: nothing leaves the machine.
+  let registry: LoopbackRegistry | undefined;
   try {
+    registry = await startLoopbackRegistry([await packDirectory(join(ROOT, 'node_modules', 'zod'))]);
+    const snippetEnv = {
+      ...process.env,
+      npm_config_registry: registry.url,
+      npm_config_cache: join(dir, 'npm-cache'),
+      npm_config_fetch_retries: '0',
+    };
     // The page's command, through the build's bin, where the snippets run.
     const [, , ...args] = shellLines(page)[0]!.split(' ');
     await run(process.execPath, [join(ROOT, 'dist', 'server', 'cli.js'), ...args], { cwd: dir });
@@ -52,10 +63,14 @@ it("runs docs/packages.md's snippets and command, type-checked, and each prints 
     for (const [index, snippet] of snippets.entries()) {
       if (snippet.typeCheckOnly) continue;
       expect(snippet.prints, `snippet ${index + 1} says what it prints`).toBeDefined();
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', files[index]!], { cwd: dir });
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', files[index]!], { cwd: dir, env: snippetEnv });
       expect(stdout.trim(), `docs/packages.md snippet ${index + 1}`).toBe(snippet.prints?.trim());
     }
+    expect(registry.requests).toContain(
+      `/zod/-/zod-${JSON.parse(await readFile(join(ROOT, 'node_modules', 'zod', 'package.json'), 'utf8')).version}.tgz`,
+    );
   } finally {
+    await registry?.close();
     await rm(dir, { recursive: true, force: true });
   }
 }, 240_000);
