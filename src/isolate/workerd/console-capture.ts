@@ -10,8 +10,8 @@ import {
   $apply,
   $captureStackTrace,
   $hasOwn,
+  $Object,
   $Promise,
-  $Proxy,
   $promiseResolve,
   $String,
   $then,
@@ -132,12 +132,20 @@ const DROPPED_METHODS = [
 ] as const;
 
 /**
- * The native method, wrapped so a call does nothing: every property a program reads (`name`,
- * `length`, no `prototype`, not constructible) is still the native's, and each returns undefined.
+ * A method that does nothing, shaped as the native one is (the surface probe reads the shape):
+ * where the native owns a `prototype` (workerd's `info` and `debug` do), a plain function that
+ * owns one pointing back to it; elsewhere an arrow, which owns none. Either has the native's
+ * `name` and `length` and returns undefined. A proxy of the native would keep the native's
+ * `prototype`, whose `constructor` is then not the method a program reads.
  */
 function dropped(method: unknown): unknown {
   if (typeof method !== 'function') return method;
-  return new $Proxy(method, { apply: () => undefined });
+  // A declaration, not an arrow or a method: only a `function` owns a prototype.
+  function constructible(): void {}
+  const replacement = $hasOwn(method, 'prototype') ? constructible : () => {};
+  $Object.defineProperty(replacement, 'name', { value: method.name, configurable: true });
+  $Object.defineProperty(replacement, 'length', { value: method.length, configurable: true });
+  return replacement;
 }
 
 /** Installs the capture; the harness calls it once, before any user code runs. */
