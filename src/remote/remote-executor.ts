@@ -161,7 +161,8 @@ export class RemoteExecutor implements Executor {
     if (this.#closed) throw closedError();
     const cancel = this.#cancelFor('invokeHandle', options);
     const call = this.#place();
-    const dispatch = request.dispatch;
+    // A value that is no request is the wire form's to refuse, as execute's is.
+    const dispatch = (request as Partial<InvokeHandleRequest> | null)?.dispatch;
     const watched =
       observation !== null && typeof dispatch === 'function'
         ? { ...request, dispatch: observation.dispatch(dispatch) }
@@ -394,7 +395,8 @@ function observedExecute(
   observation: RunObservation | null,
   defaultOutbound: OutboundFetch | null | undefined,
 ): ExecuteRequest {
-  if (observation === null) return request;
+  // Not a request at all: the wire form refuses it, naming why.
+  if (observation === null || typeof request !== 'object' || request === null) return request;
   const watched = { ...request };
   if (typeof request.dispatch === 'function') watched.dispatch = observation.dispatch(request.dispatch);
   const outbound = request.outbound === undefined ? defaultOutbound : request.outbound;
