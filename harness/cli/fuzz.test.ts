@@ -41,7 +41,7 @@ describe('npm run fuzz', () => {
     expect(seed.output).toMatch(/^--seed must be an integer, got "x"/);
     const unknown = runCli('--sead', '1');
     expect(unknown.status).toBe(2);
-    expect(unknown.output).toMatch(/^unknown option --sead\n\nusage: npm run fuzz/);
+    expect(unknown.output).toMatch(/^unknown option --sead \(did you mean --seed\?\)\n\nusage: npm run fuzz/);
   });
 
   it('takes the night’s seed from the UTC date', () => {

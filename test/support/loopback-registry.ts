@@ -30,11 +30,8 @@ export async function packDirectory(directory: string): Promise<PackedVersion> {
     const { stdout } = await run('npm', ['pack', directory, '--json', '--ignore-scripts', '--pack-destination', out], {
       env: { ...process.env, npm_config_loglevel: 'error' },
     });
-    const [{ name, version, filename }] = JSON.parse(stdout) as Array<{
-      name: string;
-      version: string;
-      filename: string;
-    }>;
+    const packed = JSON.parse(stdout) as Array<{ name: string; version: string; filename: string }>;
+    const { name, version, filename } = packed[0]!;
     const tarball = await readFile(join(out, filename));
     return { name, version, tarball, integrity: integrityOf(tarball) };
   } finally {
