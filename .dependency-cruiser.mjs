@@ -1,13 +1,13 @@
 // The import rules of src/, checked by `npm run lint` (docs/isolate.md, How it is built). Each
 // rule's comment is what a failing import is told.
 
-/** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks. */
-const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/)';
+/** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks, the package bundler. */
+const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/|bundle/)';
 /** Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's other wings. */
 const RUNTIME_NEUTRAL =
   '^src/(index\\.ts$|codemode/|protocol/|record/|remote/|wire/|isolate/contract/|isolate/workerd/)';
 /** Packages that run only in Node. */
-const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd)/';
+const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd|esbuild|semver)/';
 
 /**
  * The host wing's floors, top first: a folder imports only from the floors below it (and from the

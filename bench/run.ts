@@ -45,6 +45,7 @@ import {
   SPINNERS,
 } from './load.js';
 import { type LoadResults, printLoadReport } from './load-report.js';
+import { measureObserving, printObserving } from './observing.js';
 import { runDialect, runNative } from './ours.js';
 import { note, phase } from './progress.js';
 import { type ReferencePeer, startReferencePeer } from './reference-peer.js';
@@ -55,10 +56,11 @@ import { againstText } from './texts.js';
 import { unbuiltTree } from './trees.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|bursts] [-- --against <dir>]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|observing|bursts] [-- --against <dir>]
 
   --quick          fewer rounds and samples (a smoke run of about ten seconds)
   --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
+  --phase observing  only what observing a run costs (events, spans and a record, against none)
   --phase bursts   only repeated bursts of waiting programs: N = 100 and 400 beside the reference,
                    1000 against the floor, each with and without a 400 ms start delay
                    (with --quick: N = 20 and 60, one measured burst each)
@@ -73,7 +75,7 @@ const SPIN_BOUND_MS = 500;
 const POOL = { maxWorkers: 1, spare: 1 };
 
 /** The phases `--phase` may name. */
-const PHASES = ['runtime', 'bursts'] as const;
+const PHASES = ['runtime', 'observing', 'bursts'] as const;
 let onlyPhase: (typeof PHASES)[number] | undefined;
 /** `--against <dir>`: the other tree, instead of every other phase. */
 let againstDir: string | undefined;
@@ -367,6 +369,13 @@ async function main(): Promise<void> {
     }
     if (onlyPhase === 'runtime') {
       await runtimeOnly(plan, resources);
+      return;
+    }
+    if (onlyPhase === 'observing') {
+      const observing = await phase('observing: events, spans and a record, against none', () =>
+        measureObserving(plan, (executor) => resources.executors.push(executor)),
+      );
+      printObserving(observing);
       return;
     }
     if (onlyPhase === 'bursts') {

@@ -18,7 +18,9 @@ export type ToolBehaviour =
   | { pause: true }
   | { controlError: string }
   | { returnsSpecial: SpecialValue }
-  | { inspectDeep: true };
+  | { inspectDeep: true }
+  | { latch: 'wait' | 'open' }
+  | { peak: number };
 
 /** Values a tool can return that a YAML literal cannot express. */
 export type SpecialValue =
@@ -58,6 +60,8 @@ export type CaseModule = string | { js: string } | { cjs: string } | { text: str
 export interface CaseOptions {
   connectors?: CaseConnector[];
   modules?: Record<string, CaseModule>;
+  /** npm packages bundled into `modules` before execute (harness/packages.ts). */
+  packages?: string[];
   timeout?: number;
   outbound?: CaseOutbound;
   countHostWaits?: boolean;
@@ -128,6 +132,21 @@ export interface Case {
   timing?: boolean;
   /** A known upstream defect or an open question: where it is tracked, and what is known. */
   triage?: Triage;
+  /** On a draft in `cases/drafts/` only: where `npm run fuzz` found the program. */
+  fuzz?: FuzzOrigin;
+}
+
+/** Where a draft's generated program came from (docs/fuzzing.md). */
+export interface FuzzOrigin {
+  seed: number;
+  /** The reference column ours was compared with. */
+  column: string;
+  /** The first program of the seed (0-based) that differed this way, before shrinking. */
+  index: number;
+  /** The fields that differ and the kind of value on each side. */
+  signature: string;
+  /** When the draft was written (ISO 8601). */
+  found: string;
 }
 
 /** A case with where it came from, for messages and test names. */

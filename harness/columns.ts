@@ -13,37 +13,63 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/index.js';
-import { RELEASE_CACHE, type ResolvedRelease } from './reference/releases.js';
+import { RELEASE_CACHE, type ResolvedRelease, type ResolvedWorkerd } from './reference/releases.js';
 import type { ColumnVersions, MatrixColumn } from './report/model.js';
 import { texts } from './texts.js';
 
 /** The reference columns, oldest first: one per distinct executor of the peer range. */
 export const REFERENCE_COLUMNS = ['0.2.2', '0.3.8', '0.4.1', '0.4.4', 'latest'] as const;
 /**
+ * `ours-workerd-newest`: ours over a daemon whose workerd is the npm registry's newest release
+ * (reference/releases.ts's `resolveWorkerdRelease`), resolved when the run starts, so a workerd
+ * release is seen before the pin moves to it.
+ */
+export const WORKERD_NEWEST = 'ours-workerd-newest';
+/**
  * Reference columns whose release is resolved when the run starts, outside the lockfile
  * (reference/releases.ts): `compare`, an older release named with `--compare`, and `newest`, the
  * registry's newest. They run like `latest`, from a configuration written beside the installed
  * release.
  */
-export const RESOLVED_COLUMNS = ['compare', 'newest'] as const;
-export type ResolvedColumnId = (typeof RESOLVED_COLUMNS)[number];
-export const COLUMN_IDS = ['ours', 'ours-remote', 'ours-worker', ...REFERENCE_COLUMNS, ...RESOLVED_COLUMNS] as const;
+export const RELEASE_COLUMNS = ['compare', 'newest'] as const;
+export type ReleaseColumnId = (typeof RELEASE_COLUMNS)[number];
+/** The columns resolved from the registry when `npm run matrix` starts: `npm run case` runs none of them. */
+export const RESOLVED_COLUMNS = [...RELEASE_COLUMNS, WORKERD_NEWEST] as const;
+export const COLUMN_IDS = [
+  'ours',
+  'ours-remote',
+  'ours-worker',
+  WORKERD_NEWEST,
+  ...REFERENCE_COLUMNS,
+  ...RELEASE_COLUMNS,
+] as const;
 export type ColumnId = (typeof COLUMN_IDS)[number];
 /** What `npm run matrix` runs with no `--columns`: `compare` only runs when `--compare` names a release. */
 export const DEFAULT_COLUMNS: readonly ColumnId[] = COLUMN_IDS.filter((id) => id !== 'compare');
 
 /** The release each resolved column runs, or why it has none; set once the registry answered. */
-const resolved = new Map<ResolvedColumnId, ResolvedRelease | { failure: string }>();
+const resolved = new Map<ReleaseColumnId, ResolvedRelease | { failure: string }>();
+/** The workerd `ours-workerd-newest` runs, or why it has none. */
+let workerd: ResolvedWorkerd | { failure: string } | undefined;
 
-function isResolvedColumn(id: string): id is ResolvedColumnId {
-  return (RESOLVED_COLUMNS as readonly string[]).includes(id);
+function isResolvedColumn(id: string): id is ReleaseColumnId {
+  return id === 'compare' || id === 'newest';
+}
+
+/** Gives `ours-workerd-newest` its workerd (or why it has none). */
+export function useWorkerd(release: ResolvedWorkerd | { failure: string }): void {
+  workerd = release;
+}
+
+export function resolvedWorkerd(): ResolvedWorkerd | undefined {
+  return workerd && !('failure' in workerd) ? workerd : undefined;
 }
 
 /**
  * Gives a resolved column its release (or why it has none) and writes its wrangler configuration:
  * `latest`'s, with `@cloudflare/codemode` aliased onto the installed directory.
  */
-export function useRelease(id: ResolvedColumnId, release: ResolvedRelease | { failure: string }): void {
+export function useRelease(id: ReleaseColumnId, release: ResolvedRelease | { failure: string }): void {
   resolved.set(id, release);
   if ('failure' in release) return;
   // A release with the durable runtime (0.4.0 on) hosts runtime flows, as latest's configuration does; one without runs the executor alone, as 0.3.8's does.
@@ -61,7 +87,7 @@ export function useRelease(id: ResolvedColumnId, release: ResolvedRelease | { fa
   writeFileSync(resolvedConfig(id), `${JSON.stringify(config, null, 2)}\n`);
 }
 
-export function resolvedRelease(id: ResolvedColumnId): ResolvedRelease | undefined {
+export function resolvedRelease(id: ReleaseColumnId): ResolvedRelease | undefined {
   const release = resolved.get(id);
   return release && !('failure' in release) ? release : undefined;
 }
@@ -84,7 +110,7 @@ function packageEntry(dir: string): string {
   return join(dir, typeof entry === 'string' ? entry : String(manifest.main ?? 'index.js'));
 }
 
-const resolvedConfig = (id: ResolvedColumnId) => join(RELEASE_CACHE, `wrangler.${id}.json`);
+const resolvedConfig = (id: ReleaseColumnId) => join(RELEASE_CACHE, `wrangler.${id}.json`);
 
 const ROOT = join(import.meta.dirname, '..');
 export const WRANGLER_BIN = join(ROOT, 'node_modules', '.bin', 'wrangler');
@@ -161,6 +187,19 @@ export function referenceVersions(name: string): ColumnVersions {
  */
 export function describeColumn(id: ColumnId): MatrixColumn {
   const none = { codemode: null, executor: null, workerd: null, wrangler: null, compatibilityDate: null };
+  if (id === WORKERD_NEWEST) {
+    const versions: ColumnVersions = {
+      ...none,
+      executor: String(readJson(join(ROOT, 'package.json')).version),
+      workerd: resolvedWorkerd()?.version ?? null,
+      compatibilityDate: SANDBOX_COMPATIBILITY_DATE,
+      compatibilityFlags: [...SANDBOX_COMPATIBILITY_FLAGS],
+    };
+    const failure =
+      workerd === undefined ? texts.releases.notResolved(id) : 'failure' in workerd ? workerd.failure : null;
+    const label = versions.workerd === null ? id : `${id} (workerd ${versions.workerd})`;
+    return { id, label, kind: id, versions, ...(failure === null ? {} : { infraError: failure }) };
+  }
   if (id === 'ours' || id === 'ours-remote' || id === 'ours-worker') {
     const versions: ColumnVersions = {
       ...none,

@@ -22,6 +22,7 @@ const OWNED = [
   'docs/testing.md',
   'docs/writing-cases.md',
   'docs/matrix.md',
+  'docs/fuzzing.md',
   'docs/reference-columns.md',
   'docs/runtime-deviations.md',
 ];

@@ -15,6 +15,7 @@ import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
 import { CaseLane } from './lanes.js';
+import { runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
@@ -289,7 +290,7 @@ export class Engine {
       if (state.broken !== undefined) return { kind: 'infra-error', reason: state.broken };
       if (this.aborted || !state.side) return { kind: 'infra-error', reason: texts.cell.interrupted };
       try {
-        const work = isFlow(item) ? this.runFlowOn(state.side, item) : state.side.run(item);
+        const work = isFlow(item) ? this.runFlowOn(state.side, item) : runWithPackages(state.side, item);
         return { kind: 'outcome', outcome: await withGuard<Outcome | FlowOutcome>(work, guardMs(item)) };
       } catch (error) {
         const reason = messageOf(error);

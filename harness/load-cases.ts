@@ -25,6 +25,8 @@ export const BOUNDARIES_FILE = 'boundaries.yaml';
 
 /** The first line of every case file, so editors complete and check fields against the schema. */
 export const SCHEMA_COMMENT = '# yaml-language-server: $schema=../schema/case.schema.json';
+/** The first line of a fuzz draft, one folder further down (`cases/drafts/`). */
+export const DRAFT_SCHEMA_COMMENT = '# yaml-language-server: $schema=../../schema/case.schema.json';
 export const BOUNDARIES_SCHEMA_COMMENT = '# yaml-language-server: $schema=../schema/boundaries.schema.json';
 
 /** A catalogue that cannot be used. The message lists every problem, one per line. */
@@ -354,6 +356,7 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
       const itemProblems = isFlow(item)
         ? flowProblems(item, boundaries, headings)
         : caseProblems(item, boundaries, headings);
+      if (!isFlow(item) && item.fuzz !== undefined) itemProblems.push([['fuzz'], texts.loader.fuzzInCatalogue]);
       for (const [path, message] of itemProblems)
         problems.push(parsed.positions.complaint([String(index), ...path], message));
       const here = `${displayName(file)}:${line}`;
@@ -367,6 +370,30 @@ export function loadCatalogue(dir: string = CASES_DIR, upstreamDoc: string = UPS
   if (files.length === 0) problems.push(`${displayName(dir)}: ${texts.loader.noFiles}`);
   if (problems.length > 0) throw new CaseFileError([...new Set(problems)].join('\n'));
   return { cases, boundaries };
+}
+
+/**
+ * One fuzz draft (`cases/drafts/*.yaml`, which the catalogue never loads), checked as the
+ * catalogue checks a case, and for the fuzz record every draft carries. Throws a CaseFileError
+ * naming every problem.
+ */
+export function loadDraftFile(file: string, dir: string = CASES_DIR, upstreamDoc: string = UPSTREAM_DOC): LoadedCase[] {
+  const { boundaries } = loadCatalogue(dir, upstreamDoc);
+  const parsed = parseFile(file, 'case.schema.json', DRAFT_SCHEMA_COMMENT);
+  if ('problems' in parsed) throw new CaseFileError(parsed.problems.join('\n'));
+  const problems: string[] = [];
+  const drafts: LoadedCase[] = [];
+  (parsed.data as Case[]).forEach((item, index) => {
+    const itemProblems: Array<[string[], string]> = isFlow(item)
+      ? []
+      : caseProblems(item, boundaries, upstreamHeadings(upstreamDoc));
+    if (isFlow(item) || item.fuzz === undefined) itemProblems.push([[], texts.loader.draftWithoutFuzz]);
+    for (const [path, message] of itemProblems)
+      problems.push(parsed.positions.complaint([String(index), ...path], message));
+    drafts.push({ ...item, file: displayName(file), line: parsed.positions.lineOf([String(index)]) });
+  });
+  if (problems.length > 0) throw new CaseFileError(problems.join('\n'));
+  return drafts;
 }
 
 /** `<file> › <id>`, the name a case carries in every test title and progress line. */

@@ -214,7 +214,16 @@ export async function startService(options: ServiceOptions): Promise<Service> {
  * stale build cannot pass for a fresh one. Besides its group, it stops itself when we are gone
  * (the daemon watches its parent). The ours-remote side and the benchmark start it here.
  */
-export function startDaemonProcess({ label, args }: { label: string; args: readonly string[] }): Promise<Service> {
+export function startDaemonProcess({
+  label,
+  args,
+  env = {},
+}: {
+  label: string;
+  args: readonly string[];
+  /** Added to the daemon's environment (`CODEMODE_WORKERD_BINARY` names its workerd). */
+  env?: Record<string, string>;
+}): Promise<Service> {
   const command = ['src/server/cli.ts', 'serve', '--port', '0', ...args];
   return startService({
     label: texts.service.daemonLabel(label, command),
@@ -222,7 +231,7 @@ export function startDaemonProcess({ label, args }: { label: string; args: reado
     args: ['--import', 'tsx', ...command],
     cwd: join(import.meta.dirname, '..'),
     // An ambient token would make the daemon refuse us; on loopback none is needed.
-    env: { ...process.env, [TOKEN_ENV]: '' },
+    env: { ...process.env, ...env, [TOKEN_ENV]: '' },
     ready: /listening on (wss?:\/\/[^\s"]+)/,
     readyLine: 'listening on <url>',
     // tsx compiles the sources first, on a busy machine.

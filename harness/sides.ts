@@ -12,11 +12,13 @@
 
 import { BARE_RECORD_DEPRECATION } from '../src/codemode/texts.js';
 import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptions } from '../src/index.js';
+import { WORKERD_BINARY_ENV } from '../src/isolate/host/member/workerd-binary.js';
 import type { Case, Outcome } from './case-model.js';
-import type { ColumnId } from './columns.js';
+import { type ColumnId, resolvedWorkerd, WORKERD_NEWEST } from './columns.js';
 import type { Flow } from './flow-model.js';
 import type { FlowSession } from './flows.js';
 import { MAX_WAITING_CASES } from './lanes.js';
+import { texts } from './texts.js';
 import {
   type CallRecord,
   materializeConnectors,
@@ -46,7 +48,12 @@ const OUR_POOL = 1 + MAX_WAITING_CASES;
 
 export async function startSide(name: ColumnId): Promise<Side> {
   if (name === 'ours') return startOursSide();
-  if (name === 'ours-remote') return startRemoteSide();
+  if (name === 'ours-remote') return startRemoteSide(name);
+  if (name === WORKERD_NEWEST) {
+    const workerd = resolvedWorkerd();
+    if (!workerd) throw new Error(texts.releases.notResolved(name));
+    return startRemoteSide(name, { [WORKERD_BINARY_ENV]: workerd.binary });
+  }
   if (name === 'ours-worker') return (await import('./reference/flow-sides.js')).startWorkerHostSide();
   const [{ startReferenceColumn }, { describeRequest }] = await Promise.all([
     import('./reference/wrangler.js'),
@@ -154,10 +161,17 @@ async function startOursSide(): Promise<Side> {
   };
 }
 
-async function startRemoteSide(): Promise<Side> {
+/**
+ * Ours over a daemon; `env` is added to the daemon's environment, where `CODEMODE_WORKERD_BINARY`
+ * gives `ours-workerd-newest` its workerd (a process-wide choice, hence a daemon of its own).
+ */
+async function startRemoteSide(
+  name: 'ours-remote' | typeof WORKERD_NEWEST,
+  env: Record<string, string> = {},
+): Promise<Side> {
   const [{ connect, CodemodeExecutor }, { WebSocket }, { startDaemonProcess }, { nodeFlowSessions }] =
     await Promise.all([import('../src/index.js'), import('ws'), import('./processes.js'), import('./flow-node.js')]);
-  const daemon = await startDaemonProcess({ label: 'ours-remote', args: ['--max-workers', String(OUR_POOL)] });
+  const daemon = await startDaemonProcess({ label: name, args: ['--max-workers', String(OUR_POOL)], env });
   let native: Executor;
   try {
     // Node 20 has no global WebSocket; the ws package's constructor also takes `{ headers }`.
@@ -168,12 +182,12 @@ async function startRemoteSide(): Promise<Side> {
   }
   const run = await dialectOver(native);
   // Flows get a daemon of their own, with the default pool (see `lazily`).
-  const flowDaemon = lazily(() => startDaemonProcess({ label: 'ours-remote flows', args: [] }));
+  const flowDaemon = lazily(() => startDaemonProcess({ label: `${name} flows`, args: [], env }));
   const flowExecutor = lazily(
     async () => new CodemodeExecutor(await connect((await flowDaemon.get()).url, { websocket: WebSocket })),
   );
   return {
-    name: 'ours-remote',
+    name,
     async run(item) {
       // A dead daemon is harness breakage, not every later case's result.
       const gone = daemon.gone();

@@ -49,6 +49,10 @@ export const texts = {
     badRegExp: (why: string) => `is not a valid regular expression: ${why}`,
     bareRecordShape: 'needs exactly one provider, named codemode or unnamed, carrying tools only',
     upstreamSameAsExpect: 'equals expect: upstream does not differ, so drop upstream',
+    fuzzInCatalogue:
+      "is a fuzz draft's record: a draft belongs in cases/drafts/, and promoting it into the catalogue removes fuzz (docs/fuzzing.md)",
+    draftWithoutFuzz:
+      'is a draft without its fuzz record (seed, column, index, signature, found), which npm run fuzz writes',
     skipExpectSameAsExpect:
       'equals what the other columns expect: the skipped side would pass, so the skip says nothing',
     upstreamNeverRuns: (why: string) =>
@@ -169,10 +173,12 @@ export const texts = {
     written: (dir: string) => `reports written to ${dir}`,
     resolved: (column: string, version: string, published: string | null, inPeerRange: boolean) =>
       `[${column}] @cloudflare/codemode ${version}${published ? `, published ${published.slice(0, 10)}` : ''}${inPeerRange ? '' : ', outside the peer range'}`,
+    resolvedWorkerd: (version: string, published: string | null, pinned: string) =>
+      `[ours-workerd-newest] workerd ${version}${published ? `, published ${published.slice(0, 10)}` : ''}${version === pinned ? ', the pinned release' : `, against the pinned ${pinned}`}`,
     releaseDiff: (diff: ReleaseDiff) =>
       diff.rows.length === 0
-        ? `release diff ${diff.from.release} → ${diff.to.release}: no case differs`
-        : `release diff ${diff.from.release} → ${diff.to.release}: ${diff.rows.length} case(s) differ (${RELEASE_DIFF_KINDS.map((kind) => `${diff.rows.filter((row) => row.kind === kind).length} ${kind}`).join(', ')})`,
+        ? `${diff.of ?? 'release'} diff ${diff.from.release} → ${diff.to.release}: no case differs`
+        : `${diff.of ?? 'release'} diff ${diff.from.release} → ${diff.to.release}: ${diff.rows.length} case(s) differ (${RELEASE_DIFF_KINDS.map((kind) => `${diff.rows.filter((row) => row.kind === kind).length} ${kind}`).join(', ')})`,
     verdict: (green: boolean) =>
       green ? 'matrix is green' : 'matrix is NOT green (see failures and infra-errors above)',
   },
@@ -234,15 +240,15 @@ export const texts = {
       `the npm registry did not answer (${url}: ${cause}); the column needs the network, or name a release already in the cache with --newest`,
     registryStatus: (url: string, status: number) => `the npm registry answered HTTP ${status} for ${url}`,
     registryNotJson: (url: string, why: string) => `the npm registry's answer for ${url} is not JSON (${why})`,
-    noLatestTag: 'the npm registry lists no stable release of @cloudflare/codemode (no dist-tag latest)',
+    noLatestTag: (name: string) => `the npm registry lists no stable release of ${name} (no dist-tag latest)`,
     notAVersion: (value: string) => `"${value}" is not a release version; give one like 0.5.6`,
-    notPublished: (version: string, known: readonly string[]) =>
-      `@cloudflare/codemode ${version} is not published; the registry has ${known.slice(-8).join(', ')}${known.length > 8 ? ', …' : ''}`,
+    notPublished: (name: string, version: string, known: readonly string[]) =>
+      `${name} ${version} is not published; the registry has ${known.slice(-8).join(', ')}${known.length > 8 ? ', …' : ''}`,
     tarballFailed: (url: string, why: string) => `could not download ${url} (${why})`,
-    noIntegrity: (version: string) =>
-      `the registry gives no integrity for @cloudflare/codemode ${version}, so it is not installed`,
-    integrityMismatch: (version: string, integrity: string) =>
-      `the tarball of @cloudflare/codemode ${version} does not match the registry's integrity ${integrity}; it was not installed`,
+    noIntegrity: (name: string, version: string) =>
+      `the registry gives no integrity for ${name} ${version}, so it is not installed`,
+    integrityMismatch: (name: string, version: string, integrity: string) =>
+      `the tarball of ${name} ${version} does not match the registry's integrity ${integrity}; it was not installed`,
     unreadableRange: (range: string) => `the peer range "${range}" is not a list of comparators like ">=0.2.2 <0.6.0"`,
     notResolved: (column: string) =>
       `column ${column} has no release: it is resolved from the npm registry when npm run matrix starts`,

@@ -29,8 +29,22 @@ export const DEFAULT_PROVIDER_NAME = 'codemode';
 
 const CONTROL_KEY = '__codemode_control__';
 
-/** Per-execution call counters, so `count` starts from zero on every run. */
-type Counters = Map<string, number>;
+/**
+ * What one execution's host functions share, so `count` starts from zero on every run, and
+ * `latch` and `peak` see only that execution's calls.
+ */
+interface Counters {
+  counts: Map<string, number>;
+  /** Calls of a `peak` tool running now, and the most that ran at once. */
+  running: Map<string, number>;
+  peaks: Map<string, number>;
+  /** The execution's one latch: whether a call opened it, and the calls waiting at it. */
+  latch: { open: boolean; waiting: Array<() => void> };
+}
+
+function freshCounters(): Counters {
+  return { counts: new Map(), running: new Map(), peaks: new Map(), latch: { open: false, waiting: [] } };
+}
 
 /**
  * Where an execution's host functions note each call as it starts (`<namespace>.<tool>`), for a
@@ -68,9 +82,28 @@ function behave(behaviour: ToolBehaviour, key: string, counters: Counters, recor
       return behaviour.as === 'ArrayBuffer' ? bytes.buffer : bytes;
     }
     if ('count' in behaviour) {
-      const next = (counters.get(key) ?? 0) + 1;
-      counters.set(key, next);
+      const next = (counters.counts.get(key) ?? 0) + 1;
+      counters.counts.set(key, next);
       return next;
+    }
+    if ('latch' in behaviour) {
+      const latch = counters.latch;
+      if (behaviour.latch === 'wait') {
+        if (!latch.open) await new Promise<void>((resolve) => latch.waiting.push(resolve));
+        return true;
+      }
+      const released = latch.waiting.length;
+      latch.open = true;
+      for (const resolve of latch.waiting.splice(0)) resolve();
+      return released;
+    }
+    if ('peak' in behaviour) {
+      const running = (counters.running.get(key) ?? 0) + 1;
+      counters.running.set(key, running);
+      counters.peaks.set(key, Math.max(counters.peaks.get(key) ?? 0, running));
+      await new Promise((resolve) => setTimeout(resolve, behaviour.peak));
+      counters.running.set(key, (counters.running.get(key) ?? 1) - 1);
+      return counters.peaks.get(key);
     }
     if ('inspect' in behaviour) return args.map(inspectValue);
     if ('pause' in behaviour) return { [CONTROL_KEY]: 'pause' };
@@ -129,7 +162,7 @@ export function materializeProviders(
   providers: readonly CaseProvider[] | undefined,
   record?: CallRecord,
 ): MaterializedProvider[] {
-  const counters: Counters = new Map();
+  const counters = freshCounters();
   return (providers ?? []).map(({ name = DEFAULT_PROVIDER_NAME, tools, ...rest }) => {
     const fns: Record<string, ToolFunction> = {};
     for (const [tool, behaviour] of Object.entries(tools))
@@ -144,7 +177,7 @@ export function materializeConnectors(
   connectors: readonly CaseConnector[] | undefined,
   record?: CallRecord,
 ): MaterializedConnector[] {
-  const counters: Counters = new Map();
+  const counters = freshCounters();
   return (connectors ?? []).map((connector) => ({
     name: connector.name,
     callTool: async (method, args) => {

@@ -19,22 +19,33 @@ export type {
   ExtendedProvider,
   ToolFunction,
 } from './codemode/types.js';
+// Live events (docs/observing.md): the call options `onEvent` and `maxQueuedEvents`.
+export { DEFAULT_MAX_QUEUED_EVENTS } from './events/options.js';
+export { TANSTACK_CODE_MODE_EVENTS, type TanStackEmit, tanStackCodeModeEvents } from './events/tanstack.js';
 export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
 export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
 // The native contract a host meets through the adapter: what it wraps, and what it may catch.
 export type {
+  ConsoleEvent,
   Dispatch,
+  EndEvent,
   ExecuteRequest,
   ExecuteResult,
   Executor,
   ExecutorCallOptions,
+  FetchEvent,
   InvokeHandleRequest,
   LogEntry,
   LogLevel,
   ModuleSource,
+  OnRunEvent,
   OutboundFetch,
   ProviderDescriptor,
+  RunEvent,
+  ToolCallEvent,
+  ToolResultEvent,
 } from './protocol/types.js';
+export { RUN_EVENTS_SCHEMA_VERSION } from './protocol/types.js';
 // Run records and replay (docs/observing.md): above any native executor, on the caller's side.
 export { DEFAULT_MAX_RECORD_BYTES } from './record/record-options.js';
 export { type RunRecording, recordExecution, startRecording } from './record/recorder.js';

@@ -140,6 +140,7 @@ describe('npm run matrix', () => {
     expect(run.run.columnsLeftOut).toEqual([
       'ours-remote',
       'ours-worker',
+      'ours-workerd-newest',
       '0.2.2',
       '0.3.8',
       '0.4.1',
@@ -148,7 +149,7 @@ describe('npm run matrix', () => {
       'newest',
     ]);
     expect(readFileSync(join(out, 'matrix.md'), 'utf8')).toContain(
-      '> This run was limited with --columns: ours-remote, ours-worker, 0.2.2',
+      '> This run was limited with --columns: ours-remote, ours-worker, ours-workerd-newest, 0.2.2',
     );
   });
 
@@ -159,14 +160,23 @@ describe('npm run matrix', () => {
     expect(`${run.stdout}${run.stderr}`).not.toMatch(/patch-package|tsc -p|> .* build/);
   });
 
-  it('does not run the newest column when the registry does not answer, and says why', {
+  it('does not run the newest columns when the registry does not answer, and says why', {
     timeout: 300_000,
   }, async () => {
     catalogue.write('a.yaml', caseText('offline-one', '1', '{ result: 1, logs: [] }'));
     const offline = join(out, 'offline');
     const registry = `http://127.0.0.1:${await deadPort()}`;
     const { status, output } = await runMatrixAsync(
-      ...['--cases', catalogue.dir, '--columns', 'ours,newest', '--registry', registry, '--out', offline],
+      ...[
+        '--cases',
+        catalogue.dir,
+        '--columns',
+        'ours,newest,ours-workerd-newest',
+        '--registry',
+        registry,
+        '--out',
+        offline,
+      ],
     );
     expect(status, output).toBe(1);
     expect(output).toContain(`the npm registry did not answer (${registry}/@cloudflare%2fcodemode:`);
@@ -183,6 +193,11 @@ describe('npm run matrix', () => {
     expect(readFileSync(join(offline, 'matrix.md'), 'utf8')).toContain(
       '> column **newest** did not run: the npm registry did not answer',
     );
+    // The newest workerd too: ours on it does not run, and nothing falls back to the pinned workerd.
+    const workerd = run.columns.find((column: { id: string }) => column.id === 'ours-workerd-newest');
+    expect(workerd.infraError).toMatch(/^the npm registry did not answer \(.*workerd-/);
+    expect(workerd.versions.workerd).toBeNull();
+    expect(run.workerdDiff).toBeUndefined();
   });
 
   describe('with two real releases from a loopback registry', () => {

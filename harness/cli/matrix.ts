@@ -7,21 +7,25 @@
  */
 import { execFileSync } from 'node:child_process';
 import { basename, join, relative, resolve, sep } from 'node:path';
+import { workerdPlatformPackage } from '../../src/isolate/host/member/workerd-binary.js';
 import { messageOf } from '../../src/protocol/index.js';
 import {
   COLUMN_IDS,
   type ColumnId,
   DEFAULT_COLUMNS,
   describeColumn,
+  RELEASE_COLUMNS,
   RESOLVED_COLUMNS,
-  type ResolvedColumnId,
+  type ReleaseColumnId,
   resolvedRelease,
   useRelease,
+  useWorkerd,
+  WORKERD_NEWEST,
 } from '../columns.js';
 import { Engine } from '../engine.js';
 import { isFlow } from '../judge.js';
 import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
-import { DEFAULT_REGISTRY, resolveRelease } from '../reference/releases.js';
+import { DEFAULT_REGISTRY, resolveRelease, resolveWorkerdRelease } from '../reference/releases.js';
 import { cellKey, isFlaky, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { expectsVaryingValues, releaseDiff } from '../report/release-diff.js';
 import { reportTexts } from '../report/texts.js';
@@ -49,7 +53,8 @@ const USAGE = `usage: npm run matrix [-- options]
 Runs every case of cases/ on every column and writes the reports. The newest column is the npm
 registry's newest @cloudflare/codemode, resolved and installed (outside the lockfile) when the
 run starts; when it differs from the release it is compared with, the report opens with the
-release diff.
+release diff. ours-workerd-newest is ours on the registry's newest workerd, resolved the same
+way; when it differs from the pinned workerd, the report also shows the workerd diff.
 
   --columns <ids>            only these columns, comma-separated (default: ${DEFAULT_COLUMNS.join(', ')};
                              compare runs only with --compare)
@@ -218,7 +223,9 @@ async function startColumn(
       () => !engine.isAborted,
     );
     cells[index] = cell;
-    if (outcome !== undefined && column.kind === 'reference') outcomes.set(cellKey(item.id, id), outcome);
+    // The diffs read them: the release diff's reference columns, the workerd diff's two of ours.
+    if (outcome !== undefined && (column.kind === 'reference' || id === 'ours' || id === WORKERD_NEWEST))
+      outcomes.set(cellKey(item.id, id), outcome);
     progress.cell(id, item, cell);
   };
   // A case that ran long on an earlier column starts first here, so its wait overlaps the rest
@@ -285,6 +292,13 @@ async function runMatrix(
     outcomes,
     varying,
   );
+  const workerdDiff = workerdDiffOf(
+    columns,
+    ordered.map((item) => item.id),
+    cells,
+    outcomes,
+    varying,
+  );
   const status = git(['status', '--porcelain']);
   const commit = git(['rev-parse', 'HEAD'])?.trim();
   const leftOut = DEFAULT_COLUMNS.filter((id) => !asked.includes(id));
@@ -300,6 +314,7 @@ async function runMatrix(
       ...(leftOut.length ? { columnsLeftOut: leftOut } : {}),
     },
     ...(diff ? { releaseDiff: diff } : {}),
+    ...(workerdDiff ? { workerdDiff } : {}),
     boundaries: [...boundaries.values()],
     columns,
     cases: ordered.map((item) => {
@@ -331,7 +346,7 @@ async function runMatrix(
  */
 function reusedColumns(engine: Engine, asked: readonly ColumnId[]): Map<ColumnId, ColumnId> {
   const reused = new Map<ColumnId, ColumnId>();
-  for (const id of RESOLVED_COLUMNS) {
+  for (const id of RELEASE_COLUMNS) {
     const release = asked.includes(id) ? resolvedRelease(id) : undefined;
     if (!release) continue;
     const same = asked.find(
@@ -362,15 +377,30 @@ function diffOf(
   return releaseDiff(from, to, caseIds, cells, outcomes, statusOnly);
 }
 
+/** What the newest workerd changes of ours: `ours-workerd-newest` against `ours`; none when either did not run, or both ran one workerd. */
+function workerdDiffOf(
+  columns: readonly MatrixColumn[],
+  caseIds: readonly string[],
+  cells: readonly MatrixCell[],
+  outcomes: ReadonlyMap<string, unknown>,
+  statusOnly: ReadonlySet<string>,
+) {
+  const usable = (id: string) => columns.find((column) => column.id === id && !column.infraError);
+  const to = usable(WORKERD_NEWEST);
+  const from = usable('ours');
+  if (!to || !from || to.versions.workerd === from.versions.workerd) return undefined;
+  return releaseDiff(from, to, caseIds, cells, outcomes, statusOnly, 'workerd');
+}
+
 /** Resolves each asked resolved column's release; one that cannot be had carries why, and does not run. */
 async function resolveColumns(
   asked: readonly ColumnId[],
-  pins: Partial<Record<ResolvedColumnId, string>>,
+  pins: Partial<Record<ReleaseColumnId, string>>,
   registry: string,
   progress: Progress,
 ): Promise<void> {
   const lockVersion = describeColumn('latest').versions.codemode ?? '0.0.0';
-  for (const id of RESOLVED_COLUMNS) {
+  for (const id of RELEASE_COLUMNS) {
     if (!asked.includes(id)) continue;
     const pinned = pins[id];
     try {
@@ -380,6 +410,18 @@ async function resolveColumns(
     } catch (error) {
       useRelease(id, { failure: messageOf(error) });
     }
+  }
+  if (!asked.includes(WORKERD_NEWEST)) return;
+  try {
+    const release = await resolveWorkerdRelease({
+      registry,
+      platformPackage: workerdPlatformPackage(),
+      pinned: describeColumn('ours').versions.workerd ?? '0.0.0',
+    });
+    useWorkerd(release);
+    progress.line(texts.progress.resolvedWorkerd(release.version, release.published, release.pinned));
+  } catch (error) {
+    useWorkerd({ failure: messageOf(error) });
   }
 }
 
@@ -441,6 +483,7 @@ runCommand(async () => {
   if (values.snapshot) await refreshPicture(progress);
   progress.line(texts.progress.verdict(run.summary.green));
   if (run.releaseDiff) progress.line(texts.progress.releaseDiff(run.releaseDiff));
+  if (run.workerdDiff) progress.line(texts.progress.releaseDiff(run.workerdDiff));
   if (values['fail-on-upstream-change'] && (run.releaseDiff?.rows.length ?? 0) > 0) return UPSTREAM_CHANGED;
   return run.summary.green ? 0 : 1;
 });

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_COLUMNS, WORKERD_NEWEST } from '../columns.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const WORKFLOWS = join(ROOT, '.github', 'workflows');
@@ -43,11 +44,18 @@ describe('.github/workflows', () => {
     });
   }
 
-  it('runs the nightly on a schedule and on demand, failing when upstream changed, and CI on every push and pull request', () => {
+  it('runs the nightly on a schedule and on demand, a fuzz budget before the matrix, failing when upstream changed, and CI on every push and pull request', () => {
     const nightly = parse(readFileSync(join(WORKFLOWS, 'nightly.yml'), 'utf8'));
     expect(Object.keys(nightly.on).sort()).toEqual(['schedule', 'workflow_dispatch']);
     const runs = nightly.jobs.matrix.steps.map((step: { run?: string }) => step.run).filter(Boolean);
     expect(runs).toContain('npm run matrix -- --fail-on-upstream-change');
+    // Every default column, workerd's newest release among them: no run of the nightly narrows them.
+    expect(DEFAULT_COLUMNS).toContain(WORKERD_NEWEST);
+    expect(runs.filter((run: string) => run.includes('--columns'))).toEqual([]);
+    // The night's fuzz budget runs first, so the matrix's report shows what it found.
+    expect(runs.indexOf('npm run fuzz -- --budget-seconds 900 --count 5000 --drafts reports/run/drafts')).toBe(
+      runs.indexOf('npm run matrix -- --fail-on-upstream-change') - 1,
+    );
     const ci = parse(readFileSync(join(WORKFLOWS, 'ci.yml'), 'utf8'));
     expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push']);
     expect(ci.jobs.test.steps.map((step: { run?: string }) => step.run).filter(Boolean)).toEqual(['.ci/run']);

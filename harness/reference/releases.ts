@@ -88,9 +88,9 @@ function peerRange(): string {
   return manifest.peerDependencies[CODEMODE_PACKAGE]!;
 }
 
-/** The registry's full document for the package (the abbreviated one has no publish times). */
-async function fetchPackument(registry: string): Promise<Packument> {
-  const url = `${registry.replace(/\/+$/, '')}/${CODEMODE_PACKAGE.replace('/', '%2f')}`;
+/** The registry's full document for a package (the abbreviated one has no publish times). */
+async function fetchPackument(registry: string, name = CODEMODE_PACKAGE): Promise<Packument> {
+  const url = `${registry.replace(/\/+$/, '')}/${name.replace('/', '%2f')}`;
   let response: Response;
   try {
     response = await fetch(url, {
@@ -113,22 +113,28 @@ async function fetchPackument(registry: string): Promise<Packument> {
  * The newest release: the greatest, by semver, of the dist-tag `latest` and every stable version
  * newer than the lock's. Prereleases are not releases, so they are left out.
  */
-export function newestVersion(packument: Packument, lockVersion: string): string {
+export function newestVersion(packument: Packument, lockVersion: string, name = CODEMODE_PACKAGE): string {
   const candidates = Object.keys(packument.versions ?? {}).filter(
     (version) => STABLE.test(version) && compareVersions(version, lockVersion) > 0,
   );
   const tagged = packument['dist-tags']?.latest;
   if (tagged !== undefined && STABLE.test(tagged)) candidates.push(tagged);
-  if (candidates.length === 0) throw new Error(texts.releases.noLatestTag);
+  if (candidates.length === 0) throw new Error(texts.releases.noLatestTag(name));
   return candidates.sort(compareVersions).at(-1)!;
 }
 
 /** Downloads and unpacks one version into the cache, once; a tarball whose integrity differs is refused. */
-async function install(packument: Packument, version: string): Promise<string> {
-  const dir = join(RELEASE_CACHE, version, 'node_modules', CODEMODE_PACKAGE);
+async function install(
+  packument: Packument,
+  version: string,
+  name = CODEMODE_PACKAGE,
+  cache = RELEASE_CACHE,
+): Promise<string> {
+  const dir = join(cache, version, 'node_modules', name);
   if (existsSync(join(dir, 'package.json'))) return dir;
   const dist = packument.versions?.[version]?.dist;
-  if (!dist?.tarball) throw new Error(texts.releases.notPublished(version, Object.keys(packument.versions ?? {})));
+  if (!dist?.tarball)
+    throw new Error(texts.releases.notPublished(name, version, Object.keys(packument.versions ?? {})));
   let bytes: Buffer;
   try {
     const response = await fetch(dist.tarball, { signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS) });
@@ -138,9 +144,9 @@ async function install(packument: Packument, version: string): Promise<string> {
     throw new Error(texts.releases.tarballFailed(dist.tarball, messageOf(error)));
   }
   const [algorithm, expected] = (dist.integrity ?? '').split('-', 2);
-  if (!algorithm || !expected) throw new Error(texts.releases.noIntegrity(version));
+  if (!algorithm || !expected) throw new Error(texts.releases.noIntegrity(name, version));
   const actual = createHash(algorithm).update(bytes).digest('base64');
-  if (actual !== expected) throw new Error(texts.releases.integrityMismatch(version, dist.integrity!));
+  if (actual !== expected) throw new Error(texts.releases.integrityMismatch(name, version, dist.integrity!));
   // Unpacked beside its place and moved in whole, so an interrupted install leaves no half package.
   const staging = `${dir}.partial`;
   rmSync(staging, { recursive: true, force: true });
@@ -182,5 +188,50 @@ export async function resolveRelease(options: ResolveOptions): Promise<ResolvedR
     inPeerRange: inRange(version, range),
     chosenBy: options.pinned === undefined ? 'registry' : 'option',
     dir,
+  };
+}
+
+/**
+ * workerd releases resolved at run time, for the `ours-workerd-newest` column: the binary of this
+ * platform's package (`@cloudflare/workerd-linux-64`, …) at the registry's newest version,
+ * unpacked into `node_modules/.cache/workerd-releases/<version>/` as a codemode release is.
+ * workerd's versions (`1.YYYYMMDD.N`) order by semver as by date.
+ */
+const WORKERD_CACHE = process.env.MATRIX_WORKERD_CACHE ?? join(ROOT, 'node_modules', '.cache', 'workerd-releases');
+
+/** What the run knows about the workerd release it resolved. */
+export interface ResolvedWorkerd {
+  version: string;
+  published: string | null;
+  /** The version `package.json` pins (what `ours` runs). */
+  pinned: string;
+  chosenBy: 'registry' | 'option';
+  /** The installed binary. */
+  binary: string;
+}
+
+export interface ResolveWorkerdOptions {
+  registry: string;
+  /** This platform's package (workerd-binary.ts's `workerdPlatformPackage`). */
+  platformPackage: string;
+  /** The version package.json pins. */
+  pinned: string;
+  /** `--workerd <version>`: that version, not the registry's newest. */
+  version?: string;
+}
+
+/** Resolves and installs the newest workerd binary for this platform; rejects with why (the column then does not run). */
+export async function resolveWorkerdRelease(options: ResolveWorkerdOptions): Promise<ResolvedWorkerd> {
+  if (options.version !== undefined && !STABLE.test(options.version))
+    throw new Error(texts.releases.notAVersion(options.version));
+  const packument = await fetchPackument(options.registry, options.platformPackage);
+  const version = options.version ?? newestVersion(packument, options.pinned, options.platformPackage);
+  const dir = await install(packument, version, options.platformPackage, WORKERD_CACHE);
+  return {
+    version,
+    published: publishedAt(packument.time?.[version]),
+    pinned: options.pinned,
+    chosenBy: options.version === undefined ? 'registry' : 'option',
+    binary: join(dir, 'bin', 'workerd'),
   };
 }

@@ -40,6 +40,8 @@ export type OutboundResponse = Extract<CaseOutbound, { respond: unknown }>['resp
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof CaseOptions>([
   'connectors',
   'modules',
+  // Bundled into modules on the host before the request is made (harness/packages.ts).
+  'packages',
   'timeout',
   'outbound',
   'countHostWaits',

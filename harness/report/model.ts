@@ -28,7 +28,7 @@ export interface MatrixColumn {
   id: string;
   /** What the report prints in the header, e.g. `latest (0.5.6)`. */
   label: string;
-  kind: 'ours' | 'ours-remote' | 'ours-worker' | 'reference';
+  kind: 'ours' | 'ours-remote' | 'ours-worker' | 'ours-workerd-newest' | 'reference';
   versions: ColumnVersions;
   /** Set when the whole column could not run (e.g. `wrangler dev` did not start). */
   infraError?: string;
@@ -132,6 +132,11 @@ export interface MatrixRun {
    * or `compare`): every case whose status or outcome differs between the two.
    */
   releaseDiff?: ReleaseDiff;
+  /**
+   * Set when `ours-workerd-newest` ran another workerd than `ours`: every case whose status or
+   * outcome differs between ours on the pinned workerd and ours on the registry's newest.
+   */
+  workerdDiff?: ReleaseDiff;
   /** The release boundaries the skips name (cases/boundaries.yaml). */
   boundaries: Boundary[];
   columns: MatrixColumn[];

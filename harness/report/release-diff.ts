@@ -25,6 +25,8 @@ interface ReleaseDiffRow {
 }
 
 export interface ReleaseDiff {
+  /** What differs between the two columns: `workerd` for ours on the newest workerd against ours; absent, the codemode release. */
+  of?: 'workerd';
   from: { column: string; release: string };
   to: { column: string; release: string };
   rows: ReleaseDiffRow[];
@@ -67,7 +69,10 @@ export function releaseDiff(
   cells: readonly MatrixCell[],
   outcomes: ReadonlyMap<string, unknown>,
   statusOnly: ReadonlySet<string> = new Set(),
+  of?: 'workerd',
 ): ReleaseDiff {
+  const release = (column: MatrixColumn) =>
+    (of === 'workerd' ? column.versions.workerd : column.versions.codemode) ?? '?';
   const byKey = new Map(cells.map((cell) => [cellKey(cell.case, cell.column), cell]));
   const rows: ReleaseDiffRow[] = [];
   const unknown: string[] = [];
@@ -91,8 +96,9 @@ export function releaseDiff(
   }
   rows.sort((a, b) => RELEASE_DIFF_KINDS.indexOf(a.kind) - RELEASE_DIFF_KINDS.indexOf(b.kind));
   return {
-    from: { column: from.id, release: from.versions.codemode ?? '?' },
-    to: { column: to.id, release: to.versions.codemode ?? '?' },
+    ...(of ? { of } : {}),
+    from: { column: from.id, release: release(from) },
+    to: { column: to.id, release: release(to) },
     rows,
     unknown,
   };

@@ -71,6 +71,22 @@ export function sameReleaseNote(run: MatrixRun): string | null {
 }
 
 export const reportTexts = {
+  fuzzTitle: 'Fuzzing',
+  fuzzLine: (
+    seed: number,
+    column: string,
+    ran: number,
+    asked: number,
+    differences: number,
+    known: number,
+    flaky: number,
+  ) =>
+    `Seed ${seed}, ours against ${column}: ${plural(ran, 'program')} run (of ${asked}), ${plural(differences, 'difference')}: ` +
+    `${known} documented, ${flaky} flaky, ${differences - known - flaky} new.`,
+  fuzzNoDrafts: 'No new draft.',
+  fuzzDrafts: (n: number) => `${plural(n, 'new draft')}, each a case to triage (docs/fuzzing.md):`,
+  fuzzDraft: (signature: string, index: number) => `differs in ${signature}, first at program ${index}`,
+  fuzzBadFile: (file: string, why: string) => `${file}: not a fuzz summary (${why})`,
   verdict(run: MatrixRun): string {
     if (run.summary.green) return 'Green: no failure and no infra-error in any column.';
     const fail = run.summary.columns.reduce((sum, column) => sum + column.counts.fail, 0);
@@ -91,7 +107,8 @@ export const reportTexts = {
   },
   limited: (leftOut: readonly string[]) =>
     `This run was limited with --columns: ${leftOut.join(', ')} did not run, so their cells are missing, not passing.`,
-  releaseDiffTitle: (diff: ReleaseDiff) => `Release diff: ${diff.from.release} → ${diff.to.release}`,
+  releaseDiffTitle: (diff: ReleaseDiff) =>
+    `${diff.of === 'workerd' ? 'workerd diff' : 'Release diff'}: ${diff.from.release} → ${diff.to.release}`,
   releaseDiffIntro: (diff: ReleaseDiff) =>
     `Every case whose status or outcome differs between ${diff.from.column === diff.from.release ? diff.from.release : `${diff.from.column} (${diff.from.release})`} and ${diff.to.column} (${diff.to.release}), in this run.`,
   releaseDiffNone: (diff: ReleaseDiff) => `No case differs between ${diff.from.release} and ${diff.to.release}.`,

@@ -5,10 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FuzzSummary } from '../fuzz/run.js';
 import { texts } from '../texts.js';
+import { fuzzHtml } from './fuzz-section.js';
 import type { HistoryEntry, HistoryRecord } from './history.js';
 import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
-import { RELEASE_DIFF_KINDS } from './release-diff.js';
+import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './release-diff.js';
 import { changesByCase, columnHeadNote, sameReleaseNote, reportTexts as t, versionsLine } from './texts.js';
 import { caseStrips, trendSvg } from './trend.js';
 
@@ -17,6 +19,24 @@ const PAGE_DIR = join(import.meta.dirname, 'page');
 const CHANGES_SHOWN = 8;
 
 /** JSON that is safe inside a `<script>` element: no `</script>`, no `<!--`. */
+
+/** The page's words for one diff (the release diff, or the workerd diff), or null when the run has none. */
+function diffUi(diff: ReleaseDiff | undefined) {
+  if (!diff) return null;
+  return {
+    title: t.releaseDiffTitle(diff),
+    intro: t.releaseDiffIntro(diff),
+    none: t.releaseDiffNone(diff),
+    unknown: diff.unknown.length ? t.releaseDiffUnknown(diff.unknown.length) : null,
+    kinds: RELEASE_DIFF_KINDS.map((kind) => ({ kind, title: t.releaseDiffKinds[kind] })),
+    head: [
+      t.releaseDiffHead[0],
+      `${t.releaseDiffHead[1]} (${diff.from.release})`,
+      `${t.releaseDiffHead[2]} (${diff.to.release})`,
+    ],
+  };
+}
+
 function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
@@ -48,6 +68,7 @@ export function renderIndexHtml(
   root = '..',
   records: readonly HistoryRecord[] = [],
   fromSnapshot = 0,
+  fuzz?: FuzzSummary,
 ): string {
   const read = (name: string) => readFileSync(join(PAGE_DIR, name), 'utf8');
   const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
@@ -70,20 +91,8 @@ export function renderIndexHtml(
     changes: changesByCase(since?.changes ?? [], label),
     flakySince: since?.flaky?.length ? t.flakySince(since.flaky.length) : null,
     flakyChanges: changesByCase(since?.flaky ?? [], label),
-    releaseDiff: run.releaseDiff
-      ? {
-          title: t.releaseDiffTitle(run.releaseDiff),
-          intro: t.releaseDiffIntro(run.releaseDiff),
-          none: t.releaseDiffNone(run.releaseDiff),
-          unknown: run.releaseDiff.unknown.length ? t.releaseDiffUnknown(run.releaseDiff.unknown.length) : null,
-          kinds: RELEASE_DIFF_KINDS.map((kind) => ({ kind, title: t.releaseDiffKinds[kind] })),
-          head: [
-            t.releaseDiffHead[0],
-            `${t.releaseDiffHead[1]} (${run.releaseDiff.from.release})`,
-            `${t.releaseDiffHead[2]} (${run.releaseDiff.to.release})`,
-          ],
-        }
-      : null,
+    releaseDiff: diffUi(run.releaseDiff),
+    workerdDiff: diffUi(run.workerdDiff),
     releaseDiffMissing: sameReleaseNote(run),
     releaseDiffPlainTitle: t.releaseDiffPlainTitle,
     changesShown: CHANGES_SHOWN,
@@ -122,6 +131,7 @@ export function renderIndexHtml(
     STYLE: read('page.css'),
     SCRIPT: script,
     DATA: scriptSafeJson(data),
+    FUZZ: fuzzHtml(fuzz),
     TREND: trend(records, run, fromSnapshot),
   });
 }

@@ -3,6 +3,8 @@
  * verdict, what changed since the previous run, the columns, then every failure with its diff and
  * the infra-errors apart (they are not results).
  */
+import type { FuzzSummary } from '../fuzz/run.js';
+import { fuzzMarkdown } from './fuzz-section.js';
 import { isFlaky, type MatrixCase, type MatrixCell, type MatrixRun } from './model.js';
 import { RELEASE_DIFF_KINDS, type ReleaseDiff, type ReleaseDiffSide } from './release-diff.js';
 import { changesByCase, columnHeadNote, sameReleaseNote, reportTexts as t, versionsLine } from './texts.js';
@@ -55,7 +57,7 @@ function releaseDiffLines(diff: ReleaseDiff, link: (id: string) => string, triag
   return lines;
 }
 
-export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
+export function renderMatrixMarkdown(run: MatrixRun, root = '..', fuzz?: FuzzSummary): string {
   const cases = new Map(run.cases.map((item) => [item.id, item]));
   const label = (id: string) => run.columns.find((column) => column.id === id)?.label ?? id;
   const link = (id: string) => {
@@ -97,6 +99,7 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
   if (run.releaseDiff) lines.push(...releaseDiffLines(run.releaseDiff, link, triageOf));
   const noDiff = sameReleaseNote(run);
   if (noDiff) lines.push(`> ${noDiff}`, '');
+  if (run.workerdDiff) lines.push(...releaseDiffLines(run.workerdDiff, link, triageOf));
 
   lines.push(`## ${t.sinceTitle}`, '');
   const since = run.since;
@@ -126,6 +129,7 @@ export function renderMatrixMarkdown(run: MatrixRun, root = '..'): string {
       lines.push(`${t.removedCases(since.removedCases.length)} ${since.removedCases.map(code).join(', ')}`, '');
   }
 
+  lines.push(...fuzzMarkdown(fuzz));
   lines.push(
     '## Columns',
     '',

@@ -6,6 +6,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { readFuzzSummary } from './fuzz-section.js';
 import { changesByRun, type HistoryRecord, historyFileName, parseHistoryRecord, toHistoryRecord } from './history.js';
 import type { MatrixRun } from './model.js';
 import { reportTexts } from './texts.js';
@@ -67,15 +68,16 @@ export function writeReports(run: MatrixRun, reportsDir: string, fallbackHistory
     .filter((entry) => entry.date < run.run.date && entry.changes.changes.length > 0)
     .reverse()
     .slice(0, EARLIER_RUNS_SHOWN);
+  const fuzz = readFuzzSummary(reportsDir);
   const fromHere = (path: string) => relative(reportsDir, path).split(sep).join('/') || '.';
   writeFileSync(
     join(reportsDir, 'matrix.json'),
     `${JSON.stringify({ $schema: fromHere(MATRIX_SCHEMA), ...written }, null, 2)}\n`,
   );
-  writeFileSync(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(written, fromHere(REPO_ROOT)));
+  writeFileSync(join(reportsDir, 'matrix.md'), renderMatrixMarkdown(written, fromHere(REPO_ROOT), fuzz));
   writeFileSync(
     join(reportsDir, 'index.html'),
-    renderIndexHtml(written, earlier, fromHere(REPO_ROOT), records, fromSnapshot),
+    renderIndexHtml(written, earlier, fromHere(REPO_ROOT), records, fromSnapshot, fuzz),
   );
   return written;
 }

@@ -22,6 +22,8 @@ const KNOWN_OPTIONS: readonly string[] = everyKey<ExtendedExecuteOptions>({
   cpuTimeout: true,
   outbound: true,
   record: true,
+  onEvent: true,
+  maxQueuedEvents: true,
 });
 
 /** Throws a TypeError saying what the constructor takes unless `native` has the methods it calls. */

@@ -3,6 +3,8 @@
  * it wraps: it validates, plans, normalizes, hands the native executor one request, and renders
  * what comes back into the dialect's shape (flat prefixed log lines, the dialect's timeout text).
  */
+import { RunObservation } from '../events/observe-run.js';
+import { type ResolvedEventOptions, resolveEventOptions } from '../events/options.js';
 import { codeBytesOver } from '../protocol/code-size.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../protocol/errors.js';
@@ -70,14 +72,15 @@ export class CodemodeExecutor {
     warnUnknownOptions(options);
     // A wrong record option is the host's mistake: it rejects, as a malformed provider does.
     const recordOptions = resolveRecordOptions(options?.record);
+    const events = resolveEventOptions('execute', options);
     const connectors = options?.connectors ?? [];
     // A refused request costs no worker: the native executor is never touched.
     const refusal = validateExecution(providers, connectors);
-    if (refusal !== null) return { result: undefined, error: refusal };
+    if (refusal !== null) return refusedEarly(events, refusal);
 
     // Before normalization, whose parse costs the host seconds for megabytes of code.
     const codeBytes = typeof code === 'string' ? codeBytesOver(code, this.#maxCodeBytes) : null;
-    if (codeBytes !== null) return { result: undefined, error: formatCodeTooLarge(codeBytes, this.#maxCodeBytes) };
+    if (codeBytes !== null) return refusedEarly(events, formatCodeTooLarge(codeBytes, this.#maxCodeBytes));
 
     const plan = planExecution(providers, connectors);
     const guard: CompletionGuard = { active: true };
@@ -99,7 +102,8 @@ export class CodemodeExecutor {
     const recording = recordOptions === null ? null : beginRecording(request, recordOptions);
     let outcome: ExecuteResult;
     try {
-      outcome = await this.#native.execute(recording?.request ?? request);
+      // The native executor observes the run where its tool calls and console lines are at hand.
+      outcome = await this.#native.execute(recording?.request ?? request, events ?? undefined);
     } catch (error) {
       recording?.fail(error);
       throw error;
@@ -144,6 +148,13 @@ function resolveProviders(
   const providers = [{ name: DEFAULT_PROVIDER_NAME, fns: providersOrFns as Record<string, ToolFunction> }];
   assertFunctionRecords(providers);
   return providers;
+}
+
+/** A call the dialect refused before any run: its text is the result, and `end` the one event. */
+function refusedEarly(events: ResolvedEventOptions | null, error: string): CodemodeExecuteResult {
+  const result = { result: undefined, error };
+  if (events !== null) new RunObservation(events).settle({ ...result, logs: [] });
+  return result;
 }
 
 /** A negative number of milliseconds as 0; anything else unchanged (the native executor checks it). */

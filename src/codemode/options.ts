@@ -13,7 +13,7 @@ import { formatConstructorOptionInvalid, formatConstructorOptionUnknown } from '
 export interface CodemodeExecutorOptions {
   /**
    * The largest code `execute` takes, in UTF-8 bytes, counted before normalization parses it (a
-   * parse of megabytes stalls the host). Default 1 MiB, as the native `limits.maxCodeBytes`.
+   * parse of megabytes stalls the host). Default 15 MiB, as the native `limits.maxCodeBytes`.
    */
   maxCodeBytes?: number | undefined;
   /**
@@ -30,7 +30,7 @@ export const CODEMODE_ROWS = {
     unit: 'bytes',
     bounds: { kind: 'integer', min: 1 },
     default: DEFAULT_MAX_CODE_BYTES,
-    rule: 'a positive integer number of bytes, or undefined (1 MiB)',
+    rule: 'a positive integer number of bytes, or undefined (15 MiB)',
     description:
       "the largest code `execute` takes, in UTF-8 bytes, counted before normalization parses it; the same default as `IsolateExecutor`'s `limits.maxCodeBytes`",
   },

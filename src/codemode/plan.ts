@@ -69,11 +69,12 @@ function sanitizeFunctions(fns: Readonly<Record<string, ToolFunction>>): Map<str
 
 /** Own entries only: a call spelled the raw way, or named after an Object.prototype member, is not found. */
 function providerHandler(table: ReadonlyMap<string, ToolFunction>): ProviderHandler {
-  return (tool, args) => {
+  const call = (tool: string, args: unknown[]) => {
     const fn = table.get(tool);
     if (!fn) throw new ToolNotFoundError(tool);
     return fn(...args);
   };
+  return Object.assign(call, { has: (tool: string) => table.has(tool) });
 }
 
 /** Connector calls take the first argument only, as the dialect's connector proxy passes it. */

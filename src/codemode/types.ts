@@ -3,7 +3,7 @@
  * so they resolve without the optional peer and mean the same whichever release of it a host has
  * installed.
  */
-import type { ExecuteRequest, ProviderDescriptor } from '../protocol/types.js';
+import type { ExecuteRequest, ExecutorCallOptions, ProviderDescriptor } from '../protocol/types.js';
 import type { RecordOptions, RunRecord } from '../record/types.js';
 
 /**
@@ -49,6 +49,13 @@ export interface ExtendedExecuteOptions {
    * carries `record`, which `replay` runs again. Off by default: nothing is recorded unasked.
    */
   record?: boolean | RecordOptions | undefined;
+  /**
+   * Receives the run's live events, in order (docs/observing.md): `console`, `tool-call`,
+   * `tool-result`, `fetch`, and `end` last. Handed to the native executor as its call option.
+   */
+  onEvent?: ExecutorCallOptions['onEvent'];
+  /** How many events may wait while `onEvent` works on an earlier one. Default 1000. */
+  maxQueuedEvents?: ExecutorCallOptions['maxQueuedEvents'];
 }
 
 /** The dialect's `ExecuteResult`. `logs` is absent only when a name rule refused the call. */

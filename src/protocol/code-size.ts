@@ -3,8 +3,13 @@
  * parse. Runtime-neutral (no Buffer): the dialect adapter in the root entry counts with it too.
  */
 
-/** The default cap on a request's code, in UTF-8 bytes: `limits.maxCodeBytes` and `CodemodeExecutor`'s `maxCodeBytes`. */
-export const DEFAULT_MAX_CODE_BYTES = 2 ** 20;
+/**
+ * The default cap on a request's code, in UTF-8 bytes: `limits.maxCodeBytes` and `CodemodeExecutor`'s
+ * `maxCodeBytes`. Upstream has no cap of its own (a 20 MB program runs under wrangler dev), so ours
+ * only stays under the default request cap (`limits.maxRequestBytes`, 16 MiB), leaving 1 MiB of
+ * it for the modules and the start message. A 15 MB literal costs ours half a second, parse included.
+ */
+export const DEFAULT_MAX_CODE_BYTES = 15 * 2 ** 20;
 
 /** A unit that takes more than one byte of UTF-8. */
 const NON_ASCII = /[\u0080-\uffff]/;

@@ -14,7 +14,14 @@ export interface CompletionGuard {
 }
 
 /** Calls one tool of one provider with the parsed arguments. Throws `ToolNotFoundError` for an unknown tool. */
-export type ProviderHandler = (tool: string, args: unknown[]) => unknown;
+export type ProviderHandler = ((tool: string, args: unknown[]) => unknown) & {
+  /**
+   * Whether the provider has `tool`, asked before the arguments are read: a tool it lacks is not
+   * found whatever its arguments (a program that replaced `JSON.stringify` sends none that parse),
+   * as upstream looks a tool up first. Absent, every tool is tried (a connector's are not known).
+   */
+  readonly has?: (tool: string) => boolean;
+};
 
 /**
  * The dispatch grammar: the argument JSON (binary codec) parses to an array, which is spread; any
@@ -48,7 +55,7 @@ export function createEnvelopeDispatch(
     if (!guard.active) return encodeErrorEnvelope(COMPLETED_MESSAGE);
     try {
       const handler = Object.hasOwn(handlers, provider) ? handlers[provider] : undefined;
-      if (!handler) throw new ToolNotFoundError(tool);
+      if (!handler || handler.has?.(tool) === false) throw new ToolNotFoundError(tool);
       const value = await handler(tool, parseDispatchArguments(argsJson));
       if (!guard.active) return encodeErrorEnvelope(COMPLETED_MESSAGE);
       return encodeResultEnvelope(value);

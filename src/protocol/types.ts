@@ -105,13 +105,26 @@ export interface InvokeHandleRequest {
   countHostWaits?: boolean | undefined;
 }
 
-/** Per-call options of `execute` and `invokeHandle`, beside the request (they never cross a wire). */
+/** Per-call options of `execute` and `invokeHandle`, beside the request (they never cross a wire as they are). */
 export interface ExecutorCallOptions {
   /**
    * Aborting it gives the call up: the executor ends the run (releasing its sandbox) and the call
    * rejects with `EXECUTION_CANCELLED`. An executor that cannot cancel may ignore it.
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Receives the run's live events, in order (docs/observing.md): `console`, `tool-call`,
+   * `tool-result`, `fetch`, and `end` last. It never holds the run up: a returned promise is awaited
+   * before the next event, and events past `maxQueuedEvents` meanwhile are dropped and counted.
+   */
+  onEvent?: OnRunEvent | undefined;
+  /** How many events may wait while `onEvent` works on an earlier one. Default 1000, at most 100000. */
+  maxQueuedEvents?: number | undefined;
+  /**
+   * The W3C `traceparent` of the caller's span in another process: the call's spans are its
+   * children rather than those of this process's active span. A daemon passes its client's.
+   */
+  traceparent?: string | undefined;
 }
 
 /** The native executor. */
@@ -124,6 +137,79 @@ export interface Executor {
   /** Ends every resource the executor owns. Later calls reject with `EXECUTOR_DISPOSED`. */
   dispose(): Promise<void>;
 }
+
+// ---- live events (schema/run-events.schema.json) ----------------------------------------------
+
+/** The version of the event grammar; the schema's `schemaVersion`. */
+export const RUN_EVENTS_SCHEMA_VERSION = 1;
+
+interface EventBase {
+  /** Milliseconds since the call began, on the caller's clock. */
+  elapsedMs: number;
+}
+
+/** A console line of the run, as the sandbox captured it. */
+export interface ConsoleEvent extends EventBase {
+  type: 'console';
+  level: LogLevel;
+  text: string;
+  /** The line's place among the run's console lines (its index in the result's `logs`). */
+  index: number;
+}
+
+/** The sandbox called a tool. */
+export interface ToolCallEvent extends EventBase {
+  type: 'tool-call';
+  /** The call's place among the run's tool calls, from 0 (its index in a run record's `calls`). */
+  callId: number;
+  provider: string;
+  tool: string;
+  /** The UTF-8 bytes of the argument array as the sandbox sent it. */
+  argsBytes: number;
+}
+
+/** The host answered a tool call: `resultBytes` for a result, `error` for a failure. */
+export interface ToolResultEvent extends EventBase {
+  type: 'tool-result';
+  callId: number;
+  durationMs: number;
+  /** The UTF-8 bytes of the answer's envelope, as sent back to the sandbox. */
+  resultBytes?: number;
+  /** The failure's text, as the sandbox receives it. */
+  error?: string;
+}
+
+/** An outbound request of the sandbox's `fetch`, answered (`status`) or failed (`error`). */
+export interface FetchEvent extends EventBase {
+  type: 'fetch';
+  method: string;
+  /** The URL's origin (scheme, host, port): never its path, query or body. */
+  origin: string;
+  durationMs: number;
+  status?: number;
+  error?: string;
+}
+
+/** The call is over; always the last event. */
+export interface EndEvent extends EventBase {
+  type: 'end';
+  /** `result`: the run settled with a value; `error`: with a failure text; `rejected`: the call itself rejected. */
+  outcome: 'result' | 'error' | 'rejected';
+  /** The run's failure text, or the rejection's message. */
+  error?: string;
+  /** The rejection's code (`EXECUTION_CANCELLED`, ...), when it has one. */
+  code?: string;
+  wallMs: number;
+  /** The CPU time the run's process spent, where the executor can tell (IsolateExecutor on Linux). */
+  cpuMs?: number;
+  /** Events left out because the callback fell behind by more than `maxQueuedEvents`. */
+  dropped: number;
+}
+
+export type RunEvent = ConsoleEvent | ToolCallEvent | ToolResultEvent | FetchEvent | EndEvent;
+
+/** The host's callback. A returned promise is awaited before the next event is delivered. */
+export type OnRunEvent = (event: RunEvent) => void | PromiseLike<void>;
 
 /** The key under which a retained function appears in a result: `{ "__codemode_handle__": "<id>" }`. */
 export const HANDLE_KEY = '__codemode_handle__';

@@ -3,6 +3,7 @@
  * the executor daemon. It touches no runtime-specific API, so a Worker hosts it as readily as Node.
  * What it promises is docs/remote.md.
  */
+import { observeCall, type RunObservation, settleObservation } from '../events/observe-run.js';
 import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../protocol/cancellation.js';
 import { ExecutorError, rehydrateExecutorError } from '../protocol/errors.js';
 import { messageOf } from '../protocol/message-of.js';
@@ -12,6 +13,8 @@ import type {
   Executor,
   ExecutorCallOptions,
   InvokeHandleRequest,
+  OutboundFetch,
+  RunEvent,
 } from '../protocol/types.js';
 import { AFFINITY_HEADER } from '../wire/refusals.js';
 import { resultFromWire } from '../wire/results.js';
@@ -24,6 +27,7 @@ import {
   validateUrl,
 } from './connect-options.js';
 import { delay } from './delay.js';
+import { executeWithModuleRefs } from './module-upload.js';
 import { type CallTerms, executeRequestToWire, invokeRequestToWire } from './request-to-wire.js';
 import { isNotTakingSessions, Session, type SessionOptions } from './session.js';
 import {
@@ -113,16 +117,29 @@ export class RemoteExecutor implements Executor {
    * `EXECUTION_CANCELLED` and asks the daemon to end the run; an already-aborted one sends nothing.
    */
   async execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    const observation = observeCall('execute', options);
+    return settleObservation(observation, this.#execute(request, options, observation));
+  }
+
+  async #execute(
+    request: ExecuteRequest,
+    options: ExecutorCallOptions | undefined,
+    observation: RunObservation | null,
+  ): Promise<ExecuteResult> {
     try {
       if (this.#closed) throw closedError();
       const cancel = this.#cancelFor('execute', options);
       const call = this.#place();
-      const tracked = this.#calls.track(call.id, request);
-      const wire = wireForm(() => executeRequestToWire(tracked, this.#options.defaults, this.#terms(cancel, call)));
+      const tracked = this.#calls.track(
+        call.id,
+        observedExecute(request, observation, this.#options.defaults.outbound),
+      );
+      const terms = { ...this.#terms(cancel, call), ...eventTerms(observation) };
+      const wire = wireForm(() => executeRequestToWire(tracked, this.#options.defaults, terms));
       return await this.#call(
         BROKEN_DURING_EXECUTION,
         cancel,
-        async (session) => resultFromWire(await session.remote.execute(wire)),
+        async (session) => resultFromWire(await executeWithModuleRefs(session.remote, wire)),
         call,
       );
     } finally {
@@ -130,13 +147,29 @@ export class RemoteExecutor implements Executor {
     }
   }
 
-  /** Calls a retained function at the daemon; `options.signal` works as on `execute`. */
+  /** Calls a retained function at the daemon; `options.signal` and `options.onEvent` work as on `execute`. */
   async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    const observation = observeCall('invokeHandle', options);
+    return settleObservation(observation, this.#invokeHandle(request, options, observation));
+  }
+
+  async #invokeHandle(
+    request: InvokeHandleRequest,
+    options: ExecutorCallOptions | undefined,
+    observation: RunObservation | null,
+  ): Promise<ExecuteResult> {
     if (this.#closed) throw closedError();
     const cancel = this.#cancelFor('invokeHandle', options);
     const call = this.#place();
-    const tracked = this.#calls.track(call.id, request);
-    const wire = wireForm(() => invokeRequestToWire(tracked, this.#options.defaults, this.#terms(cancel, call)));
+    // A value that is no request is the wire form's to refuse, as execute's is.
+    const dispatch = (request as Partial<InvokeHandleRequest> | null)?.dispatch;
+    const watched =
+      observation !== null && typeof dispatch === 'function'
+        ? { ...request, dispatch: observation.dispatch(dispatch) }
+        : request;
+    const tracked = this.#calls.track(call.id, watched);
+    const terms = { ...this.#terms(cancel, call), ...eventTerms(observation) };
+    const wire = wireForm(() => invokeRequestToWire(tracked, this.#options.defaults, terms));
     return this.#callHandleSurface(
       cancel,
       async (session) => resultFromWire(await session.remote.invokeHandle(wire)),
@@ -351,4 +384,44 @@ export async function connect(url: string, options?: ConnectOptions): Promise<Re
     throw error;
   }
   return executor;
+}
+
+/**
+ * The request with its tool calls and its fetches through this client observed: they run here,
+ * so their events are measured here. A fetch through the daemon's own outbound comes from there.
+ */
+function observedExecute(
+  request: ExecuteRequest,
+  observation: RunObservation | null,
+  defaultOutbound: OutboundFetch | null | undefined,
+): ExecuteRequest {
+  // Not a request at all: the wire form refuses it, naming why.
+  if (observation === null || typeof request !== 'object' || request === null) return request;
+  const watched = { ...request };
+  if (typeof request.dispatch === 'function') watched.dispatch = observation.dispatch(request.dispatch);
+  const outbound = request.outbound === undefined ? defaultOutbound : request.outbound;
+  if (typeof outbound === 'function') watched.outbound = observation.outbound(outbound);
+  return watched;
+}
+
+/**
+ * What a watched call adds to its request: its span, whose child the daemon's is, and the sink of
+ * the events that happen in the daemon.
+ */
+function eventTerms(observation: RunObservation | null): Pick<CallTerms, 'events' | 'maxQueuedEvents' | 'traceparent'> {
+  if (observation === null) return {};
+  const traceparent = observation.traceparent();
+  if (!observation.watchesEvents) return traceparent === undefined ? {} : { traceparent };
+  return {
+    ...(traceparent === undefined ? {} : { traceparent }),
+    maxQueuedEvents: observation.maxQueuedEvents,
+    events: (events: unknown) => {
+      if (!Array.isArray(events)) return;
+      for (const event of events as RunEvent[]) {
+        if (event?.type === 'console' && Number.isSafeInteger(event.index) && typeof event.text === 'string')
+          observation.line({ level: event.level, message: event.text }, event.index);
+        else if (event?.type === 'fetch') observation.forward({ ...event, elapsedMs: observation.elapsed() });
+      }
+    },
+  };
 }

@@ -7,7 +7,14 @@ import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteRequest, InvokeHandleRequest, OutboundFetch } from '../protocol/types.js';
 import { encodeValue } from '../protocol/value-codec.js';
 import { requestFromWire, responseToWire } from '../wire/fetch-shape.js';
-import type { OutboundMode, WireExecuteRequest, WireFetch, WireInvokeHandleRequest } from '../wire/types.js';
+import type {
+  OutboundMode,
+  WireEventSink,
+  WireEventTerms,
+  WireExecuteRequest,
+  WireFetch,
+  WireInvokeHandleRequest,
+} from '../wire/types.js';
 import type { ResolvedConnectOptions } from './connect-options.js';
 import { formatInvalidOutbound } from './texts.js';
 
@@ -25,12 +32,20 @@ export interface CallTerms {
   callId?: string | undefined;
   /** The id of this client's call from whose tool call this one was sent (a nested run), where known. */
   parent?: string | undefined;
+  /** The sink of the events that happen in the daemon, when the caller watches its events. */
+  events?: WireEventSink | undefined;
+  maxQueuedEvents?: number | undefined;
+  /** The client's span for the call, when it is traced. */
+  traceparent?: string | undefined;
 }
 
 function addTerms(
-  wire: { cancelToken?: string; heartbeatLease?: number; callId?: string; parent?: string },
+  wire: { cancelToken?: string; heartbeatLease?: number; callId?: string; parent?: string } & WireEventTerms,
   terms: CallTerms,
 ): void {
+  if (terms.events !== undefined) wire.events = terms.events;
+  if (terms.maxQueuedEvents !== undefined) wire.maxQueuedEvents = terms.maxQueuedEvents;
+  if (terms.traceparent !== undefined) wire.traceparent = terms.traceparent;
   if (terms.cancelToken !== undefined) wire.cancelToken = terms.cancelToken;
   if (terms.callId !== undefined) wire.callId = terms.callId;
   if (terms.parent !== undefined) wire.parent = terms.parent;

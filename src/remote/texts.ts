@@ -84,7 +84,7 @@ export function formatTokenWrong(url: string): string {
 }
 
 export function formatNotTakingSessions(url: string): string {
-  return `Executor at ${url} is not taking new sessions (HTTP 503): it is shutting down or at its --max-connections limit; another daemon behind the same address may take the session`;
+  return `Executor at ${url} is not taking new sessions (HTTP 503): it is shutting down, at its --max-connections limit, or short of file descriptors (its log says which); another daemon behind the same address may take the session`;
 }
 
 export function formatInvalidUrl(url: unknown): string {

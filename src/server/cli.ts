@@ -2,11 +2,13 @@
 /**
  * `codemode-executor serve`: the executor daemon. Serves an IsolateExecutor over capnweb on a ws
  * server until SIGTERM, SIGINT or the loss of its parent. docs/remote.md documents the flags.
+ * `codemode-executor bundle`: a module map of npm packages (bundle-command.ts, docs/packages.md).
  */
 import { readFileSync } from 'node:fs';
 import { IsolateExecutor } from '../isolate/index.js';
 import { messageOf } from '../protocol/message-of.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
+import { runBundleCommand } from './bundle-command.js';
 import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
 import { runDaemon } from './run-daemon.js';
 import { guardProcessStdio } from './stdio-guard.js';
@@ -23,6 +25,11 @@ function packageVersion(): string {
 async function main(): Promise<void> {
   // Before anything can write: the executor's construction may print a warning to stderr.
   guardProcessStdio();
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'bundle') {
+    await runBundleCommand(rest);
+    return;
+  }
   const parsed = parseCommandLine(process.argv.slice(2), process.env);
   if (parsed.command === 'help') {
     process.stdout.write(USAGE);

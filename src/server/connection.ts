@@ -5,6 +5,7 @@
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
 
+import { descriptorFaultOf } from '../isolate/host/member/descriptor-faults.js';
 import type { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { ExecutorError } from '../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../protocol/types.js';
@@ -14,6 +15,7 @@ import type { WireExecuteResult } from '../wire/types.js';
 import type { HeldRequests } from './held-requests.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, DropCause, ExecutionOutcome } from './metrics.js';
+import type { ModuleCache } from './module-cache.js';
 import type { Readiness } from './readiness.js';
 import type { RefusalLog } from './refusal-log.js';
 import { exceedsWireDepth, MAX_WIRE_DEPTH } from './result-depth.js';
@@ -50,6 +52,8 @@ export interface ServerContext {
   /** The tenants of the executor's memory budget: calls run in their tenant's frame. */
   readonly tenancy: Tenancy;
   readonly retained: RetainedLeases;
+  /** The modules each tenant sent once, by hash (module-cache.ts). */
+  readonly modules: ModuleCache;
   readonly draining: boolean;
   /** Names this daemon in the handle ids it gives out (handle-ids.ts). */
   readonly daemonId: string;
@@ -80,6 +84,8 @@ interface CallTerms {
   heartbeatLease?: number | undefined;
   /** What the request holds in the daemon until it settles (request-bytes.ts); none when absent. */
   heldBytes?: number | undefined;
+  /** The trace the client's call belongs to, which its log line names. */
+  traceId?: string | undefined;
 }
 
 export class Connection {
@@ -209,6 +215,7 @@ export class Connection {
       return wire;
     } catch (error) {
       this.server.readiness.observe(error);
+      if (descriptorFaultOf(error) !== undefined) this.server.metrics.descriptorFault('spawn');
       const code = (error as { code?: unknown } | null)?.code;
       if (code === 'EXECUTION_CANCELLED') outcome = 'cancelled';
       detail = typeof code === 'string' ? `threw ${code}` : 'threw';
@@ -228,7 +235,9 @@ export class Connection {
       if (running.givenUp !== undefined) outcome = 'cancelled';
       this.server.metrics.executionSettled(kind, outcome, seconds);
       if (running.givenUp === undefined) {
-        this.server.log(formatExecutionSettled(this.id, running.execution, kind, detail, Math.round(seconds * 1000)));
+        this.server.log(
+          formatExecutionSettled(this.id, running.execution, kind, detail, Math.round(seconds * 1000), terms.traceId),
+        );
       }
     }
   }

@@ -4,11 +4,15 @@
  * the wire grammar (wire-checks.ts) before use.
  */
 import { RpcTarget } from 'capnweb';
+import { DEFAULT_MAX_QUEUED_EVENTS } from '../events/options.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
 import { ExecutorError } from '../protocol/errors.js';
-import type { ExecutorEndpoint, WireExecuteResult } from '../wire/types.js';
+import type { ExecutorCallOptions } from '../protocol/types.js';
+import type { ExecutorEndpoint, WireEventTerms, WireExecuteResult } from '../wire/types.js';
 import type { Connection } from './connection.js';
+import { WireEventStream } from './event-stream.js';
 import { fromWireExecutionId, toWireExecutionId } from './handle-ids.js';
+import { putModules, resolveModuleRefs } from './module-endpoint.js';
 import { ToolCallContexts } from './nested-requests.js';
 import { oversizedMessageError } from './oversize.js';
 import { heldBytesOf } from './request-bytes.js';
@@ -18,6 +22,8 @@ import { formatRefusedMessage, formatTooManyRetained, formatTooManyRetainedForTe
 import {
   checkExecutionId,
   checkInvokeHandleRequest,
+  checkModuleHashes,
+  checkModulePuts,
   checkOversizeArguments,
   checkWireExecuteRequest,
 } from './wire-checks.js';
@@ -43,13 +49,17 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
   async execute(request: unknown): Promise<WireExecuteResult> {
     const connection = this.#connection;
     const { server, id } = connection;
-    const wire = this.#checked('execute', () => checkWireExecuteRequest(request));
+    const checked = this.#checked('execute', () => checkWireExecuteRequest(request));
+    // Modules named by hash are held by the tenant's cache, which bounds them: they count once, there, not per request.
+    const heldBytes = heldBytesOf([checked.code, checked.modules, checked.moduleRefs, checked.providers]);
+    const wire = this.#checked('execute', () => resolveModuleRefs(server.modules, connection.tenant.retained, checked));
     // A place among the connection's retained executions is taken before the run, so concurrent runs cannot pass the cap.
     const releasePlace = wire.retainHandles === true ? this.#reserveRetained() : undefined;
     let placeTaken = false;
-    const terms = { ...callTerms(wire), heldBytes: heldBytesOf([wire.code, wire.modules, wire.providers]) };
+    const terms = { ...callTerms(wire), heldBytes };
     const run = connection.run('execute', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
+      const stream = eventStreamOf(wire, wire.outboundMode === 'default');
       const retain = wire.retainHandles === true && wire.outboundMode === 'stub' && typeof wire.outbound === 'function';
       // A retained execution may fetch again later, so it keeps a duplicate of the stub capnweb disposes at return.
       const kept = retain ? (wire.outbound as FetchStub).dup() : undefined;
@@ -60,7 +70,9 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
           executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
         );
         const outcome = await this.#toolCalls.run(wire.parent, () =>
-          server.tenancy.run(connection.tenant.share, () => server.executor.execute(native, { signal })),
+          server.tenancy.run(connection.tenant.share, () =>
+            server.executor.execute(native, streamed({ signal }, stream, wire.traceparent)),
+          ),
         );
         if (outcome.executionId !== undefined) {
           const owner = connection.ended ? undefined : id;
@@ -78,6 +90,7 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
         throw error;
       } finally {
         guard.active = false;
+        stream?.close();
       }
     });
     const result = await run.finally(() => {
@@ -96,13 +109,17 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
     const result = await connection.run('invokeHandle', terms, async (signal) => {
       const guard: CompletionGuard = { active: true };
       const done = connection.server.retained.using(executionId);
+      const stream = eventStreamOf(wire, false);
       try {
         const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
         return await this.#toolCalls.run(wire.parent, () =>
-          connection.server.tenancy.run(connection.tenant.share, () => executor.invokeHandle(native, { signal })),
+          connection.server.tenancy.run(connection.tenant.share, () =>
+            executor.invokeHandle(native, streamed({ signal }, stream, wire.traceparent)),
+          ),
         );
       } finally {
         guard.active = false;
+        stream?.close();
         done();
       }
     });
@@ -115,6 +132,24 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
     const executionId = this.#checked('other', () => fromWireExecutionId(checkExecutionId(wireId), server.daemonId));
     await server.executor.closeHandles(executionId);
     server.retained.close(executionId);
+  }
+
+  /** Of these module hashes, the ones the daemon does not hold for this connection's tenant. */
+  missingModules(hashes: unknown): string[] {
+    const checked = this.#checked('other', () => checkModuleHashes(hashes));
+    return this.#connection.server.modules.missing(this.#connection.tenant.retained, checked);
+  }
+
+  /** Keeps modules for this connection's tenant, each checked against the hash it is put under. */
+  async putModules(modules: unknown): Promise<void> {
+    const checked = this.#checked('other', () => checkModulePuts(modules));
+    const { server, tenant } = this.#connection;
+    try {
+      await putModules(server.modules, tenant.retained, checked);
+    } catch (error) {
+      this.#refuseMessage(error as ExecutorError);
+      throw error;
+    }
   }
 
   /** The client aborted the signal of a call it sent with this token: fire-and-forget, so nothing to answer. */
@@ -172,6 +207,31 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
 }
 
 /** What `Connection.run` reads of a call before running it. */
-function callTerms(wire: { cancelToken?: string | undefined; heartbeatLease?: number | undefined }) {
-  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease };
+function callTerms(wire: {
+  cancelToken?: string | undefined;
+  heartbeatLease?: number | undefined;
+  traceparent?: string | undefined;
+}) {
+  // The trace id is the traceparent's second field: the daemon's log line of the call carries it.
+  const traceId = wire.traceparent?.split('-')[1];
+  return { cancelToken: wire.cancelToken, heartbeatLease: wire.heartbeatLease, traceId };
+}
+
+/** The call's event stream to its client, when the client watches its events. */
+function eventStreamOf(wire: WireEventTerms, fetches: boolean): WireEventStream | undefined {
+  if (typeof wire.events !== 'function') return undefined;
+  return new WireEventStream(wire.events, wire.maxQueuedEvents ?? DEFAULT_MAX_QUEUED_EVENTS, fetches);
+}
+
+/**
+ * The executor's call options, with the stream as its `onEvent` when there is one, and the
+ * client's span as the parent of the run's spans when the client traces the call.
+ */
+function streamed(
+  options: ExecutorCallOptions,
+  stream: WireEventStream | undefined,
+  traceparent: string | undefined,
+): ExecutorCallOptions {
+  const withStream = stream === undefined ? options : { ...options, onEvent: stream.take };
+  return traceparent === undefined ? withStream : { ...withStream, traceparent };
 }

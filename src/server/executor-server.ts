@@ -16,9 +16,11 @@ import { truncateCloseReason } from '../wire/inbound-queue.js';
 import { type AdminServer, startAdminServer } from './admin-server.js';
 import { closeSocket, watchLiveness } from './client-socket.js';
 import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
+import { DescriptorWatch } from './descriptors.js';
 import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
+import { ModuleCache } from './module-cache.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
@@ -29,6 +31,7 @@ import { type ExecutorServerOptions, resolveServerOptions } from './server-optio
 import { peerOf, SessionGate } from './session-gate.js';
 import {
   type ExecutionKind,
+  formatAcceptFailed,
   formatConnectionOpened,
   formatDrainCancelledCall,
   formatDrainTimedOut,
@@ -81,7 +84,9 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   const { executor, log, maxMessageBytes, maxSendBufferBytes } = settings;
   const metrics = new DaemonMetrics(executor);
   const readiness = new Readiness(executor);
-  const gate = new SessionGate(settings, log, metrics);
+  const descriptors = new DescriptorWatch();
+  const gate = new SessionGate(settings, log, metrics, descriptors);
+  metrics.watchDescriptors(() => ({ open: descriptors.open(gate.sockets), limit: descriptors.limit }));
   const refusals = new RefusalLog(log, 'call');
   const heldRequests = new HeldRequests(settings, (scope) => metrics.heldBytesRefused(scope));
   metrics.watchHeldRequests(heldRequests);
@@ -125,6 +130,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     heldRequests,
     tenancy,
     retained,
+    modules: new ModuleCache(settings.maxModuleCacheBytes),
     get draining() {
       return draining;
     },
@@ -211,6 +217,14 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       resolve();
     });
   });
+  // An accept that finds no descriptor (EMFILE, ENFILE) is emitted on the listener: unheard, it
+  // would end the daemon. The open sessions go on; libuv accepts again once descriptors are free.
+  const acceptFailures = new RefusalLog(log, 'connection');
+  listener.on('error', (error: NodeJS.ErrnoException) => {
+    const code = error.code ?? 'an error';
+    if (code === 'EMFILE' || code === 'ENFILE') metrics.descriptorFault('accept');
+    acceptFailures.refused(`accept ${code}`, formatAcceptFailed(code, descriptors.limit));
+  });
   const address = listener.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   daemonId ||= `${hostname()}:${address.port}`;
@@ -280,6 +294,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         await readiness.settled();
         gate.flush();
         refusals.flush();
+        acceptFailures.flush();
         stopObservingRetained();
         retained.stop();
         metrics.close();

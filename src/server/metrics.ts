@@ -39,7 +39,11 @@ export type SessionRefusal =
   | 'max_connections'
   | 'unauthenticated_per_peer'
   | 'handshake_timeout'
-  | 'proxy_header';
+  | 'proxy_header'
+  | 'descriptors';
+
+/** Where the daemon met EMFILE or ENFILE: its listener's accept, or a sandbox process's start. */
+export type DescriptorFaultSite = 'accept' | 'spawn';
 
 /** Why the daemon dropped an open session. */
 export type DropCause =
@@ -94,6 +98,7 @@ export class DaemonMetrics {
   readonly #bytesOut: Counter;
   readonly #retainedIdleClosed: Counter;
   readonly #heldRefused: Counter<'scope'>;
+  readonly #descriptorFaults: Counter<'where'>;
   #open = 0;
   /** Stops listening to the executor's runs (see close). */
   #unobserveRuns: (() => void) | undefined;
@@ -149,6 +154,12 @@ export class DaemonMetrics {
       labelNames: ['scope'],
       registers,
     });
+    this.#descriptorFaults = new Counter({
+      name: name('descriptor_faults_total'),
+      help: 'Times the daemon found no file descriptor left (EMFILE, ENFILE), by where: accept (a connection could not be taken), spawn (an execution failed because no sandbox process could start).',
+      labelNames: ['where'],
+      registers,
+    });
     if (hasStats(executor)) this.#poolGauges(executor, name);
     if (hasRunReports(executor)) this.#runCpu(executor, name);
   }
@@ -183,6 +194,33 @@ export class DaemonMetrics {
 
   sent(bytes: number): void {
     this.#bytesOut.inc(bytes);
+  }
+
+  descriptorFault(where: DescriptorFaultSite): void {
+    this.#descriptorFaults.inc({ where });
+  }
+
+  /** Reads the daemon's open file descriptors and their limit at scrape time (Linux). */
+  watchDescriptors(read: () => { open: number | undefined; limit: number | undefined }): void {
+    const registers = [this.#registry];
+    new Gauge({
+      name: `${METRIC_PREFIX}open_descriptors`,
+      help: "File descriptors the daemon's process holds open (its sessions, its sandbox processes' pipes and sockets, its files).",
+      registers,
+      collect() {
+        const { open } = read();
+        if (open !== undefined) this.set(open);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}descriptor_limit`,
+      help: "The file descriptors the daemon's process may open (ulimit -n); near it, new connections are shed (refused, reason descriptors).",
+      registers,
+      collect() {
+        const { limit } = read();
+        if (limit !== undefined) this.set(limit);
+      },
+    });
   }
 
   retainedIdleClosed(): void {

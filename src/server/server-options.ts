@@ -11,6 +11,7 @@ import {
 } from '../protocol/option-schema.js';
 import type { Executor } from '../protocol/types.js';
 import { isLoopbackHost } from './auth.js';
+import { DAEMON_FDS_RESERVED, defaultMaxConnections, MAX_CONNECTIONS_CEILING, SHED_HEADROOM } from './descriptors.js';
 import { isValidDaemonId } from './handle-ids.js';
 import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from './log.js';
 import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from './texts.js';
@@ -43,7 +44,11 @@ export interface ExecutorServerOptions {
   clientPingIntervalMs?: number | undefined;
   /** @deprecated Renamed `clientPingIntervalMs`; still taken, with a warning. */
   clientPingInterval?: number | undefined;
-  /** Open sessions at once; one more is refused (HTTP 503). Default 512. */
+  /**
+   * Open sessions at once; one more is refused (HTTP 503). Default: half the file descriptors the
+   * process may open beyond 64, at most 512 (`maxConnectionsFor`). A connection that would leave
+   * fewer than 32 descriptors for the pool's processes is shed whatever this is.
+   */
   maxConnections?: number | undefined;
   /** Bytes waiting to be sent to one client (it stopped reading) before it is dropped. Default 64 MiB. */
   maxSendBufferBytes?: number | undefined;
@@ -71,6 +76,8 @@ export interface ExecutorServerOptions {
   maxRetainedPerConnection?: number | undefined;
   /** Retained executions one tenant (a token) may hold open at once, its connections open or gone; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`. Default 64. */
   maxRetainedPerTenant?: number | undefined;
+  /** Bytes of modules the daemon keeps for each tenant (a token), sent once and named by hash later (docs/protocol.md, "Modules by hash"); 0 keeps none. Default 64 MiB. */
+  maxModuleCacheBytes?: number | undefined;
   /** The percent of the memory budget one tenant may hold while another is present (a token where the daemon has several, else a connection); beyond it its runs wait. Default 50. */
   tenantMemoryPercent?: number | undefined;
   /** Milliseconds a retained execution may go unused (no `invokeHandle`) before the daemon closes it, whether or not its connection is still open. Default 300000. */
@@ -101,6 +108,8 @@ type RenamedServerOption =
 /** A server option's row: `flagHelp` is what its daemon flag does, in --help and docs/remote.md. */
 export interface ServerOptionRow extends OptionRow {
   readonly flagHelp?: string;
+  /** The default this host computes, where `defaultText` gives the rule: --help shows it beside. */
+  readonly hostDefault?: () => number;
 }
 
 /** An integer option's row, in `createExecutorServer`'s words for its rule. */
@@ -182,10 +191,11 @@ export const SERVER_ROWS = {
   maxConnections: integerRow({
     unit: 'count',
     min: 1,
-    default: 512,
+    defaultText: `half the file descriptors the process may open (\`ulimit -n\`) beyond ${DAEMON_FDS_RESERVED} for its own files, the rest left to the pool's processes, at most ${MAX_CONNECTIONS_CEILING}`,
+    hostDefault: defaultMaxConnections,
     flag: 'max-connections',
     flagHelp: 'open sessions at once',
-    description: 'open sessions at once; one more is refused (503)',
+    description: `open sessions at once; one more is refused (503). Whatever it is, a connection that would leave the daemon fewer than ${SHED_HEADROOM} descriptors for its sandbox processes is shed at once (503)`,
   }),
   maxSendBufferBytes: integerRow({
     unit: 'bytes',
@@ -276,6 +286,15 @@ export const SERVER_ROWS = {
     flagHelp: 'retained executions one token holds open, its connections open or gone',
     description:
       'retained executions one token holds open, its connections open or gone; one more `retainHandles` execute fails with `LIMIT_EXCEEDED`',
+  }),
+  maxModuleCacheBytes: integerRow({
+    unit: 'bytes',
+    min: 0,
+    default: 64 * 1024 * 1024,
+    flag: 'max-module-cache-bytes',
+    flagHelp: 'bytes of modules kept for each token, sent once and named by hash later; 0 keeps none',
+    description:
+      'bytes of modules the daemon keeps for each tenant (a token), sent once with `putModules` and named by hash in later executes, least recently used out; 0 keeps none, so every module crosses inline ([protocol.md](protocol.md#modules-by-hash))',
   }),
   tenantMemoryPercent: integerRow({
     unit: 'percent',
@@ -368,7 +387,9 @@ export const SERVER_DEFAULTS = {
   host: SERVER_ROWS.host.default,
   port: SERVER_ROWS.port.default,
   ...(Object.fromEntries(
-    Object.entries(SERVER_ROWS).flatMap(([name, row]) => ('bounds' in row ? [[name, row.default]] : [])),
+    Object.entries(SERVER_ROWS).flatMap(([name, row]) =>
+      'bounds' in row ? [[name, 'hostDefault' in row ? row.hostDefault() : row.default]] : [],
+    ),
   ) as { [K in ServerNumber]: number }),
   adminHost: DAEMON_ROWS['admin.host'].default,
 } as const;
@@ -409,6 +430,7 @@ export interface ServerSettings {
   maxRpcImports: number;
   maxRetainedPerConnection: number;
   maxRetainedPerTenant: number;
+  maxModuleCacheBytes: number;
   tenantMemoryPercent: number;
   retainedIdleTimeoutMs: number;
   proxyProtocol: boolean;
@@ -500,6 +522,7 @@ export function resolveServerOptions(given: ExecutorServerOptions): ServerSettin
     maxRpcImports: serverNumber('maxRpcImports'),
     maxRetainedPerConnection: serverNumber('maxRetainedPerConnection'),
     maxRetainedPerTenant: serverNumber('maxRetainedPerTenant'),
+    maxModuleCacheBytes: serverNumber('maxModuleCacheBytes'),
     tenantMemoryPercent: serverNumber('tenantMemoryPercent'),
     retainedIdleTimeoutMs: serverNumber('retainedIdleTimeoutMs'),
     proxyProtocol: options.proxyProtocol ?? false,

@@ -1,6 +1,7 @@
 /**
  * What stands between a TCP connection and a session: the bounds that hold before a client is
- * authenticated (a short handshake timeout, a cap on unauthenticated sockets per address), and the
+ * authenticated (a short handshake timeout, a cap on unauthenticated sockets per address, a
+ * connection shed at once when the daemon's file descriptors run short), and the
  * decision on the upgrade itself (draining, the token, `--max-connections`). Every refusal is
  * logged, counted, and answered with a status the client maps onto a text of its own (401: no
  * token, 403: a wrong one, 503: go to another daemon).
@@ -10,12 +11,14 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { UPGRADE_REFUSAL_STATUS } from '../wire/refusals.js';
 import { checkBearer } from './auth.js';
+import { type DescriptorWatch, SHED_HEADROOM } from './descriptors.js';
 import type { LogSink } from './log.js';
 import type { DaemonMetrics, SessionRefusal } from './metrics.js';
 import { remoteOf } from './proxy-header.js';
 import { RefusalLog } from './refusal-log.js';
 import {
   formatConnectionRefused,
+  formatDescriptorsShort,
   formatHandshakeTimedOut,
   formatTooManySessions,
   formatTooManyUnauthenticated,
@@ -52,18 +55,39 @@ export class SessionGate {
   readonly #pending = new Map<string, Set<Socket>>();
   readonly #timers = new Map<Socket, ReturnType<typeof setTimeout>>();
   readonly #refusals: RefusalLog;
+  readonly #descriptors: DescriptorWatch;
+  /** Every accepted socket still open, sessions included: one descriptor each. */
+  #sockets = 0;
 
-  constructor(settings: GateSettings, log: LogSink, metrics: DaemonMetrics) {
+  constructor(settings: GateSettings, log: LogSink, metrics: DaemonMetrics, descriptors: DescriptorWatch) {
     this.#settings = settings;
     this.#metrics = metrics;
     this.#refusals = new RefusalLog(log, 'connection');
+    this.#descriptors = descriptors;
+  }
+
+  /** Accepted sockets still open. */
+  get sockets(): number {
+    return this.#sockets;
   }
 
   /** A TCP connection was accepted: it has `handshakeTimeoutMs` to become an authenticated session. */
   admit(socket: Socket): void {
+    this.#sockets += 1;
+    socket.once('close', () => {
+      this.#sockets -= 1;
+    });
     const { address } = remoteOf(socket);
-    const pending = this.#pending.get(address) ?? new Set<Socket>();
     const peer = peerOf(socket);
+    // Out of descriptors the pool could start no process: the newest connection goes at once.
+    const shortage = this.#descriptors.short(this.#sockets);
+    if (shortage !== undefined) {
+      const text = formatDescriptorsShort(shortage.open, shortage.limit, SHED_HEADROOM);
+      this.#refused(peer, 'descriptors', text);
+      shed(socket, text);
+      return;
+    }
+    const pending = this.#pending.get(address) ?? new Set<Socket>();
     if (pending.size >= this.#settings.maxUnauthenticatedPerPeer) {
       this.#refused(peer, 'unauthenticated_per_peer', formatTooManyUnauthenticated(address, pending.size));
       socket.destroy();
@@ -138,6 +162,16 @@ export class SessionGate {
   flush(): void {
     this.#refusals.flush();
   }
+}
+
+/** Answers 503 before the request is read, and lets the descriptor go as soon as the answer is written. */
+function shed(socket: Socket, text: string): void {
+  socket.on('error', () => {});
+  const body = `${text}\n`;
+  socket.end(
+    `HTTP/1.1 503 ${STATUS_CODES[503]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    () => socket.destroy(),
+  );
 }
 
 function answer(socket: Duplex, refusal: Refusal): void {

@@ -37,6 +37,16 @@ export function formatTooManySessions(limit: number): string {
   return `the daemon already has ${limit} open session${limit === 1 ? '' : 's'}, its limit (--max-connections): connect to another daemon`;
 }
 
+/** A connection shed because the daemon's file descriptors run short (descriptors.ts). */
+export function formatDescriptorsShort(open: number, limit: number, headroom: number): string {
+  return `the daemon holds ${open} of the ${limit} file descriptors it may open (ulimit -n) and keeps the last ${headroom} for its sandbox processes, so it sheds new connections before EMFILE until some close: raise \`ulimit -n\` or lower --max-connections; connect to another daemon`;
+}
+
+/** The listener's accept failed for want of descriptors: the daemon goes on with what it has open. */
+export function formatAcceptFailed(code: string, limit: number | undefined): string {
+  return `accepting a connection failed with ${code}: the daemon has no file descriptor left (its limit is ${limit ?? 'unknown here'}, ulimit -n); raise \`ulimit -n\` or lower --max-connections. The open sessions go on, and connections are accepted again once descriptors are free`;
+}
+
 export function formatTooManyUnauthenticated(address: string, pending: number): string {
   return `${address} already holds ${pending} socket${pending === 1 ? '' : 's'} not yet upgraded to an authenticated session, the per-address limit (--max-unauthenticated-per-peer)`;
 }
@@ -61,8 +71,10 @@ export function formatExecutionSettled(
   kind: ExecutionKind,
   outcome: string,
   milliseconds: number,
+  traceId?: string,
 ): string {
-  return `connection ${connection} ${kind} ${execution} ${outcome} in ${milliseconds} ms`;
+  const trace = traceId === undefined ? '' : ` trace_id=${traceId}`;
+  return `connection ${connection} ${kind} ${execution} ${outcome} in ${milliseconds} ms${trace}`;
 }
 
 /** Why a connection's running calls were given up when its client went away. */
@@ -243,7 +255,7 @@ export function formatMissingCommand(usageLine: string): string {
 }
 
 export function formatUnknownCommand(command: string): string {
-  return `unknown command: ${command}; the command is serve`;
+  return `unknown command: ${command}; the commands are serve and bundle`;
 }
 
 export const TOKEN_EMPTY = '--token must not be empty';
@@ -315,4 +327,14 @@ export function formatProxyHeaderTimedOut(timeout: number): string {
 
 export function formatTooManyAwaitingProxyHeader(waiting: number): string {
   return `${waiting} connections already wait for their PROXY protocol v2 header, the limit (--max-connections)`;
+}
+
+/** `missingModules` given something other than an array of hashes. */
+export function formatModuleHashesInvalid(got: string, max: number): string {
+  return `missingModules takes an array of at most ${max} module hashes (64 lower-case hex digits each); got ${got}`;
+}
+
+/** `putModules` given something other than hashes to module sources. */
+export function formatModulePutsInvalid(got: string, max: number): string {
+  return `putModules takes a record of at most ${max} module hashes (64 lower-case hex digits each) to module sources (source text, {js}, {cjs}, {text} or {json}); got ${got}`;
 }

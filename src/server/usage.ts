@@ -75,6 +75,7 @@ function linesOf(rows: Readonly<Record<string, IsolateOptionRow | ServerOptionRo
 export const USAGE = `Usage: codemode-executor serve [options]
 
 Serves an IsolateExecutor over a capnweb WebSocket, for connect() from @supolka/cloudflare-codemode-executor.
+(codemode-executor bundle --help: a module map of npm packages for the sandbox.)
 
 Server:
 ${[...linesOf(SERVER_ROWS), ...linesOf(DAEMON_ROWS)].join('\n')}

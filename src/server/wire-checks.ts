@@ -4,10 +4,15 @@
  * raw `TypeError` from deep inside. Checks are of shape alone; what a field means (a provider's
  * names, a timeout's bound) is the executor's to check.
  */
+import { EVENT_ROWS } from '../events/options.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { ExecutorError } from '../protocol/errors.js';
 import { everyKey } from '../protocol/every-key.js';
+import { meetsBounds } from '../protocol/option-schema.js';
+import type { ModuleSource } from '../protocol/types.js';
 import { decodeValue } from '../protocol/value-codec.js';
+import { isTraceparent } from '../tracing/registered-tracer.js';
+import { MODULE_HASH_PATTERN } from '../wire/module-refs.js';
 import type { OutboundMode, WireExecuteRequest, WireInvokeHandleRequest } from '../wire/types.js';
 import {
   formatArgumentInvalid,
@@ -15,6 +20,8 @@ import {
   formatFieldUnknown,
   formatInvalidCancelToken,
   formatInvalidOutboundMode,
+  formatModuleHashesInvalid,
+  formatModulePutsInvalid,
   formatRequestNotObject,
   OUTBOUND_STUB_MISSING,
 } from './texts.js';
@@ -30,6 +37,7 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   outbound: true,
   providers: true,
   modules: true,
+  moduleRefs: true,
   timeout: true,
   cpuTimeout: true,
   countHostWaits: true,
@@ -38,6 +46,9 @@ const EXECUTE_FIELDS = everyKey<WireExecuteRequest>({
   callId: true,
   parent: true,
   heartbeatLease: true,
+  events: true,
+  maxQueuedEvents: true,
+  traceparent: true,
 });
 
 const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
@@ -52,6 +63,9 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   callId: true,
   parent: true,
   heartbeatLease: true,
+  events: true,
+  maxQueuedEvents: true,
+  traceparent: true,
 });
 
 function invalid(message: string): ExecutorError {
@@ -78,12 +92,47 @@ function field(method: WireMethod, fields: Fields, name: string, expected: strin
 const optional = (check: (value: unknown) => boolean) => (value: unknown) => value === undefined || check(value);
 const isString = (value: unknown) => typeof value === 'string';
 const isNonEmptyString = (value: unknown) => typeof value === 'string' && value !== '';
+const isFunction = (value: unknown) => typeof value === 'function';
+const isQueueBound = (value: unknown) => meetsBounds(EVENT_ROWS.maxQueuedEvents.bounds, value);
 const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
 const isTimeout = (value: unknown) => value === null || typeof value === 'number';
 const isNumber = (value: unknown) => typeof value === 'number';
 const isBoolean = (value: unknown) => typeof value === 'boolean';
 const isLease = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isHash = (value: unknown) => typeof value === 'string' && MODULE_HASH_PATTERN.test(value);
+const isHashRecord = (value: unknown) => isRecord(value) && Object.values(value as object).every(isHash);
+
+/** The most hashes one missingModules or putModules call names: more modules than any map needs. */
+const MAX_MODULES_PER_CALL = 1024;
+
+/** `missingModules`' argument: an array of hashes. */
+export function checkModuleHashes(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > MAX_MODULES_PER_CALL || !value.every(isHash))
+    throw invalid(formatModuleHashesInvalid(describeValue(value), MAX_MODULES_PER_CALL));
+  return value as string[];
+}
+
+/** `putModules`' argument: hash to module source, as the execute's `modules` take them. */
+export function checkModulePuts(value: unknown): Record<string, ModuleSource> {
+  if (
+    !isRecord(value) ||
+    Object.keys(value as object).length > MAX_MODULES_PER_CALL ||
+    !Object.keys(value as object).every(isHash) ||
+    !Object.values(value as object).every(isModuleSource)
+  )
+    throw invalid(formatModulePutsInvalid(describeValue(value), MAX_MODULES_PER_CALL));
+  return value as Record<string, ModuleSource>;
+}
+
+/** Source text, or exactly one of `{js}`, `{cjs}`, `{text}` (text), `{json}` (any value). */
+function isModuleSource(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (!isRecord(value) || Object.keys(value as object).length !== 1) return false;
+  const [kind] = Object.keys(value as object) as [string];
+  const inner = (value as Record<string, unknown>)[kind];
+  return kind === 'json' || (['js', 'cjs', 'text'].includes(kind) && typeof inner === 'string');
+}
 
 function checkCancelToken(fields: Fields): void {
   const token = fields.cancelToken;
@@ -101,6 +150,9 @@ function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
   field(method, fields, 'callId', 'a non-empty string or absent', optional(isNonEmptyString));
   field(method, fields, 'parent', 'a non-empty string or absent', optional(isNonEmptyString));
+  field(method, fields, 'events', 'a function or absent', optional(isFunction));
+  field(method, fields, 'traceparent', 'a W3C traceparent or absent', optional(isTraceparent));
+  field(method, fields, 'maxQueuedEvents', EVENT_ROWS.maxQueuedEvents.rule, optional(isQueueBound));
   checkCancelToken(fields);
 }
 
@@ -110,6 +162,7 @@ export function checkWireExecuteRequest(value: unknown): WireExecuteRequest {
   checkCallFields('execute', fields);
   field('execute', fields, 'providers', 'an array or absent', optional(Array.isArray));
   field('execute', fields, 'modules', 'a record of module sources or absent', optional(isRecord));
+  field('execute', fields, 'moduleRefs', 'a record of module hashes or absent', optional(isHashRecord));
   field('execute', fields, 'retainHandles', 'a boolean or absent', optional(isBoolean));
   const mode = fields.outboundMode;
   if (!OUTBOUND_MODES.includes(mode as OutboundMode)) throw invalid(formatInvalidOutboundMode(mode));

@@ -5,7 +5,7 @@
  * fields the caller set; `null` is a value of its own (a `null` timeout asks for the maximum bound).
  * Functions (dispatch, outbound) cross as live stubs that call back over the same socket.
  */
-import type { Dispatch, LogEntry, ModuleSource, ProviderDescriptor } from '../protocol/types.js';
+import type { Dispatch, LogEntry, ModuleSource, ProviderDescriptor, RunEvent } from '../protocol/types.js';
 
 /** The outbound tri-state of `ExecuteRequest.outbound`, spelled out, since the wire cannot tell an absent function from an undefined one. */
 export type OutboundMode = 'default' | 'blocked' | 'stub';
@@ -28,7 +28,24 @@ export interface WireFetchResponse {
 
 export type WireFetch = (request: WireFetchRequest) => Promise<WireFetchResponse>;
 
-export interface WireExecuteRequest {
+/**
+ * The client's sink for a call's events that happen in the daemon (console lines; fetches through
+ * the daemon's own outbound). The daemon sends one batch at a time and waits for its answer before
+ * the next: a client that stops reading holds at most `maxQueuedEvents` of the call in the daemon.
+ */
+export type WireEventSink = (events: RunEvent[]) => Promise<void> | void;
+
+/** What a call that watches its events, or is traced, adds to its request. */
+export interface WireEventTerms {
+  /** The W3C `traceparent` of the client's span for the call: the daemon's spans are its children. */
+  traceparent?: string;
+  /** Present when the caller passed `onEvent`. */
+  events?: WireEventSink;
+  /** The caller's `maxQueuedEvents`: the daemon's queue for this call holds no more. */
+  maxQueuedEvents?: number;
+}
+
+export interface WireExecuteRequest extends WireEventTerms {
   code: string;
   /** `null` when the request has no dispatch. */
   dispatch: Dispatch | null;
@@ -37,6 +54,11 @@ export interface WireExecuteRequest {
   outbound?: WireFetch;
   providers?: ProviderDescriptor[];
   modules?: Record<string, ModuleSource>;
+  /**
+   * Modules named by hash (module-refs.ts), which the daemon holds for this tenant from an earlier
+   * `putModules`; beside `modules`, never under the same name.
+   */
+  moduleRefs?: Record<string, string>;
   timeout?: number | null;
   cpuTimeout?: number;
   countHostWaits?: boolean;
@@ -59,7 +81,7 @@ export interface WireExecuteRequest {
   heartbeatLease?: number;
 }
 
-export interface WireInvokeHandleRequest {
+export interface WireInvokeHandleRequest extends WireEventTerms {
   executionId: string;
   handle: string;
   /** The argument array, encoded with the value codec. */
@@ -100,4 +122,8 @@ export interface ExecutorEndpoint {
    * cannot cross the wire). An unknown token, or one whose call has settled, is a no-op.
    */
   cancel(cancelToken: string): void;
+  /** Of these module hashes, the ones the daemon does not hold for this connection's tenant. */
+  missingModules(hashes: string[]): string[];
+  /** Keeps modules for this connection's tenant, each under its hash, which the daemon checks. */
+  putModules(modules: Record<string, ModuleSource>): Promise<void>;
 }

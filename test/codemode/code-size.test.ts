@@ -41,6 +41,14 @@ describe("CodemodeExecutor's maxCodeBytes", () => {
     expect(native.requests).toHaveLength(0);
   });
 
+  it('hands a 1.1 MB program (an inline data literal) to the native executor at the default cap, as upstream runs it', async () => {
+    const native = new VmExecutor();
+    const executor = new CodemodeExecutor(native);
+    const data = 'a'.repeat(1_100_000);
+    expect(await executor.execute(`async () => "${data}".length`, [])).toEqual({ result: 1_100_000, logs: [] });
+    expect(native.requests).toHaveLength(1);
+  });
+
   it('runs code at the cap, and takes a cap of its own', async () => {
     const native = new VmExecutor();
     const executor = new CodemodeExecutor(native, { maxCodeBytes: 12 });
@@ -55,7 +63,7 @@ describe("CodemodeExecutor's maxCodeBytes", () => {
   it.each([0, 1.5, '1000', null])('refuses %s as the option, naming it', (value) => {
     expect(() => new CodemodeExecutor(new VmExecutor(), { maxCodeBytes: value as number })).toThrow(
       new TypeError(
-        `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (1 MiB), got ${typeof value === 'string' ? `"${value}"` : String(value)}.`,
+        `CodemodeExecutor option maxCodeBytes must be a positive integer number of bytes, or undefined (15 MiB), got ${typeof value === 'string' ? `"${value}"` : String(value)}.`,
       ),
     );
   });

@@ -24,11 +24,15 @@ const bigRequest = (tag: number) => ({
 describe('the bytes held by queued requests', () => {
   it('are bounded per connection and for the daemon, and refusals name the flag', { timeout: 120_000 }, async () => {
     // One sandbox process (the lean defaults), held by a run waiting on the test's gate: the rest queue.
+    // No module cache: each ballast crosses inline, and each queued request holds its own copy
+    // (a cached module is named by hash and held once, by the cache: docs/protocol.md).
     const daemon = await startAdminDaemon([
       '--max-held-request-bytes',
       String(PER_CONNECTION),
       '--max-held-request-bytes-total',
       String(TOTAL),
+      '--max-module-cache-bytes',
+      '0',
     ]);
     const held = () => metricValue(daemon, 'codemode_executor_held_request_bytes');
     const first = await connect(daemon.url, { websocket: NodeWebSocket });

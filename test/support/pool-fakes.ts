@@ -7,6 +7,7 @@ import type { BudgetOverrun } from '../../src/isolate/host/pool/memory-budget.js
 import { Pool } from '../../src/isolate/host/pool/pool.js';
 import type { PoolProcess } from '../../src/isolate/host/pool/pool-member.js';
 import type { PoolSettings } from '../../src/isolate/host/pool/pool-settings.js';
+import type { ShareReclaim } from '../../src/isolate/host/pool/tenancy.js';
 
 export class FakeProcess implements PoolProcess {
   static #nextPid = 1000;
@@ -131,6 +132,7 @@ export function poolWith(settings: Partial<PoolSettings> = {}, retained = new Ma
   const clock = new FakeClock();
   const overBudget: { process: FakeProcess; overrun: BudgetOverrun }[] = [];
   const evicted: FakeProcess[] = [];
+  const reclaimed: { process: FakeProcess; reclaim: ShareReclaim }[] = [];
   const pool: Pool<FakeProcess> = new Pool<FakeProcess>({
     settings: { ...BASE, ...settings },
     launch: launcher.launch,
@@ -144,8 +146,9 @@ export function poolWith(settings: Partial<PoolSettings> = {}, retained = new Ma
       retained.delete(process);
       pool.retainedClosed(process);
     },
+    reclaim: (process, reclaim) => reclaimed.push({ process, reclaim }),
   });
-  return { pool, launcher, clock, retained, overBudget, evicted };
+  return { pool, launcher, clock, retained, overBudget, evicted, reclaimed };
 }
 
 /** Records how an acquire settled, so a test can check it has not settled yet. */

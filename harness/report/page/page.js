@@ -76,26 +76,28 @@
       );
     });
 
-  // The release diff: what upstream's newest release changed, before anything else.
-  var diffBox = byId('release-diff');
+  // The release diff: what upstream's newest release changed, before anything else; then what
+  // workerd's newest release changes of ours.
   if (!run.releaseDiff && ui.releaseDiffMissing) {
     // Why there is none, where it would be: on the first screen, not only in a column head below.
-    diffBox.hidden = false;
-    diffBox.appendChild(el('h2', { id: 'release-diff-title', text: ui.releaseDiffPlainTitle }));
-    diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiffMissing }));
+    var missingBox = byId('release-diff');
+    missingBox.hidden = false;
+    missingBox.appendChild(el('h2', { id: 'release-diff-title', text: ui.releaseDiffPlainTitle }));
+    missingBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiffMissing }));
   }
-  if (run.releaseDiff && ui.releaseDiff) {
-    var rd = run.releaseDiff;
+  var showDiff = (boxId, titleId, rd, uiDiff) => {
+    var diffBox = byId(boxId);
+    if (!rd || !uiDiff) return;
     diffBox.hidden = false;
-    diffBox.appendChild(el('h2', { id: 'release-diff-title', text: ui.releaseDiff.title }));
-    diffBox.appendChild(el('p', { text: ui.releaseDiff.intro }));
-    if (!rd.rows.length) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.none }));
+    diffBox.appendChild(el('h2', { id: titleId, text: uiDiff.title }));
+    diffBox.appendChild(el('p', { text: uiDiff.intro }));
+    if (!rd.rows.length) diffBox.appendChild(el('p', { className: 'empty-note', text: uiDiff.none }));
     var side = (caseId, column, entry) =>
       el('td', {}, [
         cellLink(caseId, column, `${ui.symbols[entry.status]} ${ui.labels[entry.status]}`),
         entry.outcome ? el('code', { className: 'outcome', text: entry.outcome }) : null,
       ]);
-    ui.releaseDiff.kinds.forEach((kind) => {
+    uiDiff.kinds.forEach((kind) => {
       var rows = rd.rows.filter((row) => row.kind === kind.kind);
       if (!rows.length) return;
       diffBox.appendChild(el('h3', { text: `${kind.title} (${rows.length})` }));
@@ -104,7 +106,7 @@
           el(
             'tr',
             {},
-            ui.releaseDiff.head.map((text) => el('th', { scope: 'col', text: text })),
+            uiDiff.head.map((text) => el('th', { scope: 'col', text: text })),
           ),
         ]),
       ]);
@@ -126,8 +128,10 @@
       table.appendChild(body);
       diffBox.appendChild(el('div', { className: 'diff-wrap' }, [table]));
     });
-    if (ui.releaseDiff.unknown) diffBox.appendChild(el('p', { className: 'empty-note', text: ui.releaseDiff.unknown }));
-  }
+    if (uiDiff.unknown) diffBox.appendChild(el('p', { className: 'empty-note', text: uiDiff.unknown }));
+  };
+  showDiff('release-diff', 'release-diff-title', run.releaseDiff, ui.releaseDiff);
+  showDiff('workerd-diff', 'workerd-diff-title', run.workerdDiff, ui.workerdDiff);
 
   // How each release did, on the first screen: counts per column and the changes since the previous run.
   var summaryBox = byId('column-summary');

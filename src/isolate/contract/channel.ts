@@ -124,7 +124,9 @@ export function createChannelGrammar(): ChannelGrammar {
         const bound = milliseconds(fields, 'bound');
         if (run === null || entry === null || modules === null || outbound === null || retain === null) return null;
         if (bound === null) return null;
-        return { t: 'run', run, entry, modules, outbound, retain, bound };
+        const live = fields.get('live');
+        if (live !== undefined && typeof live !== 'boolean') return null;
+        return { t: 'run', run, entry, modules, outbound, retain, bound, ...(live === true ? { live } : {}) };
       }
       case 'invoke': {
         const run = string(fields, 'run');
@@ -132,7 +134,10 @@ export function createChannelGrammar(): ChannelGrammar {
         const handle = string(fields, 'handle');
         const bound = milliseconds(fields, 'bound');
         if (run === null || exec === null || handle === null || bound === null || !fields.has('args')) return null;
-        return { t: 'invoke', run, exec, handle, args: fields.get('args'), bound };
+        const live = fields.get('live');
+        if (live !== undefined && typeof live !== 'boolean') return null;
+        const message: HostMessage = { t: 'invoke', run, exec, handle, args: fields.get('args'), bound };
+        return live === true ? { ...message, live } : message;
       }
       case 'cancel': {
         const run = string(fields, 'run');
@@ -184,6 +189,11 @@ export function createChannelGrammar(): ChannelGrammar {
         const args = string(fields, 'args');
         if (ask === null || provider === null || tool === null || args === null) return null;
         return { t: 'call', run, ask, provider, tool, args };
+      }
+      case 'line': {
+        const index = count(fields, 'index');
+        const [entry] = logsOf([{ level: fields.get('level'), message: fields.get('message') }]) ?? [];
+        return index === null || entry === undefined ? null : { t: 'line', run, index, ...entry };
       }
       case 'done':
         return parseDone(fields, run);

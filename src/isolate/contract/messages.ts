@@ -4,7 +4,7 @@
  * host's run and process, the worker's supervisor) build and read them, so a change to one is a
  * type error on the other side.
  */
-import type { LogEntry, ModuleSource } from '../../protocol/types.js';
+import type { LogEntry, LogLevel, ModuleSource } from '../../protocol/types.js';
 
 // ---- host to supervisor ------------------------------------------------------------------------
 
@@ -21,6 +21,8 @@ export interface RunMessage {
   retain: boolean;
   /** The run's timeout in ms: it arms the sandbox's race (harness.js). */
   bound: number;
+  /** Send each console line as it is captured (`line`), for a caller watching the run's events. */
+  live?: boolean;
 }
 
 /** Call a function a retained execution returned. */
@@ -33,6 +35,8 @@ export interface InvokeMessage {
   /** The argument array, in the value codec's encoded form. */
   args: unknown;
   bound: number;
+  /** As on `RunMessage`. */
+  live?: boolean;
 }
 
 /** The host gave the run up. */
@@ -72,6 +76,16 @@ export interface CallMessage {
   tool: string;
   /** The argument array, in the protocol's binary codec. */
   args: string;
+}
+
+/** A console line of a run that asked for them live; the `done` still carries every line. */
+interface LineMessage {
+  t: 'line';
+  run: string;
+  /** Its place among the run's lines. */
+  index: number;
+  level: LogLevel;
+  message: string;
 }
 
 export interface DoneBase {
@@ -123,4 +137,4 @@ interface StartedMessage {
   run: string;
 }
 
-export type SupervisorMessage = CallMessage | DoneMessage | CancelledMessage | StartedMessage;
+export type SupervisorMessage = CallMessage | LineMessage | DoneMessage | CancelledMessage | StartedMessage;

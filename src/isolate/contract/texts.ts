@@ -113,7 +113,7 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
     `The response to this fetch has a body over the cap of ${cap} bytes (limits.maxResponseBodyBytes).`,
   /** The run's process wrote more than `limits.maxProcessOutputBytes` to its output; it was killed. */
   processOutputTooLarge: (cap: number) =>
-    `The execution wrote more than ${cap} bytes to its process's output (console.info, console.debug and the other console methods that are not captured as logs), the cap (limits.maxProcessOutputBytes). It was ended; write less, or use console.log, whose lines are returned as logs.`,
+    `The execution's process wrote more than ${cap} bytes to its output, the cap (limits.maxProcessOutputBytes), and was ended. A program's console never writes there (console.log, console.warn and console.error are returned as logs; the other methods are dropped in the sandbox, as upstream leaves them out of its logs): this was workerd's own output about the run.`,
   /** A relayed request the host's Request cannot represent (a method or a body it refuses). */
   relayRequestRefused: (detail: string) => `This fetch cannot be relayed to the host: ${detail}`,
   /** How a process ended: its signal, or its exit code (a shell reports a signal as 128 + its number). */
@@ -146,6 +146,12 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
    */
   programStartTimedOut: (ms: number) =>
     `The execution's program did not start within ${ms} ms of being handed to a sandbox process (pool.programStartTimeoutMs): the process was too busy to load it, or a module's top-level code ran that long. The process was ended; retry, move long work out of module top level, or raise pool.programStartTimeoutMs.`,
+  /**
+   * A tenant's newest run, ended because its tenant held more than its share of the memory budget
+   * while another tenant's run waited for memory (tenancy.ts).
+   */
+  tenantShareReclaimed: (heldMb: number, shareMb: number, percent: number) =>
+    `The execution was ended so that another tenant's run could have memory: its tenant held ${Math.round(heldMb)} MB of the sandbox processes' memory, above its share of ${Math.round(shareMb)} MB (--tenant-memory-percent ${percent} of what pool.memoryBudgetMb lets the pool grow into) while another tenant's run waited, and this was its newest run. Run it again: it waits until its tenant is within its share.`,
   /** The host's warning when the memory guard's thread failed and a new one took over its guards. */
   memoryGuardRestarted: (detail: string, guarded: number) =>
     `The IsolateExecutor memory guard's thread failed (${detail}); a new thread took over guarding the running executions (${guarded}) under pool.memoryLimitMb.`,
@@ -155,12 +161,22 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   queueFull: (maxQueue: number) =>
     `The IsolateExecutor queue is full: ${maxQueue} executions are already waiting for a sandbox process (pool.maxQueue). Retry later or raise pool.maxQueue / pool.maxWorkers.`,
   sandboxUnavailable: (detail: string) => `The workerd sandbox could not be started: ${detail}`,
+  /**
+   * A process could not be started for want of file descriptors: this process's (EMFILE) or the
+   * system's (ENFILE). Names the limit and what raises it; the pool starts processes again by itself.
+   */
+  descriptorsExhausted: (code: 'EMFILE' | 'ENFILE', limit: number | undefined) =>
+    code === 'EMFILE'
+      ? `The workerd sandbox could not be started: this process has opened all the file descriptors it may (EMFILE; its limit is ${limit ?? 'unknown here'}, \`ulimit -n\`). Raise \`ulimit -n\` (LimitNOFILE= under systemd), or lower --max-connections and pool.maxWorkers; new runs start again once descriptors are free.`
+      : `The workerd sandbox could not be started: the system's table of open files is full (ENFILE; this process's own limit is ${limit ?? 'unknown here'}, \`ulimit -n\`). Raise the system's limit (fs.file-max), or run fewer processes on this host; new runs start again once descriptors are free.`,
   cgroupUnusable: (root: string, detail: string) =>
     `The cgroup given as pool.cgroup (${root}) cannot hold the sandbox processes: ${detail}`,
   cgroupNotV2: 'it is not a cgroup v2 directory (it has no cgroup.controllers).',
   cgroupNoMemory: 'its memory controller is not available (memory is not in its cgroup.controllers).',
   binaryMissing: (platformPackage: string, detail: string) =>
     `No workerd binary for this platform: the package ${platformPackage} could not be resolved (${detail}). Install the workerd package with its optional dependencies.`,
+  binaryNamedMissing: (variable: string, path: string) =>
+    `No workerd binary at ${path}, which the environment variable ${variable} names. Point it at a workerd binary, or unset it to run the installed workerd package's.`,
   platformUnsupported: (platform: string) =>
     `workerd has no binary for the platform ${platform}; IsolateExecutor runs on linux and darwin (x64, arm64).`,
   spawnTimedOut: (ms: number) => `workerd did not report a listening socket within ${ms} ms.`,
@@ -177,6 +193,9 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   /** A retained execution closed so that another tenant's run could have the memory it held (tenancy.ts). */
   executionEvicted: (executionId: string) =>
     `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant held more than its share of the memory budget (--tenant-memory-percent) while another tenant's run waited for memory. Run the program again for new handles.`,
+  /** A retained execution closed because its tenant had gone and held more than its share (tenancy.ts). */
+  executionEvictedGone: (executionId: string) =>
+    `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant's connections had all closed, and its retained executions held more than its share of the memory budget (--tenant-memory-percent). Run the program again for new handles.`,
   /** An execution asking to retain while the executor holds `pool.maxRetained` retained executions (LIMIT_EXCEEDED). */
   retainedLimit: (maxRetained: number) =>
     `This IsolateExecutor already holds ${maxRetained} retained executions, the cap (pool.maxRetained); each keeps a sandbox process of its own. Close some with closeHandles(executionId), or raise pool.maxRetained.`,

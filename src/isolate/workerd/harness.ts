@@ -10,7 +10,7 @@
  */
 import { WorkerEntrypoint } from 'cloudflare:workers';
 import { HANDLE_KEY } from '../../protocol/types.js';
-import { captureConsole, capturedLogs, resetLogs } from './console-capture.js';
+import { captureConsole, capturedLogs, resetLogs, streamLines } from './console-capture.js';
 import {
   $apply,
   $bind,
@@ -148,6 +148,7 @@ export function begin(args: IArguments, preludes = false): void {
   useBridge(bridge);
   // Not awaited: the program starts now, and the host's clock with it.
   void bridge.started();
+  streamLines(options.live === true ? bridge : null);
   args[0] = {};
   args[1] = {};
 }
@@ -226,6 +227,7 @@ export class Entrypoint extends WorkerEntrypoint {
     const fn = retainedFunctions.get(handle);
     if (fn === undefined) return { missing: true };
     useBridge(nextBridge);
+    streamLines(options.live === true ? nextBridge : null);
     resetLogs();
     const current = startRun(options.run, options.bound, true, false);
     let pending: unknown;

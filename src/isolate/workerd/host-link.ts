@@ -5,6 +5,7 @@
  * socket's context (supervisor.ts says why).
  */
 import { RpcTarget } from 'cloudflare:workers';
+import type { LogLevel } from '../../protocol/types.js';
 import type { SupervisorMessage } from '../contract/messages.js';
 import type { SupervisorSettings } from '../contract/sandbox-settings.js';
 import { supervisorText } from '../contract/texts.js';
@@ -67,6 +68,12 @@ export class Bridge extends RpcTarget {
       asks.set(ask, { resolve, reject });
       socket.send(text);
     });
+  }
+
+  /** A console line, as it is captured: sent at once, since the host's socket keeps frames in order. */
+  line(index: number, level: LogLevel, message: string): void {
+    if (socket !== null)
+      socket.send(JSON.stringify({ t: 'line', run: this.#run, index, level, message } satisfies SupervisorMessage));
   }
 
   /**

@@ -26,12 +26,14 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // host's clock, started earlier (at the program's start), has already expired. One run at a time per worker.
 //
 // Event order decides, as upstream's Promise.race does: a run that ends after the race timer
-// fired has lost. A run that ends before it has won, unless the clock shows it ended far past its
-// deadline: user code can clear the race timer by guessing its id, so a timer that never fired
-// proves nothing once the deadline is long gone. "Far" is LATE_END_SLACK_MS, wider than the host's
-// scheduler keeps a process off a core in the middle of one turn: so a run that settles on
-// microtasks alone wins even a bound of 0 on a loaded host, and one that cleared the race timer
-// gains at most that much.
+// fired has lost, and one that ends before it has won, however long past its deadline its last
+// turn ran (upstream's timer cannot fire mid-turn; the host bounds such a turn by `turnGraceMs`
+// of CPU, run-end.ts). User code can clear the race timer by guessing its id, so a timer that
+// never fired proves nothing by itself: past its deadline by more than LATE_END_SLACK_MS (wider
+// than the host's scheduler keeps a process off a core within a turn), a run wins only while the
+// host's give-up is not answered yet, that is, in a turn that held the thread since before the
+// host's bound. A run that cleared the race timer and ended in a later turn finds the give-up
+// answered by the clock (lost); so clearing it gains nothing the grace does not give every run.
 //
 // The clock (`Date.now()`, which advances in real time here) also decides a run that has not ended
 // when the host asks for the verdict (`raceVerdict`): past its deadline, give or take
@@ -128,16 +130,17 @@ export function armRace(current: RunInFlight): void {
 }
 
 /**
- * The run ends now: in time when its race timer has not fired and the clock is not far past its
- * deadline (LATE_END_SLACK_MS; CLOCK_SLACK_MS for a run a forged call ended before), whatever an
- * earlier call decided.
- * Its timers are cleared.
+ * The run ends now: in time when its race timer has not fired and either the clock is not far past
+ * its deadline (LATE_END_SLACK_MS; CLOCK_SLACK_MS for a run a forged call ended before, whatever an
+ * earlier call decided) or, for its first end, the race is still undecided (no give-up answered:
+ * its last turn began before the host's bound). Its timers are cleared.
  */
 export function endRun(current: RunInFlight): boolean {
   const state = current.race;
   const forgedBefore = state.ends++ > 0;
   const slack = forgedBefore ? CLOCK_SLACK_MS : LATE_END_SLACK_MS;
-  const settledBeforeDeadline = !state.timerFired && $now() <= state.deadline + slack;
+  const turnRanOn = !forgedBefore && state.won === undefined;
+  const settledBeforeDeadline = !state.timerFired && ($now() <= state.deadline + slack || turnRanOn);
   decide(state, settledBeforeDeadline);
   state.endedBeforeDeadline = settledBeforeDeadline;
   if (current.timer !== undefined) $clearTimeout(current.timer);

@@ -92,7 +92,7 @@ export class Runner extends WorkerEntrypoint<SupervisorEnv> {
       }
       const loaded = worker;
       openRoute(route, run);
-      const options = { run, bound: message.bound, retain: message.retain };
+      const options = { run, bound: message.bound, retain: message.retain, live: message.live === true };
       const reply = await supervise(
         run,
         loaded,
@@ -131,7 +131,7 @@ export class Runner extends WorkerEntrypoint<SupervisorEnv> {
             doneMessage(run, worker, settings, async () => {
               // Inside the call, so an argument the codec refuses is a fault of this run.
               const args = valueCodec.decode(request.args);
-              const options = { run, bound: request.bound };
+              const options = { run, bound: request.bound, live: request.live === true };
               return entrypoint.invoke(request.handle, Array.isArray(args) ? args : [], bridge.dup(), options);
             }),
           disposeQuietly,

@@ -4,9 +4,11 @@
  */
 import { type BinaryCodec, createBinaryCodec } from '../../protocol/codec.js';
 import { sandboxText } from '../contract/texts.js';
+import { TOOL_CALL_STALL_MS } from '../contract/tool-call-stall.js';
 import { fromCaller } from './console-capture.js';
 import {
   $apply,
+  $clearTimeout,
   $Error,
   $get,
   $hasOwn,
@@ -14,6 +16,7 @@ import {
   $Proxy,
   $promiseReject,
   $String,
+  $setTimeout,
   $TypeError,
   utf8Bytes,
 } from './intrinsics.js';
@@ -63,6 +66,20 @@ export function useBridge(next: SandboxBridge): void {
  */
 const waiting = { calls: 0, bytes: 0 };
 
+/*
+ * The count bound opens by another `limits.maxConcurrentToolCalls` whenever the calls waiting on
+ * the host all go unanswered for `TOOL_CALL_STALL_MS` while calls are held. Upstream sends every
+ * call at once, so a program may make calls that wait on a later one (a latch, a long poll, a final
+ * commit): held behind them, that call would never leave. A flood whose calls answer never stalls,
+ * and keeps the bound; one whose calls wait opens it step by step, each step costing the member its
+ * calls' RPCs (about 26 KB a call, measured), held to `pool.memoryLimitMb` as any other memory.
+ */
+/** Calls the count bound has opened by, for stalls, since no call was last held. */
+let opened = 0;
+/** Answers received so far: a stall is a watch that saw none arrive. */
+let answers = 0;
+let stallWatch: ReturnType<typeof setTimeout> | undefined;
+
 /** A call held in the sandbox: what it sends, over the bridge of the run that made it. */
 interface HeldCall {
   via: SandboxBridge;
@@ -88,7 +105,7 @@ interface SentCall {
 
 /** Whether a call of `size` bytes may leave now, beside the calls waiting. */
 function fits(size: number): boolean {
-  if (waiting.calls >= limits.maxConcurrentToolCalls) return false;
+  if (waiting.calls >= limits.maxConcurrentToolCalls + opened) return false;
   return waiting.calls === 0 || waiting.bytes + size <= limits.maxConcurrentToolArgsBytes;
 }
 
@@ -127,7 +144,24 @@ function send(provider: string, tool: string, args: unknown[]): SentCall {
     held[heldTail] = { via, provider, tool, argsJson, size, release };
     heldTail += 1;
   });
+  watchStall();
   return { answer, size };
+}
+
+/** While calls are held: opens the count bound when no call answered during a watch. */
+function watchStall(): void {
+  if (stallWatch !== undefined) return;
+  const answersBefore = answers;
+  stallWatch = $setTimeout(() => {
+    stallWatch = undefined;
+    if (heldHead === heldTail) return;
+    // Opened only while the count is what holds them: the byte bound protects the host's memory.
+    if (answers === answersBefore && waiting.calls >= limits.maxConcurrentToolCalls + opened) {
+      opened += limits.maxConcurrentToolCalls;
+      releaseHeld();
+    }
+    if (heldHead !== heldTail) watchStall();
+  }, TOOL_CALL_STALL_MS);
 }
 
 /** Lets held calls leave, first made first, while they fit. */
@@ -143,10 +177,14 @@ function releaseHeld(): void {
     held = [];
     heldHead = 0;
     heldTail = 0;
+    opened = 0;
+    if (stallWatch !== undefined) $clearTimeout(stallWatch);
+    stallWatch = undefined;
   }
 }
 
 function answered(size: number): void {
+  answers += 1;
   waiting.calls -= 1;
   waiting.bytes -= size;
   releaseHeld();

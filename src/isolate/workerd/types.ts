@@ -3,7 +3,7 @@
  * its state by, the supervisor's bindings, and the RPC surface between the supervisor and a run's
  * dynamic worker. Types only: neither bundle gets code from here.
  */
-import type { LogEntry } from '../../protocol/types.js';
+import type { LogEntry, LogLevel } from '../../protocol/types.js';
 import type { SupervisorSettings } from '../contract/sandbox-settings.js';
 
 /** A run: one execution, or one call of a retained execution's handle (the channel's `run`). */
@@ -48,6 +48,8 @@ export interface SandboxBridge {
   call(provider: string, tool: string, args: string): Promise<string>;
   /** Tells the host the run's program has started (its `timeout` counts from here). */
   started(): void;
+  /** Sends a console line to the host as it is captured (a run that asked for its lines live). */
+  line(index: number, level: LogLevel, message: string): void | Promise<void>;
 }
 
 /**
@@ -71,12 +73,15 @@ export interface EvaluateOptions {
   run: string;
   bound: number;
   retain: boolean;
+  /** Send each console line to the host as it is captured. */
+  live: boolean;
 }
 
 /** What it hands an `invoke` of a retained execution's function. */
 export interface InvokeOptions {
   run: string;
   bound: number;
+  live: boolean;
 }
 
 /**

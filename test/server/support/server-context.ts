@@ -7,6 +7,7 @@ import type { Executor } from '../../../src/protocol/index.js';
 import type { ServerContext } from '../../../src/server/connection.js';
 import { HeldRequests } from '../../../src/server/held-requests.js';
 import { DaemonMetrics } from '../../../src/server/metrics.js';
+import { ModuleCache } from '../../../src/server/module-cache.js';
 import { Readiness } from '../../../src/server/readiness.js';
 import { RefusalLog } from '../../../src/server/refusal-log.js';
 import { RetainedLeases } from '../../../src/server/retained-leases.js';
@@ -33,6 +34,7 @@ export function idleServerContext(lines: string[]): ServerContext {
       retainedIdleTimeoutMs: 60_000,
       closeIdle: () => {},
     }),
+    modules: new ModuleCache(SERVER_DEFAULTS.maxModuleCacheBytes),
     draining: false,
     daemonId: 'test',
     metrics: new DaemonMetrics(idle),

@@ -52,6 +52,8 @@ export interface ConfinementPlan {
   binary: string;
   /** The loader and the libraries it opens for the binary, by the paths it opens them at. */
   linkedFiles: string[];
+  /** The host's CA bundle (ca-bundle.ts), bound at its own path; absent where the host has none. */
+  caBundle?: string | undefined;
   /**
    * Where the view binds a file from when the member's uid cannot read it where it is, by the
    * file's real path (reachable-files.ts): a link or a copy the host made.
@@ -61,7 +63,7 @@ export interface ConfinementPlan {
 }
 
 /** workerd's own command line for a member. */
-function workerdServeArgs(configPath: string): string[] {
+export function workerdServeArgs(configPath: string): string[] {
   return ['serve', '--experimental', configPath, '--control-fd=3'];
 }
 
@@ -92,6 +94,7 @@ export function confinedArgv(
   };
   argv.push('--ro-bind', source(plan.binary), BINARY_IN_VIEW);
   for (const file of plan.linkedFiles) argv.push('--ro-bind', source(file), file);
+  if (plan.caBundle !== undefined) argv.push('--ro-bind', source(plan.caBundle), plan.caBundle);
   argv.push('--dev-bind', URANDOM, URANDOM);
   if (directory !== undefined) argv.push('--bind', directory, directory);
   if (lineBuffering !== undefined) {

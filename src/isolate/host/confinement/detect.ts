@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import { ExecutorError } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
 import { isolateText } from '../../contract/texts.js';
+import { systemCaBundle } from './ca-bundle.js';
 import { type ConfinementPlan, confinedArgv, openSeccompProgram, SECCOMP_FD, UNPRIVILEGED_ID } from './command-line.js';
 import { findLineBuffering } from './line-buffering.js';
 import { linkedFiles } from './linked-libraries.js';
@@ -146,11 +147,17 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
     return { confined: false, reason: confinementText.librariesUnresolved(messageOf(error)) };
   }
   const owner = asRoot ? { uid: UNPRIVILEGED_ID, gid: UNPRIVILEGED_ID } : undefined;
+  const caBundle = systemCaBundle();
   let staged: Record<string, string>;
   try {
     memberBase(owner);
     const lineBuffering = findLineBuffering();
-    const viewFiles = [binary, ...libraries, ...(lineBuffering === undefined ? [] : [lineBuffering.library])];
+    const viewFiles = [
+      binary,
+      ...libraries,
+      ...(caBundle === undefined ? [] : [caBundle]),
+      ...(lineBuffering === undefined ? [] : [lineBuffering.library]),
+    ];
     staged = stageUnreachable(viewFiles, owner);
   } catch (error) {
     return { confined: false, reason: confinementText.viewUnreachable(messageOf(error)) };
@@ -167,6 +174,7 @@ function detect(host: DetectionHost, resolveBinary: () => string): Detection {
     owner,
     binary,
     linkedFiles: libraries,
+    caBundle,
     staged,
     arch,
   };

@@ -5,6 +5,7 @@
  * (run/run.ts), and may leave a retained execution behind (retained-executions.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { observeCall, type RunObservation, settleObservation } from '../../../events/observe-run.js';
 import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../../../protocol/cancellation.js';
 import { ExecutorError } from '../../../protocol/errors.js';
 import { validateProviders } from '../../../protocol/providers.js';
@@ -76,12 +77,30 @@ export class IsolateExecutor implements Executor {
       measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
         this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
-      evict: (member) => this.#retained.evict(member, isolateText.executionEvicted),
+      evict: (member, cause) =>
+        this.#retained.evict(
+          member,
+          cause === 'gone' ? isolateText.executionEvictedGone : isolateText.executionEvicted,
+        ),
+      reclaim: (member, { heldMb, shareMb, percent }) =>
+        this.#runOn.get(member)?.endOverBudget(isolateText.tenantShareReclaimed(heldMb, shareMb, percent)),
     });
   }
 
-  /** Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`. */
+  /**
+   * Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`;
+   * `options.onEvent` receives its events (docs/observing.md).
+   */
   async execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    const observation = observeCall('execute', options);
+    return settleObservation(observation, this.#execute(request, options, observation));
+  }
+
+  async #execute(
+    request: ExecuteRequest,
+    options: ExecutorCallOptions | undefined,
+    observation: RunObservation | null,
+  ): Promise<ExecuteResult> {
     this.#assertOpen();
     const signal = readSignal('execute', options);
     const checked = checkExecuteRequest(request, this.#settings);
@@ -102,7 +121,7 @@ export class IsolateExecutor implements Executor {
           slot?.free();
           throw error;
         });
-      return this.#run('execute', signal, member, slot, {
+      return this.#run('execute', signal, member, slot, observation, {
         id,
         start: {
           t: 'run',
@@ -112,21 +131,35 @@ export class IsolateExecutor implements Executor {
           outbound: checked.outbound !== null,
           retain: checked.retainHandles,
           bound: checked.timeout,
+          ...(observation !== null ? { live: true } : {}),
         },
         timeout: checked.timeout,
         cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
-        dispatch: this.#framed(checked.dispatch),
-        outbound: checked.outbound,
+        dispatch: this.#framed(observed(observation, checked.dispatch)),
+        outbound:
+          observation !== null && typeof checked.outbound === 'function'
+            ? observation.outbound(checked.outbound)
+            : checked.outbound,
         retain: checked.retainHandles,
         ...(checked.retainHandles ? { executionId: id } : {}),
+        ...linesTo(observation),
         ...this.#bounds(),
       });
     });
   }
 
-  /** Calls a retained function. Aborting `options.signal` ends the call as `execute`'s does. */
+  /** Calls a retained function. `options.signal` and `options.onEvent` work as on `execute`. */
   async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+    const observation = observeCall('invokeHandle', options);
+    return settleObservation(observation, this.#invokeHandle(request, options, observation));
+  }
+
+  async #invokeHandle(
+    request: InvokeHandleRequest,
+    options: ExecutorCallOptions | undefined,
+    observation: RunObservation | null,
+  ): Promise<ExecuteResult> {
     this.#assertOpen();
     const signal = readSignal('invokeHandle', options);
     const checked = checkInvokeRequest(request, this.#settings);
@@ -145,7 +178,7 @@ export class IsolateExecutor implements Executor {
         this.#cancelFor('invokeHandle', signal),
         nested,
       );
-      return this.#run('invokeHandle', signal, member, undefined, {
+      return this.#run('invokeHandle', signal, member, undefined, observation, {
         id,
         start: {
           t: 'invoke',
@@ -154,14 +187,19 @@ export class IsolateExecutor implements Executor {
           handle: checked.handle,
           args,
           bound: checked.timeout,
+          ...(observation !== null ? { live: true } : {}),
         },
         timeout: checked.timeout,
         cpuTimeout: checked.cpuTimeout,
         countHostWaits: checked.countHostWaits,
-        dispatch: this.#framed(checked.dispatch),
-        outbound: retained.outbound,
+        dispatch: this.#framed(observed(observation, checked.dispatch)),
+        outbound:
+          observation !== null && typeof retained.outbound === 'function'
+            ? observation.outbound(retained.outbound)
+            : retained.outbound,
         retain: false,
         executionId: checked.executionId,
+        ...linesTo(observation),
         ...this.#bounds(),
       });
     });
@@ -223,9 +261,9 @@ export class IsolateExecutor implements Executor {
   }
 
   /** What every run is bounded by besides its timeout. */
-  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'programStartTimeoutMs'> {
-    const { heapLimitMb, memoryLimitMb, limits, programStartTimeoutMs } = this.#settings;
-    return { heapLimitMb, memoryLimitMb, limits, programStartTimeoutMs };
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'turnGraceMs' | 'programStartTimeoutMs'> {
+    const { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs };
   }
 
   #assertOpen(): void {
@@ -251,6 +289,7 @@ export class IsolateExecutor implements Executor {
     signal: AbortSignal | undefined,
     member: SandboxProcess,
     slot: RetainSlot<SandboxProcess> | undefined,
+    observation: RunObservation | null,
     spec: RunSpec,
   ): Promise<ExecuteResult> {
     if (signal?.aborted) {
@@ -261,7 +300,11 @@ export class IsolateExecutor implements Executor {
     const run = new Run(member, spec);
     const supervised = this.#supervise(run, member, slot, spec);
     void supervised.then(
-      (outcome) => this.#observers.report({ kind: method, cpuMs: outcome.cpuMs }),
+      (outcome) => {
+        // Before the call settles (this reaction was registered first), so `end` carries it.
+        if (observation !== null) observation.cpuMs = outcome.cpuMs;
+        this.#observers.report({ kind: method, cpuMs: outcome.cpuMs });
+      },
       () => undefined,
     );
     if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
@@ -297,4 +340,17 @@ export class IsolateExecutor implements Executor {
       this.#pool.release(member, run.fate);
     }
   }
+}
+
+/** The dispatch with its calls observed, when the call asked for events. */
+function observed(
+  observation: RunObservation | null,
+  dispatch: Dispatch | null | undefined,
+): Dispatch | null | undefined {
+  return observation !== null && typeof dispatch === 'function' ? observation.dispatch(dispatch) : dispatch;
+}
+
+/** Where the sandbox's live console lines go, when the call asked for events. */
+function linesTo(observation: RunObservation | null): Pick<RunSpec, 'onLine'> {
+  return observation === null ? {} : { onLine: (entry, index) => observation.line(entry, index) };
 }

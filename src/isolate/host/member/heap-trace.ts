@@ -9,8 +9,9 @@
  * seconds in further collections before it aborts, so the host ends the run as out of memory at
  * once, whatever its bound.
  *
- * A sandbox can print to the same output (`console.info`), so a line alone proves nothing: it
- * counts only when the process holds at least that much memory, which a printed line cannot fake.
+ * A sandbox's console is dropped before it reaches that output (workerd/console-capture.ts), but
+ * the host does not rely on it: a line alone proves nothing. It counts only when the process holds
+ * at least that much memory, which a printed line cannot fake.
  */
 
 /** The share of the heap cap a full collection leaving this much live counts as full. */

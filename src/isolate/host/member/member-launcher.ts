@@ -1,7 +1,7 @@
 /**
  * Starting one pool member: the delegated cgroup checked once, the workerd process started
  * (confined where the mode says), its priority lowered below the host's. A failure that is not
- * already ours is `SANDBOX_UNAVAILABLE`, naming why.
+ * already ours is `SANDBOX_UNAVAILABLE`, naming why; one for want of file descriptors says so.
  */
 import { ExecutorError } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
@@ -9,6 +9,7 @@ import { isolateText } from '../../contract/texts.js';
 import type { Confinement } from '../confinement/detect.js';
 import type { IsolateSettings } from '../options.js';
 import type { OutboundServer } from '../relay/outbound-server.js';
+import { descriptorFaultOf, descriptorLimit } from './descriptor-faults.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
 import { SandboxProcess } from './sandbox-process.js';
@@ -28,6 +29,8 @@ export function launcherFor(
   beforeStart?: MemberStartHook,
 ): () => Promise<SandboxProcess> {
   let cgroupChecked = false;
+  // Read while descriptors are free, for the text of a start that finds none.
+  descriptorLimit();
   return async () => {
     try {
       await beforeStart?.();
@@ -49,6 +52,13 @@ export function launcherFor(
       lowerMemberPriority(member.pid, () => member.alive);
       return member;
     } catch (error) {
+      // Out of descriptors, whichever step met it: the text names the limit and what raises it.
+      const fault = descriptorFaultOf(error);
+      if (fault !== undefined)
+        throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.descriptorsExhausted(fault, descriptorLimit()), {
+          cause: error,
+          retryable: true,
+        });
       if (error instanceof ExecutorError) throw error;
       throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(messageOf(error)), {
         cause: error,

@@ -86,7 +86,7 @@ export interface SpawnOptions {
   cgroup?: MemberCgroup | undefined;
 }
 
-/** A line longer than this is dropped: a sandbox can print to workerd's output (`console.info`). */
+/** A line longer than this is dropped: the host keeps no more of whatever reaches workerd's output. */
 const MAX_LINE_CHARS = 65_536;
 
 function lines(stream: Readable, onLine: (line: string) => void): void {
@@ -134,11 +134,21 @@ export function spawnWorkerd({
   } finally {
     command.release();
   }
+  // A spawn that fails for want of descriptors (EMFILE, ENFILE) does not throw: Node gives back a
+  // child without pid or pipes and emits 'error' on it a tick later, which unheard ends the host.
+  const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+  if (child.pid === undefined) {
+    removeConfig();
+    cgroup?.remove();
+    return spawnFailed.then((error) => {
+      throw new ExecutorError('SANDBOX_UNAVAILABLE', isolateText.sandboxUnavailable(String(error)), { cause: error });
+    });
+  }
 
   let stderr = '';
   let outputListener: ((line: string) => void) | undefined;
-  // A sandbox can print to workerd's output (`console.info`) as fast as it likes: each run may
-  // write so much (capOutput), and past it nothing more is read.
+  // The sandbox drops its console before it reaches workerd's output, and the host does not rely
+  // on it: each run may write so much (capOutput), and past it nothing more is read.
   const output = { bytes: 0, cap: Number.POSITIVE_INFINITY, onOver: () => {} };
   child.stderr!.on('data', (chunk: string) => {
     output.bytes += Buffer.byteLength(chunk, 'utf8');

@@ -18,7 +18,7 @@ export const DEFAULT_BUDGET_SHARE = 0.5;
  */
 export const SMALLEST_MEMBER_MB = 8;
 /** File descriptors the host holds per member (measured: 6), with room to spare. */
-const HOST_FDS_PER_MEMBER = 8;
+export const HOST_FDS_PER_MEMBER = 8;
 /** File descriptors left to the host's own sockets and files when sizing by them. */
 const HOST_FDS_RESERVED = 256;
 
@@ -28,7 +28,7 @@ export function defaultMemoryBudgetMb(paths: CgroupPaths = SYSTEM_CGROUP, machin
 }
 
 /** The soft limit of open files, where Linux reports it (Node raises it to the hard limit at start). */
-function openFilesLimit(): number | undefined {
+export function openFilesLimit(): number | undefined {
   try {
     const match = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
     return match ? Number(match[1]) : undefined;

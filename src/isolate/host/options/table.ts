@@ -9,6 +9,7 @@
 import { DEFAULT_MAX_CODE_BYTES } from '../../../protocol/code-size.js';
 import type { NumberBounds, OptionRow, OptionUnit } from '../../../protocol/option-schema.js';
 import { optionRuleText } from '../../contract/texts.js';
+import { TOOL_CALL_STALL_MS } from '../../contract/tool-call-stall.js';
 import { CONFINEMENT_OPTIONS, type ConfinementOption } from '../confinement/detect.js';
 import {
   DEFAULT_STARTING,
@@ -22,6 +23,11 @@ import type { IsolateExecutorOptions, IsolateLimitOptions, IsolateLimits, Isolat
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_TIMEOUT_MS = 300_000;
+/**
+ * A few seconds of CPU: a computation upstream still returns (its timer cannot fire mid-turn)
+ * takes a second or so past its bound; an endless loop is killed once it spends this.
+ */
+export const DEFAULT_TURN_GRACE_MS = 3_000;
 /** Confine where the host allows it (docs/security.md). */
 export const DEFAULT_CONFINEMENT: ConfinementOption = 'auto';
 /** Generous: on a loaded 2-core box a spawn that normally takes 40 ms can take seconds. */
@@ -111,6 +117,16 @@ export const TOP_ROWS = {
     flagHelp: 'CPU time a request that sets no `cpuTimeout` may spend',
     description:
       'the CPU time, in ms, a request that leaves `cpuTimeout` undefined may spend (see [The CPU-time bound](#the-cpu-time-bound))',
+  }),
+  turnGraceMs: numberRow({
+    unit: 'ms',
+    min: 0,
+    max: MAX_TIMER_MS,
+    default: DEFAULT_TURN_GRACE_MS,
+    flag: 'turn-grace-ms',
+    flagHelp: 'CPU time a turn still running at the bound may spend to finish, before its process is killed',
+    description:
+      "the CPU time, in ms, a turn of the program still running when its `timeout` passes may spend to finish: what it settles then is the result, as upstream's timer cannot fire mid-turn; past it the process is killed and the run times out (at least 200 ms; see [A turn runs to its end](#a-turn-runs-to-its-end))",
   }),
   outbound: {
     type: 'function',
@@ -350,8 +366,8 @@ export const LIMIT_ROWS = {
     10_000,
     256,
     'max-concurrent-tool-calls',
-    'tool calls one execution may have waiting on the host',
-    'tool calls one execution may have waiting on the host at once; later calls wait in the sandbox until earlier ones answer',
+    'tool calls one execution may have waiting on the host while they answer',
+    `tool calls one execution may have waiting on the host at once while they answer; later calls wait in the sandbox until earlier ones answer, and when none has answered for ${TOOL_CALL_STALL_MS} ms the bound opens by as many again, so calls that wait on a later call never deadlock`,
   ),
   maxConcurrentToolArgsBytes: capRow(
     'bytes',
@@ -408,7 +424,7 @@ export const LIMIT_ROWS = {
     MIB,
     'max-process-output-bytes',
     "what a run's process may write to its stdout and stderr",
-    "what a run's process may write to its stdout and stderr (`console.info`, `console.debug` and the other methods not captured as logs)",
+    "what a run's process may write to its stdout and stderr: workerd's own lines (the console methods not captured as logs are dropped in the sandbox, as upstream leaves them out of its logs)",
   ),
 } as const satisfies Record<keyof IsolateLimitOptions, IsolateOptionRow>;
 
@@ -451,6 +467,7 @@ export const TOP_NUMBERS = rulesOf({
   timeout: TOP_ROWS.timeout,
   maxTimeout: TOP_ROWS.maxTimeout,
   cpuTimeout: TOP_ROWS.cpuTimeout,
+  turnGraceMs: TOP_ROWS.turnGraceMs,
 });
 /** The pool's number options' rules, in the order the daemon's --help lists those with a flag. */
 export const POOL_NUMBERS = rulesOf(POOL_ROWS);

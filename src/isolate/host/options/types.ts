@@ -66,7 +66,7 @@ export interface IsolatePoolOptions {
 
 /** The size caps of one execution. Every size is in bytes (UTF-8 for text). */
 export interface IsolateLimitOptions {
-  /** A request's code, checked before anything reads it (UTF-8). Default 1 MiB. */
+  /** A request's code, checked before anything reads it (UTF-8). Default 15 MiB. */
   maxCodeBytes?: number | undefined;
   /** What a request sends into the sandbox: its code and modules, or invokeHandle's arguments. Default 16 MiB. */
   maxRequestBytes?: number | undefined;
@@ -91,8 +91,9 @@ export interface IsolateLimitOptions {
   /** Sandbox fetches one run may have in flight at once; one more fails at once. Default 256. */
   maxConcurrentFetches?: number | undefined;
   /**
-   * What a run's process may write to its stdout and stderr (`console.info`, `console.debug`…,
-   * which are not captured as logs); past it the run ends and the process is killed. Default 1 MiB.
+   * What a run's process may write to its stdout and stderr: workerd's own lines (the console
+   * methods not captured as logs are dropped in the sandbox); past it the run ends and the process
+   * is killed. Default 1 MiB.
    */
   maxProcessOutputBytes?: number | undefined;
 }
@@ -107,6 +108,12 @@ export interface IsolateExecutorOptions {
    * CPU time, beside the wall-clock `timeout`. Default: none (only the wall clock bounds a run).
    */
   cpuTimeout?: number | undefined;
+  /**
+   * The CPU time, in ms, a turn of the program still running when its `timeout` passes may spend
+   * to finish (upstream's timer cannot fire mid-turn, so what the turn settles is the result); past
+   * it, the process is killed and the run times out. Default 3000.
+   */
+  turnGraceMs?: number | undefined;
   /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
   outbound?: OutboundFetch | null | undefined;
   pool?: IsolatePoolOptions | undefined;
@@ -133,6 +140,7 @@ export interface IsolateSettings
   maxTimeout: number;
   /** The CPU-time bound of a request that sets none; `null`: none. */
   cpuTimeout: number | null;
+  turnGraceMs: number;
   outbound: OutboundFetch | null;
   cgroup: string | null;
   limits: IsolateLimits;

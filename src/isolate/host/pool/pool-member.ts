@@ -48,6 +48,10 @@ export interface Member<P extends PoolProcess> {
   memory: MemberMemory | undefined;
   /** The tenant whose run it serves, or whose retained execution it holds (tenancy.ts). */
   tenant: TenantFrame | undefined;
+  /** When it was last given a run, in the pool's order of serving: the newest run is the highest. */
+  servedAt: number;
+  /** Ended so that another tenant's run could have memory (pool.ts, `#reclaim`); not yet exited. */
+  reclaimed: boolean;
 }
 
 /** Whether it can take runs: neither draining nor being ended. */

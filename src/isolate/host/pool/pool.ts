@@ -15,6 +15,10 @@
  * tool call of a running execution (nested) may be admitted beyond `maxWorkers`, up to
  * `maxNestedRuns` such runs, so it never waits on the slot its parent holds.
  *
+ * A tenant's runs (a daemon's client, tenancy.ts) are held to its share of the budget while
+ * another tenant is present; when one within its share waits for memory, another tenant's
+ * retained executions over its share are evicted, or else that tenant's newest run ends.
+ *
  * This is policy alone: processes come from `launch`, time from `clock`, and which process holds
  * retained executions from `retainedOn` (their one owner is the executor's). The pool coordinates
  * the parts of the policy that live beside it, each one job, and decides when a member ends.
@@ -34,7 +38,7 @@ import { Reaper } from './reaper.js';
 import { Roster } from './roster.js';
 import { RunSlots } from './run-slots.js';
 import { serveWaiters } from './serve-waiters.js';
-import { currentTenant, type TenantFrame } from './tenancy.js';
+import { currentTenant, type EvictionCause, type ShareReclaim, type TenantFrame } from './tenancy.js';
 import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
@@ -55,7 +59,12 @@ export interface PoolDeps<P extends PoolProcess> {
    * Closes the retained executions that process holds, so that it ends: a tenant over its share
    * of the memory budget holds them while another tenant's run waits for memory (tenancy.ts).
    */
-  evict: (sandbox: P) => void;
+  evict: (sandbox: P, cause: EvictionCause) => void;
+  /**
+   * Told before the pool ends a busy member so that another tenant's run can have memory: its
+   * tenant holds more than its share, and this is that tenant's newest run (tenancy.ts).
+   */
+  reclaim: (sandbox: P, reclaim: ShareReclaim) => void;
 }
 
 export class Pool<P extends PoolProcess> {
@@ -64,7 +73,10 @@ export class Pool<P extends PoolProcess> {
   readonly #clock: PoolClock;
   readonly #retainedOn: (sandbox: P) => number;
   readonly #overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
-  readonly #evict: (sandbox: P) => void;
+  readonly #evict: (sandbox: P, cause: EvictionCause) => void;
+  readonly #reclaim: (sandbox: P, reclaim: ShareReclaim) => void;
+  /** Members ended for another tenant's run that have not exited yet: their memory is still counted. */
+  #reclaiming = 0;
   readonly #budget: MemoryBudget<P>;
   readonly #roster = new Roster<P>();
   readonly #waiters = new WaiterQueue<P>();
@@ -84,12 +96,14 @@ export class Pool<P extends PoolProcess> {
     this.#retainedOn = deps.retainedOn;
     this.#overBudget = deps.overBudget;
     this.#evict = deps.evict;
+    this.#reclaim = deps.reclaim;
     this.#slots = new RunSlots(deps.settings);
     this.#budget = new MemoryBudget(deps.clock, deps.settings.memoryBudgetMb, {
       live: () => this.#roster.live(),
       starting: () => this.#roster.starting,
       measure: deps.measure,
       sampled: () => {
+        this.#holdGoneToShare();
         this.#endOverBudget();
         // The readings may have moved a tenant below its share: its waiters are served now.
         this.#pump();
@@ -289,7 +303,66 @@ export class Pool<P extends PoolProcess> {
       if (holder.tenancy.has(holder.key) && !overShare(holder)) continue;
       if ((member.memory?.privateMb ?? 0) >= (largest?.memory?.privateMb ?? -1)) largest = member;
     }
-    if (largest !== undefined) this.#evict(largest.process);
+    if (largest !== undefined) this.#evict(largest.process, 'starving');
+    else this.#reclaimFor(starving, overShare);
+  }
+
+  /**
+   * No retained execution to evict: the newest run of a tenant over its share (or gone) ends, with
+   * a text naming the rule, so runs a tenant started while it was alone, and may hold for as long
+   * as its tools take, cannot stall a tenant that arrives. One at a time: the next only once the
+   * last has exited and its memory is counted out, and not while a process starts (the waiter may
+   * get it).
+   */
+  #reclaimFor(starving: TenantFrame, overShare: (tenant: TenantFrame) => boolean): void {
+    if (this.#reclaiming > 0 || this.#roster.starting > 0) return;
+    let newest: Member<P> | undefined;
+    for (const member of this.#roster.live()) {
+      const holder = member.tenant;
+      if (!member.busy || member.reclaimed || holder === undefined || holder.key === starving.key) continue;
+      if (holder.tenancy.has(holder.key) && !overShare(holder)) continue;
+      if (member.servedAt > (newest?.servedAt ?? -1)) newest = member;
+    }
+    if (newest === undefined) return;
+    const { key, tenancy } = newest.tenant!;
+    newest.reclaimed = true;
+    this.#reclaiming += 1;
+    this.#reclaim(newest.process, {
+      heldMb: this.#budget.heldByTenant(this.#roster.live()).get(key) ?? 0,
+      shareMb: this.#budget.shareMb(tenancy.memoryShare),
+      percent: Math.round(tenancy.memoryShare * 100),
+    });
+    this.#end(newest, 'killed');
+  }
+
+  /**
+   * Retained executions whose tenant has gone (its connections closed) are held to its share at
+   * every reading, whether or not anyone else is present: past it, the largest are evicted, so a
+   * client that retains and disconnects cannot pin the budget for their idle time-to-live.
+   */
+  #holdGoneToShare(): void {
+    const live = this.#roster.live();
+    const byGone = new Map<string, { tenant: TenantFrame; members: Member<P>[] }>();
+    for (const member of live) {
+      const holder = member.tenant;
+      if (member.busy || holder === undefined || holder.tenancy.has(holder.key)) continue;
+      if (this.#retainedOn(member.process) === 0) continue;
+      const entry = byGone.get(holder.key) ?? { tenant: holder, members: [] };
+      entry.members.push(member);
+      byGone.set(holder.key, entry);
+    }
+    if (byGone.size === 0) return;
+    const held = this.#budget.heldByTenant(live);
+    for (const [key, { tenant, members }] of byGone) {
+      let heldMb = held.get(key) ?? 0;
+      const shareMb = this.#budget.shareMb(tenant.tenancy.memoryShare);
+      members.sort((a, b) => (b.memory?.privateMb ?? 0) - (a.memory?.privateMb ?? 0));
+      for (const member of members) {
+        if (heldMb <= shareMb) break;
+        heldMb -= member.memory?.privateMb ?? 0;
+        this.#evict(member.process, 'gone');
+      }
+    }
   }
 
   /**
@@ -367,6 +440,7 @@ export class Pool<P extends PoolProcess> {
 
   #ended(member: Member<P>, end: { intended: boolean }): void {
     member.ended = true;
+    if (member.reclaimed) this.#reclaiming -= 1;
     this.#budget.changed();
     const cause = member.endCause ?? (end.intended ? 'killed' : 'died');
     if (cause !== 'disposed') this.#ends[cause] += 1;

@@ -11,6 +11,13 @@ export class Roster<P extends PoolProcess> {
   /** Idle members, the longest idle first: served from the end, reaped from the start. */
   readonly #idle: Member<P>[] = [];
   readonly #launching = new Set<Promise<unknown>>();
+  #served = 0;
+
+  /** The next number in the order members are given runs. */
+  nextServed(): number {
+    this.#served += 1;
+    return this.#served;
+  }
 
   /** Processes still starting. */
   get starting(): number {
@@ -43,6 +50,8 @@ export class Roster<P extends PoolProcess> {
       endCause: undefined,
       memory: undefined,
       tenant: undefined,
+      servedAt: 0,
+      reclaimed: false,
     };
     this.#members.set(sandbox, member);
     this.#idle.push(member);

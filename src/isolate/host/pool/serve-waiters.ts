@@ -56,6 +56,7 @@ export function serveWaiters<P extends PoolProcess>(
     waiters.remove(waiter);
     slots.take(member, slot);
     if (targetMember === undefined) member.tenant = waiter.tenant;
+    member.servedAt = roster.nextServed();
     waiter.resolve(member.process);
   }
 }

@@ -2,11 +2,26 @@
  * Tenants of one pool: the clients a daemon serves from it (a connection, or a token where the
  * daemon has several). The daemon runs each call inside its tenant's frame (an AsyncLocalStorage,
  * read once when the run asks for a process); the pool then holds each tenant to its share of the
- * memory budget while another tenant is present, and evicts retained executions of a tenant over
- * its share before another tenant's run starves. Calls outside any frame (an IsolateExecutor used
- * in-process) belong to no tenant and are not held to a share.
+ * memory budget while another tenant is present, and, before another tenant's run starves for
+ * memory, evicts retained executions of a tenant over its share or else ends that tenant's newest
+ * run (so runs a tenant started while alone cannot stall one that arrives). Retained executions
+ * whose tenant has gone are held to the share at every reading. Calls outside any frame (an
+ * IsolateExecutor used in-process) belong to no tenant and are not held to a share.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+
+/**
+ * Why a tenant's retained executions were evicted: another tenant's run starved for the memory
+ * they held, or their tenant had gone and they held more than its share.
+ */
+export type EvictionCause = 'starving' | 'gone';
+
+/** Why a tenant's run was ended for another tenant's: what it held, and its share (in MB and percent). */
+export interface ShareReclaim {
+  heldMb: number;
+  shareMb: number;
+  percent: number;
+}
 
 /** The tenant a call runs for, and the tenancy that knows who else is present. */
 export interface TenantFrame {

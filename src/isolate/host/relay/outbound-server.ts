@@ -90,6 +90,9 @@ export class OutboundServer {
       server.listen(path, () => resolve());
     });
     this.#servers.add(server);
+    // A failed accept (EMFILE, ENFILE) is emitted on the server, and unheard would end the host;
+    // the relayed fetch it was for fails in the member instead.
+    server.on('error', () => {});
     // An idle executor must not keep the host alive (see loop-hold.ts).
     server.unref();
     const close = () => {

@@ -19,11 +19,17 @@ import { type CpuTimed, CpuWatch } from './cpu-watch.js';
  * a spin whatever the host's scheduling. Such a process is kept while it makes progress (its CPU
  * time grows), up to GRACE_CAP_MS; one that burns nothing for STUCK_MS (stopped, or wedged
  * without computing) is killed then. The check is made every CANCEL_GRACE_MS.
+ *
+ * At the wall-clock bound, where upstream lets a turn run to its end (its timer cannot fire
+ * mid-turn), the turn in flight gets `turnGraceMs` of CPU time instead (at least SPIN_CPU_MS), and
+ * the wall-clock cap grows by GRACE_CAP_PER_CPU times it, for a host that gives it a fraction of a
+ * core: what it settles in that time is the result (the sandbox's race proves it, run-race.ts).
  */
 const CANCEL_GRACE_MS = 50;
 const SPIN_CPU_MS = 200;
 const STUCK_MS = 2_000;
 const GRACE_CAP_MS = 10_000;
+const GRACE_CAP_PER_CPU = 4;
 
 /** The bounds of one run. */
 export interface RunBounds {
@@ -33,6 +39,8 @@ export interface RunBounds {
   cpuTimeout: number | null;
   /** Whether host waits (tool calls, fetches) count against `timeout`. */
   countHostWaits: boolean;
+  /** The CPU time a turn still running at the wall-clock bound may spend to finish, in ms. */
+  turnGraceMs: number;
 }
 
 /** The run's process, as the ending of a run uses it. */
@@ -59,12 +67,14 @@ export class RunEnd {
   readonly #clock: RunClock;
   /** Over the whole run: its process's CPU time from the start, against `cpuTimeout` when set. */
   readonly #cpu: CpuWatch;
+  readonly #turnGraceMs: number;
   #grace: NodeJS.Timeout | undefined;
 
   constructor(sandbox: EndingProcess, run: string, bounds: RunBounds, events: RunEndEvents) {
     this.#process = sandbox;
     this.#run = run;
     this.#events = events;
+    this.#turnGraceMs = bounds.turnGraceMs;
     // While a host wait stops it, the clock counts the process's own CPU time instead.
     this.#clock = new RunClock(bounds.timeout, bounds.countHostWaits, sandbox, () => events.expired('timeout'));
     this.#cpu = new CpuWatch(sandbox, bounds.cpuTimeout ?? Number.POSITIVE_INFINITY, () => events.expired('cpu'));
@@ -115,9 +125,12 @@ export class RunEnd {
 
   /**
    * Asks the supervisor to give the run up, and reports a process that does not answer because it
-   * spins. `raceMayWin`: at the wall-clock bound, where the sandbox's race may still prove a win.
+   * spins. `raceMayWin`: at the wall-clock bound, where the sandbox's race may still prove a win,
+   * and the turn in flight may finish within `turnGraceMs` of CPU time.
    */
   giveUp(raceMayWin: boolean): void {
+    const spinCpuMs = raceMayWin ? Math.max(SPIN_CPU_MS, this.#turnGraceMs) : SPIN_CPU_MS;
+    const capMs = raceMayWin ? GRACE_CAP_MS + GRACE_CAP_PER_CPU * spinCpuMs : GRACE_CAP_MS;
     this.#clock.stop();
     this.#cpu.stop();
     this.#process.send({ t: 'cancel', run: this.#run, raceMayWin });
@@ -128,10 +141,10 @@ export class RunEnd {
     const check = () => {
       const now = performance.now();
       const cpuNow = this.#process.cpuMs();
-      const spinning = cpuAtCancel === undefined || cpuNow === undefined || cpuNow - cpuAtCancel >= SPIN_CPU_MS;
+      const spinning = cpuAtCancel === undefined || cpuNow === undefined || cpuNow - cpuAtCancel >= spinCpuMs;
       if (cpuNow !== undefined && cpuBefore !== undefined && cpuNow > cpuBefore) progressAt = now;
       cpuBefore = cpuNow;
-      if (spinning || now - progressAt >= STUCK_MS || now - since >= GRACE_CAP_MS) {
+      if (spinning || now - progressAt >= STUCK_MS || now - since >= capMs) {
         this.#events.spinning();
         return;
       }

@@ -46,6 +46,8 @@ export interface RunSpec {
   /** The CPU time the run's process may spend from its start, in ms; `null`: no such bound. */
   cpuTimeout: number | null;
   countHostWaits: boolean;
+  /** The CPU time a turn still running at the wall-clock bound may spend to finish, in ms. */
+  turnGraceMs: number;
   dispatch: Dispatch | null | undefined;
   outbound: OutboundFetch | null;
   /** Set on an execution that asked for `retainHandles`: success retains it under `id`. */
@@ -57,6 +59,8 @@ export interface RunSpec {
   limits: IsolateLimits;
   /** How long an execution's program may take to start after hand-off (`pool.programStartTimeoutMs`). */
   programStartTimeoutMs: number;
+  /** Takes each console line as the sandbox captures it, when the start message asked for them (`live`). */
+  onLine?: (entry: LogEntry, index: number) => void;
 }
 
 export interface RunOutcome {
@@ -211,6 +215,9 @@ export class Run {
     switch (message.t) {
       case 'call':
         void this.#answerCall(message);
+        return;
+      case 'line':
+        this.#spec.onLine?.({ level: message.level, message: message.message }, message.index);
         return;
       case 'done':
         this.#on(message.settledBeforeDeadline ? 'doneInTime' : 'doneAfterDeadline', {

@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { systemCaBundle } from '../../../../src/isolate/host/confinement/ca-bundle.js';
 import { LINE_BUFFERING_IN_VIEW } from '../../../../src/isolate/host/confinement/command-line.js';
 import { resolveConfinement, UNCONFINED_WARNING_CODE } from '../../../../src/isolate/host/confinement/detect.js';
 import { findLineBuffering } from '../../../../src/isolate/host/confinement/line-buffering.js';
@@ -175,17 +176,20 @@ describe('a confined member', () => {
     expect(limit('Max file size')).toEqual(['0', '0']);
   });
 
-  it('sees only the binary, the libraries it links, /dev/urandom and its private directory', () => {
+  it("sees only the binary, the libraries it links, the host's CA bundle, /dev/urandom and its private directory", () => {
     const view = walk(`/proc/${pid}/root`);
     const directory = directoryOf(pid);
     const files = ['/workerd', ...lddFiles(resolveWorkerdBinary()), '/dev/urandom'];
     // And the library that line-buffers its stdout for the heap trace, where coreutils has one.
     if (findLineBuffering() !== undefined) files.push(LINE_BUFFERING_IN_VIEW);
+    // And the CA bundle, which newer workerd releases load as they start (ca-bundle.ts).
+    const caBundle = systemCaBundle();
+    if (caBundle !== undefined) files.push(caBundle);
     // The config is deleted once workerd listens: only the two sockets remain in the directory.
     const inDirectory = [join(directory, 'control.sock'), join(directory, 'relay.sock')];
     const expected = new Set([...files, ...inDirectory].flatMap(withParents));
     expect(new Set(view)).toEqual(expected);
-    for (const absent of ['/etc/passwd', '/etc', '/home', '/proc', '/usr', '/root', process.cwd()]) {
+    for (const absent of ['/etc/passwd', '/etc/shadow', '/home', '/proc', '/usr', '/root', process.cwd()]) {
       expect(view, absent).not.toContain(absent);
     }
   });

@@ -12,6 +12,7 @@ import { CONFINEMENT_OPTIONS } from '../../../../src/isolate/host/confinement/de
 import {
   DEFAULT_BUDGET_SHARE,
   DEFAULT_STARTING,
+  openFilesLimit,
   SMALLEST_MEMBER_MB,
 } from '../../../../src/isolate/host/options/host-sizing.js';
 import { defaultMaxTimeout } from '../../../../src/isolate/host/options/rules.js';
@@ -21,14 +22,16 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_TURN_GRACE_MS,
   LIMIT_NUMBERS,
   type NumberRule,
   POOL_NUMBERS,
   TOP_NUMBERS,
 } from '../../../../src/isolate/host/options/table.js';
 import { USAGE } from '../../../../src/server/cli-args.js';
+import { DAEMON_FDS_RESERVED, MAX_CONNECTIONS_CEILING, maxConnectionsFor } from '../../../../src/server/descriptors.js';
 import { LOG_FORMATS } from '../../../../src/server/log.js';
-import { SERVER_DEFAULTS, SERVER_NUMBERS, TOKEN_ENV } from '../../../../src/server/server-options.js';
+import { SERVER_DEFAULTS, SERVER_NUMBERS, SERVER_ROWS, TOKEN_ENV } from '../../../../src/server/server-options.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../../../support/docs-tables.js';
 
 /** What the docs say a flag's default is: a number, or the text of a code span. */
@@ -56,11 +59,17 @@ const FLAG_DEFAULTS = new Map<string, FlagDefault>([
   ['--port', { number: SERVER_DEFAULTS.port }],
   ['--token', { text: `$${TOKEN_ENV}` }],
   ['--admin-host', { text: SERVER_DEFAULTS.adminHost }],
-  ...Object.entries(SERVER_NUMBERS).map(([name, { flag }]): [string, FlagDefault] => [
-    `--${flag}`,
-    { number: SERVER_DEFAULTS[name as keyof typeof SERVER_NUMBERS] },
-  ]),
-  ...sandboxFlags('', TOP_NUMBERS, { timeout: DEFAULT_TIMEOUT_MS, maxTimeout: defaultMaxTimeout() }),
+  // A default the host sets (--max-connections, by its descriptor limit) is checked by its rule below.
+  ...Object.entries(SERVER_NUMBERS).flatMap(([name, { flag }]): [string, FlagDefault][] =>
+    'hostDefault' in SERVER_ROWS[name as keyof typeof SERVER_NUMBERS]
+      ? []
+      : [[`--${flag}`, { number: SERVER_DEFAULTS[name as keyof typeof SERVER_NUMBERS] }]],
+  ),
+  ...sandboxFlags('', TOP_NUMBERS, {
+    timeout: DEFAULT_TIMEOUT_MS,
+    maxTimeout: defaultMaxTimeout(),
+    turnGraceMs: DEFAULT_TURN_GRACE_MS,
+  }),
   ['--confinement', { option: 'confinement', text: DEFAULT_CONFINEMENT }],
   ...sandboxFlags('pool.', POOL_NUMBERS, DEFAULT_POOL),
   [`--${CGROUP_FLAG}`, { option: 'pool.cgroup' }],
@@ -130,6 +139,15 @@ describe("docs/remote.md's flag table", () => {
         expect({ flag, fallback, states: firstNumber(fallback) }).toEqual({ flag, fallback, states: undefined });
       else expect(fallback, flag).toContain(rule);
     }
+  });
+
+  it("says --max-connections' default by its rule: the descriptor limit, the reserve, the ceiling", () => {
+    const { fallback } = remote.find((entry) => entry.flag === '--max-connections')!;
+    expect(fallback).toContain(
+      `half the file descriptors the process may open (\`ulimit -n\`) beyond ${DAEMON_FDS_RESERVED} for its own files`,
+    );
+    expect(fallback).toContain(`at most ${MAX_CONNECTIONS_CEILING}`);
+    expect(SERVER_DEFAULTS.maxConnections).toBe(maxConnectionsFor(openFilesLimit()));
   });
 
   it('shows the values --confinement and --log-format take', () => {

@@ -24,6 +24,7 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_POOL,
   DEFAULT_TIMEOUT_MS,
+  DEFAULT_TURN_GRACE_MS,
   LIMIT_NUMBERS,
   POOL_NUMBER_ROLES,
   TOP_NUMBERS,
@@ -66,7 +67,12 @@ const TEXTS: Record<string, readonly Text[]> = {
 const LIMIT_DEFAULTS = new Map<string, number | undefined>([
   ...Object.keys(TOP_NUMBERS).map((name): [string, number | undefined] => [
     name,
-    { timeout: DEFAULT_TIMEOUT_MS, maxTimeout: defaultMaxTimeout(), cpuTimeout: undefined }[name],
+    {
+      timeout: DEFAULT_TIMEOUT_MS,
+      maxTimeout: defaultMaxTimeout(),
+      cpuTimeout: undefined,
+      turnGraceMs: DEFAULT_TURN_GRACE_MS,
+    }[name],
   ]),
   ...Object.entries(POOL_NUMBER_ROLES)
     .filter(([, role]) => role === 'limit')

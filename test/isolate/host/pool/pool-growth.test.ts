@@ -90,6 +90,7 @@ async function repeatedBursts(n: number, bursts: number, settings: Partial<PoolS
     measure: (process) => ({ privateMb: process.privateMb, sharedMb: process.sharedMb }),
     overBudget: () => {},
     evict: () => {},
+    reclaim: () => {},
   });
   const makespans: number[] = [];
   for (let round = 0; round < bursts; round += 1) {

@@ -160,7 +160,7 @@ describe('construction options', () => {
       { timeOut: 5 },
       isolateText.optionUnknown(
         'timeOut',
-        'timeout, maxTimeout, cpuTimeout, outbound, pool, limits, confinement',
+        'timeout, maxTimeout, cpuTimeout, turnGraceMs, outbound, pool, limits, confinement',
         'timeout',
       ),
     ],

@@ -50,7 +50,7 @@ function runEnd(bounds: Partial<RunBounds>) {
   const end = new RunEnd(
     sandbox,
     'r1',
-    { timeout: 30, cpuTimeout: null, countHostWaits: false, ...bounds },
+    { timeout: 30, cpuTimeout: null, countHostWaits: false, turnGraceMs: 3_000, ...bounds },
     { expired: (bound) => events.expired.push(bound), spinning: () => events.spinning++ },
   );
   ends.push(end);
@@ -101,6 +101,27 @@ describe('RunEnd', () => {
     expect(events.spinning).toBe(0);
     await until(() => events.spinning > 0, 2_000);
     expect(events.spinning).toBe(1);
+  });
+
+  it('gives the turn in flight at the wall-clock bound turnGraceMs of CPU to finish, and reports it spinning past that', async () => {
+    const { sandbox, events, end } = runEnd({ timeout: 60_000, turnGraceMs: 600 });
+    end.start();
+    sandbox.spin();
+    end.giveUp(true);
+    // Past the 200 ms that mark a spin elsewhere, inside this grace.
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(events.spinning).toBe(0);
+    await until(() => events.spinning > 0, 5_000);
+    expect(sandbox.cpu).toBeGreaterThanOrEqual(600);
+  });
+
+  it('gives no turn grace past the CPU bound or to a caller that went away: 200 ms of CPU is a spin', async () => {
+    const { sandbox, events, end } = runEnd({ timeout: 60_000, turnGraceMs: 5_000 });
+    end.start();
+    sandbox.spin();
+    end.giveUp(false);
+    await until(() => events.spinning > 0, 2_000);
+    expect(sandbox.cpu).toBeLessThan(1_000);
   });
 
   it('gives a process that burns no CPU more grace, up to the cap, before reporting it', async () => {

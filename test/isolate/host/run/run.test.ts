@@ -99,6 +99,7 @@ function startRun(spec: Partial<RunSpec> = {}, started = true) {
     timeout: 60_000,
     cpuTimeout: null,
     countHostWaits: false,
+    turnGraceMs: 3_000,
     dispatch: null,
     outbound: null,
     retain: false,
