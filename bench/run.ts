@@ -30,6 +30,7 @@ import { IsolateExecutor } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/message-of.js';
 import { connect, type RemoteExecutor } from '../src/remote/index.js';
 import { AGAINST_LOAD_ROUNDS, benchAgainst } from './against.js';
+import { measureBursts, printBursts } from './bursts.js';
 import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
@@ -55,11 +56,14 @@ import { againstText } from './texts.js';
 import { unbuiltTree } from './trees.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|observing] [-- --against <dir>]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|observing|bursts] [-- --against <dir>]
 
   --quick          fewer rounds and samples (a smoke run of about ten seconds)
   --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
   --phase observing  only what observing a run costs (events, spans and a record, against none)
+  --phase bursts   only repeated bursts of waiting programs: N = 100 and 400 beside the reference,
+                   1000 against the floor, each with and without a 400 ms start delay
+                   (with --quick: N = 20 and 60, one measured burst each)
 ${againstText.usageLine}
   --build          run npm run build first, once the options are known good (npm run bench passes it)
   -h, --help`;
@@ -70,8 +74,8 @@ const SPIN_BOUND_MS = 500;
 /** One process running executions and one warm spare, on both our sides: the same pool in and out of process. */
 const POOL = { maxWorkers: 1, spare: 1 };
 
-/** The one phase `--phase` may name. */
-const PHASES = ['runtime', 'observing'] as const;
+/** The phases `--phase` may name. */
+const PHASES = ['runtime', 'observing', 'bursts'] as const;
 let onlyPhase: (typeof PHASES)[number] | undefined;
 /** `--against <dir>`: the other tree, instead of every other phase. */
 let againstDir: string | undefined;
@@ -317,6 +321,23 @@ async function runtimeOnly(plan: typeof FULL, resources: Resources): Promise<voi
   printRuntime(await runtimePhase(plan, resources));
 }
 
+/** `--phase bursts`: the reference alone is started, and only the repeated bursts run (bursts.ts). */
+async function burstsOnly(quick: boolean, resources: Resources): Promise<void> {
+  await phase('starting wrangler dev (latest column)', async () => {
+    resources.reference = await startReferencePeer();
+  });
+  const revive = () => referenceAnswering(resources);
+  const figures = await phase('bursts: repeated bursts of waiting programs, ours and the reference', () =>
+    measureBursts(quick, resources.reference, revive, (executor) => resources.executors.push(executor)),
+  );
+  printBursts(figures);
+  console.log(
+    `\nLoad average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
 async function main(): Promise<void> {
   const plan = parseCommandLine();
   if (plan === undefined) return;
@@ -355,6 +376,10 @@ async function main(): Promise<void> {
         measureObserving(plan, (executor) => resources.executors.push(executor)),
       );
       printObserving(observing);
+      return;
+    }
+    if (onlyPhase === 'bursts') {
+      await burstsOnly(plan === QUICK, resources);
       return;
     }
     const { results, load, runtime } = await bench(plan, resources);

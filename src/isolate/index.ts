@@ -10,6 +10,7 @@ export type { ConfinementStats, IsolateExecutorStats } from './host/executor/exe
 export { IsolateExecutor } from './host/executor/isolate-executor.js';
 export type { RetainedClosedObserver } from './host/executor/retained-executions.js';
 export type { RunObserver, RunReport } from './host/executor/run-observers.js';
+export type { StartBreakdown, StartTimesStats } from './host/member/start-times.js';
 export type {
   IsolateExecutorOptions,
   IsolateLimitOptions,

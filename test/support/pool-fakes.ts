@@ -49,7 +49,7 @@ export class FakeProcess implements PoolProcess {
 }
 
 /** A clock that moves only when the test says. */
-class FakeClock implements PoolClock {
+export class FakeClock implements PoolClock {
   #now = 0;
   #timers: { due: number; callback: () => void }[] = [];
 

@@ -201,6 +201,8 @@ export function createChannelGrammar(): ChannelGrammar {
         const logs = logsOf(fields.get('logs'));
         return logs === null ? null : { t: 'cancelled', run, logs };
       }
+      case 'started':
+        return { t: 'started', run };
       default:
         return null;
     }

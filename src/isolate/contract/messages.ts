@@ -128,4 +128,13 @@ interface CancelledMessage {
   logs: LogEntry[];
 }
 
-export type SupervisorMessage = CallMessage | LineMessage | DoneMessage | CancelledMessage;
+/**
+ * The run's program has started: its worker is loaded and the harness's `begin` ran. The host's
+ * clock of the run's `timeout` starts here, as upstream's starts inside the sandbox.
+ */
+interface StartedMessage {
+  t: 'started';
+  run: string;
+}
+
+export type SupervisorMessage = CallMessage | LineMessage | DoneMessage | CancelledMessage | StartedMessage;

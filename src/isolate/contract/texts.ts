@@ -141,6 +141,12 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
   memoryBudget: (usedMb: number, budgetMb: number, memberMb: number) =>
     `The execution ran out of memory: the pool's members together held ${Math.round(usedMb)} MB, above their budget of ${budgetMb} MB (pool.memoryBudgetMb), and this execution's process held the most, ${Math.round(memberMb)} MB. Work on smaller pieces of data and return less, or run fewer large executions at once.`,
   /**
+   * The run's program did not start within `pool.programStartTimeoutMs` of its hand-off: its
+   * process was too busy to load its worker, or a module's top-level code ran that long.
+   */
+  programStartTimedOut: (ms: number) =>
+    `The execution's program did not start within ${ms} ms of being handed to a sandbox process (pool.programStartTimeoutMs): the process was too busy to load it, or a module's top-level code ran that long. The process was ended; retry, move long work out of module top level, or raise pool.programStartTimeoutMs.`,
+  /**
    * A tenant's newest run, ended because its tenant held more than its share of the memory budget
    * while another tenant's run waited for memory (tenancy.ts).
    */

@@ -144,8 +144,11 @@ export function begin(args: IArguments, preludes = false): void {
   $apply($getRandomValues, $crypto, [new $Uint8Array(1)]);
   startRun(options.run, options.bound, options.retain === true, preludes === true);
   begun = true;
-  useBridge(args[0]);
-  streamLines(options.live === true ? args[0] : null);
+  const bridge: SandboxBridge = args[0];
+  useBridge(bridge);
+  // Not awaited: the program starts now, and the host's clock with it.
+  void bridge.started();
+  streamLines(options.live === true ? bridge : null);
   args[0] = {};
   args[1] = {};
 }

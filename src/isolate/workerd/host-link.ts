@@ -41,6 +41,15 @@ export class Bridge extends RpcTarget {
     this.#run = run;
   }
 
+  /**
+   * The run's program has started (the harness's `begin`): the host's clock of its `timeout`
+   * starts now, not at hand-off, so the time the process took to load the run's worker is not
+   * the program's. Never throws: the harness does not wait for it.
+   */
+  started(): void {
+    if (socket !== null) socket.send(JSON.stringify({ t: 'started', run: this.#run } satisfies SupervisorMessage));
+  }
+
   /** Puts a tool call to the host; resolves with the envelope it answers. */
   call(provider: string, tool: string, args: string): Promise<string> {
     const run = this.#run;

@@ -80,7 +80,7 @@ export function report(bridge: OutcomeReporter, message: SupervisorMessage, sett
   if (size === null) return bridge.report(text);
   const fault = supervisorText.outcomeTooLarge(size, settings.maxFrameBytes, settings.maxOutcomeRpcBytes);
   const settledBeforeDeadline = message.t === 'done' ? message.settledBeforeDeadline : false;
-  const logs = message.t === 'call' || message.t === 'line' ? [] : message.logs;
+  const logs = message.t === 'done' || message.t === 'cancelled' ? message.logs : [];
   const withLogs = JSON.stringify({
     t: 'done',
     run: message.run,

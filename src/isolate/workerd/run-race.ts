@@ -23,7 +23,7 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // Upstream races the user call against a setTimeout(bound) armed after the call's synchronous
 // prefix, the user call first. The host's clock (which may pause for host waits) decides a loss;
 // this race only proves a win: a run that settled in time in the sandbox is in time even when the
-// host's clock, started earlier at hand-off, has already expired. One run at a time per worker.
+// host's clock, started earlier (at the program's start), has already expired. One run at a time per worker.
 //
 // Event order decides, as upstream's Promise.race does: a run that ends after the race timer
 // fired has lost, and one that ends before it has won, however long past its deadline its last

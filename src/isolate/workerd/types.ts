@@ -46,6 +46,8 @@ export interface OutboundProps {
 export interface SandboxBridge {
   /** Resolves with the tool call's envelope. */
   call(provider: string, tool: string, args: string): Promise<string>;
+  /** Tells the host the run's program has started (its `timeout` counts from here). */
+  started(): void;
   /** Sends a console line to the host as it is captured (a run that asked for its lines live). */
   line(index: number, level: LogLevel, message: string): void | Promise<void>;
 }

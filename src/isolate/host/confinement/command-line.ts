@@ -107,13 +107,25 @@ export function confinedArgv(
   return argv;
 }
 
+/** The compiled seccomp program by architecture: the same for every member, so built once per process. */
+const seccompPrograms = new Map<SeccompArch, Buffer>();
+
+function seccompProgram(arch: SeccompArch): Buffer {
+  let program = seccompPrograms.get(arch);
+  if (program === undefined) {
+    program = buildSeccompProgram(arch);
+    seccompPrograms.set(arch, program);
+  }
+  return program;
+}
+
 /**
  * The seccomp program, open for reading at a descriptor to hand the child as its fd 5. The file
  * is unlinked at once, so only the descriptor holds it; `close` releases it once spawned.
  */
 export function openSeccompProgram(plan: ConfinementPlan, directory: string): { fd: number; close(): void } {
   const path = join(directory, 'seccomp.bpf');
-  writeFileSync(path, buildSeccompProgram(plan.arch), { mode: 0o600 });
+  writeFileSync(path, seccompProgram(plan.arch), { mode: 0o600 });
   let fd: number;
   try {
     fd = openSync(path, 'r');

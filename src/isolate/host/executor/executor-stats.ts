@@ -4,6 +4,7 @@
  */
 import type { Confinement, ConfinementOption } from '../confinement/detect.js';
 import { confinementText } from '../confinement/texts.js';
+import type { StartTimesStats } from '../member/start-times.js';
 import type { PoolStats } from '../pool/pool-stats.js';
 
 /** Which confinement mode is in force, and why (docs/security.md). */
@@ -26,16 +27,20 @@ export interface IsolateExecutorStats extends PoolStats {
   /** How long the longest idle retained execution has gone without a call, in ms; 0 when none is idle. */
   retainedOldestIdleMs: number;
   confinement: ConfinementStats;
+  /** Where the members' starts went: how many completed, and their mean time, whole and by step (start-times.ts). */
+  starts: StartTimesStats;
 }
 
 export function executorStats(
   pool: PoolStats,
   retained: Pick<IsolateExecutorStats, 'retained' | 'maxRetained' | 'retainedOldestIdleMs'>,
   { requested, confined, reason }: Confinement,
+  starts: StartTimesStats,
 ): IsolateExecutorStats {
   return {
     ...pool,
     ...retained,
+    starts,
     confinement: { requested, confined, reason, summary: confinementText.summary(requested, confined, reason) },
   };
 }

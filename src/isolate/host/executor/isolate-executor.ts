@@ -22,6 +22,8 @@ import { type Confinement, resolveConfinement } from '../confinement/detect.js';
 import { launcherFor } from '../member/member-launcher.js';
 import { memberMemory } from '../member/process-memory.js';
 import type { SandboxProcess } from '../member/sandbox-process.js';
+import { memberStartHookOf } from '../member/start-hook.js';
+import { StartTimes } from '../member/start-times.js';
 import { resolveWorkerdBinary } from '../member/workerd-binary.js';
 import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } from '../options.js';
 import { systemClock } from '../pool/clock.js';
@@ -55,6 +57,7 @@ export class IsolateExecutor implements Executor {
   readonly #observers = new RunObservers();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
+  readonly #startTimes = new StartTimes();
   #disposing: Promise<void> | undefined;
 
   constructor(options?: IsolateExecutorOptions) {
@@ -68,7 +71,7 @@ export class IsolateExecutor implements Executor {
     });
     this.#pool = new Pool({
       settings: this.#settings,
-      launch: launcherFor(this.#settings, this.#confinement, this.#relay),
+      launch: launcherFor(this.#settings, this.#confinement, this.#relay, this.#startTimes, memberStartHookOf(options)),
       clock: systemClock,
       retainedOn: (member) => this.#retained.heldBy(member),
       measure: memberMemory,
@@ -246,7 +249,7 @@ export class IsolateExecutor implements Executor {
       maxRetained: this.#settings.maxRetained,
       retainedOldestIdleMs: this.#retained.oldestIdleMs(),
     };
-    return executorStats(this.#pool.stats(options), retained, this.#confinement);
+    return executorStats(this.#pool.stats(options), retained, this.#confinement, this.#startTimes.stats());
   }
 
   /**
@@ -258,9 +261,9 @@ export class IsolateExecutor implements Executor {
   }
 
   /** What every run is bounded by besides its timeout. */
-  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'turnGraceMs'> {
-    const { heapLimitMb, memoryLimitMb, limits, turnGraceMs } = this.#settings;
-    return { heapLimitMb, memoryLimitMb, limits, turnGraceMs };
+  #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'turnGraceMs' | 'programStartTimeoutMs'> {
+    const { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs } = this.#settings;
+    return { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs };
   }
 
   #assertOpen(): void {

@@ -13,19 +13,27 @@ import { descriptorFaultOf, descriptorLimit } from './descriptor-faults.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
 import { SandboxProcess } from './sandbox-process.js';
+import type { MemberStartHook } from './start-hook.js';
+import type { StartTimes } from './start-times.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
 
-/** The pool's launch for one executor. */
+/**
+ * The pool's launch for one executor; its starts' steps are summed in `startTimes`, and
+ * `beforeStart` is the test seam of start-hook.ts.
+ */
 export function launcherFor(
   settings: IsolateSettings,
   confinement: Confinement,
   relay: OutboundServer,
+  startTimes: StartTimes,
+  beforeStart?: MemberStartHook,
 ): () => Promise<SandboxProcess> {
   let cgroupChecked = false;
   // Read while descriptors are free, for the text of a start that finds none.
   descriptorLimit();
   return async () => {
     try {
+      await beforeStart?.();
       const { cgroup, memoryLimitMb } = settings;
       if (cgroup !== null && !cgroupChecked) {
         checkDelegatedCgroup(cgroup);
@@ -39,6 +47,7 @@ export function launcherFor(
         startupTimeoutMs: settings.startupTimeoutMs,
         confinement: confinement.confined ? confinement.plan : undefined,
         cgroup: cgroup === null ? null : { root: cgroup, memoryLimitMb },
+        startTimes,
       });
       lowerMemberPriority(member.pid, () => member.alive);
       return member;

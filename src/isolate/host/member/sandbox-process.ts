@@ -22,6 +22,7 @@ import { createMemberCgroup, type MemberCgroup } from './member-cgroup.js';
 import { guardProcessMemory, type ProcessMemoryGuard } from './memory-guard.js';
 import { ProcFiles } from './proc-files.js';
 import { type ExitInfo, type SpawnedWorkerd, spawnWorkerd } from './spawn-workerd.js';
+import type { StartTimes } from './start-times.js';
 import { buildSupervisorConfig } from './supervisor-config.js';
 
 export interface ProcessEnd {
@@ -59,6 +60,8 @@ export interface SandboxProcessOptions {
   confinement: ConfinementPlan | undefined;
   /** A delegated cgroup v2 directory (`pool.cgroup`), checked already, and the cap for its children. */
   cgroup: { root: string; memoryLimitMb: number } | null;
+  /** Where the executor sums its starts' steps (start-times.ts). */
+  startTimes?: StartTimes | undefined;
 }
 
 export class SandboxProcess {
@@ -123,11 +126,13 @@ export class SandboxProcess {
   }
 
   static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
+    const timer = options.startTimes?.begin();
     const token = randomBytes(24).toString('hex');
     // Its config and both sockets. The wrapper is spawned with no await before it, so its watcher
     // guards the directory from the start (spawn-workerd.ts); the relay listens meanwhile, since
     // workerd reaches it only once a run fetches.
     const directory = createMemberDirectory(options.confinement?.owner);
+    timer?.mark('directory');
     let spawning: Promise<SpawnedWorkerd>;
     let cgroup: MemberCgroup | undefined;
     try {
@@ -139,10 +144,13 @@ export class SandboxProcess {
         relay: { socket: directory.relaySocket, token: options.relay.token },
         controlSocket: directory.controlSocket,
       });
+      timer?.mark('config');
       cgroup =
         options.cgroup === null ? undefined : createMemberCgroup(options.cgroup.root, options.cgroup.memoryLimitMb);
       const command = memberCommand(options.confinement, options.binary, directory.path, directory.configPath);
+      timer?.mark('command');
       spawning = spawnWorkerd({ directory, config, command, startupTimeoutMs: options.startupTimeoutMs, cgroup });
+      timer?.mark('spawn');
     } catch (error) {
       cgroup?.remove();
       directory.remove();
@@ -162,11 +170,14 @@ export class SandboxProcess {
       throw spawned.status === 'rejected' ? spawned.reason : (listening as PromiseRejectedResult).reason;
     }
     const workerd = spawned.value;
+    timer?.mark('ready');
     void workerd.exited.then(cleanUp);
     try {
       // The supervisor sends no frame over this; it bounds what a broken one can make us read.
       const maxPayload = maxSupervisorFrameBytes(options.limits);
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
+      timer?.mark('connect');
+      timer?.done();
       const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
       // Between runs too: nothing of a member may write more than a run may.
       member.watchOutput(options.limits.maxProcessOutputBytes, () => {});

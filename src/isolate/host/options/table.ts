@@ -192,7 +192,7 @@ export const POOL_ROWS = {
   maxStarting: numberRow({
     unit: 'count',
     min: 1,
-    defaultText: `twice the CPU count, ${DEFAULT_STARTING.least} to ${DEFAULT_STARTING.most}`,
+    defaultText: `${DEFAULT_STARTING.perCore} times the CPU count, ${DEFAULT_STARTING.least} to ${DEFAULT_STARTING.most}`,
     hostDefault: defaultMaxStarting,
     flag: 'max-starting',
     role: 'sizing',
@@ -284,6 +284,17 @@ export const POOL_ROWS = {
     default: 300_000,
     role: 'limit',
     description: 'a retained execution no call has used for this long is closed, and its process ends',
+  }),
+  programStartTimeoutMs: numberRow({
+    unit: 'ms',
+    min: 1,
+    max: MAX_TIMER_MS,
+    default: 10_000,
+    flag: 'program-start-timeout-ms',
+    role: 'limit',
+    flagHelp: "a run's program must start within this long of its hand-off to a process; its timeout counts from then",
+    description:
+      "a run's program must start (its worker loaded in the process it was handed to) within this long, or the run ends and its process is ended; the run's `timeout` counts from the program's start, so a loaded process's slow start is not the program's",
   }),
   maxNestedRuns: numberRow({
     unit: 'count',

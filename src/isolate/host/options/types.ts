@@ -15,7 +15,7 @@ export interface IsolatePoolOptions {
   spare?: number | undefined;
   /** An idle process beyond `minWorkers` and the spares is ended after this many ms. Default 30000. */
   idleTimeoutMs?: number | undefined;
-  /** Processes starting at once, so a burst does not spend every core on spawning. Default: twice the CPU count, 2 to 8. */
+  /** Processes starting at once, so a burst does not spend every core on spawning. Default: 16 times the CPU count, 4 to 128. */
   maxStarting?: number | undefined;
   /** Executions allowed to wait for a process beyond `maxWorkers` before `QUEUE_FULL`. Default 5000. */
   maxQueue?: number | undefined;
@@ -50,6 +50,12 @@ export interface IsolatePoolOptions {
   maxRetained?: number | undefined;
   /** A retained execution no call has used for this many ms is closed, and its process ends. Default 300000. */
   retainedIdleTimeoutMs?: number | undefined;
+  /**
+   * A run's program must start (its worker loaded in the process it was handed to) within this
+   * many ms, or the run ends and its process is ended. The run's `timeout` counts from the
+   * program's start, so the load of a busy process is not the program's. Default 10000.
+   */
+  programStartTimeoutMs?: number | undefined;
   /**
    * Runs admitted beyond `maxWorkers` because a tool call of a running execution of this executor
    * started them (`codemode.run`), so a nested run never waits on the slot its parent holds.

@@ -1,12 +1,14 @@
 /**
  * The pool of workerd processes, elastic. One run per process at a time. It grows on demand to
- * `maxWorkers` busy processes, starting at most `maxStarting` at once, so a burst does not spend
- * every core on spawning; it keeps `spare` warm processes beyond the busy ones, so a replacement
- * never waits for a spawn; and it reaps a process idle for `idleTimeoutMs`, down to `minWorkers`
- * (and the spares). A bounded queue holds the runs waiting beyond `maxWorkers`. It decides which
- * process serves whom, and when a process ends: after a kill, a death, `recycleAfterRuns` runs,
- * `maxRssMb` of resident memory, or idleness. It grows only within `memoryBudgetMb`, by what the
- * members measure (memory-budget.ts): beyond it, programs wait; members grown past it end.
+ * `maxWorkers` busy processes, a start for every waiting run at once (capacity.ts `startsNow`),
+ * at most `maxStarting` at a time, so a burst does not spend every core on spawning, and on to a
+ * burst's peak while the burst lasts (`nextPeak`), so the next burst finds its members; it keeps
+ * `spare` warm processes beyond the busy ones, so a replacement never waits for a spawn; and it
+ * reaps a process idle for `idleTimeoutMs`, down to `minWorkers` (and the spares). A bounded
+ * queue holds the runs waiting beyond `maxWorkers`. It decides which process serves whom, and when
+ * a process ends: after a kill, a death, `recycleAfterRuns` runs, `maxRssMb` of resident memory,
+ * or idleness. It grows only within `memoryBudgetMb`, by what the members measure
+ * (memory-budget.ts): beyond it, programs wait; members grown past it end.
  *
  * A process that holds a retained execution never takes another execution: it drains, serving
  * only that execution's handle calls, and ends once the execution is closed. A run started from a
@@ -26,7 +28,7 @@ import { isolateText } from '../../contract/texts.js';
 import type { MemberMemory } from '../member/process-memory.js';
 import type { ProcessFate } from '../run/run-ending.js';
 import { afterRun } from './after-run.js';
-import { idleAboveFloor, membersWanted, type PoolCounts } from './capacity.js';
+import { type DemandPeak, idleAboveFloor, membersWanted, nextPeak, type PoolCounts, startsNow } from './capacity.js';
 import type { PoolClock } from './clock.js';
 import { type BudgetOverrun, MemoryBudget } from './memory-budget.js';
 import { type EndCause, isServing, type Member, type PoolEnds, type PoolProcess } from './pool-member.js';
@@ -81,6 +83,8 @@ export class Pool<P extends PoolProcess> {
   readonly #slots: RunSlots;
   readonly #reaper: Reaper<P>;
   #spawns = 0;
+  /** The most members wanted recently: the pool grows to it (capacity.ts `nextPeak`). */
+  #peak: DemandPeak | undefined;
   readonly #ends: PoolEnds = { reaped: 0, recycled: 0, killed: 0, died: 0 };
   #started = false;
   #disposed = false;
@@ -382,19 +386,28 @@ export class Pool<P extends PoolProcess> {
     this.#ensureCapacity();
   }
 
-  /** Spawns, at most `maxStarting` at once, up to what `membersWanted` says and the budget allows. */
+  /**
+   * Spawns what the growth rule says (`startsNow`): up to the recent peak of `membersWanted`,
+   * within the budget and `maxStarting`.
+   */
   #ensureCapacity(): void {
     if (this.#disposed || !this.#started) return;
     const counts = this.#counts();
-    const active = counts.starting + counts.serving;
-    const wanted = membersWanted(counts, this.#settings);
-    if (active >= wanted || counts.starting >= this.#settings.maxStarting) return;
+    const moment = {
+      wanted: membersWanted(counts, this.#settings),
+      now: this.#clock.now(),
+      busyOrWaiting: counts.servingBusy + counts.untargetedWaiters > 0,
+    };
+    this.#peak = nextPeak(this.#peak, moment, this.#settings.idleTimeoutMs);
+    const { wanted } = this.#peak;
+    if (counts.starting + counts.serving >= wanted || counts.starting >= this.#settings.maxStarting) return;
     let room = this.#budget.room();
     // A nested run frees the member its parent holds, so it never waits on its parent for memory:
     // it may use the budget's last tenth, and beyond it one member is always starting for it
     // (should members then pass the budget, the largest ends).
     if (counts.nestedWaiters > 0) room = Math.max(room, this.#budget.room(1), counts.starting === 0 ? 1 : 0);
-    const spawns = Math.min(wanted - active, room, this.#settings.maxStarting - counts.starting);
+    const { starting, serving } = counts;
+    const spawns = startsNow({ wanted, starting, serving, room, maxStarting: this.#settings.maxStarting });
     for (let i = 0; i < spawns; i += 1) this.#spawn();
   }
 

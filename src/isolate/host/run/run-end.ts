@@ -86,6 +86,22 @@ export class RunEnd {
     this.#cpu.start();
   }
 
+  /**
+   * Arms the clocks at an execution's hand-off, its run clock counting only its process's own CPU
+   * time until the program has started (`programStarted`): the time a busy process takes to be
+   * scheduled and load the run's worker is not the program's, while a module's top level that
+   * spins still spends the budget.
+   */
+  startLoading(): void {
+    this.#clock.startLoading();
+    this.#cpu.start();
+  }
+
+  /** The program has started: the run clock counts the wall clock from now. */
+  programStarted(): void {
+    this.#clock.loaded();
+  }
+
   beginHostWait(): void {
     this.#clock.beginHostWait();
   }
@@ -154,6 +170,8 @@ export class RunClock {
   #spent = 0;
   #runningSince: number | undefined;
   #waits = 0;
+  /** Stopped from the hand-off until the program has started (`startLoading`). */
+  #loading = false;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   /** While the clock is stopped for a host wait: the CPU time at the stop, and its watch. */
@@ -171,6 +189,23 @@ export class RunClock {
     this.#resume();
   }
 
+  /**
+   * Starts the clock stopped, as for a host wait: it counts the process's own CPU time until
+   * `loaded`, whether host waits count or not.
+   */
+  startLoading(): void {
+    this.#loading = true;
+    this.#runningSince = performance.now();
+    this.#pause();
+  }
+
+  /** The program has started: the clock runs from now (unless a host wait holds it). */
+  loaded(): void {
+    if (!this.#loading) return;
+    this.#loading = false;
+    if (this.#waits === 0) this.#resume();
+  }
+
   beginHostWait(): void {
     if (this.#countHostWaits || this.#stopped) return;
     this.#waits += 1;
@@ -180,7 +215,7 @@ export class RunClock {
   endHostWait(): void {
     if (this.#countHostWaits || this.#stopped || this.#waits === 0) return;
     this.#waits -= 1;
-    if (this.#waits === 0) this.#resume();
+    if (this.#waits === 0 && !this.#loading) this.#resume();
   }
 
   stop(): void {

@@ -34,6 +34,8 @@ export type EndingEvent =
   | 'requestTooLarge'
   /** Its wall-clock bound (`timeout`) is spent. */
   | 'timeout'
+  /** Its program did not start within `pool.programStartTimeoutMs` of its hand-off. */
+  | 'programStart'
   /** Its CPU-time bound (`cpuTimeout`) is spent. */
   | 'cpu'
   /** Its caller went away (`options.signal`). */
@@ -85,6 +87,8 @@ export type EndingResult =
   | 'memoryLimit'
   | 'outputTooLarge'
   | 'overBudget'
+  /** The start bound's text (`pool.programStartTimeoutMs`). */
+  | 'programStartTimeout'
   /** Why its process ended (its exit, or the cap the kernel enforced). */
   | 'processEnded'
   /** No result: the run is rejected, the executor is disposed. */
@@ -139,6 +143,8 @@ const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent,
   },
   running: {
     requestTooLarge: ended('requestTooLarge', 'keep'),
+    // Its program never started: the process is overloaded, or a module's top level runs on.
+    programStart: ended('programStartTimeout', 'killed'),
     // At the wall-clock bound the sandbox's race may still prove a win; past the CPU bound, or
     // for a caller that went away, never.
     timeout: givingUp('givingUpAtTimeout', true),
@@ -154,7 +160,7 @@ const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent,
     // The caller went away too: no win counts any more, and `cancel` is already sent.
     cancel: { to: 'givingUpAbandoned', verdict: { do: 'nothing' } },
     // The race proves the run ended within its bound, counted from after its synchronous prefix
-    // (as upstream counts), though the host's clock, started at hand-off, ran out.
+    // (as upstream counts), though the host's clock, started at the program's start, ran out.
     doneInTime: ended('outcome', 'keep'),
     doneAfterDeadline: ended('timeout', 'retire'),
     cancelled: ended('timeout', 'retire'),

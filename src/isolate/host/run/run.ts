@@ -57,6 +57,8 @@ export interface RunSpec {
   heapLimitMb: number;
   memoryLimitMb: number;
   limits: IsolateLimits;
+  /** How long an execution's program may take to start after hand-off (`pool.programStartTimeoutMs`). */
+  programStartTimeoutMs: number;
   /** Takes each console line as the sandbox captures it, when the start message asked for them (`live`). */
   onLine?: (entry: LogEntry, index: number) => void;
 }
@@ -110,6 +112,8 @@ export class Run {
   /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
   #ending: EndingState = 'unstarted';
   #fate: ProcessFate = 'keep';
+  /** An execution's bound of its program's start, until the program reports it started. */
+  #programStart: NodeJS.Timeout | undefined;
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
 
@@ -195,11 +199,19 @@ export class Run {
     }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
     this.#process.sendText(text);
-    this.#end.start();
+    if (this.#spec.start.t === 'run') {
+      // An execution's clock starts with its program (its `started`), as upstream's starts inside
+      // the sandbox: until then it counts only its process's CPU time, and the start has a bound
+      // of its own. An invocation's worker is loaded already.
+      this.#end.startLoading();
+      this.#programStart = setTimeout(() => this.#on('programStart'), this.#spec.programStartTimeoutMs);
+    } else this.#end.start();
     this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
   }
 
   #receive(message: SupervisorMessage): void {
+    // Any message of the run shows its program started, should its `started` not have come first.
+    this.#programStarted();
     switch (message.t) {
       case 'call':
         void this.#answerCall(message);
@@ -216,7 +228,17 @@ export class Run {
       case 'cancelled':
         this.#on('cancelled', { logs: message.logs });
         return;
+      case 'started':
+        return;
     }
+  }
+
+  /** The program has started: the clock of its `timeout` runs from now. */
+  #programStarted(): void {
+    if (this.#programStart === undefined) return;
+    clearTimeout(this.#programStart);
+    this.#programStart = undefined;
+    this.#end.programStarted();
   }
 
   async #answerCall(message: CallMessage): Promise<void> {
@@ -330,6 +352,8 @@ export class Run {
         return failed(isolateText.memoryLimit(spec.memoryLimitMb));
       case 'outputTooLarge':
         return failed(isolateText.processOutputTooLarge(spec.limits.maxProcessOutputBytes));
+      case 'programStartTimeout':
+        return failed(isolateText.programStartTimedOut(spec.programStartTimeoutMs));
       case 'requestTooLarge':
       case 'overBudget':
       case 'processEnded':
@@ -342,6 +366,8 @@ export class Run {
     this.#fate = fate;
     // Read before the process may be killed; a process that already died, or a run that never
     // started, reads as unknown.
+    clearTimeout(this.#programStart);
+    this.#programStart = undefined;
     this.#cpuMs = this.#end.stop();
     this.#releaseMemoryGuard?.();
   }

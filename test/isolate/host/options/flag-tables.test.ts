@@ -80,6 +80,7 @@ const FLAG_DEFAULTS = new Map<string, FlagDefault>([
 const FACTOR_WORDS = new Map([
   [0.5, 'half'],
   [2, 'twice'],
+  [16, '16 times'],
 ]);
 const wordFor = (factor: number) => FACTOR_WORDS.get(factor) ?? `(no word for ${factor})`;
 

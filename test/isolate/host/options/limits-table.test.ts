@@ -60,6 +60,7 @@ const TEXTS: Record<string, readonly Text[]> = {
   'pool.maxRetained': [isolateText.retainedLimit],
   'pool.retainedIdleTimeoutMs': [isolateText.executionExpired],
   'pool.maxNestedRuns': [isolateText.nestedLimit],
+  'pool.programStartTimeoutMs': [isolateText.programStartTimedOut],
 };
 
 /** Each limit option by its path, with its default: a number, or `undefined` where it has none of its own. */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { withStartDelay } from '../../../../src/isolate/host/member/start-hook.js';
 import { maxWorkersFor } from '../../../../src/isolate/host/options.js';
 import { defaultMaxWorkers, IsolateExecutor } from '../../../../src/isolate/index.js';
 import type { ExecuteResult } from '../../../../src/protocol/types.js';
@@ -85,6 +86,52 @@ describe('spawn limiting', () => {
       expect(executor.stats().spawns).toBe(8);
       held.open();
       expect(await Promise.all(runs)).toEqual(Array.from({ length: 8 }, () => through));
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
+
+describe('slow starts', () => {
+  it('starts a process for every waiting program at once when each start takes 400 ms, on default options', async () => {
+    // 15 programs and the spare: within the default maxStarting of any host (16 a core, 16 at least).
+    const executor = new IsolateExecutor(withStartDelay({}, 400));
+    try {
+      const held = toolGate();
+      const runs = Array.from({ length: 15 }, () => executor.execute(held.request));
+      let most = 0;
+      while (held.waiting() < 15) {
+        most = Math.max(most, executor.stats().starting);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      // In series (4 at a time, the former default on 2 cores), at most 4 would ever be starting.
+      expect(most).toBe(16);
+      held.open();
+      expect(await Promise.all(runs)).toEqual(Array.from({ length: 15 }, () => through));
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
+
+describe('start times', () => {
+  it("reports where its members' starts went, step by step, over every start that completed", async () => {
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0, recycleAfterRuns: 1 } });
+    try {
+      for (let i = 0; i < 3; i += 1) await executor.execute({ code: 'async () => 1' });
+      const { starts, spawns } = executor.stats();
+      expect(starts.count).toBe(spawns);
+      expect(starts.count).toBeGreaterThanOrEqual(3);
+      const steps = Object.values(starts.meanByStepMs);
+      expect(Object.keys(starts.meanByStepMs)).toEqual(['directory', 'config', 'command', 'spawn', 'ready', 'connect']);
+      for (const ms of steps) expect(ms).toBeGreaterThanOrEqual(0);
+      // Waiting for workerd to listen, and connecting to it, take time on any host.
+      expect(starts.meanByStepMs.ready).toBeGreaterThan(0);
+      expect(starts.meanByStepMs.connect).toBeGreaterThan(0);
+      expect(starts.meanMs).toBeCloseTo(
+        steps.reduce((sum, ms) => sum + ms, 0),
+        6,
+      );
     } finally {
       await executor.dispose();
     }

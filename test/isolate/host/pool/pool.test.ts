@@ -169,7 +169,7 @@ describe('construction options', () => {
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.memoryBudgetMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.maxNestedRuns',
+        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.memoryBudgetMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.programStartTimeoutMs, pool.maxNestedRuns',
         'pool.maxWorkers',
       ),
     ],
@@ -290,6 +290,11 @@ describe('construction options', () => {
       retained: 0,
       maxRetained: 64,
       retainedOldestIdleMs: 0,
+      starts: {
+        count: 0,
+        meanMs: 0,
+        meanByStepMs: { directory: 0, config: 0, command: 0, spawn: 0, ready: 0, connect: 0 },
+      },
     });
     await executor.dispose();
   });

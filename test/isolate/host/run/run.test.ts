@@ -90,7 +90,8 @@ afterEach(() => {
   for (const run of runs.splice(0)) run.abort(new ExecutorError('EXECUTOR_DISPOSED', 'test over'));
 });
 
-function startRun(spec: Partial<RunSpec> = {}) {
+/** A run handed to a fake process whose program starts at once (its `started`), unless `started` is false. */
+function startRun(spec: Partial<RunSpec> = {}, started = true) {
   const sandbox = new FakeProcess();
   const run = new Run(sandbox as unknown as SandboxProcess, {
     id: 'r1',
@@ -105,10 +106,12 @@ function startRun(spec: Partial<RunSpec> = {}) {
     heapLimitMb: 64,
     memoryLimitMb: 128,
     limits: LIMITS,
+    programStartTimeoutMs: 10_000,
     ...spec,
   });
   runs.push(run);
   run.start();
+  if (started) sandbox.onMessage({ t: 'started', run: 'r1' });
   return { sandbox, run };
 }
 
@@ -126,6 +129,55 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
 }
 
 const exit = { code: 1, signal: null, stderr: '', oomKilled: false };
+
+describe("an execution's clock starts with its program", () => {
+  it("counts its timeout from the program's start, not from the hand-off while its process loads it", async () => {
+    const { sandbox, run } = startRun({ timeout: 30 }, false);
+    // Far past the bound, the program has not started: its process is still loading it.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(sandbox.cancels()).toEqual([]);
+    sandbox.onMessage({ t: 'started', run: 'r1' });
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: true }]);
+    sandbox.onMessage(done(true));
+    expect((await run.outcome).result.result).toBe(42);
+  });
+
+  it('still spends its budget on the CPU time its process burns before the program starts (a module that spins)', async () => {
+    const { sandbox, run } = startRun({ timeout: 30 }, false);
+    sandbox.cpu = 100;
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: true }]);
+    sandbox.onMessage({ t: 'cancelled', run: 'r1', logs: [] });
+    expect((await run.outcome).result.error).toBe(ExecutionTimeoutError.format(30));
+  });
+
+  it('takes any message of the run as its start, should its started not come first', async () => {
+    const { sandbox, run } = startRun({ timeout: 30 }, false);
+    sandbox.onMessage({ t: 'call', run: 'r1', ask: 1, provider: 'p', tool: 't', args: '[]' });
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    expect(sandbox.cancels()).toHaveLength(1);
+    sandbox.onMessage(done(true));
+    expect((await run.outcome).result.result).toBe(42);
+  });
+
+  it('ends a run whose program does not start within programStartTimeoutMs with its text, and kills the process', async () => {
+    const { sandbox, run } = startRun({ programStartTimeoutMs: 30 }, false);
+    const outcome = await run.outcome;
+    expect(outcome.result).toEqual({ result: undefined, error: isolateText.programStartTimedOut(30), logs: [] });
+    expect(run.fate).toBe('killed');
+    expect(sandbox.cancels()).toEqual([]);
+  });
+
+  it("starts an invocation's clock at hand-off: its worker is loaded already", async () => {
+    const invoke: RunSpec['start'] = { t: 'invoke', run: 'r1', exec: 'e1', handle: 'h1', args: '[]', bound: 30 };
+    const { sandbox, run } = startRun({ timeout: 30, start: invoke }, false);
+    await until(() => sandbox.cancels().length > 0, 2_000);
+    expect(sandbox.cancels()).toHaveLength(1);
+    sandbox.onMessage(done(true));
+    expect((await run.outcome).result.result).toBe(42);
+  });
+});
 
 describe('Run', () => {
   it('returns the sandbox outcome and keeps the process', async () => {

@@ -1,0 +1,178 @@
+/**
+ * `npm run bench -- --phase bursts` (issue 43): the pattern agent hosts have, repeated bursts of
+ * N waiting programs on default options, without growing the pool to N first. Each program makes
+ * three sequential 200 ms tool calls (the load phase's program). Per N and start delay, a fresh
+ * `IsolateExecutor` (the dialect over it) takes two warm-up bursts, then measured bursts that
+ * alternate with the reference's (one POST per program to wrangler dev, the `latest` column).
+ *
+ * - N = 100 and 400 on ours and the reference; at 400 the reference's wrangler dev may fail a
+ *   burst or exit: the comparison uses only the bursts it survived, and its failures are printed
+ *   beside the figure (a reference that no longer answers is started again).
+ * - N = 1000 on ours only, against the floor: N times the members' CPU per execution (measured in
+ *   the same bursts, from /proc) over the cores, plus the 600 ms of tool calls.
+ * - Every N with and without a 400 ms start delay injected before each member's start
+ *   (member/start-hook.ts), as on a machine whose processes start slowly.
+ * - Ours: the host's CPU per execution, spawns included, and the members'.
+ */
+import { availableParallelism } from 'node:os';
+import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
+import { withStartDelay } from '../src/isolate/host/member/start-hook.js';
+import { IsolateExecutor } from '../src/isolate/index.js';
+import { type Burst, burst } from './burst.js';
+import { runDialect } from './ours.js';
+import { cpuSince, readCpu } from './process-cpu.js';
+import { note } from './progress.js';
+import type { ReferencePeer } from './reference-peer.js';
+import { ms, printTable, ratio } from './stats.js';
+import { THREE_WAITS, WAIT_TOOL_MS } from './workloads.js';
+
+/** The sizes compared with the reference, and the size run on ours alone (against the floor). */
+const FULL = { compared: [100, 400], oursOnly: [1000], rounds: 3 } as const;
+/** `--quick`: small N, one measured burst each, for developing on a loaded machine. */
+const QUICK = { compared: [20], oursOnly: [60], rounds: 1 } as const;
+const WARM_UP_BURSTS = 2;
+/** The start delays injected before each member's start: none, and a slow machine's. */
+const START_DELAYS_MS = [0, 400] as const;
+
+interface OursBurst extends Burst {
+  /** The members' CPU (every process under this one, live or reaped) over the burst, in ms. */
+  memberCpuMs: number;
+  /** Processes the pool started during the burst. */
+  spawns: number;
+}
+
+export interface BurstFigures {
+  n: number;
+  startDelayMs: number;
+  ours: OursBurst[];
+  /** Empty for the size run on ours alone. */
+  reference: Burst[];
+  /** The pool at the end: its members, and its start times by step (`stats().starts`). */
+  members: number;
+  meanStartMs: number;
+}
+
+export type ReviveReference = () => Promise<ReferencePeer>;
+
+async function oursBurst(executor: IsolateExecutor, dialect: CodemodeExecutor, n: number): Promise<OursBurst> {
+  const spawnsBefore = executor.stats().spawns;
+  const cpu = readCpu();
+  const result = await burst(n, () => runDialect('ours (bursts)', dialect, THREE_WAITS), executor);
+  const { childrenMs } = cpuSince(cpu);
+  return { ...result, memberCpuMs: childrenMs, spawns: executor.stats().spawns - spawnsBefore };
+}
+
+/** One reference burst; a wrangler dev that no longer answers is started again for the next. */
+async function referenceBurst(reference: { peer: ReferencePeer; revive: ReviveReference }, n: number) {
+  const result = await burst(n, () => reference.peer.run(THREE_WAITS));
+  if (result.failures > 0) reference.peer = await reference.revive();
+  return result;
+}
+
+export async function measureBursts(
+  quick: boolean,
+  peer: ReferencePeer | undefined,
+  revive: ReviveReference,
+  track: (executor: IsolateExecutor) => void,
+): Promise<BurstFigures[]> {
+  const plan = quick ? QUICK : FULL;
+  const reference = peer === undefined ? undefined : { peer, revive };
+  const figures: BurstFigures[] = [];
+  const sizes = [
+    ...plan.compared.map((n) => ({ n, compared: true })),
+    ...plan.oursOnly.map((n) => ({ n, compared: false })),
+  ];
+  for (const { n, compared } of sizes) {
+    for (const startDelayMs of START_DELAYS_MS) {
+      const executor = new IsolateExecutor(startDelayMs > 0 ? withStartDelay({}, startDelayMs) : {});
+      track(executor);
+      const dialect = new CodemodeExecutor(executor);
+      const withReference = compared && reference !== undefined;
+      try {
+        for (let i = 0; i < WARM_UP_BURSTS; i += 1) {
+          await oursBurst(executor, dialect, n);
+          // The reference's warm-up once per N: it has no start delay to vary.
+          if (withReference && startDelayMs === START_DELAYS_MS[0]) await referenceBurst(reference, n);
+        }
+        const ours: OursBurst[] = [];
+        const theirs: Burst[] = [];
+        for (let round = 0; round < plan.rounds; round += 1) {
+          const referenceFirst = round % 2 === 1;
+          if (withReference && referenceFirst) theirs.push(await referenceBurst(reference, n));
+          ours.push(await oursBurst(executor, dialect, n));
+          if (withReference && !referenceFirst) theirs.push(await referenceBurst(reference, n));
+        }
+        const { members, starts } = executor.stats();
+        figures.push({ n, startDelayMs, ours, reference: theirs, members: members.length, meanStartMs: starts.meanMs });
+        note(
+          `N = ${n}, start delay ${startDelayMs} ms: ours ${ours.map((b) => ms(b.makespanMs, 0)).join(', ')}` +
+            (withReference
+              ? `; reference ${theirs.map((b) => `${ms(b.makespanMs, 0)}${b.failures > 0 ? ` (${b.failures} failed)` : ''}`).join(', ')}`
+              : ''),
+        );
+      } finally {
+        await executor.dispose();
+      }
+    }
+  }
+  return figures;
+}
+
+const median = (values: number[]): number | undefined => {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** The floor of a burst of N: its members' CPU spread over the cores, plus the tool calls' 600 ms. */
+function floorMs(n: number, memberCpuPerExecutionMs: number): number {
+  return (n * memberCpuPerExecutionMs) / availableParallelism() + 3 * WAIT_TOOL_MS;
+}
+
+export function printBursts(figures: BurstFigures[]): void {
+  console.log(
+    `\nRepeated bursts (issue 43): N programs at once, each ${THREE_WAITS.label}, default options, after ${WARM_UP_BURSTS} warm-up bursts; median of the measured bursts`,
+  );
+  const rows = figures.map((figure) => {
+    const oursMs = median(figure.ours.map((b) => b.makespanMs));
+    const survived = figure.reference.filter((b) => b.failures === 0);
+    const referenceMs = median(survived.map((b) => b.makespanMs));
+    const lost = figure.reference.length - survived.length;
+    const failed = figure.ours.reduce((sum, b) => sum + b.failures, 0);
+    const executions = figure.n * figure.ours.length;
+    const hostCpu = figure.ours.reduce((sum, b) => sum + (b.hostCpuMs ?? 0), 0) / executions;
+    const memberCpu = figure.ours.reduce((sum, b) => sum + b.memberCpuMs, 0) / executions;
+    const floor = floorMs(figure.n, memberCpu);
+    const against =
+      figure.reference.length === 0
+        ? `floor ${ms(floor, 0)}: ${ratio(oursMs === undefined ? undefined : oursMs / floor)}`
+        : `${ms(referenceMs, 0)}: ${ratio(oursMs === undefined || referenceMs === undefined ? undefined : oursMs / referenceMs)}` +
+          (lost > 0
+            ? ` (the reference failed ${lost} of ${figure.reference.length} bursts: ${figure.reference.find((b) => b.failures > 0)?.firstFailure ?? ''})`
+            : '');
+    return [
+      String(figure.n),
+      `${figure.startDelayMs} ms`,
+      `${ms(oursMs, 0)}${failed > 0 ? ` (${failed} failed)` : ''}`,
+      against,
+      ms(hostCpu),
+      ms(memberCpu),
+      String(figure.ours.reduce((sum, b) => sum + b.spawns, 0)),
+      `${figure.members}, ${ms(figure.meanStartMs, 0)}`,
+    ];
+  });
+  printTable(
+    [
+      'N',
+      'start delay',
+      'ours',
+      'against (reference, or floor)',
+      'host CPU / exec',
+      'member CPU / exec',
+      'spawns (measured bursts)',
+      'members, mean start',
+    ],
+    rows,
+  );
+}

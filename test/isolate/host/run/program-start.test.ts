@@ -1,0 +1,68 @@
+/**
+ * An execution's clock starts with its program, on the real workerd. A member that is not
+ * scheduled between the hand-off and the program's start (held here by SIGSTOP, as a loaded host
+ * holds a low-priority process off its cores) does not spend the program's `timeout`; a start that
+ * never comes ends at `pool.programStartTimeoutMs`, with its text, and its member is ended.
+ */
+import { describe, expect, it } from 'vitest';
+import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { IsolateExecutor } from '../../../../src/isolate/index.js';
+import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
+import type { ExecuteRequest } from '../../../../src/protocol/types.js';
+import { isAlive, waitFor } from '../../../support/processes.js';
+
+/** One tool call of 150 ms, longer than the 100 ms bound: the sandbox's own race is lost whenever it is asked. */
+function waitingRequest(): ExecuteRequest {
+  const dispatch = createEnvelopeDispatch(
+    { api: () => new Promise((resolve) => setTimeout(() => resolve(7), 150)) },
+    { active: true },
+  );
+  return {
+    code: 'async () => await api.wait()',
+    timeout: 100,
+    providers: [{ name: 'api', tools: ['wait'] }],
+    dispatch,
+  };
+}
+
+/** The one idle member's workerd, once the executor has served a run. */
+async function warmMember(executor: IsolateExecutor): Promise<number> {
+  await executor.execute({ code: 'async () => 1' });
+  const [member] = executor.stats().members;
+  return member!.pid;
+}
+
+describe("an execution's clock", () => {
+  it('does not count the time its member was held off the cores before the program started', async () => {
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
+    try {
+      const pid = await warmMember(executor);
+      const outcome = executor.execute(waitingRequest());
+      // Before the run's message is even written: the member reads it only once resumed.
+      process.kill(pid, 'SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.kill(pid, 'SIGCONT');
+      // Counted from hand-off, the bound was spent while the member was stopped, and the
+      // sandbox's race (the tool call is longer than the bound) could not prove a win.
+      expect(await outcome).toEqual({ result: 7, logs: [] });
+    } finally {
+      await executor.dispose();
+    }
+  });
+
+  it('ends a run whose program does not start within programStartTimeoutMs with its text, and ends its member', async () => {
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0, programStartTimeoutMs: 300 } });
+    try {
+      const pid = await warmMember(executor);
+      const outcome = executor.execute({ code: 'async () => 1', timeout: 60_000 });
+      process.kill(pid, 'SIGSTOP');
+      expect(await outcome).toEqual({ result: undefined, error: isolateText.programStartTimedOut(300), logs: [] });
+      await waitFor(() => !isAlive(pid), 'the stopped member to be ended');
+      expect(executor.stats().ends.killed).toBe(1);
+      // The next execution gets a new member.
+      await expect(executor.execute({ code: 'async () => 2' })).resolves.toMatchObject({ result: 2 });
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
