@@ -285,20 +285,9 @@ async function runMatrix(
   const columns = ranColumns.sort((a, b) => order(a.id) - order(b.id));
   const cells = ranCells.sort((a, b) => order(a.column) - order(b.column));
   const varying = new Set(ordered.filter(expectsVaryingValues).map((item) => item.id));
-  const diff = diffOf(
-    columns,
-    ordered.map((item) => item.id),
-    cells,
-    outcomes,
-    varying,
-  );
-  const workerdDiff = workerdDiffOf(
-    columns,
-    ordered.map((item) => item.id),
-    cells,
-    outcomes,
-    varying,
-  );
+  const diffs = { caseIds: ordered.map((item) => item.id), cells, outcomes, statusOnly: varying };
+  const diff = diffBetween(columns, ['compare', 'latest'], 'newest', 'codemode', diffs);
+  const workerdDiff = diffBetween(columns, ['ours'], WORKERD_NEWEST, 'workerd', diffs);
   const status = git(['status', '--porcelain']);
   const commit = git(['rev-parse', 'HEAD'])?.trim();
   const leftOut = DEFAULT_COLUMNS.filter((id) => !asked.includes(id));
@@ -362,34 +351,34 @@ function reusedColumns(engine: Engine, asked: readonly ColumnId[]): Map<ColumnId
   return reused;
 }
 
-/** The release diff: newest against compare when it ran, else against latest; none when they are one release. */
-function diffOf(
+/**
+ * What one column changes against another, by what it runs differently: the release diff (`newest`
+ * against `compare` when it ran, else `latest`; by codemode release) and the workerd diff
+ * (`ours-workerd-newest` against `ours`; by workerd). None when either did not run, or both ran
+ * the same release.
+ */
+function diffBetween(
   columns: readonly MatrixColumn[],
-  caseIds: readonly string[],
-  cells: readonly MatrixCell[],
-  outcomes: ReadonlyMap<string, unknown>,
-  statusOnly: ReadonlySet<string>,
+  fromIds: readonly string[],
+  toId: string,
+  of: 'codemode' | 'workerd',
+  {
+    caseIds,
+    cells,
+    outcomes,
+    statusOnly,
+  }: {
+    caseIds: readonly string[];
+    cells: readonly MatrixCell[];
+    outcomes: ReadonlyMap<string, unknown>;
+    statusOnly: ReadonlySet<string>;
+  },
 ) {
   const usable = (id: string) => columns.find((column) => column.id === id && !column.infraError);
-  const to = usable('newest');
-  const from = usable('compare') ?? usable('latest');
-  if (!to || !from || to.versions.codemode === from.versions.codemode) return undefined;
-  return releaseDiff(from, to, caseIds, cells, outcomes, statusOnly);
-}
-
-/** What the newest workerd changes of ours: `ours-workerd-newest` against `ours`; none when either did not run, or both ran one workerd. */
-function workerdDiffOf(
-  columns: readonly MatrixColumn[],
-  caseIds: readonly string[],
-  cells: readonly MatrixCell[],
-  outcomes: ReadonlyMap<string, unknown>,
-  statusOnly: ReadonlySet<string>,
-) {
-  const usable = (id: string) => columns.find((column) => column.id === id && !column.infraError);
-  const to = usable(WORKERD_NEWEST);
-  const from = usable('ours');
-  if (!to || !from || to.versions.workerd === from.versions.workerd) return undefined;
-  return releaseDiff(from, to, caseIds, cells, outcomes, statusOnly, 'workerd');
+  const to = usable(toId);
+  const from = fromIds.map(usable).find((column) => column !== undefined);
+  if (!to || !from || to.versions[of] === from.versions[of]) return undefined;
+  return releaseDiff(from, to, caseIds, cells, outcomes, statusOnly, of === 'workerd' ? 'workerd' : undefined);
 }
 
 /** Resolves each asked resolved column's release; one that cannot be had carries why, and does not run. */
