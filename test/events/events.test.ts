@@ -4,34 +4,19 @@
  * event holds to schema/run-events.schema.json, console lines arrive while the run still runs, and
  * a slow or throwing callback never holds up nor fails the run.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
-import { IsolateExecutor } from '../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
-import type { Executor, RunEvent } from '../../src/protocol/types.js';
-import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket } from '../support/client.js';
-import { startDaemon, stopAllDaemons } from '../support/daemon.js';
+import type { RunEvent } from '../../src/protocol/types.js';
+import { isolateAndRemote } from '../support/isolate-and-remote.js';
 import { withSlack } from '../support/machine-slack.js';
 import { expectValidEvents } from './support/valid-event.js';
 
-let isolate: IsolateExecutor;
-let remote: Executor;
-
-beforeAll(async () => {
-  isolate = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
-  const daemon = await startDaemon();
-  remote = await connect(daemon.url, { websocket: NodeWebSocket });
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.allSettled([isolate?.dispose(), remote?.dispose()]);
-  await stopAllDaemons();
-});
+const real = isolateAndRemote();
 
 const executors = [
-  ['in process', () => isolate],
-  ['over the daemon', () => remote],
+  ['in process', () => real.isolate],
+  ['over the daemon', () => real.remote],
 ] as const;
 
 /** The fields a test can assert: every event without its clock readings. */

@@ -3,17 +3,14 @@
  * (connect()), and one made over the daemon replays on IsolateExecutor, each answered from the
  * record alone. The record is made on the caller's side, so both records have the same calls.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CodemodeExecutor } from '../../src/codemode/codemode-executor.js';
-import { IsolateExecutor } from '../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import type { ExecuteRequest, Executor } from '../../src/protocol/types.js';
 import { recordExecution } from '../../src/record/recorder.js';
 import { replay } from '../../src/record/replay.js';
 import type { RunRecord } from '../../src/record/types.js';
-import { connect } from '../../src/remote/index.js';
-import { NodeWebSocket } from '../support/client.js';
-import { startDaemon, stopAllDaemons } from '../support/daemon.js';
+import { isolateAndRemote } from '../support/isolate-and-remote.js';
 import { expectValid } from './support/valid-record.js';
 
 const CODE = `async () => {
@@ -49,19 +46,7 @@ function database() {
 
 const EXPECTED_RESULT = { rows: [{ id: 7 }, { id: 8 }], failure: 'refused: drop is not allowed', bytes: [1, 2, 250] };
 
-let isolate: IsolateExecutor;
-let remote: Executor;
-
-beforeAll(async () => {
-  isolate = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
-  const daemon = await startDaemon();
-  remote = await connect(daemon.url, { websocket: NodeWebSocket });
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.allSettled([isolate?.dispose(), remote?.dispose()]);
-  await stopAllDaemons();
-});
+const executors = isolateAndRemote();
 
 /** Records CODE on `executor`, checking the run itself and that every tool ran once. */
 async function recordOn(executor: Executor): Promise<RunRecord> {
@@ -75,7 +60,7 @@ async function recordOn(executor: Executor): Promise<RunRecord> {
 
 describe('a run record on the real executors', () => {
   it('made on IsolateExecutor, replays identically over the daemon', async () => {
-    const record = await recordOn(isolate);
+    const record = await recordOn(executors.isolate);
     expect(record.calls).toMatchObject([
       { provider: 'db', tool: 'query', args: ['select 1', 7], result: [{ id: 7 }, { id: 8 }] },
       { provider: 'db', tool: 'drop', args: ['users'], error: 'refused: drop is not allowed' },
@@ -86,24 +71,24 @@ describe('a run record on the real executors', () => {
         result: { __codemode_binary_v1__: 'Uint8Array', data: 'AQL6' },
       },
     ]);
-    const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor: remote });
+    const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor: executors.remote });
     expect(comparison).toMatchObject({ identical: true });
     expect(comparison.replayed.outcome).toEqual({ result: EXPECTED_RESULT });
   }, 60_000);
 
   it('made over the daemon, replays identically on IsolateExecutor, and the two records hold the same calls', async () => {
-    const record = await recordOn(remote);
-    const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor: isolate });
+    const record = await recordOn(executors.remote);
+    const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor: executors.isolate });
     expect(comparison).toMatchObject({ identical: true });
-    const local = await recordOn(isolate);
+    const local = await recordOn(executors.isolate);
     const withoutTimes = (r: RunRecord) => r.calls.map(({ startMs: _s, durationMs: _d, ...call }) => call);
     expect(withoutTimes(record)).toEqual(withoutTimes(local));
   }, 60_000);
 
   it('names the first divergence over the daemon, as in process', async () => {
-    const record = await recordOn(isolate);
+    const record = await recordOn(executors.isolate);
     const changed = { ...record, request: { ...record.request, code: CODE.replace('"select 1", 7', '"select 1", 9') } };
-    for (const executor of [remote, isolate]) {
+    for (const executor of [executors.remote, executors.isolate]) {
       expect(await replay(changed, { executor })).toMatchObject({
         identical: false,
         divergence: {
@@ -119,7 +104,7 @@ describe('a run record on the real executors', () => {
   it('holds nothing of an outbound fetch: the run fetched through the host, the record has only the tool calls', async () => {
     const fetched: string[] = [];
     const { request } = database();
-    const { outcome, record } = await recordExecution(isolate, {
+    const { outcome, record } = await recordExecution(executors.isolate, {
       ...request,
       code: 'async () => { const body = await (await fetch("https://api.example/" + (await db.query("x", 1))[1].id)).text(); return body.length }',
       outbound: (req) => {
@@ -139,23 +124,23 @@ describe('a run record on the real executors', () => {
 
   it('records a value JSON cannot write as the reason, never failing the run, and replays it', async () => {
     const { request } = database();
-    const { outcome, record } = await recordExecution(isolate, {
+    const { outcome, record } = await recordExecution(executors.isolate, {
       ...request,
       code: 'async () => ({ big: 10n ** 20n })',
     });
     expect(outcome.result).toEqual({ big: 10n ** 20n });
     expect(record.outcome).toEqual({ resultNotJson: expect.stringContaining('BigInt') });
     expectValid(record);
-    expect(await replay(record, { executor: remote })).toMatchObject({ identical: true });
+    expect(await replay(record, { executor: executors.remote })).toMatchObject({ identical: true });
   }, 60_000);
 
   it('comes from CodemodeExecutor over connect() with record: true, and replays there', async () => {
-    const executor = new CodemodeExecutor(remote);
+    const executor = new CodemodeExecutor(executors.remote);
     const providers = [{ name: 'math', fns: { 'add-one': (n: number) => n + 1 } }];
     const result = await executor.execute('const n = await math.add_one(41)\nn', providers, { record: true });
     expect(result).toMatchObject({ result: 42, logs: [] });
     expect(result.record?.calls).toMatchObject([{ provider: 'math', tool: 'add_one', args: [41], result: 42 }]);
-    expect(await replay(result.record!, { executor: isolate })).toMatchObject({ identical: true });
+    expect(await replay(result.record!, { executor: executors.isolate })).toMatchObject({ identical: true });
   }, 60_000);
 
   it('replays a record whose call the caller abandoned to its end, on IsolateExecutor and over the daemon, keeping no sandbox busy', async () => {
@@ -178,7 +163,7 @@ describe('a run record on the real executors', () => {
     };
     const kept: RunRecord[] = [];
     const given = await recordExecution(
-      isolate,
+      executors.isolate,
       request,
       { onRecord: (r) => kept.push(r) },
       {
@@ -191,24 +176,24 @@ describe('a run record on the real executors', () => {
     expect(record.calls[0]).not.toHaveProperty('durationMs');
     expect(record.outcome.rejected?.code).toBe('EXECUTION_CANCELLED');
     expectValid(record);
-    for (const executor of [isolate, remote]) {
+    for (const executor of [executors.isolate, executors.remote]) {
       const started = performance.now();
       const comparison = await replay(JSON.parse(JSON.stringify(record)), { executor });
       expect(comparison).toMatchObject({ identical: true });
       expect(performance.now() - started).toBeLessThan(15_000);
     }
     // Nothing of the replays is left running or retained in process.
-    await expect.poll(() => isolate.stats().states.busy, { timeout: 10_000 }).toBe(0);
-    expect(isolate.stats().retained).toBe(0);
+    await expect.poll(() => executors.isolate.stats().states.busy, { timeout: 10_000 }).toBe(0);
+    expect(executors.isolate.stats().retained).toBe(0);
   }, 60_000);
 
   it('keeps nothing when a stored record asks for retained handles: it is refused, naming the field', async () => {
-    const record = await recordOn(isolate);
+    const record = await recordOn(executors.isolate);
     const stored = JSON.parse(JSON.stringify(record));
     stored.request.retainHandles = true;
-    const refusal = await replay(stored, { executor: isolate }).catch((error: unknown) => error);
+    const refusal = await replay(stored, { executor: executors.isolate }).catch((error: unknown) => error);
     expect(refusal).toMatchObject({ code: 'INVALID_REQUEST' });
     expect((refusal as Error).message).toContain('request has a field "retainHandles"');
-    expect(isolate.stats().retained).toBe(0);
+    expect(executors.isolate.stats().retained).toBe(0);
   }, 60_000);
 });
