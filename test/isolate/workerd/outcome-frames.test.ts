@@ -9,6 +9,7 @@ import type { SupervisorSettings } from '../../../src/isolate/contract/sandbox-s
 import { supervisorText } from '../../../src/isolate/contract/texts.js';
 import { doneMessage, overFrameCap, report, valueCodec } from '../../../src/isolate/workerd/outcome-frames.js';
 import type { RunId, SandboxWorker } from '../../../src/isolate/workerd/types.js';
+import type { LogEntry } from '../../../src/protocol/types.js';
 
 const run = 'run-1' as RunId;
 
@@ -23,7 +24,7 @@ function settings(caps: Partial<SupervisorSettings> = {}): SupervisorSettings {
 }
 
 /** A worker whose snapshot (asked for when its call threw) holds these lines. */
-function workerWithSnapshot(logs: { level: string; message: string }[]): SandboxWorker {
+function workerWithSnapshot(logs: LogEntry[]): SandboxWorker {
   return {
     getEntrypoint: () => ({ snapshot: async () => ({ logs, settledBeforeDeadline: false }) }),
   } as unknown as SandboxWorker;
@@ -40,7 +41,7 @@ function reported(message: SupervisorMessage, caps: SupervisorSettings): unknown
 
 describe("a run's done message", () => {
   it('carries a value, its logs and whether it settled in time', async () => {
-    const logs = [{ level: 'log', message: 'hi' }];
+    const logs: LogEntry[] = [{ level: 'log', message: 'hi' }];
     const done = await doneMessage(run, noWorker, settings(), async () => ({
       ok: true,
       value: { n: 1 },
@@ -84,7 +85,7 @@ describe("a run's done message", () => {
   });
 
   it("is a fault with the worker's logs when the call itself failed", async () => {
-    const logs = [{ level: 'log', message: 'before the throw' }];
+    const logs: LogEntry[] = [{ level: 'log', message: 'before the throw' }];
     const done = await doneMessage(run, workerWithSnapshot(logs), settings(), async () => {
       throw new SyntaxError('Unexpected token');
     });
@@ -125,7 +126,7 @@ describe('an outcome frame', () => {
 
   it('too large for the channel becomes a fault naming both caps, keeping logs that fit', () => {
     const caps = settings({ maxFrameBytes: 600 });
-    const logs = [{ level: 'log', message: 'kept' }];
+    const logs: LogEntry[] = [{ level: 'log', message: 'kept' }];
     const message: SupervisorMessage = {
       t: 'done',
       run,
@@ -147,7 +148,7 @@ describe('an outcome frame', () => {
 
   it('drops logs that do not fit beside the fault', () => {
     const caps = settings({ maxFrameBytes: 700 });
-    const logs = [{ level: 'log', message: 'l'.repeat(650) }];
+    const logs: LogEntry[] = [{ level: 'log', message: 'l'.repeat(650) }];
     const message: SupervisorMessage = {
       t: 'done',
       run,
