@@ -5,7 +5,7 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ModuleSource } from '../protocol/types.js';
-import { formatModuleHashMismatch, formatModuleNotHeld, moduleHash } from '../wire/module-refs.js';
+import { formatModuleHashMismatch, ModuleNotHeldError, moduleHash } from '../wire/module-refs.js';
 import type { WireExecuteRequest } from '../wire/types.js';
 import type { ModuleCache } from './module-cache.js';
 
@@ -31,7 +31,7 @@ export function resolveModuleRefs(cache: ModuleCache, tenant: string, wire: Wire
   const modules: Record<string, ModuleSource> = { ...rest.modules };
   for (const [name, hash] of Object.entries(moduleRefs)) {
     const source = cache.get(tenant, hash);
-    if (source === undefined) throw new ExecutorError('INVALID_REQUEST', formatModuleNotHeld(name, hash));
+    if (source === undefined) throw new ModuleNotHeldError(name, hash);
     modules[name] = source;
   }
   return { ...rest, modules };
