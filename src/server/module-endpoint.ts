@@ -21,7 +21,9 @@ export async function putModules(
     if (actual[index] !== hash)
       throw new ExecutorError('INVALID_REQUEST', formatModuleHashMismatch(hash, actual[index]!));
   });
-  for (const [hash, source] of entries) cache.put(tenant, hash, source);
+  // Frozen: every execute that names it runs the same object, whose text the channel escapes once.
+  for (const [hash, source] of entries)
+    cache.put(tenant, hash, Object.isFrozen(source) ? source : Object.freeze(source));
 }
 
 /** The request with its `moduleRefs` resolved into `modules`; a hash the tenant's cache lacks refuses it. */
