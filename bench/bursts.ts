@@ -190,7 +190,7 @@ export function printBursts(figures: BurstFigures[]): void {
  * warm-up bursts, the first burst with the set (it bundles, and over the daemon puts each module
  * once) is printed apart; then bursts with and without it alternate, each side first in turn.
  */
-export const SHARED_SET = ['zod', 'date-fns'] as const;
+const SHARED_SET = ['zod', 'date-fns'] as const;
 const SHARED_SET_PLAN = { full: { n: 100, rounds: 6 }, quick: { n: 20, rounds: 2 } } as const;
 /** The clause's bound on the ratio of a burst with the set to one without. */
 const SHARED_SET_BOUND = 1.05;
@@ -210,7 +210,7 @@ export interface SharedSetFigures {
 }
 
 /** What runs the dialect's programs on one side: in process, or a client of a daemon. */
-export interface SharedSetSide {
+interface SharedSetSide {
   side: string;
   dialect: Pick<CodemodeExecutor, 'execute'>;
 }
@@ -224,7 +224,7 @@ async function cpuBurst(n: number, dialect: Pick<CodemodeExecutor, 'execute'>, m
   return { ...result, allCpuMs: hostMs + childrenMs };
 }
 
-export async function measureSharedSetBursts(quick: boolean, side: SharedSetSide): Promise<SharedSetFigures> {
+async function measureSharedSetBursts(quick: boolean, side: SharedSetSide): Promise<SharedSetFigures> {
   const { n, rounds } = quick ? SHARED_SET_PLAN.quick : SHARED_SET_PLAN.full;
   for (let i = 0; i < WARM_UP_BURSTS; i += 1) await cpuBurst(n, side.dialect);
   const modules = await bundlePackages([...SHARED_SET]);

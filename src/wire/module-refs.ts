@@ -42,7 +42,7 @@ export function isModuleNotHeld(error: unknown): boolean {
   return code === 'INVALID_REQUEST' && reason === MODULE_NOT_HELD;
 }
 
-export function formatModuleNotHeld(name: string, hash: string): string {
+function formatModuleNotHeld(name: string, hash: string): string {
   return `The executor daemon does not hold the module "${name}" (hash ${hash}) for this tenant: send it with putModules, or inline`;
 }
 
