@@ -1,11 +1,11 @@
 /**
- * How a run ends, the host's one state machine (the sandbox's half is worker/run-end.ts; the state
+ * How a run ends, the host's one state machine (the sandbox's half is workerd/run-race.ts; the state
  * diagram is in docs/isolate.md). Every ending of a run is an event here: its bounds, its caller
  * going away, the sandbox's answers, a process that does not answer the give-up, the caps that end
  * a process, its death, and the executor's disposal. The table says, for each state and event, the
  * next state and the verdict: what the run does, and what becomes of its process. It is pure: the
  * run (run.ts) feeds it the events and carries out its verdicts, the clocks and the give-up's
- * grace are run-end.ts's, and what the pool does with the process is pool/after-run.ts's.
+ * grace are run-clocks.ts's, and what the pool does with the process is pool/after-run.ts's.
  *
  * An event that a state does not list is refused: the state stays and nothing is done. So the
  * first ending wins, and a reply that comes after it changes nothing.

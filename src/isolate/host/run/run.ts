@@ -4,7 +4,7 @@
  * reply into the run's outcome. Every way it ends (its bounds, its caller going away, the sandbox's
  * answers, the caps on its process, its process's death, the executor's disposal) is an event of
  * one state machine, run-ending.ts, whose verdicts the run carries out here; its clocks are
- * run-end.ts's `RunEnd`.
+ * run-clocks.ts's `RunClocks`.
  */
 
 import { describeValue } from '../../../protocol/describe-value.js';
@@ -28,7 +28,7 @@ import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
 import { describeExit } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';
 import { replyFrame } from '../relay/outbound-response.js';
-import { RunEnd } from './run-end.js';
+import { RunClocks } from './run-clocks.js';
 import {
   type EndingEvent,
   type EndingResult,
@@ -106,7 +106,7 @@ export class Run {
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   /** The bounds' clocks and the give-up's grace. */
-  readonly #end: RunEnd;
+  readonly #clocks: RunClocks;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
   /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
@@ -120,7 +120,7 @@ export class Run {
   constructor(sandbox: SandboxProcess, spec: RunSpec) {
     this.#spec = spec;
     this.#process = sandbox;
-    this.#end = new RunEnd(sandbox, spec.id, spec, {
+    this.#clocks = new RunClocks(sandbox, spec.id, spec, {
       expired: (bound) => this.#on(bound),
       spinning: () => this.#on('spinning'),
     });
@@ -172,7 +172,7 @@ export class Run {
         this.#begin();
         return;
       case 'giveUp':
-        this.#end.giveUp(verdict.raceMayWin);
+        this.#clocks.giveUp(verdict.raceMayWin);
         return;
       case 'settle':
         this.#settle(verdict, details);
@@ -203,9 +203,9 @@ export class Run {
       // An execution's clock starts with its program (its `started`), as upstream's starts inside
       // the sandbox: until then it counts only its process's CPU time, and the start has a bound
       // of its own. An invocation's worker is loaded already.
-      this.#end.startLoading();
+      this.#clocks.startLoading();
       this.#programStart = setTimeout(() => this.#on('programStart'), this.#spec.programStartTimeoutMs);
-    } else this.#end.start();
+    } else this.#clocks.start();
     this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
   }
 
@@ -238,13 +238,13 @@ export class Run {
     if (this.#programStart === undefined) return;
     clearTimeout(this.#programStart);
     this.#programStart = undefined;
-    this.#end.programStarted();
+    this.#clocks.programStarted();
   }
 
   async #answerCall(message: CallMessage): Promise<void> {
     const dispatch = this.#spec.dispatch;
     const tool = message.tool;
-    this.#end.beginHostWait();
+    this.#clocks.beginHostWait();
     let envelope: string;
     try {
       if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
@@ -258,7 +258,7 @@ export class Run {
     } catch (error) {
       envelope = encodeErrorEnvelope(messageOf(error));
     } finally {
-      this.#end.endHostWait();
+      this.#clocks.endHostWait();
     }
     // Checked before anything is sent: the sandbox never receives a result over the cap.
     const size = Buffer.byteLength(envelope, 'utf8');
@@ -272,13 +272,13 @@ export class Run {
     const outbound = this.#spec.outbound;
     if (this.#ending === 'ended' || typeof outbound !== 'function')
       return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
-    this.#end.beginHostWait();
+    this.#clocks.beginHostWait();
     try {
       return await replyFrame(await outbound(request), this.#spec.limits.maxResponseBodyBytes);
     } catch (error) {
       return { head: { ok: false, error: messageOf(error) }, body: new Uint8Array() };
     } finally {
-      this.#end.endHostWait();
+      this.#clocks.endHostWait();
     }
   }
 
@@ -368,7 +368,7 @@ export class Run {
     // started, reads as unknown.
     clearTimeout(this.#programStart);
     this.#programStart = undefined;
-    this.#cpuMs = this.#end.stop();
+    this.#cpuMs = this.#clocks.stop();
     this.#releaseMemoryGuard?.();
   }
 }

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isolateText } from '../../../../src/isolate/contract/texts.js';
-import { RunClock } from '../../../../src/isolate/host/run/run-end.js';
+import { RunClock } from '../../../../src/isolate/host/run/run-clocks.js';
 import { IsolateExecutor, type RunReport } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../../../src/protocol/errors.js';
