@@ -11,7 +11,7 @@ import { ExecutionTimeoutError } from '../protocol/errors.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, ExecuteResult, Executor, LogEntry } from '../protocol/types.js';
 import { resolveRecordOptions } from '../record/record-options.js';
-import { beginRecording } from '../record/recorder.js';
+import { beginRecording, runRecorded } from '../record/recorder.js';
 import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
 import { NormalizedCode } from './normalized-code.js';
@@ -99,24 +99,25 @@ export class CodemodeExecutor {
     if (options?.outbound !== undefined) request.outbound = options.outbound;
 
     // Recorded, the request's dispatch is wrapped here, above the native executor, whichever it is.
-    const recording = recordOptions === null ? null : beginRecording(request, recordOptions);
-    let outcome: ExecuteResult;
-    try {
-      // The native executor observes the run where its tool calls and console lines are at hand.
-      outcome = await this.#native.execute(recording?.request ?? request, events ?? undefined);
-    } catch (error) {
-      recording?.fail(error);
-      throw error;
-    } finally {
-      // Calls the program abandoned are refused from here on.
-      guard.active = false;
-    }
+    const execute = async (native: ExecuteRequest): Promise<ExecuteResult> => {
+      try {
+        // The native executor observes the run where its tool calls and console lines are at hand.
+        return await this.#native.execute(native, events ?? undefined);
+      } finally {
+        // Calls the program abandoned are refused from here on.
+        guard.active = false;
+      }
+    };
+    const { outcome, record } =
+      recordOptions === null
+        ? { outcome: await execute(request), record: undefined }
+        : await runRecorded(beginRecording(request, recordOptions), execute);
     const logs = formatLogs(outcome.logs);
     const rendered: CodemodeExecuteResult =
       outcome.error !== undefined
         ? { result: undefined, error: renderError(outcome.error), logs }
         : { result: outcome.result, logs };
-    if (recording !== null) rendered.record = recording.finish(outcome);
+    if (record !== undefined) rendered.record = record;
     return rendered;
   }
 
