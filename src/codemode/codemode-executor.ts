@@ -7,7 +7,7 @@ import { RunObservation } from '../events/observe-run.js';
 import { type ResolvedEventOptions, resolveEventOptions } from '../events/options.js';
 import { codeBytesOver } from '../protocol/code-size.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
-import { ExecutionTimeoutError } from '../protocol/errors.js';
+import type { RunEnding } from '../protocol/run-endings.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, ExecuteResult, Executor, LogEntry } from '../protocol/types.js';
 import { resolveRecordOptions } from '../record/record-options.js';
@@ -30,12 +30,12 @@ export function formatLogs(entries: readonly LogEntry[]): string[] {
 }
 
 /**
- * A native timeout, recognized by its whole first sentence, back to the dialect's
- * `Execution timed out`. Every other text, including a program's own
- * `Execution timed out waiting for ...`, passes through.
+ * A run the native executor ended at its wall-clock bound (its `ending`'s code, never its text)
+ * back to the dialect's `Execution timed out`. Every other failure's text passes through, including
+ * a program's own, however much it reads like a timeout.
  */
-export function renderError(message: string): string {
-  return ExecutionTimeoutError.matches(message) ? TIMEOUT_MESSAGE : message;
+export function renderError(error: string, ending: RunEnding | undefined): string {
+  return ending?.code === 'EXECUTION_TIMEOUT' ? TIMEOUT_MESSAGE : error;
 }
 
 export type { CodemodeExecutorOptions } from './options.js';
@@ -115,7 +115,7 @@ export class CodemodeExecutor {
     const logs = formatLogs(outcome.logs);
     const rendered: CodemodeExecuteResult =
       outcome.error !== undefined
-        ? { result: undefined, error: renderError(outcome.error), logs }
+        ? { result: undefined, error: renderError(outcome.error, outcome.ending), logs }
         : { result: outcome.result, logs };
     if (record !== undefined) rendered.record = record;
     return rendered;

@@ -76,14 +76,14 @@ export class IsolateExecutor implements Executor {
       retainedOn: (member) => this.#retained.heldBy(member),
       measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
-        this.#runOn.get(member)?.endOverBudget(isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
+        this.#runOn.get(member)?.endOverBudget({ usedMb, budgetMb, memberMb }),
       evict: (member, cause) =>
         this.#retained.evict(
           member,
           cause === 'gone' ? isolateText.executionEvictedGone : isolateText.executionEvicted,
         ),
       reclaim: (member, { heldMb, shareMb, percent }) =>
-        this.#runOn.get(member)?.endOverBudget(isolateText.tenantShareReclaimed(heldMb, shareMb, percent)),
+        this.#runOn.get(member)?.endForTenantShare({ heldMb, shareMb, percent }),
     });
   }
 

@@ -9,9 +9,10 @@
 
 import { describeValue } from '../../../protocol/describe-value.js';
 import { encodeErrorEnvelope } from '../../../protocol/dispatch.js';
-import { ExecutionTimeoutError, ExecutorError } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
-import { COMPLETED_MESSAGE, formatCpuTimeout, formatToolNotFound } from '../../../protocol/texts.js';
+import type { RunEnding } from '../../../protocol/run-endings.js';
+import { COMPLETED_MESSAGE, formatToolNotFound } from '../../../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../../protocol/types.js';
 import { decodeValue } from '../../../protocol/value-codec.js';
 import { channelGrammar } from '../../contract/channel.js';
@@ -25,9 +26,10 @@ import type {
 import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
 import { isolateText } from '../../contract/texts.js';
 import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
-import { describeExit } from '../member/spawn-workerd.js';
+import type { ExitInfo } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';
 import { replyFrame } from '../relay/outbound-response.js';
+import { endingText } from './ending-text.js';
 import { RunClocks } from './run-clocks.js';
 import {
   type EndingEvent,
@@ -77,8 +79,14 @@ interface EndingDetails {
   logs?: LogEntry[];
   /** The sandbox's `done`. */
   done?: DoneMessage;
-  /** The text of an ending that composes its own (the request's size, the budget's overrun). */
-  error?: string;
+  /** The size of a start message over its cap. */
+  requestBytes?: number;
+  /** The pool's account of the memory budget it ended the process over. */
+  budget?: AccountOf<'MEMORY_BUDGET'>;
+  /** The pool's account of the tenant's share it ended the process over. */
+  share?: AccountOf<'TENANT_SHARE_RECLAIMED'>;
+  /** How its process ended. */
+  exit?: ExitInfo;
   /** The rejection of a disposed run. */
   disposed?: ExecutorError;
 }
@@ -89,10 +97,14 @@ function formatFault(fault: string): string {
   return uncaught ? uncaught[1]!.trim() : fault;
 }
 
-function deathText(end: ProcessEnd, spec: RunSpec): string {
-  if (end.exit.oomKilled) return isolateText.memoryLimit(spec.memoryLimitMb);
-  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(spec.heapLimitMb);
-  return isolateText.processEnded(describeExit(end.exit));
+/** What an ending names besides its code. */
+type AccountOf<C extends RunEnding['code']> = Omit<Extract<RunEnding, { code: C }>, 'code'>;
+
+/** The event a process's end is, by the cause it tells (spawn-workerd.ts's `ExitInfo`). */
+function deathEvent({ exit }: ProcessEnd): EndingEvent {
+  if (exit.oomKilled) return 'diedAtMemoryLimit';
+  if (exit.heapExhausted) return 'diedOutOfHeap';
+  return 'died';
 }
 
 /** Answers a message of a run that already settled. */
@@ -157,8 +169,13 @@ export class Run {
   }
 
   /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
-  endOverBudget(error: string): void {
-    this.#on('budget', { error });
+  endOverBudget(account: AccountOf<'MEMORY_BUDGET'>): void {
+    this.#on('budget', { budget: account });
+  }
+
+  /** The pool is ending its process for another tenant's run: the run reports that, not a death. */
+  endForTenantShare(account: AccountOf<'TENANT_SHARE_RECLAIMED'>): void {
+    this.#on('reclaim', { share: account });
   }
 
   /** Steps the run's ending by one event (run-ending.ts), and carries out the verdict. */
@@ -186,7 +203,7 @@ export class Run {
       if (message.run === this.#spec.id && this.#ending !== 'ended') this.#receive(message);
       else answerStale(this.#process, message);
     };
-    this.#process.watchEnd((end) => this.#on('died', { error: deathText(end, this.#spec) }));
+    this.#process.watchEnd((end) => this.#on(deathEvent(end), { exit: end.exit }));
     this.#process.watchHeap(() => this.#on('heap'));
     this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output'));
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
@@ -194,7 +211,7 @@ export class Run {
     const size = Buffer.byteLength(text, 'utf8');
     const cap = this.#spec.limits.maxRequestBytes;
     if (size > cap) {
-      this.#on('requestTooLarge', { error: isolateText.requestTooLarge(size, cap) });
+      this.#on('requestTooLarge', { requestBytes: size });
       return;
     }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
@@ -327,37 +344,48 @@ export class Run {
     }
   }
 
-  /** A run that did not end with its own outcome: the text of what ended it, or its rejection. */
+  /**
+   * A run that did not end with its own outcome: the ending the table chose, with its data, and its
+   * text (composed once, ending-text.ts), or its rejection.
+   */
   #failure(
     result: Exclude<EndingResult, 'outcome'>,
     details: EndingDetails,
   ): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
     if (result === 'disposed') return details.disposed!;
-    const failed = (error: string, logs: LogEntry[] = []) => ({
-      result: { result: undefined, error, logs },
-      retained: false,
-    });
+    const ending = this.#endingOf(result, details);
+    // A bound's text comes with the lines the sandbox's answer brought; a cap's with none.
+    const logs = ending.code === 'EXECUTION_TIMEOUT' || ending.code === 'CPU_TIMEOUT' ? (details.logs ?? []) : [];
+    return { result: { result: undefined, error: endingText(ending), logs, ending }, retained: false };
+  }
+
+  /** The ending the table chose, with what it names: the run's bounds, or what the event brought. */
+  #endingOf(code: Exclude<EndingResult, 'outcome' | 'disposed'>, details: EndingDetails): RunEnding {
     const spec = this.#spec;
-    switch (result) {
-      case 'timeout':
-        return failed(ExecutionTimeoutError.format(spec.timeout), details.logs);
-      case 'cpuTimeout':
-        return failed(
-          spec.cpuTimeout === null ? ExecutionTimeoutError.format(spec.timeout) : formatCpuTimeout(spec.cpuTimeout),
-          details.logs,
-        );
-      case 'outOfMemory':
-        return failed(isolateText.outOfMemory(spec.heapLimitMb));
-      case 'memoryLimit':
-        return failed(isolateText.memoryLimit(spec.memoryLimitMb));
-      case 'outputTooLarge':
-        return failed(isolateText.processOutputTooLarge(spec.limits.maxProcessOutputBytes));
-      case 'programStartTimeout':
-        return failed(isolateText.programStartTimedOut(spec.programStartTimeoutMs));
-      case 'requestTooLarge':
-      case 'overBudget':
-      case 'processEnded':
-        return failed(details.error!);
+    switch (code) {
+      case 'EXECUTION_TIMEOUT':
+        return { code, timeout: spec.timeout };
+      case 'CPU_TIMEOUT':
+        // Only a run with a CPU bound spends one; without, it is its wall-clock bound.
+        return spec.cpuTimeout === null
+          ? { code: 'EXECUTION_TIMEOUT', timeout: spec.timeout }
+          : { code, cpuTimeout: spec.cpuTimeout };
+      case 'PROGRAM_START_TIMEOUT':
+        return { code, programStartTimeoutMs: spec.programStartTimeoutMs };
+      case 'REQUEST_TOO_LARGE':
+        return { code, bytes: details.requestBytes!, maxRequestBytes: spec.limits.maxRequestBytes };
+      case 'OUT_OF_MEMORY':
+        return { code, heapLimitMb: spec.heapLimitMb };
+      case 'MEMORY_LIMIT':
+        return { code, memoryLimitMb: spec.memoryLimitMb };
+      case 'OUTPUT_TOO_LARGE':
+        return { code, maxProcessOutputBytes: spec.limits.maxProcessOutputBytes };
+      case 'MEMORY_BUDGET':
+        return { code, ...details.budget! };
+      case 'TENANT_SHARE_RECLAIMED':
+        return { code, ...details.share! };
+      case 'PROCESS_ENDED':
+        return { code, exitCode: details.exit!.code, signal: details.exit!.signal };
     }
   }
 

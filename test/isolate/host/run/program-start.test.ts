@@ -56,7 +56,12 @@ describe("an execution's clock", () => {
       const pid = await warmMember(executor);
       const outcome = executor.execute({ code: 'async () => 1', timeout: 60_000 });
       process.kill(pid, 'SIGSTOP');
-      expect(await outcome).toEqual({ result: undefined, error: isolateText.programStartTimedOut(300), logs: [] });
+      expect(await outcome).toEqual({
+        result: undefined,
+        error: isolateText.programStartTimedOut(300),
+        ending: { code: 'PROGRAM_START_TIMEOUT', programStartTimeoutMs: 300 },
+        logs: [],
+      });
       await waitFor(() => !isAlive(pid), 'the stopped member to be ended');
       // The pool counts an end when it sees its process's wrapper exit, a moment after workerd.
       await waitFor(() => executor.stats().ends.killed + executor.stats().ends.died > 0, 'the pool to see the end');

@@ -128,7 +128,7 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
   }
 }
 
-const exit = { code: 1, signal: null, stderr: '', oomKilled: false };
+const exit = { code: 1, signal: null, stderr: '', oomKilled: false, heapExhausted: false };
 
 describe("an execution's clock starts with its program", () => {
   it("counts its timeout from the program's start, not from the hand-off while its process loads it", async () => {
@@ -164,7 +164,12 @@ describe("an execution's clock starts with its program", () => {
   it('ends a run whose program does not start within programStartTimeoutMs with its text, and kills the process', async () => {
     const { sandbox, run } = startRun({ programStartTimeoutMs: 30 }, false);
     const outcome = await run.outcome;
-    expect(outcome.result).toEqual({ result: undefined, error: isolateText.programStartTimedOut(30), logs: [] });
+    expect(outcome.result).toEqual({
+      result: undefined,
+      error: isolateText.programStartTimedOut(30),
+      ending: { code: 'PROGRAM_START_TIMEOUT', programStartTimeoutMs: 30 },
+      logs: [],
+    });
     expect(run.fate).toBe('killed');
     expect(sandbox.cancels()).toEqual([]);
   });
@@ -206,6 +211,7 @@ describe('Run', () => {
     expect((await run.outcome).result).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(10),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 10 },
       logs: [{ level: 'warn', message: 'so far' }],
     });
     expect(run.fate).toBe('retire');
@@ -230,7 +236,9 @@ describe('Run', () => {
     await until(() => sandbox.cancels().length > 0, 2_000);
     expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
     sandbox.onMessage(done(true));
-    expect((await run.outcome).result.error).toBe(formatCpuTimeout(30));
+    const { result } = await run.outcome;
+    expect(result.error).toBe(formatCpuTimeout(30));
+    expect(result.ending).toEqual({ code: 'CPU_TIMEOUT', cpuTimeout: 30 });
     expect(run.fate).toBe('retire');
   });
 
@@ -246,34 +254,70 @@ describe('Run', () => {
   });
 
   it.each([
-    ['heap', (sandbox: FakeProcess) => sandbox.heapFull!(), isolateText.outOfMemory(64)],
-    ['memory', (sandbox: FakeProcess) => sandbox.memoryExceeded!(), isolateText.memoryLimit(128)],
-    ['output', (sandbox: FakeProcess) => sandbox.outputFlood!(), isolateText.processOutputTooLarge(4096)],
+    [
+      'heap',
+      (sandbox: FakeProcess) => sandbox.heapFull!(),
+      isolateText.outOfMemory(64),
+      { code: 'OUT_OF_MEMORY', heapLimitMb: 64 },
+    ],
+    [
+      'memory',
+      (sandbox: FakeProcess) => sandbox.memoryExceeded!(),
+      isolateText.memoryLimit(128),
+      { code: 'MEMORY_LIMIT', memoryLimitMb: 128 },
+    ],
+    [
+      'output',
+      (sandbox: FakeProcess) => sandbox.outputFlood!(),
+      isolateText.processOutputTooLarge(4096),
+      { code: 'OUTPUT_TOO_LARGE', maxProcessOutputBytes: 4096 },
+    ],
   ])(
     'ends at the %s cap, even while given up: kills its process at once, reports the cap, and a death after it changes nothing',
-    async (_cap, pass, text) => {
+    async (_cap, pass, text, ending) => {
       const { sandbox, run } = startRun();
       run.cancel();
       pass(sandbox);
       expect(sandbox.kills).toBe(1);
       sandbox.ended!({ intended: true, exit });
-      expect((await run.outcome).result).toEqual({ result: undefined, error: text, logs: [] });
+      expect((await run.outcome).result).toEqual({ result: undefined, error: text, ending, logs: [] });
       expect(run.fate).toBe('killed');
     },
   );
 
-  it('ends over the memory budget with the budget text it is given', async () => {
-    const { sandbox, run } = startRun();
-    run.endOverBudget('over the budget');
-    expect(sandbox.kills).toBe(1);
-    expect((await run.outcome).result.error).toBe('over the budget');
-    expect(run.fate).toBe('killed');
+  it("ends over the memory budget, or for another tenant's share, with the pool's account as data and its text", async () => {
+    const budget = startRun();
+    budget.run.endOverBudget({ usedMb: 300.4, budgetMb: 256, memberMb: 120.6 });
+    expect(budget.sandbox.kills).toBe(1);
+    expect((await budget.run.outcome).result).toEqual({
+      result: undefined,
+      error: isolateText.memoryBudget(300.4, 256, 120.6),
+      ending: { code: 'MEMORY_BUDGET', usedMb: 300.4, budgetMb: 256, memberMb: 120.6 },
+      logs: [],
+    });
+    expect(budget.run.fate).toBe('killed');
+
+    const share = startRun();
+    share.run.endForTenantShare({ heldMb: 200, shareMb: 128, percent: 50 });
+    expect(share.sandbox.kills).toBe(1);
+    expect((await share.run.outcome).result).toEqual({
+      result: undefined,
+      error: isolateText.tenantShareReclaimed(200, 128, 50),
+      ending: { code: 'TENANT_SHARE_RECLAIMED', heldMb: 200, shareMb: 128, percent: 50 },
+      logs: [],
+    });
+    expect(share.run.fate).toBe('killed');
   });
 
   it('reports a process that died as its death, or, once the run is given up, as the bound', async () => {
     const running = startRun();
     running.sandbox.ended!({ intended: false, exit });
-    expect((await running.run.outcome).result.error).toBe(isolateText.processEnded(isolateText.exitStatus(1, null)));
+    expect((await running.run.outcome).result).toEqual({
+      result: undefined,
+      error: isolateText.processEnded(isolateText.exitStatus(1, null)),
+      ending: { code: 'PROCESS_ENDED', exitCode: 1, signal: null },
+      logs: [],
+    });
     expect(running.run.fate).toBe('dead');
 
     const givenUp = startRun();
@@ -283,12 +327,36 @@ describe('Run', () => {
     expect(givenUp.run.fate).toBe('dead');
   });
 
+  it.each([
+    ['the kernel ended it at its cgroup cap', { oomKilled: true }, { code: 'MEMORY_LIMIT', memoryLimitMb: 128 }],
+    ['V8 aborted it, its heap exhausted', { heapExhausted: true }, { code: 'OUT_OF_MEMORY', heapLimitMb: 64 }],
+  ])(
+    'reports a death whose cause its process tells (%s) as that cap, by data, whatever its stderr says',
+    async (_cause, told, ending) => {
+      const { sandbox, run } = startRun();
+      sandbox.ended!({ intended: false, exit: { ...exit, stderr: 'something else entirely', ...told } });
+      const { result } = await run.outcome;
+      expect(result.ending).toEqual(ending);
+      expect(result.error).toBe(
+        ending.code === 'MEMORY_LIMIT' ? isolateText.memoryLimit(128) : isolateText.outOfMemory(64),
+      );
+      expect(run.fate).toBe('dead');
+    },
+  );
+
+  it("does not read a cap from a death's stderr: an exit the process tells no cause of is its exit", async () => {
+    const { sandbox, run } = startRun();
+    sandbox.ended!({ intended: false, exit: { ...exit, stderr: 'FATAL ERROR: Reached heap limit' } });
+    expect((await run.outcome).result.ending).toEqual({ code: 'PROCESS_ENDED', exitCode: 1, signal: null });
+  });
+
   it('refuses a request over its cap before sending it, and keeps the process', async () => {
     const { sandbox, run } = startRun({ limits: { ...LIMITS, maxRequestBytes: 10 } });
     expect(sandbox.sent).toEqual([]);
     const outcome = await run.outcome;
     const size = Buffer.byteLength(channelGrammar.encodeHostMessage(START), 'utf8');
     expect(outcome.result.error).toBe(isolateText.requestTooLarge(size, 10));
+    expect(outcome.result.ending).toEqual({ code: 'REQUEST_TOO_LARGE', bytes: size, maxRequestBytes: 10 });
     expect(outcome.cpuMs).toBeUndefined();
     expect(run.fate).toBe('keep');
   });
