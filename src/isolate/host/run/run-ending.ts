@@ -23,7 +23,10 @@ export type EndingState =
   | 'givingUpAtTimeout'
   /** Given up past its CPU-time bound: no race wins, the CPU time was spent. */
   | 'givingUpAtCpu'
-  /** Given up because its caller went away (`options.signal`): whatever it still produces is lost. */
+  /**
+   * Given up because its caller went away (`options.signal`): the caller is answered already, with
+   * its cancellation, and whatever the run still produces is lost.
+   */
   | 'givingUpAbandoned'
   /** Over: its outcome is settled. */
   | 'ended';
@@ -90,6 +93,8 @@ export type EndingResult =
   /** The sandbox's own outcome: a value, a throw, a fault, or a handle not found. */
   | 'outcome'
   | RunEndingCode
+  /** No result: the run is rejected, its caller went away (`options.signal`). */
+  | 'EXECUTION_CANCELLED'
   /** No result: the run is rejected, the executor is disposed. */
   | 'disposed';
 
@@ -101,6 +106,11 @@ export type EndingVerdict =
   | { do: 'start' }
   /** Ask the supervisor to give the run up (`cancel`), and watch the grace it is given to answer. */
   | { do: 'giveUp'; raceMayWin: boolean }
+  /**
+   * Its caller went away: answer it now with its cancellation, while the process is still settled
+   * as the table goes on to say, and give the run up unless it is given up already (`giveUp`).
+   */
+  | { do: 'abandon'; giveUp: boolean }
   /** The run is over: its result, and what becomes of its process. */
   | { do: 'settle'; result: EndingResult; process: ProcessFate };
 
@@ -120,6 +130,9 @@ const givingUp = (to: EndingState, raceMayWin: boolean): EndingStep => ({
   verdict: { do: 'giveUp', raceMayWin },
 });
 
+/** Its caller went away: answered at once, and given up (with no race to win) unless it is already. */
+const abandoned = (giveUp: boolean): EndingStep => ({ to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp } });
+
 /** A cap ends the process whatever the run was doing, and the run reports the cap, not a death. */
 const caps = {
   heap: ended('OUT_OF_MEMORY', 'killed'),
@@ -129,7 +142,7 @@ const caps = {
   reclaim: ended('TENANT_SHARE_RECLAIMED', 'killed'),
 } as const;
 
-/** A death once the run is given up is reported as the bound it was given up at, whatever its cause. */
+/** A death once the run is given up is reported as what it was given up for, whatever its cause. */
 const deathsAt = (result: EndingResult) =>
   ({
     died: ended(result, 'dead'),
@@ -141,11 +154,12 @@ const deathsAt = (result: EndingResult) =>
  * The table. Being given up, a run answers with its bound's text: the supervisor's `cancelled`
  * (the race lost) and a late `done` leave the process running the abandoned code, so it is retired;
  * one that spins through its grace is killed; one that dies is reported as the bound, not a death.
+ * A run whose caller went away is that caller's cancellation, whatever bound it was given up at.
  */
 const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent, EndingStep>>>>> = {
   unstarted: {
     start: { to: 'running', verdict: { do: 'start' } },
-    cancel: ended('EXECUTION_TIMEOUT', 'keep'),
+    cancel: ended('EXECUTION_CANCELLED', 'keep'),
     budget: caps.budget,
     reclaim: caps.reclaim,
     dispose: ended('disposed', 'keep'),
@@ -158,7 +172,7 @@ const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent,
     // for a caller that went away, never.
     timeout: givingUp('givingUpAtTimeout', true),
     cpu: givingUp('givingUpAtCpu', false),
-    cancel: givingUp('givingUpAbandoned', false),
+    cancel: abandoned(true),
     doneInTime: ended('outcome', 'keep'),
     doneAfterDeadline: ended('outcome', 'keep'),
     ...caps,
@@ -170,7 +184,7 @@ const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent,
   },
   givingUpAtTimeout: {
     // The caller went away too: no win counts any more, and `cancel` is already sent.
-    cancel: { to: 'givingUpAbandoned', verdict: { do: 'nothing' } },
+    cancel: abandoned(false),
     // The race proves the run ended within its bound, counted from after its synchronous prefix
     // (as upstream counts), though the host's clock, started at the program's start, ran out.
     doneInTime: ended('outcome', 'keep'),
@@ -182,6 +196,7 @@ const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent,
     dispose: ended('disposed', 'keep'),
   },
   givingUpAtCpu: {
+    cancel: abandoned(false),
     doneInTime: ended('CPU_TIMEOUT', 'retire'),
     doneAfterDeadline: ended('CPU_TIMEOUT', 'retire'),
     cancelled: ended('CPU_TIMEOUT', 'retire'),
@@ -191,12 +206,12 @@ const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent,
     dispose: ended('disposed', 'keep'),
   },
   givingUpAbandoned: {
-    doneInTime: ended('EXECUTION_TIMEOUT', 'retire'),
-    doneAfterDeadline: ended('EXECUTION_TIMEOUT', 'retire'),
-    cancelled: ended('EXECUTION_TIMEOUT', 'retire'),
-    spinning: ended('EXECUTION_TIMEOUT', 'kill'),
+    doneInTime: ended('EXECUTION_CANCELLED', 'retire'),
+    doneAfterDeadline: ended('EXECUTION_CANCELLED', 'retire'),
+    cancelled: ended('EXECUTION_CANCELLED', 'retire'),
+    spinning: ended('EXECUTION_CANCELLED', 'kill'),
     ...caps,
-    ...deathsAt('EXECUTION_TIMEOUT'),
+    ...deathsAt('EXECUTION_CANCELLED'),
     dispose: ended('disposed', 'keep'),
   },
   ended: {},

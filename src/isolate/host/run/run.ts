@@ -89,6 +89,8 @@ interface EndingDetails {
   exit?: ExitInfo;
   /** The rejection of a disposed run. */
   disposed?: ExecutorError;
+  /** The rejection of a run whose caller went away. */
+  cancelled?: ExecutorError;
 }
 
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
@@ -114,7 +116,16 @@ function answerStale(sandbox: SandboxProcess, message: SupervisorMessage): void 
 }
 
 export class Run {
+  /**
+   * Once the run is over (its process settled, as the table says): its result, or its rejection
+   * (disposed, a handle not found, its caller gone). The pool's bookkeeping waits on this.
+   */
   readonly outcome: Promise<RunOutcome>;
+  /**
+   * What its caller is answered: the outcome's result or rejection, or, as soon as the caller goes
+   * away (`cancel`), its cancellation, while the process is still being settled.
+   */
+  readonly answer: Promise<ExecuteResult>;
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   /** The bounds' clocks and the give-up's grace. */
@@ -128,6 +139,10 @@ export class Run {
   #programStart: NodeJS.Timeout | undefined;
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
+  #rejectAnswer!: (error: unknown) => void;
+  /** The caller's cancellation, once it went away. */
+  #cancellation: ExecutorError | undefined;
+  #started = false;
 
   constructor(sandbox: SandboxProcess, spec: RunSpec) {
     this.#spec = spec;
@@ -140,6 +155,23 @@ export class Run {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    this.answer = new Promise<ExecuteResult>((resolve, reject) => {
+      this.#rejectAnswer = reject;
+      this.outcome.then((outcome) => resolve(outcome.result), reject);
+    });
+    // A caller that went away listens to neither.
+    this.outcome.catch(() => undefined);
+    this.answer.catch(() => undefined);
+  }
+
+  /** Whether it was handed to its process (its start message sent or refused over its cap). */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** The CPU time its process spent during the run, in ms, once it is over, where the platform tells. */
+  get cpuMs(): number | undefined {
+    return this.#cpuMs;
   }
 
   /**
@@ -155,12 +187,13 @@ export class Run {
   }
 
   /**
-   * Its caller went away (`options.signal`): give the run up as at its bound, without waiting on
-   * the sandbox's race. The supervisor answers at once unless the process spins, which is killed.
-   * The outcome still resolves once the process is settled, so the pool knows its fate.
+   * Its caller went away (`options.signal`): the table answers it with `cancellation` at once, and
+   * gives the run up without waiting on the sandbox's race. The supervisor answers at once unless
+   * the process spins, which is killed. The outcome settles once the process is, so the pool knows
+   * its fate.
    */
-  cancel(): void {
-    this.#on('cancel');
+  cancel(cancellation: ExecutorError): void {
+    this.#on('cancel', { cancelled: cancellation });
   }
 
   /** Ends the run with a rejection (the executor is being disposed). */
@@ -182,6 +215,7 @@ export class Run {
   #on(event: EndingEvent, details: EndingDetails = {}): void {
     const { to, verdict } = stepEnding(this.#ending, event);
     this.#ending = to;
+    if (verdict.do !== 'nothing' && details.cancelled !== undefined) this.#cancellation = details.cancelled;
     switch (verdict.do) {
       case 'nothing':
         return;
@@ -191,6 +225,10 @@ export class Run {
       case 'giveUp':
         this.#clocks.giveUp(verdict.raceMayWin);
         return;
+      case 'abandon':
+        if (verdict.giveUp) this.#clocks.giveUp(false);
+        this.#rejectAnswer(this.#cancellation);
+        return;
       case 'settle':
         this.#settle(verdict, details);
         return;
@@ -199,6 +237,7 @@ export class Run {
 
   /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
   #begin(): void {
+    this.#started = true;
     this.#process.onMessage = (message) => {
       if (message.run === this.#spec.id && this.#ending !== 'ended') this.#receive(message);
       else answerStale(this.#process, message);
@@ -353,6 +392,7 @@ export class Run {
     details: EndingDetails,
   ): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
     if (result === 'disposed') return details.disposed!;
+    if (result === 'EXECUTION_CANCELLED') return this.#cancellation!;
     const ending = this.#endingOf(result, details);
     // A bound's text comes with the lines the sandbox's answer brought; a cap's with none.
     const logs = ending.code === 'EXECUTION_TIMEOUT' || ending.code === 'CPU_TIMEOUT' ? (details.logs ?? []) : [];
@@ -360,7 +400,10 @@ export class Run {
   }
 
   /** The ending the table chose, with what it names: the run's bounds, or what the event brought. */
-  #endingOf(code: Exclude<EndingResult, 'outcome' | 'disposed'>, details: EndingDetails): RunEnding {
+  #endingOf(
+    code: Exclude<EndingResult, 'outcome' | 'disposed' | 'EXECUTION_CANCELLED'>,
+    details: EndingDetails,
+  ): RunEnding {
     const spec = this.#spec;
     switch (code) {
       case 'EXECUTION_TIMEOUT':

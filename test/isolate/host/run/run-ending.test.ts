@@ -68,7 +68,7 @@ const deathsAt = (state: EndingState, result: EndingResult): [EndingState, Endin
 /** Every transition the table must accept; each is a test. */
 const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ['unstarted', 'start', { to: 'running', verdict: { do: 'start' } }],
-  ['unstarted', 'cancel', settle('EXECUTION_TIMEOUT', 'keep')],
+  ['unstarted', 'cancel', settle('EXECUTION_CANCELLED', 'keep')],
   ['unstarted', 'budget', settle('MEMORY_BUDGET', 'killed')],
   ['unstarted', 'reclaim', settle('TENANT_SHARE_RECLAIMED', 'killed')],
   ['unstarted', 'dispose', settle('disposed', 'keep')],
@@ -77,7 +77,7 @@ const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ['running', 'programStart', settle('PROGRAM_START_TIMEOUT', 'killed')],
   ['running', 'timeout', { to: 'givingUpAtTimeout', verdict: { do: 'giveUp', raceMayWin: true } }],
   ['running', 'cpu', { to: 'givingUpAtCpu', verdict: { do: 'giveUp', raceMayWin: false } }],
-  ['running', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'giveUp', raceMayWin: false } }],
+  ['running', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp: true } }],
   ['running', 'doneInTime', settle('outcome', 'keep')],
   ['running', 'doneAfterDeadline', settle('outcome', 'keep')],
   ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['running', event, step]),
@@ -86,7 +86,7 @@ const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ['running', 'diedOutOfHeap', settle('OUT_OF_MEMORY', 'dead')],
   ['running', 'dispose', settle('disposed', 'keep')],
 
-  ['givingUpAtTimeout', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'nothing' } }],
+  ['givingUpAtTimeout', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp: false } }],
   ['givingUpAtTimeout', 'doneInTime', settle('outcome', 'keep')],
   ['givingUpAtTimeout', 'doneAfterDeadline', settle('EXECUTION_TIMEOUT', 'retire')],
   ['givingUpAtTimeout', 'cancelled', settle('EXECUTION_TIMEOUT', 'retire')],
@@ -95,6 +95,7 @@ const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ...deathsAt('givingUpAtTimeout', 'EXECUTION_TIMEOUT'),
   ['givingUpAtTimeout', 'dispose', settle('disposed', 'keep')],
 
+  ['givingUpAtCpu', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp: false } }],
   ['givingUpAtCpu', 'doneInTime', settle('CPU_TIMEOUT', 'retire')],
   ['givingUpAtCpu', 'doneAfterDeadline', settle('CPU_TIMEOUT', 'retire')],
   ['givingUpAtCpu', 'cancelled', settle('CPU_TIMEOUT', 'retire')],
@@ -103,12 +104,12 @@ const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ...deathsAt('givingUpAtCpu', 'CPU_TIMEOUT'),
   ['givingUpAtCpu', 'dispose', settle('disposed', 'keep')],
 
-  ['givingUpAbandoned', 'doneInTime', settle('EXECUTION_TIMEOUT', 'retire')],
-  ['givingUpAbandoned', 'doneAfterDeadline', settle('EXECUTION_TIMEOUT', 'retire')],
-  ['givingUpAbandoned', 'cancelled', settle('EXECUTION_TIMEOUT', 'retire')],
-  ['givingUpAbandoned', 'spinning', settle('EXECUTION_TIMEOUT', 'kill')],
+  ['givingUpAbandoned', 'doneInTime', settle('EXECUTION_CANCELLED', 'retire')],
+  ['givingUpAbandoned', 'doneAfterDeadline', settle('EXECUTION_CANCELLED', 'retire')],
+  ['givingUpAbandoned', 'cancelled', settle('EXECUTION_CANCELLED', 'retire')],
+  ['givingUpAbandoned', 'spinning', settle('EXECUTION_CANCELLED', 'kill')],
   ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAbandoned', event, step]),
-  ...deathsAt('givingUpAbandoned', 'EXECUTION_TIMEOUT'),
+  ...deathsAt('givingUpAbandoned', 'EXECUTION_CANCELLED'),
   ['givingUpAbandoned', 'dispose', settle('disposed', 'keep')],
 ];
 
@@ -143,25 +144,36 @@ describe('the ending table', () => {
     for (const event of EVENTS) expect(stepEnding('ended', event)).toEqual({ to: 'ended', verdict: { do: 'nothing' } });
   });
 
-  it('gives a run up once: a second bound, or a second cancel, sends no second cancel', () => {
+  it('gives a run up once: a second bound, or a cancel after one, sends no second cancel', () => {
     const steps = walk(['start', 'timeout', 'cpu', 'timeout', 'cancel', 'cancel']);
-    expect(steps.map((step) => step.verdict.do)).toEqual([
-      'start',
-      'giveUp',
-      'nothing',
-      'nothing',
-      'nothing',
-      'nothing',
+    expect(steps.map((step) => step.verdict)).toEqual([
+      { do: 'start' },
+      { do: 'giveUp', raceMayWin: true },
+      { do: 'nothing' },
+      { do: 'nothing' },
+      { do: 'abandon', giveUp: false },
+      { do: 'nothing' },
     ]);
+  });
+
+  it('answers a caller that went away at once, in every state where its run is not over, and only once', () => {
+    for (const state of STATES.filter((state) => state !== 'ended' && state !== 'givingUpAbandoned')) {
+      const { verdict } = stepEnding(state, 'cancel');
+      const answered =
+        verdict.do === 'abandon' || (verdict.do === 'settle' && verdict.result === 'EXECUTION_CANCELLED');
+      expect(answered, state).toBe(true);
+    }
+    expect(stepEnding('givingUpAbandoned', 'cancel').verdict).toEqual({ do: 'nothing' });
   });
 
   it('lets the race win at the wall-clock bound, but not once the caller has gone away too', () => {
     expect(walk(['start', 'timeout', 'doneInTime']).at(-1)).toEqual(settle('outcome', 'keep'));
-    expect(walk(['start', 'timeout', 'cancel', 'doneInTime']).at(-1)).toEqual(settle('EXECUTION_TIMEOUT', 'retire'));
+    expect(walk(['start', 'timeout', 'cancel', 'doneInTime']).at(-1)).toEqual(settle('EXECUTION_CANCELLED', 'retire'));
   });
 
-  it('keeps the bound that ended the run: a cancel after the CPU bound still reports the CPU bound', () => {
-    expect(walk(['start', 'cpu', 'cancel', 'cancelled']).at(-1)).toEqual(settle('CPU_TIMEOUT', 'retire'));
+  it('keeps the bound that ended the run while its caller waits: the CPU bound, unless the caller goes away first', () => {
+    expect(walk(['start', 'cpu', 'cancelled']).at(-1)).toEqual(settle('CPU_TIMEOUT', 'retire'));
+    expect(walk(['start', 'cpu', 'cancel', 'cancelled']).at(-1)).toEqual(settle('EXECUTION_CANCELLED', 'retire'));
   });
 
   it('refuses a `cancelled` while nothing has given the run up', () => {
@@ -175,7 +187,7 @@ describe('the ending table', () => {
       { do: 'nothing' },
     ]);
     expect(walk(['start', 'cancel', 'spinning', 'cancelled', 'doneInTime']).slice(2)).toEqual([
-      settle('EXECUTION_TIMEOUT', 'kill'),
+      settle('EXECUTION_CANCELLED', 'kill'),
       { to: 'ended', verdict: { do: 'nothing' } },
       { to: 'ended', verdict: { do: 'nothing' } },
     ]);

@@ -90,25 +90,29 @@ afterEach(() => {
   for (const run of runs.splice(0)) run.abort(new ExecutorError('EXECUTOR_DISPOSED', 'test over'));
 });
 
+const SPEC: RunSpec = {
+  id: 'r1',
+  start: START,
+  timeout: 60_000,
+  cpuTimeout: null,
+  countHostWaits: false,
+  turnGraceMs: 3_000,
+  dispatch: null,
+  outbound: null,
+  retain: false,
+  heapLimitMb: 64,
+  memoryLimitMb: 128,
+  limits: LIMITS,
+  programStartTimeoutMs: 10_000,
+};
+
+/** What the caller that went away is answered with (composed by the executor: cancellation.ts). */
+const CANCELLED = new ExecutorError('EXECUTION_CANCELLED', 'cancelled');
+
 /** A run handed to a fake process whose program starts at once (its `started`), unless `started` is false. */
 function startRun(spec: Partial<RunSpec> = {}, started = true) {
   const sandbox = new FakeProcess();
-  const run = new Run(sandbox as unknown as SandboxProcess, {
-    id: 'r1',
-    start: START,
-    timeout: 60_000,
-    cpuTimeout: null,
-    countHostWaits: false,
-    turnGraceMs: 3_000,
-    dispatch: null,
-    outbound: null,
-    retain: false,
-    heapLimitMb: 64,
-    memoryLimitMb: 128,
-    limits: LIMITS,
-    programStartTimeoutMs: 10_000,
-    ...spec,
-  });
+  const run = new Run(sandbox as unknown as SandboxProcess, { ...SPEC, ...spec });
   runs.push(run);
   run.start();
   if (started) sandbox.onMessage({ t: 'started', run: 'r1' });
@@ -217,17 +221,41 @@ describe('Run', () => {
     expect(run.fate).toBe('retire');
   });
 
-  it('counts a done after the bound and after its caller went away as a timeout, and releases what it retained', async () => {
+  it('answers a caller that went away after the bound with its cancellation at once, and releases what the run retained', async () => {
     const { sandbox, run } = startRun({ timeout: 10, retain: true });
     await until(() => sandbox.cancels().length > 0, 2_000);
-    run.cancel();
+    run.cancel(CANCELLED);
+    // Answered before the process is: the give-up is already sent, so no second cancel.
+    await expect(run.answer).rejects.toBe(CANCELLED);
     expect(sandbox.cancels()).toHaveLength(1);
     sandbox.onMessage(done(true));
-    const outcome = await run.outcome;
-    expect(outcome.result.error).toBe(ExecutionTimeoutError.format(10));
-    expect(outcome.retained).toBe(false);
+    // The race's win no longer counts: the run is the caller's cancellation, and its process retired.
+    await expect(run.outcome).rejects.toBe(CANCELLED);
     expect(sandbox.sent.at(-1)).toEqual({ t: 'release', exec: 'r1' });
     expect(run.fate).toBe('retire');
+  });
+
+  it('answers a caller that goes away while the run runs at once, gives the run up with no race to win, and settles its process after', async () => {
+    const { sandbox, run } = startRun();
+    run.cancel(CANCELLED);
+    await expect(run.answer).rejects.toBe(CANCELLED);
+    expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
+    expect(run.fate).toBe('keep');
+    sandbox.onMessage({ t: 'cancelled', run: 'r1', logs: [] });
+    await expect(run.outcome).rejects.toBe(CANCELLED);
+    expect(run.fate).toBe('retire');
+  });
+
+  it('ends a run whose caller went away before it started, sending nothing and keeping its process', async () => {
+    const sandbox = new FakeProcess();
+    const run = new Run(sandbox as unknown as SandboxProcess, SPEC);
+    run.cancel(CANCELLED);
+    run.start();
+    await expect(run.answer).rejects.toBe(CANCELLED);
+    await expect(run.outcome).rejects.toBe(CANCELLED);
+    expect(sandbox.sent).toEqual([]);
+    expect(run.started).toBe(false);
+    expect(run.fate).toBe('keep');
   });
 
   it('past its CPU bound, gives up with no race to win and answers with the CPU text', async () => {
@@ -242,12 +270,11 @@ describe('Run', () => {
     expect(run.fate).toBe('retire');
   });
 
-  it('kills a process that spins through its grace, and reports the bound', async () => {
+  it("kills a process that spins through its grace, and reports the caller's cancellation", async () => {
     const { sandbox, run } = startRun();
     sandbox.cpu = undefined;
-    run.cancel();
-    const outcome = await run.outcome;
-    expect(outcome.result.error).toBe(ExecutionTimeoutError.format(60_000));
+    run.cancel(CANCELLED);
+    await expect(run.outcome).rejects.toBe(CANCELLED);
     expect(run.fate).toBe('kill');
     // The pool kills it as the run hands it back, not the run.
     expect(sandbox.kills).toBe(0);
@@ -276,7 +303,7 @@ describe('Run', () => {
     'ends at the %s cap, even while given up: kills its process at once, reports the cap, and a death after it changes nothing',
     async (_cap, pass, text, ending) => {
       const { sandbox, run } = startRun();
-      run.cancel();
+      run.cancel(CANCELLED);
       pass(sandbox);
       expect(sandbox.kills).toBe(1);
       sandbox.ended!({ intended: true, exit });
@@ -320,11 +347,17 @@ describe('Run', () => {
     });
     expect(running.run.fate).toBe('dead');
 
-    const givenUp = startRun();
-    givenUp.run.cancel();
+    const givenUp = startRun({ timeout: 10 });
+    await until(() => givenUp.sandbox.cancels().length > 0, 2_000);
     givenUp.sandbox.ended!({ intended: false, exit });
-    expect((await givenUp.run.outcome).result.error).toBe(ExecutionTimeoutError.format(60_000));
+    expect((await givenUp.run.outcome).result.error).toBe(ExecutionTimeoutError.format(10));
     expect(givenUp.run.fate).toBe('dead');
+
+    const abandoned = startRun();
+    abandoned.run.cancel(CANCELLED);
+    abandoned.sandbox.ended!({ intended: false, exit });
+    await expect(abandoned.run.outcome).rejects.toBe(CANCELLED);
+    expect(abandoned.run.fate).toBe('dead');
   });
 
   it.each([
@@ -366,7 +399,8 @@ describe('Run', () => {
     const disposed = new ExecutorError('EXECUTOR_DISPOSED', 'disposed');
     run.abort(disposed);
     await expect(run.outcome).rejects.toBe(disposed);
-    run.cancel();
+    await expect(run.answer).rejects.toBe(disposed);
+    run.cancel(CANCELLED);
     sandbox.onMessage(done(true));
     sandbox.onMessage({ t: 'call', run: 'r1', ask: 7, provider: 'codemode', tool: 'search', args: '' });
     expect(sandbox.sent.map((message) => message.t)).toEqual(['run', 'answer']);
