@@ -111,7 +111,7 @@ function lines(stream: Readable, onLine: (line: string) => void): void {
   });
 }
 
-export function describeExit(info: ExitInfo): string {
+function describeExit(info: ExitInfo): string {
   return isolateText.exitStatus(info.code, info.signal);
 }
 
