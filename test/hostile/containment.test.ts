@@ -234,7 +234,12 @@ describe('row 4: one execution, one memory cap', () => {
     it(`ends ${what} with the cap's text, within the cap plus 64 MB`, async () => {
       const run = executor.execute({ code, timeout: 30_000 });
       const peak = await peakRssDuring(run);
-      expect(await run).toEqual({ result: undefined, error: isolateText.memoryLimit(MEMORY_LIMIT_MB), logs: [] });
+      expect(await run).toEqual({
+        result: undefined,
+        error: isolateText.memoryLimit(MEMORY_LIMIT_MB),
+        ending: { code: 'MEMORY_LIMIT', memoryLimitMb: MEMORY_LIMIT_MB },
+        logs: [],
+      });
       expect(peak).toBeLessThanOrEqual(MEMORY_LIMIT_MB + 64);
       await assertNextRunSucceeds();
     });
@@ -272,7 +277,12 @@ describe('row 4b: the memory guard fails', () => {
       expect(thread).toBeDefined();
       await thread!.terminate();
       release();
-      expect(await run).toEqual({ result: undefined, error: isolateText.memoryLimit(MEMORY_LIMIT_MB), logs: [] });
+      expect(await run).toEqual({
+        result: undefined,
+        error: isolateText.memoryLimit(MEMORY_LIMIT_MB),
+        ending: { code: 'MEMORY_LIMIT', memoryLimitMb: MEMORY_LIMIT_MB },
+        logs: [],
+      });
       await new Promise((resolve) => setImmediate(resolve));
       expect(warnings).toEqual([isolateText.memoryGuardRestarted('it exited', 1)]);
     } finally {
@@ -362,7 +372,12 @@ describe('row 7: a spin behind a host wait that never answers', () => {
       timeout: 1_000,
       countHostWaits: false,
     });
-    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(1_000), logs: [] });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(1_000),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 1_000 },
+      logs: [],
+    });
     await assertNextRunSucceeds();
   });
 });
@@ -467,6 +482,7 @@ describe('row 10: timers user code can clear', () => {
     expect(outcome).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(1_000),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 1_000 },
       logs: [{ level: 'log', message: 'cleared' }],
     });
     await assertNextRunSucceeds();
@@ -505,7 +521,12 @@ describe('row 12: heap bombs', () => {
     for (const code of bombs) {
       for (let i = 0; i < 2; i++) {
         const outcome = await executor.execute({ code, timeout: 30_000 });
-        expect(outcome).toEqual({ result: undefined, error: isolateText.outOfMemory(HEAP_LIMIT_MB), logs: [] });
+        expect(outcome).toEqual({
+          result: undefined,
+          error: isolateText.outOfMemory(HEAP_LIMIT_MB),
+          ending: { code: 'OUT_OF_MEMORY', heapLimitMb: HEAP_LIMIT_MB },
+          logs: [],
+        });
         track();
       }
     }

@@ -63,6 +63,7 @@ describe("an execution's clock", () => {
       expect(await outcome).toEqual({
         result: undefined,
         error: isolateText.programStartTimedOut(programStartTimeoutMs),
+        ending: { code: 'PROGRAM_START_TIMEOUT', programStartTimeoutMs },
         logs: [],
       });
       await waitFor(() => !isAlive(pid), 'the stopped member to be ended');
