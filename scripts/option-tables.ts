@@ -11,7 +11,7 @@ import { CONFINEMENT_OPTIONS, ISOLATE_OPTION_ROWS, type IsolateOptionRow } from 
 import type { OptionRow } from '../src/protocol/option-schema.js';
 import { CONNECT_ROWS } from '../src/remote/connect-options.js';
 import { LOG_FORMATS } from '../src/server/log.js';
-import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from '../src/server/server-options.js';
+import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from '../src/server/options/server-options.js';
 
 const MIB = 2 ** 20;
 

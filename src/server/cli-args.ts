@@ -17,8 +17,8 @@ import { nearestName } from '../protocol/nearest-name.js';
 import { smallestInteger, warnOnce } from '../protocol/option-schema.js';
 import { formatRenamedOption } from '../protocol/texts.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
+import { MAX_PORT, SERVER_NUMBERS, SERVER_ROWS, TOKEN_ENV } from './options/server-options.js';
 import type { DaemonOptions } from './run-daemon.js';
-import { MAX_PORT, SERVER_NUMBERS, SERVER_ROWS, TOKEN_ENV } from './server-options.js';
 import {
   ADMIN_HOST_WITHOUT_PORT,
   formatCgroupNotAbsolute,

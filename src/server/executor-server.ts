@@ -21,13 +21,13 @@ import { ConnectionEndpoint } from './endpoint.js';
 import { HeldRequests } from './held-requests.js';
 import { DaemonMetrics } from './metrics.js';
 import { ModuleCache } from './module-cache.js';
+import { type ExecutorServerOptions, resolveServerOptions } from './options/server-options.js';
 import { proxiedListener } from './proxy-header.js';
 import { Readiness } from './readiness.js';
 import { RefusalLog } from './refusal-log.js';
 import type { RetainedCounts } from './retained-counts.js';
 import { RetainedLeases } from './retained-leases.js';
 import { RpcGuard } from './rpc-bounds.js';
-import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
 import { peerOf, SessionGate } from './session-gate.js';
 import {
   type ExecutionKind,
@@ -42,8 +42,8 @@ import {
 } from './texts.js';
 import { WsTransport } from './ws-transport.js';
 
-export type { ExecutorServerOptions } from './server-options.js';
-export { SERVER_DEFAULTS } from './server-options.js';
+export type { ExecutorServerOptions } from './options/server-options.js';
+export { SERVER_DEFAULTS } from './options/server-options.js';
 
 export interface ExecutorServer {
   /** `ws://<host>:<port>` */

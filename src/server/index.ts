@@ -11,6 +11,6 @@ export type { ExecutorServer, ExecutorServerOptions } from './executor-server.js
 export { createExecutorServer, SERVER_DEFAULTS } from './executor-server.js';
 export type { LogFormat, LogSink } from './log.js';
 export type { DaemonMetrics } from './metrics.js';
+export { TOKEN_ENV } from './options/server-options.js';
 export type { DaemonIo, DaemonOptions } from './run-daemon.js';
 export { runDaemon } from './run-daemon.js';
-export { TOKEN_ENV } from './server-options.js';

@@ -8,7 +8,7 @@
 import type { Executor } from '../protocol/types.js';
 import { createExecutorServer, type ExecutorServer } from './executor-server.js';
 import { DEFAULT_LOG_FORMAT, type LogFormat, type LogSink, lineSink } from './log.js';
-import type { ExecutorServerOptions } from './server-options.js';
+import type { ExecutorServerOptions } from './options/server-options.js';
 import { guardProcessStdio } from './stdio-guard.js';
 import { formatAdminListening, formatDraining, formatListening, formatParentGone, STOPPED } from './texts.js';
 

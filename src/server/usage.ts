@@ -5,7 +5,7 @@
  */
 import { CONFINEMENT_OPTIONS, ISOLATE_OPTION_ROWS, type IsolateOptionRow } from '../isolate/index.js';
 import { LOG_FORMATS } from './log.js';
-import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from './server-options.js';
+import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from './options/server-options.js';
 
 /** Where a flag's text starts, and how wide a line of --help grows before it wraps. */
 const TEXT_COLUMN = 41;

@@ -9,7 +9,7 @@ import { formatRenamedOption } from '../../src/protocol/texts.js';
 import { connect } from '../../src/remote/index.js';
 import { parseCommandLine, USAGE } from '../../src/server/cli-args.js';
 import { createExecutorServer, SERVER_DEFAULTS } from '../../src/server/index.js';
-import { resolveServerOptions, SERVER_NUMBERS } from '../../src/server/server-options.js';
+import { resolveServerOptions, SERVER_NUMBERS } from '../../src/server/options/server-options.js';
 import { NodeWebSocket } from '../support/client.js';
 import { waitUntil } from '../support/daemon.js';
 

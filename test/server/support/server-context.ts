@@ -8,10 +8,10 @@ import type { ServerContext } from '../../../src/server/connection.js';
 import { HeldRequests } from '../../../src/server/held-requests.js';
 import { DaemonMetrics } from '../../../src/server/metrics.js';
 import { ModuleCache } from '../../../src/server/module-cache.js';
+import { SERVER_DEFAULTS } from '../../../src/server/options/server-options.js';
 import { Readiness } from '../../../src/server/readiness.js';
 import { RefusalLog } from '../../../src/server/refusal-log.js';
 import { RetainedLeases } from '../../../src/server/retained-leases.js';
-import { SERVER_DEFAULTS } from '../../../src/server/server-options.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),

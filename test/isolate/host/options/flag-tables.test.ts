@@ -31,7 +31,12 @@ import {
 import { USAGE } from '../../../../src/server/cli-args.js';
 import { DAEMON_FDS_RESERVED, MAX_CONNECTIONS_CEILING, maxConnectionsFor } from '../../../../src/server/descriptors.js';
 import { LOG_FORMATS } from '../../../../src/server/log.js';
-import { SERVER_DEFAULTS, SERVER_NUMBERS, SERVER_ROWS, TOKEN_ENV } from '../../../../src/server/server-options.js';
+import {
+  SERVER_DEFAULTS,
+  SERVER_NUMBERS,
+  SERVER_ROWS,
+  TOKEN_ENV,
+} from '../../../../src/server/options/server-options.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../../../support/docs-tables.js';
 
 /** What the docs say a flag's default is: a number, or the text of a code span. */

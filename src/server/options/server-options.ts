@@ -8,13 +8,13 @@ import {
   nearestOption,
   type OptionRow,
   takeRenamed,
-} from '../protocol/option-schema.js';
-import type { Executor } from '../protocol/types.js';
-import { isLoopbackHost } from './auth.js';
-import { DAEMON_FDS_RESERVED, defaultMaxConnections, MAX_CONNECTIONS_CEILING, SHED_HEADROOM } from './descriptors.js';
-import { isValidDaemonId } from './handle-ids.js';
-import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from './log.js';
-import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from './texts.js';
+} from '../../protocol/option-schema.js';
+import type { Executor } from '../../protocol/types.js';
+import { isLoopbackHost } from '../auth.js';
+import { DAEMON_FDS_RESERVED, defaultMaxConnections, MAX_CONNECTIONS_CEILING, SHED_HEADROOM } from '../descriptors.js';
+import { isValidDaemonId } from '../handle-ids.js';
+import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from '../log.js';
+import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from '../texts.js';
 
 /** The environment variable the daemon's CLI reads its bearer token from when `--token` is not given. */
 export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
