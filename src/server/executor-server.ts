@@ -13,22 +13,17 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { truncateCloseReason } from '../wire/inbound-queue.js';
-import { type AdminServer, startAdminServer } from './admin-server.js';
-import { closeSocket, watchLiveness } from './client-socket.js';
-import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
-import { DescriptorWatch } from './descriptors.js';
-import { ConnectionEndpoint } from './endpoint.js';
-import { HeldRequests } from './held-requests.js';
-import { DaemonMetrics } from './metrics.js';
-import { ModuleCache } from './module-cache.js';
+import { Connection, type ConnectionTenant, type ServerContext } from './calls/connection.js';
+import { ConnectionEndpoint } from './calls/endpoint.js';
+import { HeldRequests } from './calls/held-requests.js';
+import { ModuleCache } from './modules/module-cache.js';
+import { type AdminServer, startAdminServer } from './observe/admin-server.js';
+import { DaemonMetrics } from './observe/metrics.js';
+import { Readiness } from './observe/readiness.js';
+import { RefusalLog } from './observe/refusal-log.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './options/server-options.js';
-import { proxiedListener } from './proxy-header.js';
-import { Readiness } from './readiness.js';
-import { RefusalLog } from './refusal-log.js';
-import type { RetainedCounts } from './retained-counts.js';
-import { RetainedLeases } from './retained-leases.js';
-import { RpcGuard } from './rpc-bounds.js';
-import { peerOf, SessionGate } from './session-gate.js';
+import type { RetainedCounts } from './retained/retained-counts.js';
+import { RetainedLeases } from './retained/retained-leases.js';
 import {
   type ExecutionKind,
   formatAcceptFailed,
@@ -40,7 +35,12 @@ import {
   formatSendBufferExceeded,
   UPGRADE_REQUIRED,
 } from './texts.js';
-import { WsTransport } from './ws-transport.js';
+import { closeSocket, watchLiveness } from './transport/client-socket.js';
+import { DescriptorWatch } from './transport/descriptors.js';
+import { proxiedListener } from './transport/proxy-header.js';
+import { RpcGuard } from './transport/rpc-bounds.js';
+import { peerOf, SessionGate } from './transport/session-gate.js';
+import { WsTransport } from './transport/ws-transport.js';
 
 export type { ExecutorServerOptions } from './options/server-options.js';
 export { SERVER_DEFAULTS } from './options/server-options.js';

@@ -10,11 +10,16 @@ import {
   takeRenamed,
 } from '../../protocol/option-schema.js';
 import type { Executor } from '../../protocol/types.js';
-import { isLoopbackHost } from '../auth.js';
-import { DAEMON_FDS_RESERVED, defaultMaxConnections, MAX_CONNECTIONS_CEILING, SHED_HEADROOM } from '../descriptors.js';
-import { isValidDaemonId } from '../handle-ids.js';
-import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from '../log.js';
+import { DEFAULT_LOG_FORMAT, LOG_FORMATS, type LogSink } from '../observe/log.js';
+import { isValidDaemonId } from '../retained/handle-ids.js';
 import { formatInvalidServerOption, formatUnknownServerOption, formatUnsafeBind } from '../texts.js';
+import { isLoopbackHost } from '../transport/auth.js';
+import {
+  DAEMON_FDS_RESERVED,
+  defaultMaxConnections,
+  MAX_CONNECTIONS_CEILING,
+  SHED_HEADROOM,
+} from '../transport/descriptors.js';
 
 /** The environment variable the daemon's CLI reads its bearer token from when `--token` is not given. */
 export const TOKEN_ENV = 'CODEMODE_EXECUTOR_TOKEN';
