@@ -188,3 +188,9 @@ function dispose(outbound: KeptOutbound | undefined): void {
     // The session is already gone, and the stub with it.
   }
 }
+
+/** Subscribes to the executor's own closes of retained executions, where it reports them. */
+export function observeRetainedClosed(executor: object, observer: (executionId: string) => void): () => void {
+  const observable = executor as { observeRetainedClosed?: (observer: (executionId: string) => void) => () => void };
+  return typeof observable.observeRetainedClosed === 'function' ? observable.observeRetainedClosed(observer) : () => {};
+}
