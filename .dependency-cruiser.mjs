@@ -3,9 +3,13 @@
 
 /** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks, the package bundler. */
 const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/|bundle/)';
-/** Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's other wings. */
+/**
+ * Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's
+ * other wings. Outside src/isolate, these folders also type-check without Node's types
+ * (tsconfig.neutral.json), as the contract and workerd wings do under their own tsconfigs.
+ */
 const RUNTIME_NEUTRAL =
-  '^src/(index\\.ts$|codemode/|protocol/|record/|remote/|wire/|isolate/contract/|isolate/workerd/)';
+  '^src/(index\\.ts$|codemode/|events/|protocol/|record/|remote/|tracing/|wire/|isolate/contract/|isolate/workerd/)';
 /** Packages that run only in Node. */
 const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd|esbuild|semver)/';
 
@@ -70,7 +74,7 @@ export default {
     {
       name: 'node-code-from-neutral-code',
       comment:
-        'Runtime-neutral code (the root entry, codemode, protocol, record, remote, wire, the contract and workerd wings) may not import Node-only code or a Node-only package.',
+        'Runtime-neutral code (the root entry, codemode, events, protocol, record, remote, tracing, wire, the contract and workerd wings) may not import Node-only code or a Node-only package.',
       severity: 'error',
       from: { path: RUNTIME_NEUTRAL },
       to: { path: [NODE_ONLY, NODE_PACKAGES] },

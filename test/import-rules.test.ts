@@ -1,11 +1,17 @@
 /**
  * The import rules `npm run lint` checks (.dependency-cruiser.mjs), each against an import planted
  * to break it in a scratch tree: every rule fires on its own violation, and the imports the design
- * allows (down the host's floors, into the contract) pass.
+ * allows (down the host's floors, into the contract) pass. The runtime-neutral folders' own
+ * tsconfig (tsconfig.neutral.json, which `npm run typecheck` runs) is held the same way: a Node
+ * type planted in each folder it covers is an error.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { cruise, type ICruiseOptions, type IFlattenedRuleSet } from 'dependency-cruiser';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -87,5 +93,78 @@ describe('the import rules', () => {
       'src/server/server-part.ts': "import { createServer } from 'node:http';\nexport const serve = createServer;\n",
     });
     expect(found).toEqual([]);
+  });
+});
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** The folders (and files) tsconfig.neutral.json covers, as it lists them. */
+function neutralIncludes(): string[] {
+  // The tsconfig is JSON with comments: drop the comment lines before parsing.
+  const text = readFileSync(join(ROOT, 'tsconfig.neutral.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '');
+  return (JSON.parse(text) as { include: string[] }).include;
+}
+
+/** Type-checks a scratch tree under the repository's neutral tsconfig; answers tsc's error lines. */
+async function neutralTypeErrors(tree: Record<string, string>): Promise<string[]> {
+  const base = mkdtempSync(join(scratch, 'neutral-'));
+  for (const config of ['tsconfig.json', 'tsconfig.neutral.json']) copyFileSync(join(ROOT, config), join(base, config));
+  writeFileSync(join(base, 'package.json'), '{ "type": "module" }\n');
+  for (const [path, text] of Object.entries(tree)) {
+    mkdirSync(dirname(join(base, path)), { recursive: true });
+    writeFileSync(join(base, path), text);
+  }
+  const output = await promisify(execFile)(process.execPath, [TSC, '--noEmit', '-p', 'tsconfig.neutral.json'], {
+    cwd: base,
+  }).then(
+    ({ stdout }) => stdout,
+    (error: { stdout?: string }) => error.stdout ?? String(error),
+  );
+  return output.split('\n').filter((line) => /error TS\d+/.test(line));
+}
+
+/** A module that leans on Node's types: its Buffer, its process, its timer type. */
+const NODE_TYPED = [
+  "export const bytes = Buffer.byteLength('x');",
+  'export const env = process.env;',
+  'export let timer: NodeJS.Timeout | undefined;',
+  '',
+].join('\n');
+/** The same jobs through the web platform, which every runtime has. */
+const WEB_TYPED = [
+  "export const bytes = new TextEncoder().encode('x').byteLength;",
+  "export const url = new URL('https://example.com').host;",
+  'export let timer: ReturnType<typeof setTimeout> | undefined;',
+  '',
+].join('\n');
+
+describe('the runtime-neutral folders', () => {
+  const folders = neutralIncludes().filter((path) => !path.endsWith('.ts'));
+
+  it('are every folder the root entry reaches and the wire, each type-checked without Node', () => {
+    expect(folders).toEqual(
+      expect.arrayContaining(['src/protocol', 'src/codemode', 'src/record', 'src/remote', 'src/wire']),
+    );
+  });
+
+  it('refuse a Node type planted in each of them, and take the web platform', async () => {
+    const tree: Record<string, string> = {};
+    for (const folder of folders) {
+      tree[`${folder}/planted-node.ts`] = NODE_TYPED;
+      tree[`${folder}/planted-web.ts`] = WEB_TYPED;
+    }
+    const errors = await neutralTypeErrors(tree);
+    const expected = folders.flatMap((folder) =>
+      ['Buffer', 'process', 'NodeJS'].map((name, index) =>
+        expect.stringMatching(
+          new RegExp(
+            `^${folder}/planted-node\\.ts\\(${index + 1},\\d+\\): error TS\\d+: Cannot find (name|namespace) '${name}'`,
+          ),
+        ),
+      ),
+    );
+    expect(errors).toEqual(expect.arrayContaining(expected));
+    expect(errors).toHaveLength(expected.length);
   });
 });
