@@ -14,22 +14,45 @@ const RUNTIME_NEUTRAL =
 const NODE_PACKAGES = '(^|/)node_modules/(ws|prom-client|proxy-protocol-js|node-sqlite3-wasm|workerd|esbuild|semver)/';
 
 /**
+ * Rules that hold folders to floors, given top first: a folder imports only from its own floor and
+ * the floors below it. `path` makes a floor's folders into a path pattern.
+ */
+function floorRules(prefix, where, floors, path) {
+  return floors.slice(1).map((floor, index) => {
+    const above = floors.slice(0, index + 1).flat();
+    return {
+      name: `${prefix}-${floor.join('-')}-upward`,
+      comment: `${where}${floor.join(`/, ${where}`)}/ sits below ${where}${above.join(`/, ${where}`)}/ and may not import from there: move what both need down a floor.`,
+      severity: 'error',
+      from: { path: path(floor) },
+      to: { path: path(above) },
+    };
+  });
+}
+
+/**
  * The host wing's floors, top first: a folder imports only from the floors below it (and from the
  * contract). A path ending in `/` is a folder; `options` is both the folder and its entry, options.ts.
  */
 const HOST_FLOORS = [['executor'], ['pool'], ['run'], ['member'], ['options'], ['confinement', 'relay', 'sandbox']];
 const host = (names) => `^src/isolate/host/(${names.join('|')})(/|\\.ts$)`;
 
-const upwardRules = HOST_FLOORS.slice(1).map((floor, index) => {
-  const above = HOST_FLOORS.slice(0, index + 1).flat();
-  return {
-    name: `isolate-host-${floor.join('-')}-upward`,
-    comment: `host/${floor.join('/, host/')}/ sits below host/${above.join('/, host/')}/ and may not import from there: move what both need down a floor.`,
-    severity: 'error',
-    from: { path: host(floor) },
-    to: { path: host(above) },
-  };
-});
+/**
+ * The floors of src/'s top-level folders, top first, as the imports run (docs/isolate.md, How it is
+ * built): the entries a host starts from, then the executors and the package bundler, the dialect
+ * and its record (one floor: a replay drives a CodemodeExecutor, which records), the live events,
+ * tracing and the wire, and the native contract under all. The root entry, src/index.ts, stands
+ * above them all.
+ */
+const SRC_FLOORS = [
+  ['server', 'durable', 'register'],
+  ['bundle', 'isolate', 'remote'],
+  ['codemode', 'record'],
+  ['events'],
+  ['tracing', 'wire'],
+  ['protocol'],
+];
+const top = (names) => `^src/(${names.join('|')})/`;
 
 export default {
   forbidden: [
@@ -63,7 +86,8 @@ export default {
       from: { path: '^src/isolate/contract/' },
       to: { path: '^src/isolate/(host/|workerd/|index\\.ts$)' },
     },
-    ...upwardRules,
+    ...floorRules('isolate-host', 'host/', HOST_FLOORS, host),
+    ...floorRules('src', 'src/', SRC_FLOORS, top),
     {
       name: 'node-builtin-outside-node-code',
       comment: `A Node built-in is imported outside the Node-only code (${NODE_ONLY}): the root entry must bundle for a Worker without nodejs_compat, and the contract and workerd wings run in workerd. Move the Node part into the Node-only code.`,

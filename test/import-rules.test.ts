@@ -79,6 +79,31 @@ describe('the import rules', () => {
         'isolate-host-confinement-relay-sandbox-upward: src/isolate/host/relay/reaches-up.ts -> src/isolate/host/pool/pool-part.ts',
         'node-builtin-outside-node-code: src/protocol/reaches-node.ts -> fs',
         'node-code-from-neutral-code: src/codemode/reaches-server.ts -> src/server/server-part.ts',
+        'src-codemode-record-upward: src/codemode/reaches-server.ts -> src/server/server-part.ts',
+      ].sort(),
+    );
+  });
+
+  it('refuse an import up the floors of src/, from each floor below the top', async () => {
+    const found = await violations({
+      'src/server/server-part.ts': exported('serverPart'),
+      'src/bundle/reaches-server.ts': importing('../server/server-part.js', 'serverPart'),
+      'src/remote/remote-part.ts': exported('remotePart'),
+      'src/record/reaches-remote.ts': importing('../remote/remote-part.js', 'remotePart'),
+      'src/codemode/codemode-part.ts': exported('codemodePart'),
+      'src/events/reaches-codemode.ts': importing('../codemode/codemode-part.js', 'codemodePart'),
+      'src/events/events-part.ts': exported('eventsPart'),
+      'src/wire/reaches-events.ts': importing('../events/events-part.js', 'eventsPart'),
+      'src/tracing/tracing-part.ts': exported('tracingPart'),
+      'src/protocol/reaches-tracing.ts': importing('../tracing/tracing-part.js', 'tracingPart'),
+    });
+    expect(found.sort()).toEqual(
+      [
+        'src-bundle-isolate-remote-upward: src/bundle/reaches-server.ts -> src/server/server-part.ts',
+        'src-codemode-record-upward: src/record/reaches-remote.ts -> src/remote/remote-part.ts',
+        'src-events-upward: src/events/reaches-codemode.ts -> src/codemode/codemode-part.ts',
+        'src-tracing-wire-upward: src/wire/reaches-events.ts -> src/events/events-part.ts',
+        'src-protocol-upward: src/protocol/reaches-tracing.ts -> src/tracing/tracing-part.ts',
       ].sort(),
     );
   });
@@ -91,6 +116,15 @@ describe('the import rules', () => {
       'src/isolate/contract/shared.ts': importing('../../protocol/types.js', 'types'),
       'src/protocol/types.ts': exported('types'),
       'src/server/server-part.ts': "import { createServer } from 'node:http';\nexport const serve = createServer;\n",
+      // Down the floors of src/, and across one floor: the dialect and its record import each other.
+      'src/server/down.ts': importing('../remote/remote-part.js', 'remotePart'),
+      'src/remote/remote-part.ts': importing('../wire/wire-part.js', 'wirePart'),
+      'src/wire/wire-part.ts': importing('../protocol/types.js', 'types'),
+      'src/record/replay-part.ts': importing('../codemode/codemode-part.js', 'codemodePart'),
+      'src/codemode/codemode-part.ts': importing('../events/events-part.js', 'eventsPart'),
+      'src/events/events-part.ts': importing('../tracing/tracing-part.js', 'tracingPart'),
+      'src/tracing/tracing-part.ts': exported('tracingPart'),
+      'src/index.ts': importing('./codemode/codemode-part.js', 'codemodePart'),
     });
     expect(found).toEqual([]);
   });
