@@ -1,8 +1,8 @@
 // The import rules of src/, checked by `npm run lint` (docs/isolate.md, How it is built). Each
 // rule's comment is what a failing import is told.
 
-/** Code that runs only in Node: the isolate's host wing and entry, the daemon, the durable state, the register hooks, the package bundler. */
-const NODE_ONLY = '^src/(isolate/host/|isolate/index\\.ts$|server/|durable/|register/|bundle/)';
+/** Code that runs only in Node: the isolate's host wing and entries, the daemon, the durable state, the register hooks, the package bundler. */
+const NODE_ONLY = '^src/(isolate/host/|isolate/(index|daemon)\\.ts$|server/|durable/|register/|bundle/)';
 /**
  * Code that runs anywhere: the root entry and all it reaches, the native contract, and the isolate's
  * other wings. Outside src/isolate, these folders also type-check without Node's types
@@ -54,6 +54,13 @@ const SRC_FLOORS = [
 ];
 const top = (names) => `^src/(${names.join('|')})/`;
 
+/**
+ * How code outside src/isolate enters it: index.ts (the package's /isolate entry) and daemon.ts
+ * (what the daemon reads beyond it). The daemon's connections still join the pool's tenancy
+ * directly, until the tenant is a field of the request (issue 47).
+ */
+const ISOLATE_ENTRIES = '^src/isolate/((index|daemon)\\.ts|host/pool/tenancy\\.ts)$';
+
 export default {
   forbidden: [
     {
@@ -69,14 +76,14 @@ export default {
         'The workerd wing runs inside workerd and may not import the host wing: share it through src/isolate/contract/.',
       severity: 'error',
       from: { path: '^src/isolate/workerd/' },
-      to: { path: '^src/isolate/(host/|index\\.ts$)' },
+      to: { path: '^src/isolate/(host/|(index|daemon)\\.ts$)' },
     },
     {
       name: 'isolate-host-to-workerd',
       comment:
         'The host wing runs in Node and may not import the workerd wing: share it through src/isolate/contract/.',
       severity: 'error',
-      from: { path: '^src/isolate/(host/|index\\.ts$)' },
+      from: { path: '^src/isolate/(host/|(index|daemon)\\.ts$)' },
       to: { path: '^src/isolate/workerd/' },
     },
     {
@@ -84,10 +91,18 @@ export default {
       comment: 'The contract is what both wings read, so it imports neither: move the piece into the contract.',
       severity: 'error',
       from: { path: '^src/isolate/contract/' },
-      to: { path: '^src/isolate/(host/|workerd/|index\\.ts$)' },
+      to: { path: '^src/isolate/(host/|workerd/|(index|daemon)\\.ts$)' },
     },
     ...floorRules('isolate-host', 'host/', HOST_FLOORS, host),
     ...floorRules('src', 'src/', SRC_FLOORS, top),
+    {
+      name: 'isolate-through-its-entries',
+      comment:
+        'Code outside src/isolate imports it only through src/isolate/index.ts (the /isolate entry) or src/isolate/daemon.ts (what the daemon reads beyond it): export the piece from one of them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/isolate/' },
+      to: { path: '^src/isolate/', pathNot: ISOLATE_ENTRIES },
+    },
     {
       name: 'node-builtin-outside-node-code',
       comment: `A Node built-in is imported outside the Node-only code (${NODE_ONLY}): the root entry must bundle for a Worker without nodejs_compat, and the contract and workerd wings run in workerd. Move the Node part into the Node-only code.`,

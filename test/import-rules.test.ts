@@ -67,6 +67,9 @@ describe('the import rules', () => {
       'src/protocol/reaches-node.ts': "import { readFileSync } from 'node:fs';\nexport const read = readFileSync;\n",
       'src/codemode/reaches-server.ts': importing('../server/server-part.js', 'serverPart'),
       'src/server/server-part.ts': exported('serverPart'),
+      'src/server/reaches-pool.ts': importing('../isolate/host/pool/pool-part.js', 'poolPart'),
+      'src/remote/reaches-contract.ts': importing('../isolate/contract/contract-part.js', 'contractPart'),
+      'src/isolate/contract/contract-part.ts': exported('contractPart'),
     });
     expect(found.sort()).toEqual(
       [
@@ -80,6 +83,8 @@ describe('the import rules', () => {
         'node-builtin-outside-node-code: src/protocol/reaches-node.ts -> fs',
         'node-code-from-neutral-code: src/codemode/reaches-server.ts -> src/server/server-part.ts',
         'src-codemode-record-upward: src/codemode/reaches-server.ts -> src/server/server-part.ts',
+        'isolate-through-its-entries: src/server/reaches-pool.ts -> src/isolate/host/pool/pool-part.ts',
+        'isolate-through-its-entries: src/remote/reaches-contract.ts -> src/isolate/contract/contract-part.ts',
       ].sort(),
     );
   });
@@ -125,6 +130,10 @@ describe('the import rules', () => {
       'src/events/events-part.ts': importing('../tracing/tracing-part.js', 'tracingPart'),
       'src/tracing/tracing-part.ts': exported('tracingPart'),
       'src/index.ts': importing('./codemode/codemode-part.js', 'codemodePart'),
+      // Into src/isolate through its entries.
+      'src/server/through-entries.ts': `${importing('../isolate/index.js', 'executor')}${importing('../isolate/daemon.js', 'forDaemon').replace('use', 'useToo')}`,
+      'src/isolate/index.ts': `export { poolPart as executor } from './host/pool/pool-part.js';\n`,
+      'src/isolate/daemon.ts': `export { shared as forDaemon } from './contract/shared.js';\n`,
     });
     expect(found).toEqual([]);
   });

@@ -5,7 +5,7 @@
  * than its heartbeat lease (by then the client has told its caller the connection broke).
  */
 
-import { descriptorFaultOf } from '../../isolate/host/member/descriptor-faults.js';
+import { descriptorFaultOf } from '../../isolate/daemon.js';
 import type { Tenancy } from '../../isolate/host/pool/tenancy.js';
 import { ExecutorError } from '../../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../../protocol/types.js';

@@ -9,8 +9,7 @@
  * and between two counts the descriptors other than the daemon's sockets are taken as they were.
  */
 import { readdirSync } from 'node:fs';
-import { descriptorLimit } from '../../isolate/host/member/descriptor-faults.js';
-import { HOST_FDS_PER_MEMBER } from '../../isolate/host/options/host-sizing.js';
+import { descriptorLimit, HOST_FDS_PER_MEMBER } from '../../isolate/daemon.js';
 
 /** The most sessions a daemon takes by default, however many descriptors it may open. */
 export const MAX_CONNECTIONS_CEILING = 512;
