@@ -27,6 +27,13 @@ const rules = (
 const scratch = mkdtempSync(join(tmpdir(), 'import-rules-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** The folders `npm run lint:imports` cruises, as its script names them. */
+const CRUISED = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
+).scripts['lint:imports']!.split(' --')[0]!
+  .split(' ')
+  .slice(1);
+
 /** Writes the tree and answers every violation, as `rule: from -> to`. */
 async function violations(tree: Record<string, string>): Promise<string[]> {
   const base = mkdtempSync(join(scratch, 'tree-'));
@@ -34,7 +41,9 @@ async function violations(tree: Record<string, string>): Promise<string[]> {
     mkdirSync(dirname(join(base, path)), { recursive: true });
     writeFileSync(join(base, path), text);
   }
-  const { output } = await cruise(['src'], {
+  // Every folder cruised exists, planted in or not.
+  for (const folder of CRUISED) mkdirSync(join(base, folder), { recursive: true });
+  const { output } = await cruise(CRUISED, {
     baseDir: base,
     validate: true,
     ruleSet: { forbidden: rules.forbidden },
@@ -56,6 +65,8 @@ describe('the import rules', () => {
     const found = await violations({
       'src/wire/first.ts': "import { second } from './second.js';\nexport const first = () => second;\n",
       'src/wire/second.ts': "import { first } from './first.js';\nexport const second = () => first;\n",
+      'harness/report/first.ts': "import { second } from './second.js';\nexport const first = () => second;\n",
+      'harness/report/second.ts': "import { first } from './first.js';\nexport const second = () => first;\n",
       'src/isolate/workerd/reaches-host.ts': importing('../host/run/run-part.js', 'runPart'),
       'src/isolate/host/run/run-part.ts': exported('runPart'),
       'src/isolate/host/member/reaches-workerd.ts': importing('../../workerd/worker-part.js', 'workerPart'),
@@ -74,6 +85,7 @@ describe('the import rules', () => {
     expect(found.sort()).toEqual(
       [
         'no-circular: src/wire/first.ts -> src/wire/second.ts',
+        'no-circular: harness/report/first.ts -> harness/report/second.ts',
         'isolate-workerd-to-host: src/isolate/workerd/reaches-host.ts -> src/isolate/host/run/run-part.ts',
         'node-code-from-neutral-code: src/isolate/workerd/reaches-host.ts -> src/isolate/host/run/run-part.ts',
         'isolate-host-to-workerd: src/isolate/host/member/reaches-workerd.ts -> src/isolate/workerd/worker-part.ts',
