@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
 import { Engine, PREFLIGHT_CASE, printEachWarningOnce } from './engine.js';
-import type { Side } from './sides.js';
+import type { Side } from './side-model.js';
 import { texts } from './texts.js';
 
 const boundaries = new Map<string, Boundary>();

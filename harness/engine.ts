@@ -17,7 +17,8 @@ import { isFlow, type Observation, type Plan, planCell, settleCell } from './jud
 import { CaseLane } from './lanes.js';
 import { flowModules, runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
-import { type Side, startSide } from './sides.js';
+import type { Side } from './side-model.js';
+import { startSide } from './sides.js';
 import { texts } from './texts.js';
 
 /** Beyond a case's own bound (upstream's longest default is 60 s): loading, the round trip, a busy machine. */

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Case, Outcome } from './case-model.js';
 import { runWithPackages } from './packages.js';
-import type { Side } from './sides.js';
+import type { Side } from './side-model.js';
 
 function recordingSide(): { side: Side; seen: Case[] } {
   const seen: Case[] = [];

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { bundlePackages } from '../src/bundle/index.js';
 import { messageOf } from '../src/protocol/index.js';
 import type { Case, Outcome } from './case-model.js';
-import type { Side } from './sides.js';
+import type { Side } from './side-model.js';
 
 /** The repository, whose node_modules hold the packages the cases name (devDependencies). */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

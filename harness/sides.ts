@@ -15,9 +15,8 @@ import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptio
 import { WORKERD_BINARY_ENV } from '../src/isolate/host/member/workerd-binary.js';
 import type { Case, Outcome } from './case-model.js';
 import { type ColumnId, resolvedWorkerd, WORKERD_NEWEST } from './columns.js';
-import type { Flow } from './flow-model.js';
-import type { FlowSession } from './flows.js';
 import { MAX_WAITING_CASES } from './lanes.js';
+import type { Side } from './side-model.js';
 import { texts } from './texts.js';
 import {
   type CallRecord,
@@ -28,20 +27,6 @@ import {
   normalizeThrow,
   settledCalls,
 } from './tools.js';
-
-export interface Side {
-  readonly name: ColumnId;
-  /** Runs one case and returns its normalized outcome. A rejection of `execute` is `threw`, not a throw. */
-  run(item: Case): Promise<Outcome>;
-  /** A runtime host for one flow, its state empty; absent on a side that hosts no runtime. */
-  openFlow?(flow: Flow): Promise<FlowSession>;
-  /** The side runs flows only: its preflight is a flow. */
-  flowsOnly?: boolean;
-  /** What the side's processes printed lately, for diagnosing a failure. */
-  output?(): string;
-  /** Stops everything the side started. */
-  dispose(): Promise<void>;
-}
 
 /** Sandbox processes on our sides: the case holding the column's lane, and the long ones waiting beside it. */
 const OUR_POOL = 1 + MAX_WAITING_CASES;

@@ -6,7 +6,7 @@
  */
 import { formatDidYouMean } from '../src/protocol/did-you-mean.js';
 import type { CellStatus } from './report/model.js';
-import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './report/release-diff.js';
+import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './report/model.js';
 
 /** The version of docs/interpreting.md, the rules by which an outcome is judged; a run records it. */
 export const INTERPRETING_VERSION = 4;

@@ -10,8 +10,8 @@ import { DURABLE_ROWS } from '../src/durable/open-options.js';
 import { CONFINEMENT_OPTIONS, ISOLATE_OPTION_ROWS, type IsolateOptionRow } from '../src/isolate/index.js';
 import type { OptionRow } from '../src/protocol/option-schema.js';
 import { CONNECT_ROWS } from '../src/remote/connect-options.js';
-import { LOG_FORMATS } from '../src/server/log.js';
-import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from '../src/server/server-options.js';
+import { LOG_FORMATS } from '../src/server/observe/log.js';
+import { DAEMON_ROWS, SERVER_ROWS, type ServerOptionRow } from '../src/server/options/server-options.js';
 
 const MIB = 2 ** 20;
 

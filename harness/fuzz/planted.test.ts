@@ -13,7 +13,8 @@ import { withSlack } from '../../test/support/machine-slack.js';
 import type { Outcome } from '../case-model.js';
 import type { ColumnId } from '../columns.js';
 import { loadDraftFile } from '../load-cases.js';
-import { type Side, startSide } from '../sides.js';
+import type { Side } from '../side-model.js';
+import { startSide } from '../sides.js';
 import { renderProgram, samplePrograms } from './generator.js';
 import { runFuzz } from './run.js';
 

@@ -129,7 +129,7 @@ export async function startReferenceColumn(name: string): Promise<ReferenceColum
   let stopped = false;
   // A configuration that binds the flow host (0.4.0 on) serves runtime flows too.
   const hostsFlows = 'durable_objects' in (JSON.parse(readFileSync(config, 'utf8')) as object);
-  const { flowSessions } = await import('./flow-sides.js');
+  const { flowSessions } = await import('./flow-sessions.js');
   return {
     ...dev,
     name,

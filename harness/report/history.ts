@@ -4,7 +4,7 @@
  * status carries over it. A column one run did not have is not a change either.
  */
 import { messageOf } from '../../src/protocol/index.js';
-import type { CellStatus, MatrixRun } from './model.js';
+import type { CellChange, CellStatus, MatrixRun, RunChanges } from './model.js';
 import { CELL_STATUSES, cellKey } from './model.js';
 import { reportTexts } from './texts.js';
 
@@ -25,34 +25,6 @@ export interface HistoryRecord {
   columns: { id: string; release: string | null }[];
   /** Case id → one letter per column. */
   cases: Record<string, string>;
-}
-
-export interface CellChange {
-  case: string;
-  column: string;
-  from: CellStatus;
-  to: CellStatus;
-  /** Set when the column ran another release than in the run the old status is from. */
-  releases?: { from: string | null; to: string | null };
-}
-
-/** What one run changed against the runs before it. */
-export interface RunChanges {
-  /**
-   * The run compared with; null when no earlier run is recorded. `snapshot`: none was recorded
-   * where this run was written, so it is the committed snapshot's latest run.
-   */
-  previous: { date: string; commit: string | null; snapshot?: true } | null;
-  changes: CellChange[];
-  /** Cases this run has that the previous run did not. */
-  newCases: string[];
-  /** Cases the previous run had that this run does not. */
-  removedCases: string[];
-  /**
-   * Cells that changed status although nothing they ran on did (the same commit, a clean checkout,
-   * the same release): flaky, listed apart, and not counted as changes.
-   */
-  flaky?: CellChange[];
 }
 
 export function toHistoryRecord(run: MatrixRun): HistoryRecord {

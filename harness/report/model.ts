@@ -4,8 +4,6 @@
  */
 
 import type { Boundary, Triage } from '../case-model.js';
-import type { RunChanges } from './history.js';
-import type { ReleaseDiff } from './release-diff.js';
 
 /** Every status a cell can have, in the order the report lists them. */
 export const CELL_STATUSES = ['pass', 'fail', 'skip', 'unsupported', 'infra-error'] as const;
@@ -168,4 +166,60 @@ export function summarize(columns: readonly Pick<MatrixColumn, 'id' | 'infraErro
     return { column: column.id, counts, unexpectedPass, green };
   });
   return { green: summaries.every((summary) => summary.green), columns: summaries };
+}
+
+/** A cell whose status changed between two runs (history.ts). */
+export interface CellChange {
+  case: string;
+  column: string;
+  from: CellStatus;
+  to: CellStatus;
+  /** Set when the column ran another release than in the run the old status is from. */
+  releases?: { from: string | null; to: string | null };
+}
+
+/** What one run changed against the runs before it. */
+export interface RunChanges {
+  /**
+   * The run compared with; null when no earlier run is recorded. `snapshot`: none was recorded
+   * where this run was written, so it is the committed snapshot's latest run.
+   */
+  previous: { date: string; commit: string | null; snapshot?: true } | null;
+  changes: CellChange[];
+  /** Cases this run has that the previous run did not. */
+  newCases: string[];
+  /** Cases the previous run had that this run does not. */
+  removedCases: string[];
+  /**
+   * Cells that changed status although nothing they ran on did (the same commit, a clean checkout,
+   * the same release): flaky, listed apart, and not counted as changes.
+   */
+  flaky?: CellChange[];
+}
+
+/** The release diff's shape (release-diff.ts computes it). */
+export const RELEASE_DIFF_KINDS = ['newly-failing', 'newly-passing', 'changed-outcome'] as const;
+export type ReleaseDiffKind = (typeof RELEASE_DIFF_KINDS)[number];
+
+/** One side of a row: the cell's status and what the release produced (JSON, cut to a readable length). */
+export interface ReleaseDiffSide {
+  status: CellStatus;
+  outcome?: string;
+}
+
+export interface ReleaseDiffRow {
+  case: string;
+  kind: ReleaseDiffKind;
+  from: ReleaseDiffSide;
+  to: ReleaseDiffSide;
+}
+
+export interface ReleaseDiff {
+  /** What differs between the two columns: `workerd` for ours on the newest workerd against ours; absent, the codemode release. */
+  of?: 'workerd';
+  from: { column: string; release: string };
+  to: { column: string; release: string };
+  rows: ReleaseDiffRow[];
+  /** Cases left out because either side is an infra-error: unknown, not unchanged. */
+  unknown: string[];
 }

@@ -6,33 +6,16 @@
  * A case whose expectation holds a matcher (`match`, `any`) expects a value that varies from run
  * to run (a random id, a timestamp), so only its status is compared.
  */
-import { type CellStatus, cellKey, type MatrixCell, type MatrixColumn } from './model.js';
-
-export const RELEASE_DIFF_KINDS = ['newly-failing', 'newly-passing', 'changed-outcome'] as const;
-export type ReleaseDiffKind = (typeof RELEASE_DIFF_KINDS)[number];
-
-/** One side of a row: the cell's status and what the release produced (JSON, cut to a readable length). */
-export interface ReleaseDiffSide {
-  status: CellStatus;
-  outcome?: string;
-}
-
-interface ReleaseDiffRow {
-  case: string;
-  kind: ReleaseDiffKind;
-  from: ReleaseDiffSide;
-  to: ReleaseDiffSide;
-}
-
-export interface ReleaseDiff {
-  /** What differs between the two columns: `workerd` for ours on the newest workerd against ours; absent, the codemode release. */
-  of?: 'workerd';
-  from: { column: string; release: string };
-  to: { column: string; release: string };
-  rows: ReleaseDiffRow[];
-  /** Cases left out because either side is an infra-error: unknown, not unchanged. */
-  unknown: string[];
-}
+import {
+  type CellStatus,
+  cellKey,
+  type MatrixCell,
+  type MatrixColumn,
+  RELEASE_DIFF_KINDS,
+  type ReleaseDiff,
+  type ReleaseDiffKind,
+  type ReleaseDiffRow,
+} from './model.js';
 
 /** An outcome as the diff shows it: long enough to see the difference, short enough for a table. */
 const OUTCOME_CHARS = 600;

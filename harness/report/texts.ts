@@ -2,9 +2,7 @@
  * The report's own texts (matrix.md, the page, and what reading or writing its files can fail with), in one place. The statuses' labels, symbols
  * and meanings are the harness's (../texts.ts), since the commands print them too.
  */
-import type { CellChange } from './history.js';
-import type { ColumnVersions, MatrixColumn, MatrixRun } from './model.js';
-import type { ReleaseDiff, ReleaseDiffKind } from './release-diff.js';
+import type { CellChange, ColumnVersions, MatrixColumn, MatrixRun, ReleaseDiff, ReleaseDiffKind } from './model.js';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** ` (commit 3822a5fae1dd)` after a run's date, or nothing when the commit is unknown. */

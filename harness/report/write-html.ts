@@ -9,8 +9,7 @@ import type { FuzzSummary } from '../fuzz/run.js';
 import { texts } from '../texts.js';
 import { fuzzHtml } from './fuzz-section.js';
 import type { HistoryEntry, HistoryRecord } from './history.js';
-import { CELL_STATUSES, isFlaky, type MatrixRun } from './model.js';
-import { RELEASE_DIFF_KINDS, type ReleaseDiff } from './release-diff.js';
+import { CELL_STATUSES, isFlaky, type MatrixRun, RELEASE_DIFF_KINDS, type ReleaseDiff } from './model.js';
 import { changesByCase, columnHeadNote, sameReleaseNote, reportTexts as t, versionsLine } from './texts.js';
 import { caseStrips, trendSvg } from './trend.js';
 

@@ -5,8 +5,15 @@
  */
 import type { FuzzSummary } from '../fuzz/run.js';
 import { fuzzMarkdown } from './fuzz-section.js';
-import { isFlaky, type MatrixCase, type MatrixCell, type MatrixRun } from './model.js';
-import { RELEASE_DIFF_KINDS, type ReleaseDiff, type ReleaseDiffSide } from './release-diff.js';
+import {
+  isFlaky,
+  type MatrixCase,
+  type MatrixCell,
+  type MatrixRun,
+  RELEASE_DIFF_KINDS,
+  type ReleaseDiff,
+  type ReleaseDiffSide,
+} from './model.js';
 import { changesByCase, columnHeadNote, sameReleaseNote, reportTexts as t, versionsLine } from './texts.js';
 
 /** Long lists are cut here; the page and matrix.json hold everything. */

@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { describeColumn } from '../columns.js';
-import { type Side, startSide } from '../sides.js';
+import type { Side } from '../side-model.js';
+import { startSide } from '../sides.js';
 import { texts } from '../texts.js';
 import {
   deviationRows,

@@ -5,7 +5,8 @@
  * difference between the sides, `DEVIATION_REASONS` explains it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Side, startSide } from '../sides.js';
+import type { Side } from '../side-model.js';
+import { startSide } from '../sides.js';
 import { texts } from '../texts.js';
 import {
   assertDeviationSectionCurrent,

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { messageOf } from '../../src/protocol/index.js';
 import type { Case } from '../case-model.js';
-import type { Side } from '../sides.js';
+import type { Side } from '../side-model.js';
 import { texts } from '../texts.js';
 
 const t = texts.surface;

@@ -4,10 +4,11 @@
  * `IsolateExecutor`, `connect()`'s executor, or any other. Recording never changes the run: each
  * call reaches the host's `dispatch` as it would have, and the bound only decides what is kept.
  */
+
+import { jsonStringBytes } from '../protocol/json-bytes.js';
 import { messageOf } from '../protocol/message-of.js';
 import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, LogEntry } from '../protocol/types.js';
 import { utf8Bytes } from '../protocol/utf8-bytes.js';
-import { jsonStringBytes } from './json-bytes.js';
 import { type ResolvedRecordOptions, resolveRecordOptions } from './record-options.js';
 import { recordedAnswer, recordedArguments, recordedResult } from './recorded-values.js';
 import { formatOnRecordFailed, formatRecordTruncated } from './texts.js';

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { IsolateExecutor } from '../isolate/index.js';
 import { messageOf } from '../protocol/message-of.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
-import { runBundleCommand } from './bundle-command.js';
-import { parseCommandLine, USAGE, UsageError } from './cli-args.js';
-import { runDaemon } from './run-daemon.js';
-import { guardProcessStdio } from './stdio-guard.js';
+import { runBundleCommand } from './command/bundle-command.js';
+import { parseCommandLine, USAGE, UsageError } from './command/cli-args.js';
+import { runDaemon } from './command/run-daemon.js';
+import { guardProcessStdio } from './command/stdio-guard.js';
 import { formatUsageErrorLine, formatVersion } from './texts.js';
 
 /** The package's manifest: two levels up from src/server/ and from dist/server/ alike. */

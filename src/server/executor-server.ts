@@ -1,49 +1,33 @@
 /**
  * The executor daemon as a library: serves any native `Executor` over capnweb on a `ws` server.
- * One `ConnectionEndpoint` per connection; the session gate (session-gate.ts) admits a connection
- * before any RPC. Optionally an admin listener for health and metrics (admin-server.ts). The CLI
- * (cli.ts) wraps this around an `IsolateExecutor`.
+ * This is where its parts are made and joined: the listener and the session gate
+ * (transport/listener.ts, transport/session-gate.ts), the sessions the upgrade opens, one
+ * `ConnectionEndpoint` per connection (transport/sessions.ts), the drain (calls/drain.ts), and
+ * optionally an admin listener for health and metrics (observe/admin-server.ts). The CLI (cli.ts)
+ * wraps this around an `IsolateExecutor`.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { hostname } from 'node:os';
-import type { Duplex } from 'node:stream';
-import { RpcSession } from 'capnweb';
-import { type WebSocket, WebSocketServer } from 'ws';
 import { Tenancy } from '../isolate/host/pool/tenancy.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
-import { truncateCloseReason } from '../wire/inbound-queue.js';
-import { type AdminServer, startAdminServer } from './admin-server.js';
-import { closeSocket, watchLiveness } from './client-socket.js';
-import { Connection, type ConnectionTenant, type ServerContext } from './connection.js';
-import { DescriptorWatch } from './descriptors.js';
-import { ConnectionEndpoint } from './endpoint.js';
-import { HeldRequests } from './held-requests.js';
-import { DaemonMetrics } from './metrics.js';
-import { ModuleCache } from './module-cache.js';
-import { proxiedListener } from './proxy-header.js';
-import { Readiness } from './readiness.js';
-import { RefusalLog } from './refusal-log.js';
-import type { RetainedCounts } from './retained-counts.js';
-import { RetainedLeases } from './retained-leases.js';
-import { RpcGuard } from './rpc-bounds.js';
-import { type ExecutorServerOptions, resolveServerOptions } from './server-options.js';
-import { peerOf, SessionGate } from './session-gate.js';
-import {
-  type ExecutionKind,
-  formatAcceptFailed,
-  formatConnectionOpened,
-  formatDrainCancelledCall,
-  formatDrainTimedOut,
-  formatPortInUse,
-  formatRetainedIdleClosed,
-  formatSendBufferExceeded,
-  UPGRADE_REQUIRED,
-} from './texts.js';
-import { WsTransport } from './ws-transport.js';
+import type { ConnectionTenant, ServerContext } from './calls/connection.js';
+import { Drain } from './calls/drain.js';
+import { HeldRequests } from './calls/held-requests.js';
+import { ModuleCache } from './modules/module-cache.js';
+import { type AdminServer, startAdminServer } from './observe/admin-server.js';
+import { DaemonMetrics } from './observe/metrics.js';
+import { Readiness } from './observe/readiness.js';
+import { RefusalLog } from './observe/refusal-log.js';
+import { type ExecutorServerOptions, resolveServerOptions } from './options/server-options.js';
+import type { RetainedCounts } from './retained/retained-counts.js';
+import { observeRetainedClosed, RetainedLeases } from './retained/retained-leases.js';
+import { formatRetainedIdleClosed } from './texts.js';
+import { DescriptorWatch } from './transport/descriptors.js';
+import { Listener } from './transport/listener.js';
+import { SessionGate } from './transport/session-gate.js';
+import { Sessions } from './transport/sessions.js';
 
-export type { ExecutorServerOptions } from './server-options.js';
-export { SERVER_DEFAULTS } from './server-options.js';
+export type { ExecutorServerOptions } from './options/server-options.js';
+export { SERVER_DEFAULTS } from './options/server-options.js';
 
 export interface ExecutorServer {
   /** `ws://<host>:<port>` */
@@ -69,19 +53,9 @@ export interface ExecutorServer {
   close(): Promise<void>;
 }
 
-/** Messages above this are cut by ws itself (close 1009) rather than replaced (oversize.ts). */
-function hardCeiling(maxMessageBytes: number): number {
-  return Math.max(maxMessageBytes * 2, maxMessageBytes + 1024 * 1024);
-}
-
-/** RFC 6455: the endpoint received something that violates its policy. */
-const POLICY_VIOLATION = 1008;
-/** How long cancelled executions may take to end after the drain timeout before the stop goes on. */
-const GIVE_UP_GRACE_MS = 5_000;
-
 export async function createExecutorServer(options: ExecutorServerOptions): Promise<ExecutorServer> {
   const settings = resolveServerOptions(options);
-  const { executor, log, maxMessageBytes, maxSendBufferBytes } = settings;
+  const { executor, log } = settings;
   const metrics = new DaemonMetrics(executor);
   const readiness = new Readiness(executor);
   const descriptors = new DescriptorWatch();
@@ -117,12 +91,8 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
   // a lost process) says so, and the daemon drops its record and the outbound stub it kept.
   const stopObservingRetained = observeRetainedClosed(executor, (executionId) => retained.close(executionId));
 
-  let draining = false;
-  let running = 0;
-  let drained: (() => void) | undefined;
-  let connections = 0;
+  const drain = new Drain(settings.drainTimeoutMs, log);
   let daemonId = settings.daemonId ?? '';
-  const sessions = new Map<WebSocket, { session: RpcSession; connection: Connection }>();
   const context: ServerContext = {
     executor,
     protocolVersion: settings.protocolVersion ?? PROTOCOL_VERSION,
@@ -132,7 +102,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     retained,
     modules: new ModuleCache(settings.maxModuleCacheBytes),
     get draining() {
-      return draining;
+      return drain.draining;
     },
     get daemonId() {
       return daemonId;
@@ -141,100 +111,25 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     readiness,
     log,
     refusals,
-    track() {
-      running += 1;
-      let settled = false;
-      return () => {
-        if (settled) return;
-        settled = true;
-        running -= 1;
-        if (running === 0) drained?.();
-      };
-    },
+    track: () => drain.track(),
   };
-
-  const http = createServer((_request, response) => {
-    response.writeHead(426, { 'content-type': 'text/plain' }).end(UPGRADE_REQUIRED);
+  const sessions = new Sessions({ settings, gate, context, tenancy, metrics, tenantOf });
+  const listener = await Listener.open({
+    settings,
+    gate,
+    descriptors,
+    metrics,
+    log,
+    upgrade: (request, socket, head) => sessions.upgrade(request, socket, head),
   });
-  http.on('connection', (socket: Socket) => gate.admit(socket));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: hardCeiling(maxMessageBytes) });
-
-  http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const tokenIndex = gate.decide(request, socket, { draining, open: sessions.size });
-    if (tokenIndex === undefined) return;
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      gate.settled(request.socket);
-      connections += 1;
-      const drop = (reason: string) => void closeSocket(ws, POLICY_VIOLATION, truncateCloseReason(reason));
-      const connection = new Connection(connections, context, drop, tenantOf(connections, tokenIndex));
-      const leave = tenancy.join(connection.tenant.share);
-      log(formatConnectionOpened(connection.id, peerOf(request.socket)));
-      metrics.sessionOpened();
-      watchLiveness(ws, settings.clientPingIntervalMs, () => metrics.clientDropped('missed_ping'));
-      ws.on('close', () => {
-        leave();
-        sessions.delete(ws);
-        metrics.sessionClosed();
-        connection.end();
-      });
-      const guard = new RpcGuard(settings);
-      const transport = new WsTransport(ws, { maxMessageBytes, maxSendBufferBytes }, guard, {
-        received: (bytes) => {
-          connection.heard();
-          metrics.received(bytes);
-        },
-        sent: (bytes) => metrics.sent(bytes),
-        overflowed: (buffered) =>
-          connection.dropClient('send_buffer', formatSendBufferExceeded(buffered, maxSendBufferBytes)),
-        violated: ({ cause, reason }) => connection.dropClient(cause, reason),
-      });
-      const session = new RpcSession(transport, new ConnectionEndpoint(connection), {
-        limits: { maxMessageSize: maxMessageBytes },
-      });
-      guard.attach(session);
-      sessions.set(ws, { session, connection });
-    });
-  });
-
-  // Behind a proxy that speaks PROXY protocol v2, each connection's header is read before http sees it.
-  const listener = settings.proxyProtocol
-    ? proxiedListener(
-        http,
-        { timeout: settings.handshakeTimeoutMs, maxWaiting: settings.maxConnections },
-        (socket, reason) => gate.refuseProxyHeader(socket, reason),
-      )
-    : http;
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: Error) =>
-      reject(
-        portInUse(error)
-          ? new Error(formatPortInUse(settings.host, settings.port, '--port', 'port'), { cause: error })
-          : error,
-      );
-    listener.once('error', failed);
-    listener.listen(settings.port, settings.host, () => {
-      listener.off('error', failed);
-      resolve();
-    });
-  });
-  // An accept that finds no descriptor (EMFILE, ENFILE) is emitted on the listener: unheard, it
-  // would end the daemon. The open sessions go on; libuv accepts again once descriptors are free.
-  const acceptFailures = new RefusalLog(log, 'connection');
-  listener.on('error', (error: NodeJS.ErrnoException) => {
-    const code = error.code ?? 'an error';
-    if (code === 'EMFILE' || code === 'ENFILE') metrics.descriptorFault('accept');
-    acceptFailures.refused(`accept ${code}`, formatAcceptFailed(code, descriptors.limit));
-  });
-  const address = listener.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  daemonId ||= `${hostname()}:${address.port}`;
+  daemonId ||= `${hostname()}:${listener.address.port}`;
 
   let admin: AdminServer | undefined;
   if (settings.admin !== undefined) {
     try {
-      admin = await startAdminServer(settings.admin, metrics, () => readiness.state(draining));
+      admin = await startAdminServer(settings.admin, metrics, () => readiness.state(drain.draining));
     } catch (error) {
-      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      await listener.stop();
       throw error;
     }
     readiness.start();
@@ -242,59 +137,33 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
 
   let closing: Promise<void> | undefined;
   return {
-    url: `ws://${urlHost}:${address.port}`,
-    host: address.address,
-    port: address.port,
+    url: listener.url,
+    host: listener.address.address,
+    port: listener.address.port,
     daemonId,
     adminUrl: admin?.url,
     metrics,
     get running() {
-      return running;
+      return drain.running;
     },
     get retained() {
       return retained.counts();
     },
     get draining() {
-      return draining;
+      return drain.draining;
     },
     close() {
       closing ??= (async () => {
-        draining = true;
-        /** Set once the drain timeout passed: from then on nothing waits past it. */
-        let grace: Promise<void> | undefined;
-        if (running > 0) {
-          const finished = new Promise<void>((resolve) => (drained = resolve));
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const timedOut = new Promise<'timeout'>((resolve) => {
-            timer = setTimeout(() => resolve('timeout'), settings.drainTimeoutMs);
-          });
-          if ((await Promise.race([finished, timedOut])) === 'timeout') {
-            const why = formatDrainTimedOut(running, settings.drainTimeoutMs);
-            log(why, 'warn');
-            const toClient = (kind: ExecutionKind) => formatDrainCancelledCall(kind, settings.drainTimeoutMs);
-            for (const { connection } of sessions.values()) connection.giveUp(why, toClient);
-            // An executor that ignores its signal still gets a bounded wait, not a hang.
-            grace = new Promise((resolve) => setTimeout(resolve, GIVE_UP_GRACE_MS).unref());
-            await Promise.race([finished, grace]);
-          }
-          clearTimeout(timer);
-        }
-        const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
-        // drain() waits until every settled call's answer has been sent, so closing loses none. It
-        // also waits for calls still running, so after a give-up it gets no more than the grace.
-        await Promise.all(
-          [...sessions].map(async ([ws, { session }]) => {
-            const drained = session.drain().catch(() => {});
-            await (grace === undefined ? drained : Promise.race([drained, grace]));
-            await closeSocket(ws);
-          }),
-        );
-        http.closeAllConnections();
+        drain.begin();
+        await drain.settle((why, toClient) => sessions.giveUp(why, toClient));
+        const stopped = listener.stop();
+        await sessions.close((work) => drain.within(work));
+        listener.closeAllConnections();
         await stopped;
         await readiness.settled();
         gate.flush();
         refusals.flush();
-        acceptFailures.flush();
+        listener.flush();
         stopObservingRetained();
         retained.stop();
         metrics.close();
@@ -303,15 +172,4 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
       return closing;
     },
   };
-}
-
-/** Another process holds the port. */
-function portInUse(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'EADDRINUSE';
-}
-
-/** Subscribes to the executor's own closes of retained executions, where it reports them. */
-function observeRetainedClosed(executor: object, observer: (executionId: string) => void): () => void {
-  const observable = executor as { observeRetainedClosed?: (observer: (executionId: string) => void) => () => void };
-  return typeof observable.observeRetainedClosed === 'function' ? observable.observeRetainedClosed(observer) : () => {};
 }

@@ -7,10 +7,10 @@
  * docs/fleet.md.
  */
 
+export type { DaemonIo, DaemonOptions } from './command/run-daemon.js';
+export { runDaemon } from './command/run-daemon.js';
 export type { ExecutorServer, ExecutorServerOptions } from './executor-server.js';
 export { createExecutorServer, SERVER_DEFAULTS } from './executor-server.js';
-export type { LogFormat, LogSink } from './log.js';
-export type { DaemonMetrics } from './metrics.js';
-export type { DaemonIo, DaemonOptions } from './run-daemon.js';
-export { runDaemon } from './run-daemon.js';
-export { TOKEN_ENV } from './server-options.js';
+export type { LogFormat, LogSink } from './observe/log.js';
+export type { DaemonMetrics } from './observe/metrics.js';
+export { TOKEN_ENV } from './options/server-options.js';

@@ -1,6 +1,6 @@
 /** Every text the daemon composes: log lines, refusals and the errors its bounds raise. */
 
-import { optionRuleText } from '../isolate/contract/texts.js';
+import { optionRuleText } from '../isolate/daemon.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { formatDidYouMean } from '../protocol/texts.js';
 

@@ -1,5 +1,5 @@
 /**
- * `codemode-executor bundle` (src/server/bundle-command.ts): the map it writes runs in the sandbox,
+ * `codemode-executor bundle` (src/server/command/bundle-command.ts): the map it writes runs in the sandbox,
  * and its flags are refused in the daemon's words.
  */
 import { execFile } from 'node:child_process';
@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bundlePackages } from '../../src/bundle/index.js';
 import { CodemodeExecutor } from '../../src/index.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
-import { parseBundleCommand } from '../../src/server/bundle-command.js';
+import { parseBundleCommand } from '../../src/server/command/bundle-command.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { parseCommandLine } from '../../src/server/cli-args.js';
+import { parseCommandLine } from '../../src/server/command/cli-args.js';
 import { AFFINITY_HEADER } from '../../src/wire/refusals.js';
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../deploy/${path}`, import.meta.url)), 'utf8');

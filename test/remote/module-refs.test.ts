@@ -1,5 +1,5 @@
 /**
- * Modules by hash over a real daemon (src/remote/module-upload.ts, src/server/module-endpoint.ts,
+ * Modules by hash over a real daemon (src/remote/module-upload.ts, src/server/modules/module-endpoint.ts,
  * module-cache.ts): a large module crosses once per session, a tenant neither reads another's
  * modules nor puts one under a hash that is not its own, and a module the daemon dropped crosses
  * inline again.

@@ -5,7 +5,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { messageOfLogLine } from '../../src/server/log.js';
+import { messageOfLogLine } from '../../src/server/observe/log.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The daemon's CLI run under tsx, so the tests do not depend on a fresh build. */

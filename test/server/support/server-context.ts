@@ -4,14 +4,14 @@
  */
 import { Tenancy } from '../../../src/isolate/host/pool/tenancy.js';
 import type { Executor } from '../../../src/protocol/index.js';
-import type { ServerContext } from '../../../src/server/connection.js';
-import { HeldRequests } from '../../../src/server/held-requests.js';
-import { DaemonMetrics } from '../../../src/server/metrics.js';
-import { ModuleCache } from '../../../src/server/module-cache.js';
-import { Readiness } from '../../../src/server/readiness.js';
-import { RefusalLog } from '../../../src/server/refusal-log.js';
-import { RetainedLeases } from '../../../src/server/retained-leases.js';
-import { SERVER_DEFAULTS } from '../../../src/server/server-options.js';
+import type { ServerContext } from '../../../src/server/calls/connection.js';
+import { HeldRequests } from '../../../src/server/calls/held-requests.js';
+import { ModuleCache } from '../../../src/server/modules/module-cache.js';
+import { DaemonMetrics } from '../../../src/server/observe/metrics.js';
+import { Readiness } from '../../../src/server/observe/readiness.js';
+import { RefusalLog } from '../../../src/server/observe/refusal-log.js';
+import { SERVER_DEFAULTS } from '../../../src/server/options/server-options.js';
+import { RetainedLeases } from '../../../src/server/retained/retained-leases.js';
 
 const idle: Executor = {
   execute: async () => ({ logs: [] }),

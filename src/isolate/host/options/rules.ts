@@ -1,6 +1,6 @@
 /**
  * The rules between options, and the one on `pool.cgroup`, written once: the constructor
- * (resolve.ts) and the daemon's command line (src/server/cli-args.ts) each apply them and say the
+ * (resolve.ts) and the daemon's command line (src/server/command/cli-args.ts) each apply them and say the
  * breach in their own words (option names, or flag names).
  */
 import { defaultMaxWorkers, defaultMemoryBudgetMb } from './host-sizing.js';

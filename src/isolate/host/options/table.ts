@@ -1,7 +1,7 @@
 /**
  * The option schema of `IsolateExecutor`: one row per option (src/protocol/option-schema.ts), with
  * its default, its bounds, its rule text, the daemon's flag that sets it and its description. The
- * constructor's checks (resolve.ts), the daemon's `--help` and command line (src/server/cli-args.ts,
+ * constructor's checks (resolve.ts), the daemon's `--help` and command line (src/server/command/cli-args.ts,
  * through the `/isolate` entry) and the docs tables (scripts/option-tables.ts, checked by
  * test/isolate/host/options/option-docs.test.ts) all read it; the views below (defaults, rules) are
  * derived from it. `memoryBudgetMb`, `maxWorkers` and `maxStarting` default by the host (host-sizing.ts).

@@ -1,7 +1,7 @@
 /**
  * The docs' tables of the daemon's flags, held to the code: docs/remote.md's flag table lists
  * exactly the flags --help does, each with the default the option table (src/isolate/host/options/
- * table.ts) or the server's (src/server/server-options.ts) gives it and, for a sandbox flag, the
+ * table.ts) or the server's (src/server/options/server-options.ts) gives it and, for a sandbox flag, the
  * option it sets; docs/fleet.md's table of one tenant's bounds names each flag's option and default.
  * A default is compared as its first number, in the option's unit (`16 MiB` is 16777216); one the
  * host sets (the pool's size, its starting processes, its memory budget) by the words of its rule,
@@ -28,10 +28,19 @@ import {
   POOL_NUMBERS,
   TOP_NUMBERS,
 } from '../../../../src/isolate/host/options/table.js';
-import { USAGE } from '../../../../src/server/cli-args.js';
-import { DAEMON_FDS_RESERVED, MAX_CONNECTIONS_CEILING, maxConnectionsFor } from '../../../../src/server/descriptors.js';
-import { LOG_FORMATS } from '../../../../src/server/log.js';
-import { SERVER_DEFAULTS, SERVER_NUMBERS, SERVER_ROWS, TOKEN_ENV } from '../../../../src/server/server-options.js';
+import { USAGE } from '../../../../src/server/command/cli-args.js';
+import { LOG_FORMATS } from '../../../../src/server/observe/log.js';
+import {
+  SERVER_DEFAULTS,
+  SERVER_NUMBERS,
+  SERVER_ROWS,
+  TOKEN_ENV,
+} from '../../../../src/server/options/server-options.js';
+import {
+  DAEMON_FDS_RESERVED,
+  MAX_CONNECTIONS_CEILING,
+  maxConnectionsFor,
+} from '../../../../src/server/transport/descriptors.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../../../support/docs-tables.js';
 
 /** What the docs say a flag's default is: a number, or the text of a code span. */

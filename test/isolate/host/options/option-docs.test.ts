@@ -10,8 +10,8 @@ import { docsPath, OPTION_TABLES, tableSpan } from '../../../../scripts/option-t
 import { ISOLATE_OPTION_ROWS } from '../../../../src/isolate/index.js';
 import { type OptionRow, UNIT_SUFFIXES } from '../../../../src/protocol/option-schema.js';
 import { CONNECT_ROWS } from '../../../../src/remote/connect-options.js';
-import { USAGE } from '../../../../src/server/cli-args.js';
-import { DAEMON_ROWS, SERVER_ROWS } from '../../../../src/server/server-options.js';
+import { USAGE } from '../../../../src/server/command/cli-args.js';
+import { DAEMON_ROWS, SERVER_ROWS } from '../../../../src/server/options/server-options.js';
 
 const EVERY_ROW: [name: string, row: OptionRow][] = [
   ...Object.values(ISOLATE_OPTION_ROWS).flatMap((rows) => Object.entries(rows) as [string, OptionRow][]),

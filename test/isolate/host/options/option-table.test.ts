@@ -15,8 +15,8 @@ import {
   POOL_NUMBERS,
   TOP_NUMBERS,
 } from '../../../../src/isolate/host/options/table.js';
-import { parseCommandLine, USAGE } from '../../../../src/server/cli-args.js';
-import { resolveServerOptions, SERVER_NUMBERS } from '../../../../src/server/server-options.js';
+import { parseCommandLine, USAGE } from '../../../../src/server/command/cli-args.js';
+import { resolveServerOptions, SERVER_NUMBERS } from '../../../../src/server/options/server-options.js';
 
 const docs = readFileSync(new URL('../../../../docs/isolate.md', import.meta.url), 'utf8');
 

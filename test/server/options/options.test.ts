@@ -1,0 +1,183 @@
+/**
+ * The daemon's new bounds as options and flags (issue 22): each flag sets its option, each option
+ * has its default, a bad value is refused naming the option, and the server reports the retained
+ * executions it holds.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Executor } from '../../../src/protocol/index.js';
+import { formatRenamedOption } from '../../../src/protocol/texts.js';
+import { connect } from '../../../src/remote/index.js';
+import { parseCommandLine, USAGE } from '../../../src/server/command/cli-args.js';
+import { createExecutorServer, SERVER_DEFAULTS } from '../../../src/server/index.js';
+import { resolveServerOptions, SERVER_NUMBERS } from '../../../src/server/options/server-options.js';
+import { NodeWebSocket } from '../../support/client.js';
+import { waitUntil } from '../../support/daemon.js';
+
+const idle: Executor = {
+  execute: async () => ({ logs: [] }),
+  invokeHandle: async () => ({ logs: [] }),
+  closeHandles: async () => {},
+  dispose: async () => {},
+};
+
+describe('the session and retention flags', () => {
+  it('set their server options', () => {
+    const parsed = parseCommandLine(
+      [
+        'serve',
+        ...['--max-rpc-exports', '100', '--max-rpc-imports', '200'],
+        ...['--max-retained-per-connection', '3', '--retained-idle-timeout-ms', '4000', '--proxy-protocol'],
+      ],
+      {},
+    );
+    if (parsed.command !== 'serve') throw new Error('expected serve');
+    expect(parsed.daemon).toEqual({
+      maxRpcExports: 100,
+      maxRpcImports: 200,
+      maxRetainedPerConnection: 3,
+      retainedIdleTimeoutMs: 4000,
+      proxyProtocol: true,
+    });
+    for (const flag of [
+      '--max-rpc-exports',
+      '--max-rpc-imports',
+      '--max-retained-per-connection',
+      '--retained-idle-timeout-ms',
+      '--proxy-protocol',
+    ]) {
+      expect(USAGE).toContain(`  ${flag} `);
+    }
+  });
+
+  it('refuse a value the option does not take, naming the flag', () => {
+    expect(() => parseCommandLine(['serve', '--max-rpc-exports', '0'], {})).toThrow(
+      '--max-rpc-exports must be at least 1, got 0',
+    );
+    expect(() => parseCommandLine(['serve', '--retained-idle-timeout-ms', 'soon'], {})).toThrow(
+      '--retained-idle-timeout-ms must be an integer >= 1, got "soon"',
+    );
+  });
+});
+
+describe('the server options', () => {
+  it('default to bounds, and proxyProtocol off', () => {
+    const settings = resolveServerOptions({ executor: idle });
+    expect([
+      settings.maxRpcExports,
+      settings.maxRpcImports,
+      settings.maxRetainedPerConnection,
+      settings.retainedIdleTimeoutMs,
+      settings.proxyProtocol,
+    ]).toEqual([8192, 8192, 16, 300_000, false]);
+    expect(SERVER_DEFAULTS).toMatchObject({ maxRpcExports: 8192, maxRetainedPerConnection: 16 });
+  });
+
+  it('refuse a bad value naming the option', () => {
+    expect(() => resolveServerOptions({ executor: idle, maxRetainedPerConnection: 0 })).toThrow(
+      'createExecutorServer(): options.maxRetainedPerConnection must be an integer >= 1, got 0',
+    );
+    expect(() => resolveServerOptions({ executor: idle, proxyProtocol: 'yes' as unknown as boolean })).toThrow(
+      /^createExecutorServer\(\): options\.proxyProtocol must be a boolean, got /,
+    );
+  });
+
+  it('a server reports the retained executions it holds, of open connections and of gone ones', async () => {
+    let retained = 0;
+    const retaining: Executor = {
+      ...idle,
+      execute: async (request) =>
+        request.retainHandles === true ? { logs: [], executionId: `run-${++retained}` } : { logs: [] },
+    };
+    const server = await createExecutorServer({ executor: retaining, port: 0 });
+    const client = await connect(server.url, { websocket: NodeWebSocket });
+    try {
+      expect(server.retained).toEqual({ open: 0, gone: 0 });
+      await client.execute({ code: 'async () => 1', retainHandles: true });
+      await client.execute({ code: 'async () => 1', retainHandles: true });
+      await client.execute({ code: 'async () => 1' });
+      expect(server.retained).toEqual({ open: 2, gone: 0 });
+      await client.closeHandles(`run-1@${server.daemonId}`);
+      expect(server.retained).toEqual({ open: 1, gone: 0 });
+      await client.dispose();
+      await waitUntil(() => server.retained.gone === 1);
+      expect(server.retained).toEqual({ open: 0, gone: 1 });
+    } finally {
+      await client.dispose();
+      await server.close();
+    }
+  });
+});
+
+/** The daemon's renamed options and flags: old option, new option, old flag, new flag. */
+const RENAMED = [
+  ['maxMessageSize', 'maxMessageBytes', 'max-message-size', 'max-message-bytes'],
+  ['clientPingInterval', 'clientPingIntervalMs', 'client-ping-interval', 'client-ping-interval-ms'],
+  ['maxSendBuffer', 'maxSendBufferBytes', 'max-send-buffer', 'max-send-buffer-bytes'],
+  ['handshakeTimeout', 'handshakeTimeoutMs', 'handshake-timeout', 'handshake-timeout-ms'],
+  ['drainTimeout', 'drainTimeoutMs', 'drain-timeout', 'drain-timeout-ms'],
+  ['retainedIdleTimeout', 'retainedIdleTimeoutMs', 'retained-idle-timeout', 'retained-idle-timeout-ms'],
+] as const;
+
+/** The process warnings `run` causes; a process warning is emitted on a later tick. */
+async function warningsOf(run: () => void): Promise<string[]> {
+  const warnings: string[] = [];
+  const listen = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', listen);
+  try {
+    run();
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('warning', listen);
+  }
+  return warnings;
+}
+
+describe('a renamed option or flag (docs/remote.md, "Renamed options")', () => {
+  it('takes each old option as its new one, and warns once for each', async () => {
+    const warnings = await warningsOf(() => {
+      for (const [old, renamed] of RENAMED) {
+        const { min } = SERVER_NUMBERS[renamed];
+        const first = resolveServerOptions({ executor: idle, [old]: 4000 });
+        const second = resolveServerOptions({ executor: idle, [old]: 5000 });
+        expect([first[renamed], second[renamed]], old).toEqual([4000, 5000]);
+        expect(() => resolveServerOptions({ executor: idle, [old]: min - 1 })).toThrow(
+          `createExecutorServer(): options.${renamed} must be an integer >= ${min}, got ${min - 1}`,
+        );
+      }
+    });
+    expect(warnings).toEqual(
+      RENAMED.map(([old, renamed]) => formatRenamedOption('createExecutorServer()', old, renamed, false)),
+    );
+  });
+
+  it('takes each old flag as its new one, warns once for each, and refuses a bad value under the name given', async () => {
+    const warnings = await warningsOf(() => {
+      for (const [, , oldFlag] of RENAMED) {
+        parseCommandLine(['serve', `--${oldFlag}`, '1'], {});
+        parseCommandLine(['serve', `--${oldFlag}`, '2'], {});
+      }
+    });
+    expect(warnings).toEqual(
+      RENAMED.map(([, , oldFlag, flag]) =>
+        formatRenamedOption('codemode-executor serve', `--${oldFlag}`, `--${flag}`, false),
+      ),
+    );
+    for (const [, renamed, oldFlag, flag] of RENAMED) {
+      const { min } = SERVER_NUMBERS[renamed];
+      const parsed = parseCommandLine(['serve', `--${oldFlag}`, '4000'], {});
+      if (parsed.command !== 'serve') throw new Error('expected serve');
+      expect(parsed.daemon, oldFlag).toEqual({ [renamed]: 4000 });
+      expect(() => parseCommandLine(['serve', `--${oldFlag}`, 'soon'], {})).toThrow(
+        `--${oldFlag} must be an integer >= ${min}, got "soon"`,
+      );
+      const both = parseCommandLine(['serve', `--${oldFlag}`, '4000', `--${flag}`, '7'], {});
+      expect(both.command === 'serve' && both.daemon[renamed], oldFlag).toBe(7);
+    }
+  });
+
+  it('suggests the nearest option for an unknown one', () => {
+    expect(() => resolveServerOptions({ executor: idle, maxRetainedPerConection: 2 } as never)).toThrow(
+      /^createExecutorServer\(\) has no option maxRetainedPerConection \(did you mean maxRetainedPerConnection\?\); the options are executor, host, port,/,
+    );
+  });
+});
