@@ -294,7 +294,7 @@ export const POOL_ROWS = {
     role: 'limit',
     flagHelp: "a run's program must start within this long of its hand-off to a process; its timeout counts from then",
     description:
-      "a run's program must start (its worker loaded in the process it was handed to) within this long, or the run ends and its process is ended; the run's `timeout` counts from the program's start, so a loaded process's slow start is not the program's",
+      "a run's program must start (its worker loaded in the process it was handed to) within this long, or the run ends and its process is ended; a process that spent CPU time in that period (loading slowly, or a first turn that spins) gets another, its run clock counting that CPU time; the run's `timeout` counts from the program's start, so a loaded process's slow start is not the program's",
   }),
   maxNestedRuns: numberRow({
     unit: 'count',

@@ -97,6 +97,11 @@ export class RunClocks {
     this.#cpu.start();
   }
 
+  /** The CPU time the run's process has spent since the run's start, or undefined where it cannot tell. */
+  cpuUsed(): number | undefined {
+    return this.#cpu.used();
+  }
+
   /** The program has started: the run clock counts the wall clock from now. */
   programStarted(): void {
     this.#clock.loaded();

@@ -40,6 +40,12 @@ import {
   stepEnding,
 } from './run-ending.js';
 
+/**
+ * CPU time a process must have spent over one period of its start bound to be given another: two
+ * clock ticks, more than a stopped or wedged process spends, less than loading a worker takes.
+ */
+const START_PROGRESS_CPU_MS = 20;
+
 export interface RunSpec {
   id: string;
   /** The message that starts the run in the supervisor; its `bound` is `timeout`. */
@@ -137,6 +143,8 @@ export class Run {
   #fate: ProcessFate = 'keep';
   /** An execution's bound of its program's start, until the program reports it started. */
   #programStart: NodeJS.Timeout | undefined;
+  /** The process's CPU time at the last reading of the start bound (0 at hand-off). */
+  #cpuAtStartCheck = 0;
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
   #rejectAnswer!: (error: unknown) => void;
@@ -260,7 +268,7 @@ export class Run {
       // the sandbox: until then it counts only its process's CPU time, and the start has a bound
       // of its own. An invocation's worker is loaded already.
       this.#clocks.startLoading();
-      this.#programStart = setTimeout(() => this.#on('programStart'), this.#spec.programStartTimeoutMs);
+      this.#armProgramStart();
     } else this.#clocks.start();
     this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
   }
@@ -287,6 +295,22 @@ export class Run {
       case 'started':
         return;
     }
+  }
+
+  /**
+   * The start bound ends a process held off its cores or wedged, which computes nothing. One that
+   * computes (loading the run's worker on a slow share of a core, a module's top level, a first
+   * turn that spins before its `started` could be sent) is given another period: until its program
+   * starts, its run clock counts that CPU time against `timeout`, and ends it with its own text.
+   */
+  #armProgramStart(): void {
+    this.#programStart = setTimeout(() => {
+      const used = this.#clocks.cpuUsed();
+      if (used !== undefined && used - this.#cpuAtStartCheck >= START_PROGRESS_CPU_MS) {
+        this.#cpuAtStartCheck = used;
+        this.#armProgramStart();
+      } else this.#on('programStart');
+    }, this.#spec.programStartTimeoutMs);
   }
 
   /** The program has started: the clock of its `timeout` runs from now. */

@@ -76,4 +76,16 @@ describe("an execution's clock", () => {
       await executor.dispose();
     }
   });
+
+  it('lets a first turn that spins before it could report its start run to its own bound, not the start bound', async () => {
+    // The spin holds the process's only thread, so its `started` is never sent; it computes,
+    // so it is not held off the cores, and its clock (its CPU time, until the start) ends it.
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0, programStartTimeoutMs: 300 } });
+    try {
+      const outcome = await executor.execute({ code: 'async () => { for (;;) {} }', timeout: 1000 });
+      expect(outcome.ending).toEqual({ code: 'EXECUTION_TIMEOUT', timeout: 1000 });
+    } finally {
+      await executor.dispose();
+    }
+  });
 });
