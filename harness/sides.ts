@@ -72,6 +72,7 @@ export async function startSide(name: ColumnId): Promise<Side> {
 /** The dialect call a case describes: code, providers (or the bare record) and options. */
 function describeOurCall(item: Case, record: CallRecord) {
   const providers = materializeProviders(item.providers, record);
+  // loaderCpuMs is the reference loader's alone: ours takes no Worker Loader from its host.
   const { connectors, modules, timeout, outbound, bareRecord } = item.options ?? {};
   const options: ExtendedExecuteOptions = {};
   if (connectors !== undefined)
