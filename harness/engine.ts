@@ -19,6 +19,7 @@ import { runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
+import { holdsLaneAlone } from './timing.js';
 
 /** Beyond a case's own bound (upstream's longest default is 60 s): loading, the round trip, a busy machine. */
 const DEFAULT_CASE_TIMEOUT_MS = 60_000;
@@ -118,7 +119,7 @@ export function printEachWarningOnce(target: { warn(...args: unknown[]): void } 
 
 export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
-  /** Each column's cases run in the order asked, a long one waiting beside the next (lanes.ts). */
+  /** Each column's cases start in the order asked, a long one waiting beside the next (lanes.ts). */
   private readonly lanes = new Map<ColumnId, CaseLane>();
   /** Each column started afresh after its process died: at most once, shared by the cases that met it. */
   private readonly reopenings = new Map<ColumnId, Promise<boolean>>();
@@ -180,7 +181,13 @@ export class Engine {
     const plan = this.plan(item, name);
     if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
     // The column opens before the case holds the lane, so opening does not count as running long.
-    const observation = await this.lane(name).run(item.id, () => this.observe(item, name), this.open(name));
+    // A case that involves time holds the lane alone; the others share it (lanes.ts, timing.ts).
+    const observation = await this.lane(name).run(
+      item.id,
+      () => this.observe(item, name),
+      this.open(name),
+      holdsLaneAlone(item),
+    );
     const cell = settleCell(item, name, plan, observation);
     return observation.kind === 'outcome' ? { cell, outcome: observation.outcome } : { cell };
   }

@@ -17,7 +17,7 @@ import type { Case, Outcome } from './case-model.js';
 import { type ColumnId, resolvedWorkerd, WORKERD_NEWEST } from './columns.js';
 import type { Flow } from './flow-model.js';
 import type { FlowSession } from './flows.js';
-import { MAX_WAITING_CASES } from './lanes.js';
+import { MAX_CASES_TOGETHER, MAX_WAITING_CASES } from './lanes.js';
 import { texts } from './texts.js';
 import {
   type CallRecord,
@@ -43,8 +43,8 @@ export interface Side {
   dispose(): Promise<void>;
 }
 
-/** Sandbox processes on our sides: the case holding the column's lane, and the long ones waiting beside it. */
-const OUR_POOL = 1 + MAX_WAITING_CASES;
+/** Sandbox processes on our sides: the cases holding the column's lane, and the long ones waiting beside them. */
+const OUR_POOL = MAX_CASES_TOGETHER + MAX_WAITING_CASES;
 
 export async function startSide(name: ColumnId): Promise<Side> {
   if (name === 'ours') return startOursSide();
