@@ -93,18 +93,22 @@ async function deadPort(): Promise<number> {
 }
 
 describe('npm run matrix', () => {
-  it('answers --help with the usage, and names a bad option', () => {
-    const help = runMatrix('--help');
+  it('answers --help with the usage, and names a bad option', async () => {
+    // Four processes that each load the command and stop: side by side, not one after another.
+    const [help, bad, typo, snapshot] = await Promise.all([
+      runMatrixAsync('--help'),
+      runMatrixAsync('--out'),
+      runMatrixAsync('--colums', 'ours'),
+      runMatrixAsync('--snapshot', '--out', out),
+    ]);
     expect(help.status).toBe(0);
     expect(help.output).toMatch(/^usage: npm run matrix \[-- options\]/);
     expect(help.output).toContain('--snapshot');
-    const bad = runMatrix('--out');
     expect(bad.status).toBe(2);
     expect(bad.output).toMatch(/^--out needs a value\n\nusage: npm run matrix/);
-    const typo = runMatrix('--colums', 'ours');
     expect(typo.status).toBe(2);
     expect(typo.output).toMatch(/^unknown option --colums \(did you mean --columns\?\)\n\nusage: npm run matrix/);
-    expect(runMatrix('--snapshot', '--out', out).output).toContain(
+    expect(snapshot.output).toContain(
       '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',
     );
   });
