@@ -144,7 +144,7 @@ describe('Engine', () => {
     await engine.closeAll();
   });
 
-  it('runs cells that involve no time a few at once, in the order asked, and one that involves time alone', async () => {
+  it('runs cells of our executor that involve no time a few at once, in the order asked, and one that involves time alone', async () => {
     const takes = Object.fromEntries(['a', 'b', 'c', 'd', 'timed', 'e'].map((id) => [id, 100]));
     const fake = fakes({ ours: { takes } });
     const engine = new Engine(boundaries, fake.starter);
@@ -158,6 +158,15 @@ describe('Engine', () => {
     expect(fake.besideAtStart.d).toBe(MAX_CASES_TOGETHER - 1);
     // The timed case starts once the lane is empty, and e only after it.
     expect([fake.besideAtStart.timed, fake.besideAtStart.e]).toEqual([0, 0]);
+    await engine.closeAll();
+  });
+
+  it('runs cells under wrangler dev one at a time, whether or not they involve time', async () => {
+    const ids = ['ref-a', 'ref-b', 'ref-c'];
+    const fake = fakes({ latest: { takes: Object.fromEntries(ids.map((id) => [id, 100])) } });
+    const engine = new Engine(boundaries, fake.starter);
+    await Promise.all(ids.map((id) => engine.cell(item(id), 'latest')));
+    expect(ids.map((id) => fake.besideAtStart[id])).toEqual([0, 0, 0]);
     await engine.closeAll();
   });
 

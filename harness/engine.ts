@@ -14,7 +14,7 @@ import { brief, checkExpectation } from './expect.js';
 import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
-import { CaseLane } from './lanes.js';
+import { CaseLane, MAX_CASES_TOGETHER } from './lanes.js';
 import { runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
@@ -209,7 +209,14 @@ export class Engine {
 
   private lane(name: ColumnId): CaseLane {
     let lane = this.lanes.get(name);
-    if (!lane) this.lanes.set(name, (lane = new CaseLane(undefined, undefined, (id) => this.longCases.add(id))));
+    if (!lane) {
+      // Under wrangler dev (the reference columns, ours-worker), cases run one at a time: 0.3.8's
+      // dropped requests when three shared it on a loaded machine. Our executor shares its lane.
+      const underWrangler = this.describe(name).kind === 'reference' || name === 'ours-worker';
+      const together = underWrangler ? 1 : MAX_CASES_TOGETHER;
+      lane = new CaseLane(undefined, undefined, (id) => this.longCases.add(id), together);
+      this.lanes.set(name, lane);
+    }
     return lane;
   }
 
