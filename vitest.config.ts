@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { MAX_CASES_TOGETHER, MAX_WAITING_CASES } from './harness/lanes.js';
 import { machineSlowdown } from './test/support/machine-slack.js';
 
 // A loaded machine (a shared CI runner) runs every test slower: the limits that only catch a hang
@@ -12,6 +13,8 @@ export default defineConfig({
     setupFiles: ['test/setup/unhandled-rejections.ts'],
     // Suites start real workerd and wrangler processes; two cores serve two files at a time.
     maxWorkers: 2,
+    // The catalogue's concurrent tests: a column's lane holds this many cases at most (harness/lanes.ts).
+    maxConcurrency: MAX_CASES_TOGETHER + MAX_WAITING_CASES,
     testTimeout: Math.ceil(60_000 * slowdown),
     hookTimeout: Math.ceil(180_000 * slowdown),
   },

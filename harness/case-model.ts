@@ -66,6 +66,11 @@ export interface CaseOptions {
   outbound?: CaseOutbound;
   countHostWaits?: boolean;
   bareRecord?: boolean;
+  /**
+   * The reference's Worker Loader adds `limits: {cpuMs}` to each WorkerCode it loads; ours has no
+   * loader a host hands it, so nothing carries it there.
+   */
+  loaderCpuMs?: number;
   /** Report the host functions called by the time `execute` settled, as the outcome's `calls`. */
   recordCalls?: true;
 }

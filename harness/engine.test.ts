@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
 import { Engine, PREFLIGHT_CASE, printEachWarningOnce } from './engine.js';
+import { MAX_CASES_TOGETHER } from './lanes.js';
 import type { Side } from './side-model.js';
 import { texts } from './texts.js';
 
@@ -46,6 +47,9 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
   const disposed: string[] = [];
   let starting = 0;
   let mostAtOnce = 0;
+  /** Cases running on any side at once, and how many others ran when each case started. */
+  let running = 0;
+  const besideAtStart: Record<string, number> = {};
   const died = new Set<string>();
   const dropped = new Set<string>();
   const starts: string[] = [];
@@ -72,8 +76,14 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
           return script.preflight ?? { result: 42, logs: [] };
         }
         runs.push(`${name}:${testCase.id}`);
+        besideAtStart[testCase.id] = running;
+        running += 1;
         const takes = script.takes?.[testCase.id];
-        if (takes !== undefined) await new Promise((resolve) => setTimeout(resolve, takes));
+        try {
+          if (takes !== undefined) await new Promise((resolve) => setTimeout(resolve, takes));
+        } finally {
+          running -= 1;
+        }
         if (script.dies?.includes(testCase.id) && !died.has(testCase.id)) {
           died.add(testCase.id);
           broken = true;
@@ -100,7 +110,7 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
       },
     };
   };
-  return { starter, runs, disposed, starts, mostAtOnce: () => mostAtOnce };
+  return { starter, runs, disposed, starts, besideAtStart, mostAtOnce: () => mostAtOnce };
 }
 
 describe('Engine', () => {
@@ -118,8 +128,9 @@ describe('Engine', () => {
     const fake = fakes({ ours: { takes: { long: 2_600, first: 50 } } });
     const engine = new Engine(boundaries, fake.starter);
     const settled: string[] = [];
+    // Cases that involve time, so each holds the lane alone until it runs long.
     const asked = ['first', 'long', 'after'].map((id) =>
-      engine.cell(item(id), 'ours').then(({ cell }) => settled.push(`${cell.case} ${cell.status}`)),
+      engine.cell(item(id, { timing: true }), 'ours').then(({ cell }) => settled.push(`${cell.case} ${cell.status}`)),
     );
     expect(fake.runs).toEqual([]); // the column opens first
     await engine.whenLaneFree('ours');
@@ -130,6 +141,32 @@ describe('Engine', () => {
     expect(engine.waitingOn('ours')).toEqual([]);
     // A later column can start it first.
     expect([...engine.knownLong]).toEqual(['long']);
+    await engine.closeAll();
+  });
+
+  it('runs cells of our executor that involve no time a few at once, in the order asked, and one that involves time alone', async () => {
+    const takes = Object.fromEntries(['a', 'b', 'c', 'd', 'timed', 'e'].map((id) => [id, 100]));
+    const fake = fakes({ ours: { takes } });
+    const engine = new Engine(boundaries, fake.starter);
+    const asked = ['a', 'b', 'c', 'd', 'timed', 'e'].map((id) =>
+      engine.cell(item(id, id === 'timed' ? { options: { timeout: 500 } } : {}), 'ours'),
+    );
+    await Promise.all(asked);
+    expect(fake.runs).toEqual(['ours:a', 'ours:b', 'ours:c', 'ours:d', 'ours:timed', 'ours:e']);
+    // a, b and c share the lane (MAX_CASES_TOGETHER); d starts when one of them is done.
+    expect([fake.besideAtStart.a, fake.besideAtStart.b, fake.besideAtStart.c]).toEqual([0, 1, 2]);
+    expect(fake.besideAtStart.d).toBe(MAX_CASES_TOGETHER - 1);
+    // The timed case starts once the lane is empty, and e only after it.
+    expect([fake.besideAtStart.timed, fake.besideAtStart.e]).toEqual([0, 0]);
+    await engine.closeAll();
+  });
+
+  it('runs cells under wrangler dev one at a time, whether or not they involve time', async () => {
+    const ids = ['ref-a', 'ref-b', 'ref-c'];
+    const fake = fakes({ latest: { takes: Object.fromEntries(ids.map((id) => [id, 100])) } });
+    const engine = new Engine(boundaries, fake.starter);
+    await Promise.all(ids.map((id) => engine.cell(item(id), 'latest')));
+    expect(ids.map((id) => fake.besideAtStart[id])).toEqual([0, 0, 0]);
     await engine.closeAll();
   });
 
@@ -198,15 +235,27 @@ describe('Engine', () => {
   });
 
   it('starts a column afresh, once, when its process died under a case and does not answer again', async () => {
-    const fake = fakes({ latest: { dies: ['crashes'] } });
-    const engine = new Engine(boundaries, fake.starter);
-    expect((await engine.cell(item('crashes'), 'latest')).cell.status).toBe('pass');
-    expect((await engine.cell(item('after'), 'latest')).cell.status).toBe('pass');
-    expect(fake.starts).toEqual(['latest', 'latest']);
-    expect(fake.disposed).toEqual(['latest']);
-    expect(fake.runs).toEqual(['latest:crashes', 'latest:crashes', 'latest:after']);
-    await engine.closeAll();
-  }, 30_000);
+    // The engine gives the dead column its whole wait to answer again (20 s): on a fake clock.
+    vi.useFakeTimers();
+    try {
+      const settled = async <T>(work: Promise<T>): Promise<T> => {
+        let done = false;
+        void work.finally(() => (done = true));
+        while (!done) await vi.advanceTimersByTimeAsync(500);
+        return work;
+      };
+      const fake = fakes({ latest: { dies: ['crashes'] } });
+      const engine = new Engine(boundaries, fake.starter);
+      expect((await settled(engine.cell(item('crashes'), 'latest'))).cell.status).toBe('pass');
+      expect((await settled(engine.cell(item('after'), 'latest'))).cell.status).toBe('pass');
+      expect(fake.starts).toEqual(['latest', 'latest']);
+      expect(fake.disposed).toEqual(['latest']);
+      expect(fake.runs).toEqual(['latest:crashes', 'latest:crashes', 'latest:after']);
+      await settled(engine.closeAll());
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 
   it('sends nothing for an unsupported cell', async () => {
     const fake = fakes();

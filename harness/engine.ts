@@ -14,12 +14,13 @@ import { brief, checkExpectation } from './expect.js';
 import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
-import { CaseLane } from './lanes.js';
+import { CaseLane, MAX_CASES_TOGETHER } from './lanes.js';
 import { flowModules, runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import type { Side } from './side-model.js';
 import { startSide } from './sides.js';
 import { texts } from './texts.js';
+import { holdsLaneAlone } from './timing.js';
 
 /** Beyond a case's own bound (upstream's longest default is 60 s): loading, the round trip, a busy machine. */
 const DEFAULT_CASE_TIMEOUT_MS = 60_000;
@@ -119,7 +120,7 @@ export function printEachWarningOnce(target: { warn(...args: unknown[]): void } 
 
 export class Engine {
   private readonly columns = new Map<ColumnId, ColumnState>();
-  /** Each column's cases run in the order asked, a long one waiting beside the next (lanes.ts). */
+  /** Each column's cases start in the order asked, a long one waiting beside the next (lanes.ts). */
   private readonly lanes = new Map<ColumnId, CaseLane>();
   /** Each column started afresh after its process died: at most once, shared by the cases that met it. */
   private readonly reopenings = new Map<ColumnId, Promise<boolean>>();
@@ -181,7 +182,13 @@ export class Engine {
     const plan = this.plan(item, name);
     if (plan.kind === 'unsupported') return { cell: settleCell(item, name, plan, undefined) };
     // The column opens before the case holds the lane, so opening does not count as running long.
-    const observation = await this.lane(name).run(item.id, () => this.observe(item, name), this.open(name));
+    // A case that involves time holds the lane alone; the others share it (lanes.ts, timing.ts).
+    const observation = await this.lane(name).run(
+      item.id,
+      () => this.observe(item, name),
+      this.open(name),
+      holdsLaneAlone(item),
+    );
     const cell = settleCell(item, name, plan, observation);
     return observation.kind === 'outcome' ? { cell, outcome: observation.outcome } : { cell };
   }
@@ -203,7 +210,14 @@ export class Engine {
 
   private lane(name: ColumnId): CaseLane {
     let lane = this.lanes.get(name);
-    if (!lane) this.lanes.set(name, (lane = new CaseLane(undefined, undefined, (id) => this.longCases.add(id))));
+    if (!lane) {
+      // Under wrangler dev (the reference columns, ours-worker), cases run one at a time: 0.3.8's
+      // dropped requests when three shared it on a loaded machine. Our executor shares its lane.
+      const underWrangler = this.describe(name).kind === 'reference' || name === 'ours-worker';
+      const together = underWrangler ? 1 : MAX_CASES_TOGETHER;
+      lane = new CaseLane(undefined, undefined, (id) => this.longCases.add(id), together);
+      this.lanes.set(name, lane);
+    }
     return lane;
   }
 

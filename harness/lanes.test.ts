@@ -66,6 +66,66 @@ describe('CaseLane', () => {
     expect(lane.waiting).toEqual([]);
   });
 
+  it('lets cases that involve no time share the lane up to its limit, while one that does holds it alone', async () => {
+    const lane = new CaseLane(1000, 2, () => {}, 2);
+    const log: string[] = [];
+    const [a, b, c, timed, d] = ['a', 'b', 'c', 'timed', 'd'].map((id) => controlled(log, id)) as [
+      ReturnType<typeof controlled>,
+      ReturnType<typeof controlled>,
+      ReturnType<typeof controlled>,
+      ReturnType<typeof controlled>,
+      ReturnType<typeof controlled>,
+    ];
+    const done = [
+      lane.run('a', a.work, undefined, false),
+      lane.run('b', b.work, undefined, false),
+      lane.run('c', c.work, undefined, false),
+      lane.run('timed', timed.work, undefined, true),
+      lane.run('d', d.work, undefined, false),
+    ];
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log).toEqual(['start a', 'start b']); // two at once; c waits its turn
+    b.finish();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log).toEqual(['start a', 'start b', 'end b', 'start c']);
+    a.finish();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log.slice(4)).toEqual(['end a']); // the timed case waits until it has the lane to itself
+    c.finish();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log.slice(5)).toEqual(['end c', 'start timed']);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(log.slice(7)).toEqual([]); // d, asked after it, starts only once it is done
+    timed.finish();
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log.slice(7)).toEqual(['end timed', 'start d']);
+    d.finish();
+    expect(await Promise.all(done)).toEqual(['a', 'b', 'c', 'timed', 'd']);
+  });
+
+  it('lets a case asked alone wait for the shared ones ahead of it, and none start beside it before it runs long', async () => {
+    const lane = new CaseLane(1000, 2, () => {}, 3);
+    const log: string[] = [];
+    const shared = controlled(log, 'shared');
+    const timed = controlled(log, 'timed');
+    const later = controlled(log, 'later');
+    void lane.run('shared', shared.work, undefined, false);
+    void lane.run('timed', timed.work);
+    void lane.run('later', later.work, undefined, false);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(log).toEqual(['start shared']);
+    shared.finish();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(log).toEqual(['start shared', 'end shared', 'start timed']);
+    await vi.advanceTimersByTimeAsync(20); // past the long bound: it waits beside, and the lane is free
+    expect(log).toEqual(['start shared', 'end shared', 'start timed', 'start later']);
+    expect(lane.waiting).toEqual(['timed']);
+    timed.finish();
+    later.finish();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(lane.waiting).toEqual([]);
+  });
+
   it('holds the lane while the waiting places are full, and leaves it when one frees', async () => {
     const lane = new CaseLane(1000, 1);
     const log: string[] = [];

@@ -15,7 +15,7 @@ import type { CodemodeExecutor, ConnectorBinding, Executor, ExtendedExecuteOptio
 import { WORKERD_BINARY_ENV } from '../src/isolate/host/member/workerd-binary.js';
 import type { Case, Outcome } from './case-model.js';
 import { type ColumnId, resolvedWorkerd, WORKERD_NEWEST } from './columns.js';
-import { MAX_WAITING_CASES } from './lanes.js';
+import { MAX_CASES_TOGETHER, MAX_WAITING_CASES } from './lanes.js';
 import type { Side } from './side-model.js';
 import { texts } from './texts.js';
 import {
@@ -28,8 +28,8 @@ import {
   settledCalls,
 } from './tools.js';
 
-/** Sandbox processes on our sides: the case holding the column's lane, and the long ones waiting beside it. */
-const OUR_POOL = 1 + MAX_WAITING_CASES;
+/** Sandbox processes on our sides: the cases holding the column's lane, and the long ones waiting beside them. */
+const OUR_POOL = MAX_CASES_TOGETHER + MAX_WAITING_CASES;
 
 export async function startSide(name: ColumnId): Promise<Side> {
   if (name === 'ours') return startOursSide();
@@ -57,6 +57,7 @@ export async function startSide(name: ColumnId): Promise<Side> {
 /** The dialect call a case describes: code, providers (or the bare record) and options. */
 function describeOurCall(item: Case, record: CallRecord) {
   const providers = materializeProviders(item.providers, record);
+  // loaderCpuMs is the reference loader's alone: ours takes no Worker Loader from its host.
   const { connectors, modules, timeout, outbound, bareRecord } = item.options ?? {};
   const options: ExtendedExecuteOptions = {};
   if (connectors !== undefined)

@@ -4,7 +4,7 @@ import type { Case } from './case-model.js';
 import { loadCatalogue } from './load-cases.js';
 import type { MatrixCell } from './report/model.js';
 import { isFlaky } from './report/model.js';
-import { involvesTime, withRerun } from './timing.js';
+import { holdsLaneAlone, involvesTime, withRerun } from './timing.js';
 
 const base: Case = { id: 'c', description: 'c.', features: ['result'], code: '1', expect: { result: 1 } };
 
@@ -19,6 +19,19 @@ describe('a case that involves time', () => {
     // The case the first fresh clone went red on is one.
     const { cases } = loadCatalogue();
     expect(involvesTime(cases.find((item) => item.id === 'timeout-native-clock-skips-tool-waits')!)).toBe(true);
+  });
+});
+
+describe('a case that holds its lane alone', () => {
+  it('is one that involves time, or a flow whose tools answer late or whose steps start late', () => {
+    expect(holdsLaneAlone(base)).toBe(false);
+    expect(holdsLaneAlone({ ...base, options: { timeout: 300 } })).toBe(true);
+    const { cases } = loadCatalogue();
+    const byId = (id: string) => cases.find((item) => item.id === id)!;
+    // A flow that expires a run after 4 s while its tool is slow, and one that only steps.
+    expect(holdsLaneAlone(byId('runtime-expire-running'))).toBe(true);
+    expect(holdsLaneAlone(byId('runtime-rollback-during-pass-ends-completed'))).toBe(true);
+    expect(holdsLaneAlone(byId('runtime-approve-not-paused'))).toBe(false);
   });
 });
 

@@ -11,17 +11,30 @@ import type { MatrixCell } from './report/model.js';
 /** Features whose cases measure time. */
 const TIME_FEATURES = new Set(['timeout', 'clock']);
 
-function hasDelay(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasDelay);
+/** Whether `key` is a field of the value or of anything inside it. */
+function hasField(value: unknown, key: string): boolean {
+  if (Array.isArray(value)) return value.some((inner) => hasField(inner, key));
   if (value === null || typeof value !== 'object') return false;
-  return 'delay' in value || Object.values(value).some(hasDelay);
+  return key in value || Object.values(value).some((inner) => hasField(inner, key));
 }
+
+const hasDelay = (value: unknown) => hasField(value, 'delay');
 
 export function involvesTime(item: Case | Flow): boolean {
   if (!isFlow(item) && item.timing !== undefined) return item.timing;
   if (item.features.some((feature) => TIME_FEATURES.has(feature))) return true;
   if (isFlow(item)) return false;
   return item.options?.timeout !== undefined || hasDelay(item.providers) || hasDelay(item.options?.connectors);
+}
+
+/**
+ * Whether the case holds its column's lane alone (harness/lanes.ts) instead of sharing it with
+ * other cases: it involves time, or it is a flow whose tools answer late or whose steps start
+ * late, so that the order of what it runs depends on a clock.
+ */
+export function holdsLaneAlone(item: Case | Flow): boolean {
+  if (involvesTime(item)) return true;
+  return isFlow(item) && (hasDelay(item.connectors) || hasField(item.steps, 'after'));
 }
 
 /**

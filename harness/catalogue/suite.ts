@@ -26,7 +26,8 @@ export function catalogueSuite(column: ColumnId): void {
   let ran = 0;
 
   // Concurrent, so a long case waits beside the next ones instead of holding up the file; the
-  // engine's lane still runs them in order, one at a time otherwise (harness/lanes.ts).
+  // engine's lane still starts them in order, and runs a case that involves time alone (harness/lanes.ts,
+  // harness/engine.ts).
   describe.concurrent(`catalogue on ${column}`, () => {
     beforeAll(async () => {
       const failure = await engine.open(column);

@@ -93,18 +93,22 @@ async function deadPort(): Promise<number> {
 }
 
 describe('npm run matrix', () => {
-  it('answers --help with the usage, and names a bad option', () => {
-    const help = runMatrix('--help');
+  it('answers --help with the usage, and names a bad option', async () => {
+    // Four processes that each load the command and stop: side by side, not one after another.
+    const [help, bad, typo, snapshot] = await Promise.all([
+      runMatrixAsync('--help'),
+      runMatrixAsync('--out'),
+      runMatrixAsync('--colums', 'ours'),
+      runMatrixAsync('--snapshot', '--out', out),
+    ]);
     expect(help.status).toBe(0);
     expect(help.output).toMatch(/^usage: npm run matrix \[-- options\]/);
     expect(help.output).toContain('--snapshot');
-    const bad = runMatrix('--out');
     expect(bad.status).toBe(2);
     expect(bad.output).toMatch(/^--out needs a value\n\nusage: npm run matrix/);
-    const typo = runMatrix('--colums', 'ours');
     expect(typo.status).toBe(2);
     expect(typo.output).toMatch(/^unknown option --colums \(did you mean --columns\?\)\n\nusage: npm run matrix/);
-    expect(runMatrix('--snapshot', '--out', out).output).toContain(
+    expect(snapshot.output).toContain(
       '--snapshot writes the committed snapshot in reports/; it cannot be combined with --out',
     );
   });
@@ -203,20 +207,21 @@ describe('npm run matrix', () => {
   describe('with two real releases from a loopback registry', () => {
     let registry: FakeRegistry;
     /**
-     * The two release-diff runs, started together once the registry listens: each waits mostly on
-     * its two wrangler dev columns starting, so side by side they take little more than one. Each
-     * has its own catalogue, output and release cache.
+     * The three runs against the registry, started together once it listens: each waits mostly on
+     * its wrangler dev columns starting, so side by side they take little more than one. Each has
+     * its own catalogue, output and release cache.
      */
     let diffs: {
       catalogues: FixtureCatalogue[];
       caches: string[];
       fromOld: Promise<{ status: number | null; output: string }>;
       fromFlows: Promise<{ status: number | null; output: string }>;
+      sameRelease: Promise<{ status: number | null; output: string }>;
     };
     const FLOWS = ['runtime-transform-truncate-structural', 'runtime-model-output-leaves-out-calls'];
     afterAll(async () => {
       if (diffs) {
-        await Promise.all([diffs.fromOld, diffs.fromFlows]);
+        await Promise.all([diffs.fromOld, diffs.fromFlows, diffs.sameRelease]);
         for (const scratch of diffs.catalogues) scratch.remove();
         for (const cache of diffs.caches) rmSync(cache, { recursive: true, force: true });
       }
@@ -235,7 +240,11 @@ describe('npm run matrix', () => {
         },
         '0.5.6',
       );
-      const [old, flows] = [fixtureCatalogue('matrix-cli-old-'), fixtureCatalogue('matrix-cli-flows-')];
+      const [old, flows, same] = ['old', 'flows', 'same'].map((name) => fixtureCatalogue(`matrix-cli-${name}-`)) as [
+        FixtureCatalogue,
+        FixtureCatalogue,
+        FixtureCatalogue,
+      ];
       old.write(
         'validation.yaml',
         `${realCase('validation.yaml', 'validation-reserved-promise')}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
@@ -244,9 +253,10 @@ describe('npm run matrix', () => {
         'runtime-lifecycle.yaml',
         `${realItems('runtime-lifecycle.yaml', FLOWS)}${caseText('same-everywhere', '1', '{ result: 1, logs: [] }')}`,
       );
-      const caches = [`${RELEASE_CACHE}-old`, `${RELEASE_CACHE}-flows`];
+      same.write('validation.yaml', caseText('same-release', '1', '{ result: 1, logs: [] }'));
+      const caches = [`${RELEASE_CACHE}-old`, `${RELEASE_CACHE}-flows`, `${RELEASE_CACHE}-same`];
       diffs = {
-        catalogues: [old, flows],
+        catalogues: [old, flows, same],
         caches,
         fromOld: runMatrixAsyncIn(
           caches[0]!,
@@ -257,6 +267,19 @@ describe('npm run matrix', () => {
           caches[1]!,
           ...['--cases', flows.dir, '--columns', 'compare,newest', '--compare', '0.5.1', '--newest', '0.5.6'],
           ...['--registry', registry.url, '--out', join(out, 'diffed-0.5.1')],
+        ),
+        sameRelease: runMatrixAsyncIn(
+          caches[2]!,
+          ...[
+            '--cases',
+            same.dir,
+            '--columns',
+            'latest,newest',
+            '--registry',
+            registry.url,
+            '--out',
+            join(out, 'reused'),
+          ],
         ),
       };
     });
@@ -337,12 +360,8 @@ describe('npm run matrix', () => {
     it("reuses latest's results when the newest release is the lock's, and says so in the head", {
       timeout: 600_000,
     }, async () => {
-      rmSync(join(catalogue.dir, 'a.yaml'), { force: true });
-      catalogue.write('validation.yaml', caseText('same-release', '1', '{ result: 1, logs: [] }'));
       const reused = join(out, 'reused');
-      const { status, output } = await runMatrixAsync(
-        ...['--cases', catalogue.dir, '--columns', 'latest,newest', '--registry', registry.url, '--out', reused],
-      );
+      const { status, output } = await diffs.sameRelease;
       expect(status, output).toBe(0);
       expect(output).not.toContain('[newest] opening the column');
       const run = JSON.parse(readFileSync(join(reused, 'matrix.json'), 'utf8'));

@@ -57,6 +57,14 @@ describe('a reference column under wrangler dev', () => {
       400,
       'Bad reference request body: caseId must be a string',
     ]);
+    const badLimit = await fetch(column!.url, {
+      method: 'POST',
+      body: JSON.stringify({ caseId: 'bad-limit', code: 'async () => 1', providers: [], loaderCpuMs: 0 }),
+    });
+    expect([badLimit.status, await badLimit.text()]).toEqual([
+      400,
+      'Bad reference request body: loaderCpuMs must be a positive integer',
+    ]);
   });
 
   // Runs last (vitest runs a file's tests in order): it stops the column the tests above used.
@@ -150,7 +158,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
     ]);
   });
 
-  it('carries what it can: wall-clock countHostWaits, a blocked outbound, connectors, modules of every kind, timeout, recordCalls', () => {
+  it('carries what it can: wall-clock countHostWaits, a blocked outbound, connectors, modules of every kind, timeout, loaderCpuMs, recordCalls', () => {
     const testCase = smokeCase('carry', 'async () => 1', {
       providers: [{ name: 'api', tools: { a: { echo: true } }, positionalArgs: true, prelude: 'api.x = 1' }],
       options: {
@@ -159,6 +167,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
         connectors: [{ name: 'c', tools: { t: { returns: 1 } } }],
         modules: { 'lib.js': 'export const x = 1', 'data.json': { json: { a: 1 } } },
         timeout: 250,
+        loaderCpuMs: 10,
         recordCalls: true,
       },
     });
@@ -170,6 +179,7 @@ describe('describeRequest refuses what the reference wire cannot represent, nami
       connectors: [{ name: 'c', tools: { t: { returns: 1 } } }],
       modules: { 'lib.js': 'export const x = 1', 'data.json': { json: { a: 1 } } },
       timeout: 250,
+      loaderCpuMs: 10,
       recordCalls: true,
     });
   });

@@ -29,6 +29,8 @@ export interface ReferenceRequest {
   timeout?: number;
   /** `blocked`: `globalOutbound: null`. A response: a Fetcher of the worker's own that answers with it. */
   globalOutbound?: 'blocked' | OutboundResponse;
+  /** The Worker Loader given to the executor adds `limits: {cpuMs}` to every WorkerCode it loads. */
+  loaderCpuMs?: number;
   /** Answer with the host functions called by the time `execute` settled, as `calls`. */
   recordCalls?: boolean;
 }
@@ -46,6 +48,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof CaseOptions>([
   'outbound',
   'countHostWaits',
   'bareRecord',
+  'loaderCpuMs',
   'recordCalls',
 ]);
 const KNOWN_PROVIDER_FIELDS: ReadonlySet<string> = new Set<keyof CaseProvider>([
@@ -103,6 +106,7 @@ export function describeRequest(item: Pick<Case, 'id' | 'code' | 'providers' | '
     request.timeout = options.timeout;
   }
   if (options.bareRecord !== undefined) request.bareRecord = options.bareRecord;
+  if (options.loaderCpuMs !== undefined) request.loaderCpuMs = options.loaderCpuMs;
   if (options.recordCalls !== undefined) request.recordCalls = options.recordCalls;
   return request;
 }
@@ -152,6 +156,11 @@ const BODY_RULES: [keyof ReferenceRequest, (value: unknown) => boolean, string][
     'globalOutbound',
     optional((value) => value === 'blocked' || isRecord(value)),
     'globalOutbound must be "blocked", a response {status?, body?, headers?}, or absent',
+  ],
+  [
+    'loaderCpuMs',
+    optional((value) => typeof value === 'number' && Number.isInteger(value) && value > 0),
+    'loaderCpuMs must be a positive integer',
   ],
   ['recordCalls', optional(isBoolean), 'recordCalls must be a boolean'],
 ];

@@ -57,13 +57,38 @@ class ConnectorTarget extends RpcTarget {
   }
 }
 
+/** The loader's `load` and `get` as the executor calls them: a WorkerCode in, a worker out. */
+interface LoaderLike {
+  load(code: object): unknown;
+  get(id: string, code: () => object | Promise<object>): unknown;
+}
+
+/**
+ * The binding as a host that sets a CPU limit would hand it over: every WorkerCode it loads
+ * carries `limits: {cpuMs}` (upstream's executor sets none of its own).
+ */
+function withCpuLimit(loader: unknown, cpuMs: number): LoaderLike {
+  const binding = loader as LoaderLike;
+  const limited = (code: object) => ({ ...code, limits: { cpuMs } });
+  return {
+    load: (code) => binding.load(limited(code)),
+    get: (id, code) =>
+      binding.get(id, () => {
+        const given = code();
+        return given instanceof Promise ? given.then(limited) : limited(given);
+      }),
+  };
+}
+
 /** Constructor options: only what the request sets, so an absent field means the release's own default. */
 function constructorOptions(
   request: ReferenceRequest,
   loader: unknown,
   exports: Exports,
 ): ConstructorParameters<typeof DynamicWorkerExecutor>[0] {
-  const options: Record<string, unknown> = { loader };
+  const options: Record<string, unknown> = {
+    loader: request.loaderCpuMs === undefined ? loader : withCpuLimit(loader, request.loaderCpuMs),
+  };
   if (request.timeout !== undefined) options.timeout = request.timeout;
   if (request.modules !== undefined) options.modules = request.modules;
   if (request.globalOutbound === 'blocked') options.globalOutbound = null;

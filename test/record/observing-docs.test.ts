@@ -5,45 +5,74 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { expect, it } from 'vitest';
-import { section, typeScriptSnippets } from '../package/markdown.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Snippet, section, typeScriptSnippets } from '../package/markdown.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-it.each([
-  ['Live events', 'live events'],
+const SECTIONS = [
+  ['Live events', 'live-events'],
   ['Traces', 'traces'],
-  ['Run records and replay', 'record and replay'],
-])(
+  ['Run records and replay', 'records'],
+] as const;
+
+let dir: string;
+/** Each section's snippets and the files they are written to. */
+const written = new Map<string, { snippets: Snippet[]; files: string[] }>();
+/** The error lines of one strict tsc run over every section's files (none when it passed). */
+let typeErrors: Promise<string[]>;
+
+beforeAll(async () => {
+  const page = await readFile(join(ROOT, 'docs', 'observing.md'), 'utf8');
+  // Inside the package, so `@supolka/cloudflare-codemode-executor` resolves to this checkout's build.
+  dir = await mkdtemp(join(ROOT, 'test', 'record', 'snippets-'));
+  for (const [heading, prefix] of SECTIONS) {
+    const snippets = typeScriptSnippets(section(page, heading));
+    const files = await Promise.all(
+      snippets.map(async (snippet, index) => {
+        const file = join(dir, `${prefix}-${index + 1}.ts`);
+        await writeFile(file, snippet.source);
+        return file;
+      }),
+    );
+    written.set(heading, { snippets, files });
+  }
+  // One tsc start for every section: starting it (about 8 s of CPU) costs far more than the snippets.
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--types', 'node'];
+  const files = [...written.values()].flatMap((section) => section.files);
+  typeErrors = run(process.execPath, [tsc, ...flags, ...files], { cwd: ROOT }).then(
+    () => [],
+    (error: { stdout?: string; stderr?: string; message: string }) => {
+      const lines = `${error.stdout ?? ''}${error.stderr ?? ''}`.split('\n').filter((line) => /error TS\d+/.test(line));
+      return lines.length > 0 ? lines : [error.message];
+    },
+  );
+}, 180_000);
+
+afterAll(async () => {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+it.each(SECTIONS)(
   "runs docs/observing.md's %s snippets, type-checked, and each prints what the page says",
   async (heading) => {
-    const page = await readFile(join(ROOT, 'docs', 'observing.md'), 'utf8');
-    const snippets = typeScriptSnippets(section(page, heading));
+    const { snippets, files } = written.get(heading)!;
     expect(snippets.length).toBeGreaterThanOrEqual(1);
-    // Inside the package, so `@supolka/cloudflare-codemode-executor` resolves to this checkout's build.
-    const dir = await mkdtemp(join(ROOT, 'test', 'record', 'snippets-'));
-    try {
-      const files = await Promise.all(
-        snippets.map(async (snippet, index) => {
-          const file = join(dir, `observing-${index + 1}.ts`);
-          await writeFile(file, snippet.source);
-          return file;
-        }),
-      );
-      const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-      const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--target', 'es2022', '--types', 'node'];
-      await run(process.execPath, [tsc, ...flags, ...files], { cwd: ROOT });
-      for (const [index, snippet] of snippets.entries()) {
-        expect(snippet.prints, `snippet ${index + 1} says what it prints`).toBeDefined();
-        const { stdout } = await run(process.execPath, ['--import', 'tsx', files[index]!], { cwd: ROOT });
-        expect(stdout.trim(), `docs/observing.md snippet ${index + 1}`).toBe(snippet.prints?.trim());
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    // This section's errors, and any that names no snippet at all (each section's test reports those).
+    const names = [...written.values()].flatMap((section) => section.files.map((file) => basename(file)));
+    const mine = files.map((file) => basename(file));
+    const errors = (await typeErrors).filter(
+      (line) => mine.some((name) => line.includes(name)) || !names.some((name) => line.includes(name)),
+    );
+    expect(errors, `tsc on docs/observing.md's ${heading} snippets`).toEqual([]);
+    for (const [index, snippet] of snippets.entries()) {
+      expect(snippet.prints, `snippet ${index + 1} says what it prints`).toBeDefined();
+      const { stdout } = await run(process.execPath, ['--import', 'tsx', files[index]!], { cwd: ROOT });
+      expect(stdout.trim(), `docs/observing.md snippet ${index + 1}`).toBe(snippet.prints?.trim());
     }
   },
   180_000,
