@@ -16,15 +16,17 @@ export type OptionSchema<Schema extends v.GenericSchema, Row extends OptionRow> 
 
 type Value<Schema extends v.GenericSchema> = v.InferOutput<Schema>;
 
-/** The value schema, with the row's bounds (meetsBounds, the rule its text says) where it has them. */
+/**
+ * The value schema, with the row's bounds (meetsBounds, the rule its text says) where it has them.
+ * A null the schema takes (a nullable option) is not a number for the bounds to judge.
+ */
 function bounded<Schema extends v.GenericSchema>(schema: Schema, row: OptionRow) {
   const { bounds } = row;
-  return bounds === undefined
-    ? schema
-    : v.pipe(
-        schema,
-        v.check((value) => meetsBounds(bounds, value)),
-      );
+  if (bounds === undefined) return schema;
+  return v.pipe(
+    schema,
+    v.check((value) => value === null || meetsBounds(bounds, value)),
+  );
 }
 
 /** The default a row states, as the schema's output type has it; undefined where it states none. */
