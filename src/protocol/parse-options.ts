@@ -53,8 +53,8 @@ export function requiredOption<const Schema extends v.GenericSchema, const Row e
   return Object.assign({ ...(bounded(schema, row) as Schema) }, { row });
 }
 
-/** A value that is a function, as an option's schema takes it. */
-export function functionValue<Fn extends (...args: never[]) => unknown>() {
+/** A value that is a function (a constructor included), as an option's schema takes it. */
+export function functionValue<Fn>() {
   return v.custom<Fn>((value) => typeof value === 'function');
 }
 
