@@ -29,11 +29,16 @@ function bounded<Schema extends v.GenericSchema>(schema: Schema, row: OptionRow)
   );
 }
 
-/** The default a row states, as the schema's output type has it; undefined where it states none. */
+/**
+ * The default a row states, as the schema's output type has it; undefined where it states none, or
+ * states `null` (none: the entry point says what none means).
+ */
 type RowDefault<Row extends OptionRow, Schema extends v.GenericSchema> = Row extends {
   default: infer D extends Value<Schema>;
 }
-  ? D
+  ? D extends null
+    ? undefined
+    : D
   : undefined;
 
 /** An option a caller may leave out: undefined takes the row's default, where the row has a plain one. */
@@ -41,7 +46,7 @@ export function option<const Schema extends v.GenericSchema, const Row extends O
   schema: Schema,
   row: Row,
 ): OptionSchema<v.OptionalSchema<Schema, RowDefault<Row, Schema>>, Row> {
-  const byDefault = row.default as RowDefault<Row, Schema>;
+  const byDefault = (row.default === null ? undefined : row.default) as RowDefault<Row, Schema>;
   return Object.assign(v.optional(bounded(schema, row) as Schema, byDefault), { row });
 }
 
