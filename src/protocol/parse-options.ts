@@ -67,10 +67,14 @@ type Entries = Record<string, OptionSchema<v.GenericSchema, OptionRow>>;
 
 /**
  * An entry point's options: an object with these options and no other (`arrays: false` refuses an
- * array as not an object, where the entry point always has).
+ * array as not an object, where the entry point always has). `others: 'ignored'`: a slice of a
+ * larger options object (a call's), whose other keys are another parse's to judge.
  */
-export function optionsSchema<const E extends Entries>(entries: E, shape: { arrays?: boolean } = {}) {
-  const object = v.strictObject(entries);
+export function optionsSchema<const E extends Entries>(
+  entries: E,
+  shape: { arrays?: boolean; others?: 'refused' | 'ignored' } = {},
+) {
+  const object = shape.others === 'ignored' ? v.object(entries) : v.strictObject(entries);
   const schema =
     shape.arrays === false
       ? v.pipe(
@@ -78,7 +82,7 @@ export function optionsSchema<const E extends Entries>(entries: E, shape: { arra
           object,
         )
       : object;
-  return Object.assign(schema, { options: entries }) as typeof object & { readonly options: E };
+  return Object.assign(schema, { options: entries }) as v.StrictObjectSchema<E, undefined> & { readonly options: E };
 }
 
 /** An entry point's rows, read back from its schema: what the docs tables and `--help` list. */
