@@ -1,10 +1,11 @@
 /**
- * What parsing options costs a call, in ns per call: the per-call options (`record`) and the
- * constructors' (`CodemodeExecutor`), each parsed many times in a tight loop after a warm-up.
+ * What parsing options costs a call, in ns per call: the per-call options (`record`, the event
+ * options) and the constructors' (`CodemodeExecutor`, `replay`), each parsed many times in a tight loop after a warm-up.
  * `npx tsx bench/option-parse.ts`; docs/benchmarks.md ("What an option parse costs") has the
  * figures before and after the option schemas.
  */
 import { resolveCodemodeOptions } from '../src/codemode/options.js';
+import { resolveEventOptions } from '../src/events/options.js';
 import { resolveRecordOptions } from '../src/record/record-options.js';
 import { resolveReplayOptions } from '../src/record/replay-options.js';
 import { summarize } from './stats.js';
@@ -13,10 +14,16 @@ const CALLS = 200_000;
 const ROUNDS = 7;
 
 const onRecord = () => {};
+const onEvent = () => {};
 const executor = { execute: async () => ({}), dispose: async () => {} };
 const cases: [string, () => unknown][] = [
   ['record: {maxBytes, onRecord}', () => resolveRecordOptions({ maxBytes: 4096, onRecord })],
   ['record: true', () => resolveRecordOptions(true)],
+  [
+    'call events {onEvent, maxQueuedEvents}',
+    () => resolveEventOptions('execute', { onEvent, maxQueuedEvents: 10, timeout: 5 }),
+  ],
+  ['call without events {timeout}', () => resolveEventOptions('execute', { timeout: 5 })],
   ['replay options {executor, timeout}', () => resolveReplayOptions({ executor, timeout: 1000 }, () => undefined)],
   ['CodemodeExecutor options {maxCodeBytes}', () => resolveCodemodeOptions({ maxCodeBytes: 1000 })],
 ];

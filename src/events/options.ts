@@ -7,7 +7,14 @@
 import * as v from 'valibot';
 import { describeValue } from '../protocol/describe-value.js';
 import { invalidRequest } from '../protocol/errors.js';
-import { functionValue, option, optionsSchema, parseOptions, rowsOf } from '../protocol/parse-options.js';
+import {
+  functionValue,
+  type OptionTexts,
+  option,
+  optionsSchema,
+  parseOptions,
+  rowsOf,
+} from '../protocol/parse-options.js';
 import type { ExecutorCallOptions, OnRunEvent } from '../protocol/types.js';
 import { formatEventOptionInvalid, formatQueueWithoutCallback } from './texts.js';
 
@@ -43,6 +50,23 @@ const EVENT_SCHEMA = optionsSchema(
 
 export const EVENT_ROWS = rowsOf(EVENT_SCHEMA);
 
+/** Each method's words for a refusal, made once: a texts object made per call costs the call microseconds. */
+const TEXTS_BY_METHOD = new Map<string, OptionTexts>();
+
+function textsOf(method: string): OptionTexts {
+  let texts = TEXTS_BY_METHOD.get(method);
+  if (texts === undefined) {
+    texts = {
+      // Not reached: anything but an object has no event options, and other keys are not these options'.
+      notObject: () => '',
+      unknown: () => '',
+      invalid: (name, rule, value) => formatEventOptionInvalid(method, name, rule, describeValue(value)),
+    };
+    TEXTS_BY_METHOD.set(method, texts);
+  }
+  return texts;
+}
+
 export interface ResolvedEventOptions {
   onEvent: OnRunEvent;
   maxQueuedEvents: number;
@@ -57,17 +81,7 @@ export function resolveEventOptions(method: string, options: unknown): ResolvedE
   if (typeof options !== 'object' || options === null) return null;
   const given = options as EventCallOptions;
   if (given.onEvent === undefined && given.maxQueuedEvents === undefined) return null;
-  const { onEvent, maxQueuedEvents } = parseOptions(
-    EVENT_SCHEMA,
-    options,
-    {
-      // Not reached: anything but an object has no event options (above).
-      notObject: () => '',
-      unknown: () => '',
-      invalid: (name, rule, value) => formatEventOptionInvalid(method, name, rule, describeValue(value)),
-    },
-    invalidRequest,
-  );
+  const { onEvent, maxQueuedEvents } = parseOptions(EVENT_SCHEMA, options, textsOf(method), invalidRequest);
   if (onEvent === undefined) throw invalidRequest(formatQueueWithoutCallback(method));
   return { onEvent, maxQueuedEvents };
 }
