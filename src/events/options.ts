@@ -24,7 +24,7 @@ export const DEFAULT_MAX_QUEUED_EVENTS = 1000;
 const MAX_QUEUED_EVENTS = 100_000;
 
 /** The event options a call takes (`ExecutorCallOptions` declares them). */
-export type EventCallOptions = Pick<ExecutorCallOptions, 'onEvent' | 'maxQueuedEvents'>;
+type EventCallOptions = Pick<ExecutorCallOptions, 'onEvent' | 'maxQueuedEvents'>;
 
 /** The call's event options, a slice of its options: the others are the call's own checks'. */
 const EVENT_SCHEMA = optionsSchema(

@@ -83,9 +83,6 @@ export interface RunRecord {
   truncated?: RecordTruncation;
 }
 
-/** How an execution is recorded: `record: true` takes every default. */
-export type { RecordOptions } from './record-options.js';
-
 export type { ReplayOptions } from './replay-options.js';
 
 /** A call as the replayed run made it. */
