@@ -48,7 +48,7 @@ export type {
 } from './protocol/types.js';
 export { RUN_EVENTS_SCHEMA_VERSION } from './protocol/types.js';
 // Run records and replay (docs/observing.md): above any native executor, on the caller's side.
-export { DEFAULT_MAX_RECORD_BYTES } from './record/record-options.js';
+export { DEFAULT_MAX_RECORD_BYTES, type RecordOptions } from './record/record-options.js';
 export { type RunRecording, recordExecution, startRecording } from './record/recorder.js';
 export { replay } from './record/replay.js';
 export type {
@@ -56,7 +56,6 @@ export type {
   RecordedOutcome,
   RecordedRequest,
   RecordedValue,
-  RecordOptions,
   RecordTruncation,
   ReplayComparison,
   ReplayDivergence,

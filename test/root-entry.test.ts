@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '..');
 const entry = join(root, 'src', 'index.ts');
 
-/** Packages the root entry may reach: runtime-neutral ones only (capnweb is the remote client's transport; lru-cache holds the dialect's normalized code; leven measures the did-you-mean of an unknown option). */
-const NEUTRAL_PACKAGES = new Set(['acorn', 'capnweb', 'leven', 'lru-cache']);
+/** Packages the root entry may reach: runtime-neutral ones only (capnweb is the remote client's transport; lru-cache holds the dialect's normalized code; leven measures the did-you-mean of an unknown option; valibot parses the option schemas). */
+const NEUTRAL_PACKAGES = new Set(['acorn', 'capnweb', 'leven', 'lru-cache', 'valibot']);
 /** Node-only packages, named so a failure says which one slipped in. */
 const NODE_ONLY_PACKAGES = ['ws', 'workerd', '@cloudflare/workerd-linux-64'];
 

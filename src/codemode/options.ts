@@ -3,29 +3,19 @@
  * whose rule texts the constructor refuses with, and an unknown one refused with the nearest name.
  * Runtime-neutral, as the root entry is.
  */
+import * as v from 'valibot';
 import { DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
-import { meetsBounds, nearestOption, type OptionRow } from '../protocol/option-schema.js';
+import { type OptionTexts, option, optionsSchema, parseOptions, rowsOf } from '../protocol/parse-options.js';
 import { DEFAULT_NORMALIZE_CACHE_CHARS } from './normalized-code.js';
 import { formatConstructorOptionInvalid, formatConstructorOptionUnknown } from './texts.js';
 
-/** What `new CodemodeExecutor(native, options?)` takes beside the native executor. */
-export interface CodemodeExecutorOptions {
+const CODEMODE_SCHEMA = optionsSchema({
   /**
    * The largest code `execute` takes, in UTF-8 bytes, counted before normalization parses it (a
    * parse of megabytes stalls the host). Default 15 MiB, as the native `limits.maxCodeBytes`.
    */
-  maxCodeBytes?: number | undefined;
-  /**
-   * How many characters of code, with its normalized form, the executor remembers so that a
-   * program sent again is not parsed again (least recently used first out). Default 1 Mi
-   * characters; 0 turns the memory off.
-   */
-  normalizeCacheChars?: number | undefined;
-}
-
-export const CODEMODE_ROWS = {
-  maxCodeBytes: {
+  maxCodeBytes: option(v.number(), {
     type: 'integer',
     unit: 'bytes',
     bounds: { kind: 'integer', min: 1 },
@@ -33,41 +23,36 @@ export const CODEMODE_ROWS = {
     rule: 'a positive integer number of bytes, or undefined (15 MiB)',
     description:
       "the largest code `execute` takes, in UTF-8 bytes, counted before normalization parses it; the same default as `IsolateExecutor`'s `limits.maxCodeBytes`",
-  },
-  normalizeCacheChars: {
+  }),
+  /**
+   * How many characters of code, with its normalized form, the executor remembers so that a
+   * program sent again is not parsed again (least recently used first out). Default 1 Mi
+   * characters; 0 turns the memory off.
+   */
+  normalizeCacheChars: option(v.number(), {
     type: 'integer',
     unit: 'chars',
     bounds: { kind: 'integer', min: 0 },
     default: DEFAULT_NORMALIZE_CACHE_CHARS,
     rule: 'a whole number of characters, 0 to remember none, or undefined (1 Mi)',
     description: 'how many characters of code, with its normalized form, the executor remembers; 0 turns it off',
-  },
-} as const satisfies Record<keyof CodemodeExecutorOptions, OptionRow>;
+  }),
+});
 
-const OPTION_NAMES = Object.keys(CODEMODE_ROWS);
+/** What `new CodemodeExecutor(native, options?)` takes beside the native executor. */
+export type CodemodeExecutorOptions = v.InferInput<typeof CODEMODE_SCHEMA>;
 
-/** One option against its row: an integer from the row's least; its default when undefined. */
-function integer(name: keyof typeof CODEMODE_ROWS, value: unknown): number {
-  const row = CODEMODE_ROWS[name];
-  if (value === undefined) return row.default;
-  if (!meetsBounds(row.bounds, value)) {
-    throw new TypeError(formatConstructorOptionInvalid(name, row.rule, describeValue(value)));
-  }
-  return value;
-}
+export const CODEMODE_ROWS = rowsOf(CODEMODE_SCHEMA);
 
-/** The constructor's options, checked against their rows, with their defaults. */
-export function resolveCodemodeOptions(options: CodemodeExecutorOptions | undefined): Required<{
-  [K in keyof CodemodeExecutorOptions]: number;
-}> {
-  if (typeof options === 'object' && options !== null) {
-    for (const name of Object.keys(options)) {
-      if (!OPTION_NAMES.includes(name))
-        throw new TypeError(formatConstructorOptionUnknown(name, OPTION_NAMES, nearestOption(name, OPTION_NAMES)));
-    }
-  }
-  return {
-    maxCodeBytes: integer('maxCodeBytes', options?.maxCodeBytes),
-    normalizeCacheChars: integer('normalizeCacheChars', options?.normalizeCacheChars),
-  };
+const CODEMODE_TEXTS: OptionTexts = {
+  // Not reached: anything but an object stands for no options (below), as it always has.
+  notObject: (value) => formatConstructorOptionInvalid('', 'an object', describeValue(value)),
+  unknown: formatConstructorOptionUnknown,
+  invalid: (name, rule, value) => formatConstructorOptionInvalid(name, rule, describeValue(value)),
+};
+
+/** The constructor's options, parsed by their schema, with their defaults. */
+export function resolveCodemodeOptions(options: CodemodeExecutorOptions | undefined) {
+  const given = typeof options === 'object' && options !== null ? options : {};
+  return parseOptions(CODEMODE_SCHEMA, given, CODEMODE_TEXTS, (text) => new TypeError(text));
 }

@@ -4,7 +4,8 @@
  * installed.
  */
 import type { ExecuteRequest, ExecutorCallOptions, ProviderDescriptor } from '../protocol/types.js';
-import type { RecordOptions, RunRecord } from '../record/types.js';
+import type { RecordOptions } from '../record/record-options.js';
+import type { RunRecord } from '../record/types.js';
 
 /**
  * A host tool function. The dialect types it `(...args: unknown[]) => Promise<unknown>`; this one

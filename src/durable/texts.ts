@@ -5,12 +5,12 @@
 import { describeValue } from '../protocol/describe-value.js';
 import { formatDidYouMean } from '../protocol/texts.js';
 
-export function formatInvalidOption(name: string, expected: string, value: unknown): string {
+export function formatOpenOptionInvalid(name: string, expected: string, value: unknown): string {
   return `openDurableState(): options.${name} must be ${expected}, got ${describeValue(value)}`;
 }
 
 /** `known`: every option, from the rows (open-options.ts); `nearest`: the one most likely meant. */
-export function formatUnknownOption(name: string, known: readonly string[], nearest?: string): string {
+export function formatOpenOptionUnknown(name: string, known: readonly string[], nearest?: string): string {
   return `openDurableState(): unknown option "${name}"${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }
 

@@ -4,9 +4,17 @@
  * They are call options: of `CodemodeExecutor.execute`, and of a native executor's `execute` and
  * `invokeHandle` (`ExecutorCallOptions`). Runtime-neutral.
  */
+import * as v from 'valibot';
 import { describeValue } from '../protocol/describe-value.js';
-import { ExecutorError } from '../protocol/errors.js';
-import { meetsBounds, type OptionRow } from '../protocol/option-schema.js';
+import { invalidRequest } from '../protocol/errors.js';
+import {
+  functionValue,
+  type OptionTexts,
+  option,
+  optionsSchema,
+  parseOptions,
+  rowsOf,
+} from '../protocol/parse-options.js';
 import type { ExecutorCallOptions, OnRunEvent } from '../protocol/types.js';
 import { formatEventOptionInvalid, formatQueueWithoutCallback } from './texts.js';
 
@@ -16,25 +24,48 @@ export const DEFAULT_MAX_QUEUED_EVENTS = 1000;
 const MAX_QUEUED_EVENTS = 100_000;
 
 /** The event options a call takes (`ExecutorCallOptions` declares them). */
-export type EventCallOptions = Pick<ExecutorCallOptions, 'onEvent' | 'maxQueuedEvents'>;
+type EventCallOptions = Pick<ExecutorCallOptions, 'onEvent' | 'maxQueuedEvents'>;
 
-export const EVENT_ROWS = {
-  onEvent: {
-    type: 'function',
-    rule: 'a function (event) => void, or undefined',
-    description:
-      "receives the run's events as they happen: `console`, `tool-call`, `tool-result`, `fetch`, and `end` last",
+/** The call's event options, a slice of its options: the others are the call's own checks'. */
+const EVENT_SCHEMA = optionsSchema(
+  {
+    onEvent: option(functionValue<OnRunEvent>(), {
+      type: 'function',
+      rule: 'a function (event) => void, or undefined',
+      description:
+        "receives the run's events as they happen: `console`, `tool-call`, `tool-result`, `fetch`, and `end` last",
+    }),
+    maxQueuedEvents: option(v.number(), {
+      type: 'integer',
+      unit: 'count',
+      bounds: { kind: 'integer', min: 1, max: MAX_QUEUED_EVENTS },
+      default: DEFAULT_MAX_QUEUED_EVENTS,
+      rule: `an integer from 1 to ${MAX_QUEUED_EVENTS}, or undefined (${DEFAULT_MAX_QUEUED_EVENTS})`,
+      description:
+        'how many events may wait while `onEvent` works on an earlier one (a promise it returned); past it events are dropped, and `end` counts them',
+    }),
   },
-  maxQueuedEvents: {
-    type: 'integer',
-    unit: 'count',
-    bounds: { kind: 'integer', min: 1, max: MAX_QUEUED_EVENTS },
-    default: DEFAULT_MAX_QUEUED_EVENTS,
-    rule: `an integer from 1 to ${MAX_QUEUED_EVENTS}, or undefined (${DEFAULT_MAX_QUEUED_EVENTS})`,
-    description:
-      'how many events may wait while `onEvent` works on an earlier one (a promise it returned); past it events are dropped, and `end` counts them',
-  },
-} as const satisfies Record<keyof EventCallOptions, OptionRow>;
+  { others: 'ignored' },
+);
+
+export const EVENT_ROWS = rowsOf(EVENT_SCHEMA);
+
+/** Each method's words for a refusal, made once: a texts object made per call costs the call microseconds. */
+const TEXTS_BY_METHOD = new Map<string, OptionTexts>();
+
+function textsOf(method: string): OptionTexts {
+  let texts = TEXTS_BY_METHOD.get(method);
+  if (texts === undefined) {
+    texts = {
+      // Not reached: anything but an object has no event options, and other keys are not these options'.
+      notObject: () => '',
+      unknown: () => '',
+      invalid: (name, rule, value) => formatEventOptionInvalid(method, name, rule, describeValue(value)),
+    };
+    TEXTS_BY_METHOD.set(method, texts);
+  }
+  return texts;
+}
 
 export interface ResolvedEventOptions {
   onEvent: OnRunEvent;
@@ -48,16 +79,9 @@ export interface ResolvedEventOptions {
  */
 export function resolveEventOptions(method: string, options: unknown): ResolvedEventOptions | null {
   if (typeof options !== 'object' || options === null) return null;
-  const { onEvent, maxQueuedEvents } = options as EventCallOptions;
-  if (onEvent === undefined && maxQueuedEvents === undefined) return null;
-  if (onEvent !== undefined && typeof onEvent !== 'function')
-    throw invalid(method, 'onEvent', EVENT_ROWS.onEvent.rule, onEvent);
-  if (maxQueuedEvents !== undefined && !meetsBounds(EVENT_ROWS.maxQueuedEvents.bounds, maxQueuedEvents))
-    throw invalid(method, 'maxQueuedEvents', EVENT_ROWS.maxQueuedEvents.rule, maxQueuedEvents);
-  if (onEvent === undefined) throw new ExecutorError('INVALID_REQUEST', formatQueueWithoutCallback(method));
-  return { onEvent, maxQueuedEvents: maxQueuedEvents ?? DEFAULT_MAX_QUEUED_EVENTS };
-}
-
-function invalid(method: string, name: string, rule: string, value: unknown): ExecutorError {
-  return new ExecutorError('INVALID_REQUEST', formatEventOptionInvalid(method, name, rule, describeValue(value)));
+  const given = options as EventCallOptions;
+  if (given.onEvent === undefined && given.maxQueuedEvents === undefined) return null;
+  const { onEvent, maxQueuedEvents } = parseOptions(EVENT_SCHEMA, options, textsOf(method), invalidRequest);
+  if (onEvent === undefined) throw invalidRequest(formatQueueWithoutCallback(method));
+  return { onEvent, maxQueuedEvents };
 }

@@ -51,6 +51,11 @@ export class ExecutorError extends Error {
   }
 }
 
+/** The refusal of a request: `ExecutorError` `INVALID_REQUEST`, as every native executor's checks throw. */
+export function invalidRequest(text: string): ExecutorError {
+  return new ExecutorError('INVALID_REQUEST', text);
+}
+
 export class ToolNotFoundError extends ExecutorError {
   override name = 'ToolNotFoundError';
   readonly tool: string;

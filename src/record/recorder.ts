@@ -9,14 +9,13 @@ import { jsonStringBytes } from '../protocol/json-bytes.js';
 import { messageOf } from '../protocol/message-of.js';
 import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, LogEntry } from '../protocol/types.js';
 import { utf8Bytes } from '../protocol/utf8-bytes.js';
-import { type ResolvedRecordOptions, resolveRecordOptions } from './record-options.js';
+import { type RecordOptions, type ResolvedRecordOptions, resolveRecordOptions } from './record-options.js';
 import { recordedAnswer, recordedArguments, recordedResult } from './recorded-values.js';
 import { formatOnRecordFailed, formatRecordTruncated } from './texts.js';
 import {
   type RecordedCall,
   type RecordedOutcome,
   type RecordedRequest,
-  type RecordOptions,
   RUN_RECORD_FORMAT,
   RUN_RECORD_SCHEMA_VERSION,
   type RunRecord,

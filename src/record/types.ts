@@ -3,7 +3,7 @@
  * `replay`. `schema/run-record.schema.json` is the schema of `RunRecord`; docs/observing.md is
  * the prose version of this file.
  */
-import type { ExecuteRequest, Executor, LogEntry, OutboundFetch, ProviderDescriptor } from '../protocol/types.js';
+import type { ExecuteRequest, LogEntry, ProviderDescriptor } from '../protocol/types.js';
 
 /** The `format` every run record carries, beside its `schemaVersion`. */
 export const RUN_RECORD_FORMAT = 'codemode-run-record';
@@ -83,31 +83,7 @@ export interface RunRecord {
   truncated?: RecordTruncation;
 }
 
-/** How an execution is recorded: `record: true` takes every default. */
-export interface RecordOptions {
-  /**
-   * The most bytes of JSON the run may add to the record (its calls, console lines and outcome
-   * value); the request part (code, providers, modules) is the host's own and is kept whole.
-   */
-  maxBytes?: number | undefined;
-  /** Receives every finished record, that of a run whose `execute` rejected included. */
-  onRecord?: ((record: RunRecord) => void) | undefined;
-}
-
-/** What `replay` runs the record on, and with what (src/record/replay-options.ts has their rows). */
-export interface ReplayOptions {
-  /**
-   * What runs the code again: a native executor (an `IsolateExecutor`, `connect()`'s, any), or a
-   * `CodemodeExecutor`, which replays on the native executor it wraps.
-   */
-  executor: Executor | { execute(...args: never[]): unknown; dispose(): Promise<void> };
-  /** Answers the replayed run's `fetch`; fetches are not recorded. Left out, the executor's default applies. */
-  outbound?: OutboundFetch | null | undefined;
-  /** Replaces the recorded wall-clock bound, e.g. for a slower machine; replay waits this long plus a slack at most. */
-  timeout?: number | null | undefined;
-  /** Aborting it gives the replay up: the run ends and `replay` rejects with `EXECUTION_CANCELLED`. */
-  signal?: AbortSignal | undefined;
-}
+export type { ReplayOptions } from './replay-options.js';
 
 /** A call as the replayed run made it. */
 export interface ReplayedCall {

@@ -49,7 +49,7 @@ export function formatHeartbeatTimeout(timeout: number): string {
   return `Executor did not answer a heartbeat within ${timeout} ms`;
 }
 
-export function formatInvalidOption(name: string, expected: string, value: unknown): string {
+export function formatConnectOptionInvalid(name: string, expected: string, value: unknown): string {
   return `connect(): ${name ? `options.${name}` : 'options'} must be ${expected}, got ${describeValue(value)}`;
 }
 
@@ -71,7 +71,7 @@ export function formatTokenControlCharacter(code: number, position: number, leng
   );
 }
 
-export function formatUnknownOption(name: string, known: readonly string[], nearest?: string): string {
+export function formatConnectOptionUnknown(name: string, known: readonly string[], nearest?: string): string {
   return `connect() has no option ${name}${formatDidYouMean(nearest)}; the options are ${known.join(', ')}`;
 }
 

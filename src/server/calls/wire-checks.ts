@@ -6,7 +6,7 @@
  */
 import { EVENT_ROWS } from '../../events/options.js';
 import { describeValue } from '../../protocol/describe-value.js';
-import { ExecutorError } from '../../protocol/errors.js';
+import { invalidRequest } from '../../protocol/errors.js';
 import { everyKey } from '../../protocol/every-key.js';
 import { meetsBounds } from '../../protocol/option-schema.js';
 import type { ModuleSource } from '../../protocol/types.js';
@@ -68,25 +68,21 @@ const INVOKE_FIELDS = everyKey<WireInvokeHandleRequest>({
   traceparent: true,
 });
 
-function invalid(message: string): ExecutorError {
-  return new ExecutorError('INVALID_REQUEST', message);
-}
-
 type Fields = Record<string, unknown>;
 
 function record(method: WireMethod, value: unknown, known: readonly string[]): Fields {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(formatRequestNotObject(method, describeValue(value)));
+    throw invalidRequest(formatRequestNotObject(method, describeValue(value)));
   }
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) throw invalid(formatFieldUnknown(method, key, known));
+    if (!known.includes(key)) throw invalidRequest(formatFieldUnknown(method, key, known));
   }
   return value as Fields;
 }
 
 function field(method: WireMethod, fields: Fields, name: string, expected: string, ok: (value: unknown) => boolean) {
   const value = fields[name];
-  if (!ok(value)) throw invalid(formatFieldInvalid(method, name, expected, describeValue(value)));
+  if (!ok(value)) throw invalidRequest(formatFieldInvalid(method, name, expected, describeValue(value)));
 }
 
 const optional = (check: (value: unknown) => boolean) => (value: unknown) => value === undefined || check(value);
@@ -109,7 +105,7 @@ const MAX_MODULES_PER_CALL = 1024;
 /** `missingModules`' argument: an array of hashes. */
 export function checkModuleHashes(value: unknown): string[] {
   if (!Array.isArray(value) || value.length > MAX_MODULES_PER_CALL || !value.every(isHash))
-    throw invalid(formatModuleHashesInvalid(describeValue(value), MAX_MODULES_PER_CALL));
+    throw invalidRequest(formatModuleHashesInvalid(describeValue(value), MAX_MODULES_PER_CALL));
   return value as string[];
 }
 
@@ -121,7 +117,7 @@ export function checkModulePuts(value: unknown): Record<string, ModuleSource> {
     !Object.keys(value as object).every(isHash) ||
     !Object.values(value as object).every(isModuleSource)
   )
-    throw invalid(formatModulePutsInvalid(describeValue(value), MAX_MODULES_PER_CALL));
+    throw invalidRequest(formatModulePutsInvalid(describeValue(value), MAX_MODULES_PER_CALL));
   return value as Record<string, ModuleSource>;
 }
 
@@ -137,7 +133,7 @@ function isModuleSource(value: unknown): boolean {
 function checkCancelToken(fields: Fields): void {
   const token = fields.cancelToken;
   if (token !== undefined && (typeof token !== 'string' || token === '')) {
-    throw invalid(formatInvalidCancelToken(token));
+    throw invalidRequest(formatInvalidCancelToken(token));
   }
 }
 
@@ -165,8 +161,8 @@ export function checkWireExecuteRequest(value: unknown): WireExecuteRequest {
   field('execute', fields, 'moduleRefs', 'a record of module hashes or absent', optional(isHashRecord));
   field('execute', fields, 'retainHandles', 'a boolean or absent', optional(isBoolean));
   const mode = fields.outboundMode;
-  if (!OUTBOUND_MODES.includes(mode as OutboundMode)) throw invalid(formatInvalidOutboundMode(mode));
-  if (mode === 'stub' && typeof fields.outbound !== 'function') throw invalid(OUTBOUND_STUB_MISSING);
+  if (!OUTBOUND_MODES.includes(mode as OutboundMode)) throw invalidRequest(formatInvalidOutboundMode(mode));
+  if (mode === 'stub' && typeof fields.outbound !== 'function') throw invalidRequest(OUTBOUND_STUB_MISSING);
   if (mode !== 'stub')
     field('execute', fields, 'outbound', `absent when outboundMode is "${mode}"`, (v) => v === undefined);
   return fields as unknown as WireExecuteRequest;
@@ -190,7 +186,7 @@ export function checkInvokeHandleRequest(value: unknown): {
       decoded = undefined;
     }
     if (!Array.isArray(decoded)) {
-      throw invalid(
+      throw invalidRequest(
         formatFieldInvalid('invokeHandle', 'args', 'an encoded array or absent', describeValue(fields.args)),
       );
     }
@@ -202,7 +198,7 @@ export function checkInvokeHandleRequest(value: unknown): {
 /** The one argument of `closeHandles`. */
 export function checkExecutionId(value: unknown): string {
   if (typeof value !== 'string')
-    throw invalid(formatArgumentInvalid('closeHandles', 'executionId', 'a string', describeValue(value)));
+    throw invalidRequest(formatArgumentInvalid('closeHandles', 'executionId', 'a string', describeValue(value)));
   return value;
 }
 
@@ -213,7 +209,7 @@ export function checkOversizeArguments(size: unknown, limit: unknown): [number, 
     ['limit', limit],
   ] as const) {
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-      throw invalid(formatArgumentInvalid('rejectOversizedMessage', name, 'a byte count', describeValue(value)));
+      throw invalidRequest(formatArgumentInvalid('rejectOversizedMessage', name, 'a byte count', describeValue(value)));
     }
   }
   return [size as number, limit as number];

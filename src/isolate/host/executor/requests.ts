@@ -6,7 +6,7 @@
 
 import { codeBytesOver } from '../../../protocol/code-size.js';
 import { describeValue } from '../../../protocol/describe-value.js';
-import { ExecutorError } from '../../../protocol/errors.js';
+import { invalidRequest } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
 import type {
   Dispatch,
@@ -21,10 +21,6 @@ import { channelGrammar } from '../../contract/channel.js';
 import { INTERNAL_MODULES } from '../../contract/sandbox-constants.js';
 import { isolateText } from '../../contract/texts.js';
 import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from '../options.js';
-
-function invalid(message: string): ExecutorError {
-  return new ExecutorError('INVALID_REQUEST', message);
-}
 
 export interface CheckedExecuteRequest {
   code: string;
@@ -50,13 +46,13 @@ export interface CheckedInvokeRequest {
 
 function optionalBoolean(field: string, value: unknown): boolean {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw invalid(isolateText.booleanInvalid(field, describeValue(value)));
+  if (typeof value !== 'boolean') throw invalidRequest(isolateText.booleanInvalid(field, describeValue(value)));
   return value;
 }
 
 function optionalDispatch(value: unknown): Dispatch | null | undefined {
   if (value === undefined || value === null || typeof value === 'function') return value as Dispatch | null | undefined;
-  throw invalid(isolateText.dispatchNotFunction(describeValue(value)));
+  throw invalidRequest(isolateText.dispatchNotFunction(describeValue(value)));
 }
 
 /**
@@ -104,14 +100,14 @@ function hasDataFieldsOnly(source: object): boolean {
 function checkModules(value: unknown): Record<string, ModuleSource> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(isolateText.modulesNotRecord(describeValue(value)));
+    throw invalidRequest(isolateText.modulesNotRecord(describeValue(value)));
   }
   const modules: Record<string, ModuleSource> = {};
   for (const [name, source] of Object.entries(value)) {
     // The channel's own reading of a module, so the host refuses what the supervisor would.
     const module = checkedModuleSource(source);
-    if (module === null) throw invalid(isolateText.modulesInvalid(name));
-    if (!staysInsideRoot(name)) throw invalid(isolateText.moduleNameOutside(name));
+    if (module === null) throw invalidRequest(isolateText.modulesInvalid(name));
+    if (!staysInsideRoot(name)) throw invalidRequest(isolateText.moduleNameOutside(name));
     if (!INTERNAL_MODULES.has(name)) modules[name] = module;
   }
   return modules;
@@ -121,15 +117,15 @@ function checkModules(value: unknown): Record<string, ModuleSource> {
 function resolveOutbound(field: string, value: unknown, fallback: OutboundFetch | null): OutboundFetch | null {
   if (value === undefined) return fallback;
   if (value === null || typeof value === 'function') return value as OutboundFetch | null;
-  throw invalid(isolateText.outboundInvalid(field, describeValue(value)));
+  throw invalidRequest(isolateText.outboundInvalid(field, describeValue(value)));
 }
 
 export function checkExecuteRequest(request: unknown, settings: IsolateSettings): CheckedExecuteRequest {
-  if (typeof request !== 'object' || request === null) throw invalid(isolateText.requestNotObject);
+  if (typeof request !== 'object' || request === null) throw invalidRequest(isolateText.requestNotObject);
   const raw = request as ExecuteRequest;
-  if (typeof raw.code !== 'string') throw invalid(isolateText.codeNotString(describeValue(raw.code)));
+  if (typeof raw.code !== 'string') throw invalidRequest(isolateText.codeNotString(describeValue(raw.code)));
   if (raw.providers !== undefined && !Array.isArray(raw.providers)) {
-    throw invalid(isolateText.providersNotArray(describeValue(raw.providers)));
+    throw invalidRequest(isolateText.providersNotArray(describeValue(raw.providers)));
   }
   return {
     code: raw.code,
@@ -157,19 +153,19 @@ export function codeOverCap(code: string, limits: Pick<IsolateLimits, 'maxCodeBy
 export function assertDispatchFor(checked: CheckedExecuteRequest): void {
   const [first] = checked.providers;
   if (first !== undefined && typeof checked.dispatch !== 'function')
-    throw invalid(isolateText.dispatchMissing(first.name));
+    throw invalidRequest(isolateText.dispatchMissing(first.name));
 }
 
 export function checkInvokeRequest(request: unknown, settings: IsolateSettings): CheckedInvokeRequest {
-  if (typeof request !== 'object' || request === null) throw invalid(isolateText.invokeNotObject);
+  if (typeof request !== 'object' || request === null) throw invalidRequest(isolateText.invokeNotObject);
   const raw = request as InvokeHandleRequest;
   for (const field of ['executionId', 'handle'] as const) {
     if (typeof raw[field] !== 'string' || raw[field] === '') {
-      throw invalid(isolateText.stringFieldInvalid(`request.${field}`, describeValue(raw[field])));
+      throw invalidRequest(isolateText.stringFieldInvalid(`request.${field}`, describeValue(raw[field])));
     }
   }
   if (raw.args !== undefined && !Array.isArray(raw.args))
-    throw invalid(isolateText.argsInvalid(describeValue(raw.args)));
+    throw invalidRequest(isolateText.argsInvalid(describeValue(raw.args)));
   return {
     executionId: raw.executionId,
     handle: raw.handle,
@@ -187,10 +183,10 @@ export function encodeInvokeArgs(args: unknown): unknown {
   try {
     encoded = encodeValue(args);
   } catch (error) {
-    throw invalid(isolateText.argsUnencodable(messageOf(error)));
+    throw invalidRequest(isolateText.argsUnencodable(messageOf(error)));
   }
   // Strings are quoted in the encoded form, so this token can only be a function's tag.
   if (JSON.stringify(encoded).includes('["f"]'))
-    throw invalid(isolateText.argsUnencodable(isolateText.argsHoldFunction));
+    throw invalidRequest(isolateText.argsUnencodable(isolateText.argsHoldFunction));
   return encoded;
 }

@@ -3,13 +3,9 @@
  * construction settings.
  */
 import { describeValue } from '../../../protocol/describe-value.js';
-import { ExecutorError } from '../../../protocol/errors.js';
+import { invalidRequest } from '../../../protocol/errors.js';
 import { isolateText } from '../../contract/texts.js';
 import type { IsolateSettings } from './types.js';
-
-function invalid(message: string): ExecutorError {
-  return new ExecutorError('INVALID_REQUEST', message);
-}
 
 /**
  * The bound of one request: `undefined` is the construction default, `null` the maximum, and a
@@ -23,9 +19,9 @@ export function resolveTimeout(
   if (value === undefined) return settings.timeout;
   if (value === null) return settings.maxTimeout;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalid(isolateText.timeoutInvalid(field, describeValue(value)));
+    throw invalidRequest(isolateText.timeoutInvalid(field, describeValue(value)));
   }
-  if (value > settings.maxTimeout) throw invalid(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
+  if (value > settings.maxTimeout) throw invalidRequest(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
   return value;
 }
 
@@ -40,7 +36,7 @@ export function resolveCpuTimeout(
 ): number | null {
   if (value === undefined) return settings.cpuTimeout;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw invalid(isolateText.cpuTimeoutInvalid(field, describeValue(value)));
+    throw invalidRequest(isolateText.cpuTimeoutInvalid(field, describeValue(value)));
   }
   return value;
 }

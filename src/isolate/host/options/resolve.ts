@@ -4,7 +4,7 @@
  * unknown one gets the nearest name, a renamed one is taken under its old name with a warning.
  */
 import { describeValue } from '../../../protocol/describe-value.js';
-import { ExecutorError } from '../../../protocol/errors.js';
+import { invalidRequest } from '../../../protocol/errors.js';
 import { meetsBounds, nearestOption, takeRenamed } from '../../../protocol/option-schema.js';
 import { isolateText } from '../../contract/texts.js';
 import { CONFINEMENT_OPTIONS } from '../confinement/detect.js';
@@ -33,15 +33,11 @@ const LIMITS_LEVEL = Object.keys(LIMIT_ROWS) as (keyof IsolateLimits)[];
 /** How a renamed option's warning names this entry point. */
 const ENTRY = 'IsolateExecutor';
 
-function invalid(message: string): ExecutorError {
-  return new ExecutorError('INVALID_REQUEST', message);
-}
-
 function rejectUnknown(record: object, known: readonly string[], prefix: string): void {
   for (const key of Object.keys(record)) {
     if (!known.includes(key)) {
       const names = known.map((name) => `${prefix}${name}`);
-      throw invalid(
+      throw invalidRequest(
         isolateText.optionUnknown(`${prefix}${key}`, names.join(', '), nearestOption(`${prefix}${key}`, names)),
       );
     }
@@ -52,14 +48,14 @@ function rejectUnknown(record: object, known: readonly string[], prefix: string)
 function number(option: string, row: IsolateOptionRow, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (row.bounds === undefined || !meetsBounds(row.bounds, value))
-    throw invalid(isolateText.optionInvalid(option, row.rule, describeValue(value)));
+    throw invalidRequest(isolateText.optionInvalid(option, row.rule, describeValue(value)));
   return value;
 }
 
 function groupOf(option: string, value: unknown): Record<string, unknown> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(isolateText.optionInvalid(option, TOP_ROWS.pool.rule, describeValue(value)));
+    throw invalidRequest(isolateText.optionInvalid(option, TOP_ROWS.pool.rule, describeValue(value)));
   }
   return { ...value };
 }
@@ -67,7 +63,7 @@ function groupOf(option: string, value: unknown): Record<string, unknown> {
 function cgroupPath(value: unknown): string | null {
   if (value === undefined) return null;
   if (!isCgroupPath(value)) {
-    throw invalid(isolateText.optionInvalid('pool.cgroup', POOL_ROWS.cgroup.rule, describeValue(value)));
+    throw invalidRequest(isolateText.optionInvalid('pool.cgroup', POOL_ROWS.cgroup.rule, describeValue(value)));
   }
   return value;
 }
@@ -86,7 +82,7 @@ type PoolNumber = keyof typeof POOL_NUMBERS;
 export function resolveSettings(options: unknown): IsolateSettings {
   if (options === undefined) options = {};
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw invalid(isolateText.optionsNotObject(describeValue(options)));
+    throw invalidRequest(isolateText.optionsNotObject(describeValue(options)));
   }
   const top = takeRenamed(ENTRY, options as IsolateExecutorOptions, TOP_ROWS);
   rejectUnknown(top, TOP_LEVEL, '');
@@ -94,10 +90,10 @@ export function resolveSettings(options: unknown): IsolateSettings {
   const maxTimeout = number('maxTimeout', TOP_ROWS.maxTimeout, top.maxTimeout, defaultMaxTimeout(timeout));
   const timeoutBreach = timeoutAboveMax(timeout, maxTimeout);
   if (timeoutBreach !== null)
-    throw invalid(isolateText.optionTimeoutAboveMax(timeoutBreach.timeout, timeoutBreach.maxTimeout));
+    throw invalidRequest(isolateText.optionTimeoutAboveMax(timeoutBreach.timeout, timeoutBreach.maxTimeout));
   const outbound = top.outbound;
   if (outbound !== undefined && outbound !== null && typeof outbound !== 'function') {
-    throw invalid(isolateText.optionInvalid('outbound', TOP_ROWS.outbound.rule, describeValue(outbound)));
+    throw invalidRequest(isolateText.optionInvalid('outbound', TOP_ROWS.outbound.rule, describeValue(outbound)));
   }
   const cpuTimeout = top.cpuTimeout === undefined ? null : number('cpuTimeout', TOP_ROWS.cpuTimeout, top.cpuTimeout, 0);
   const pool: IsolatePoolOptions = takeRenamed(ENTRY, groupOf('pool', top.pool), POOL_ROWS, 'pool.');
@@ -110,10 +106,12 @@ export function resolveSettings(options: unknown): IsolateSettings {
   const minWorkers = poolNumber('minWorkers', DEFAULT_POOL.minWorkers);
   const workersBreach = minWorkersAboveMax({ minWorkers, maxWorkers });
   if (workersBreach !== null)
-    throw invalid(isolateText.optionMinAboveMax(workersBreach.minWorkers, workersBreach.maxWorkers));
+    throw invalidRequest(isolateText.optionMinAboveMax(workersBreach.minWorkers, workersBreach.maxWorkers));
   const confinement = top.confinement ?? DEFAULT_CONFINEMENT;
   if (!(CONFINEMENT_OPTIONS as readonly unknown[]).includes(confinement)) {
-    throw invalid(isolateText.optionInvalid('confinement', TOP_ROWS.confinement.rule, describeValue(confinement)));
+    throw invalidRequest(
+      isolateText.optionInvalid('confinement', TOP_ROWS.confinement.rule, describeValue(confinement)),
+    );
   }
   return {
     timeout,
