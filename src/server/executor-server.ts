@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { RpcSession } from 'capnweb';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Tenancy } from '../isolate/host/pool/tenancy.js';
+import { Tenancy } from '../isolate/index.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import { truncateCloseReason } from '../wire/inbound-queue.js';
 import { type AdminServer, startAdminServer } from './admin-server.js';

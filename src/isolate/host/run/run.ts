@@ -109,6 +109,8 @@ export class Run {
   readonly #end: RunEnd;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
+  /** What it listens to on its process (sandbox-process.ts), let go once it is over. */
+  readonly #unwatch: (() => void)[] = [];
   /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
   #ending: EndingState = 'unstarted';
   #fate: ProcessFate = 'keep';
@@ -182,13 +184,17 @@ export class Run {
 
   /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
   #begin(): void {
-    this.#process.onMessage = (message) => {
-      if (message.run === this.#spec.id && this.#ending !== 'ended') this.#receive(message);
-      else answerStale(this.#process, message);
-    };
-    this.#process.watchEnd((end) => this.#on('died', { error: deathText(end, this.#spec) }));
-    this.#process.watchHeap(() => this.#on('heap'));
-    this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output'));
+    // A message of a settled run is answered as stale: its run no longer listens.
+    this.#process.onStale = (message) => answerStale(this.#process, message);
+    this.#unwatch.push(
+      this.#process.route(this.#spec.id, (message) => {
+        if (this.#ending !== 'ended') this.#receive(message);
+        else answerStale(this.#process, message);
+      }),
+      this.#process.watchEnd((end) => this.#on('died', { error: deathText(end, this.#spec) })),
+      this.#process.watchHeap(() => this.#on('heap')),
+      this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output')),
+    );
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
     const text = channelGrammar.encodeHostMessage(this.#spec.start);
     const size = Buffer.byteLength(text, 'utf8');
@@ -370,5 +376,6 @@ export class Run {
     this.#programStart = undefined;
     this.#cpuMs = this.#end.stop();
     this.#releaseMemoryGuard?.();
+    for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 }
