@@ -173,8 +173,10 @@ export class Pool<P extends PoolProcess> {
     member.runs += 1;
     member.running -= 1;
     if (member.running > 0) {
-      // Others still run in it: no new run joins a condemned member, and it is dealt with after the last.
+      // Others still run in it: no new run joins a condemned member, and it is dealt with after the
+      // last; a wedged one ('kill') ends now, or the others would wait in it for their own bounds.
       member.heldFate = graverFate(member.heldFate, fate);
+      if (fate === 'kill' && !member.ended) this.#end(member, 'killed');
       this.#pump();
       this.#ensureCapacity();
       return;

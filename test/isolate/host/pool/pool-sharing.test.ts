@@ -124,6 +124,22 @@ describe('the tenant level', () => {
   });
 });
 
+it('ends a wedged member at once, under the runs still in it', async () => {
+  const { pool, launcher } = poolWith(LEVEL_4);
+  const runs = acquireFor(pool, A, 2);
+  await settle();
+  await launcher.startAll();
+  const member = runs[0]!.value!;
+  // One run's process did not answer its give-up: the other run learns of the end from its process.
+  pool.release(member, 'kill');
+  expect(member.killed).toBe(true);
+  pool.release(member, 'dead');
+  await settle();
+  expect(pool.stats().ends.killed).toBe(1);
+  await launcher.startAll();
+  await pool.dispose();
+});
+
 describe('the sharing rules', () => {
   const member = (over: Partial<Member<PoolProcess>>): Member<PoolProcess> => ({
     process: { pid: 1, alive: true, ended: new Promise(() => {}), kill: () => {}, rssMb: () => 1 },
