@@ -22,6 +22,12 @@ export interface CodemodeExecutorOptions {
    * characters; 0 turns the memory off.
    */
   normalizeCacheChars?: number | undefined;
+  /**
+   * Who this executor's runs are for (the native request's `tenant`), unless a call names another:
+   * at `IsolateExecutor`'s tenant level (`pool.runsPerMember`) runs of one tenant may share a
+   * process, each in its own isolate, and runs of different tenants never do. Default: none.
+   */
+  tenant?: string | undefined;
 }
 
 export const CODEMODE_ROWS = {
@@ -42,12 +48,18 @@ export const CODEMODE_ROWS = {
     rule: 'a whole number of characters, 0 to remember none, or undefined (1 Mi)',
     description: 'how many characters of code, with its normalized form, the executor remembers; 0 turns it off',
   },
+  tenant: {
+    type: 'string',
+    rule: 'a non-empty string, or undefined (none)',
+    description:
+      "who the executor's runs are for (the native request's `tenant`), unless a call's `tenant` names another; at `IsolateExecutor`'s tenant level (`pool.runsPerMember`) runs of one tenant may share a process, each in its own isolate",
+  },
 } as const satisfies Record<keyof CodemodeExecutorOptions, OptionRow>;
 
 const OPTION_NAMES = Object.keys(CODEMODE_ROWS);
 
 /** One option against its row: an integer from the row's least; its default when undefined. */
-function integer(name: keyof typeof CODEMODE_ROWS, value: unknown): number {
+function integer(name: 'maxCodeBytes' | 'normalizeCacheChars', value: unknown): number {
   const row = CODEMODE_ROWS[name];
   if (value === undefined) return row.default;
   if (!meetsBounds(row.bounds, value)) {
@@ -57,9 +69,9 @@ function integer(name: keyof typeof CODEMODE_ROWS, value: unknown): number {
 }
 
 /** The constructor's options, checked against their rows, with their defaults. */
-export function resolveCodemodeOptions(options: CodemodeExecutorOptions | undefined): Required<{
-  [K in keyof CodemodeExecutorOptions]: number;
-}> {
+export function resolveCodemodeOptions(
+  options: CodemodeExecutorOptions | undefined,
+): Required<{ [K in Exclude<keyof CodemodeExecutorOptions, 'tenant'>]: number }> & { tenant: string | undefined } {
   if (typeof options === 'object' && options !== null) {
     for (const name of Object.keys(options)) {
       if (!OPTION_NAMES.includes(name))
@@ -69,5 +81,12 @@ export function resolveCodemodeOptions(options: CodemodeExecutorOptions | undefi
   return {
     maxCodeBytes: integer('maxCodeBytes', options?.maxCodeBytes),
     normalizeCacheChars: integer('normalizeCacheChars', options?.normalizeCacheChars),
+    tenant: tenantOption(options?.tenant),
   };
+}
+
+/** The `tenant` option: a non-empty string, or undefined. */
+function tenantOption(value: unknown): string | undefined {
+  if (value === undefined || (typeof value === 'string' && value !== '')) return value;
+  throw new TypeError(formatConstructorOptionInvalid('tenant', CODEMODE_ROWS.tenant.rule, describeValue(value)));
 }
