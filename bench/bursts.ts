@@ -15,9 +15,13 @@
  * - Ours: the host's CPU per execution, spawns included, and the members'.
  */
 import { availableParallelism } from 'node:os';
+import { WebSocket } from 'ws';
+import { type Service, startDaemonProcess } from '../harness/processes.js';
+import { bundlePackages, type PackageModuleMap } from '../src/bundle/index.js';
 import { CodemodeExecutor } from '../src/codemode/codemode-executor.js';
 import { withStartDelay } from '../src/isolate/host/member/start-hook.js';
 import { IsolateExecutor } from '../src/isolate/index.js';
+import { connect } from '../src/remote/index.js';
 import { type Burst, burst } from './burst.js';
 import { runDialect } from './ours.js';
 import { cpuSince, readCpu } from './process-cpu.js';
@@ -175,4 +179,136 @@ export function printBursts(figures: BurstFigures[]): void {
     ],
     rows,
   );
+}
+
+/**
+ * The shared-set variant (issue 44): "100 executions that share a bundled set start in the burst
+ * bench within 5% of the same bench without modules, after the first". The same bursts of the same
+ * program, on default options, with and without the set (zod and date-fns, from bundlePackages)
+ * passed as `modules` to every execution: in process, and over a daemon started on default options.
+ * The program does not import the set, so what is measured is what carrying it costs. After the
+ * warm-up bursts, the first burst with the set (it bundles, and over the daemon puts each module
+ * once) is printed apart; then bursts with and without it alternate, each side first in turn.
+ */
+const SHARED_SET = ['zod', 'date-fns'] as const;
+const SHARED_SET_PLAN = { full: { n: 100, rounds: 6 }, quick: { n: 20, rounds: 2 } } as const;
+/** The clause's bound on the ratio of a burst with the set to one without. */
+const SHARED_SET_BOUND = 1.05;
+
+interface CpuBurst extends Burst {
+  /** This process and every process under it (members, the daemon and its members), in ms. */
+  allCpuMs: number;
+}
+
+export interface SharedSetFigures {
+  side: string;
+  n: number;
+  setBytes: number;
+  first: CpuBurst;
+  without: CpuBurst[];
+  with: CpuBurst[];
+}
+
+/** What runs the dialect's programs on one side: in process, or a client of a daemon. */
+interface SharedSetSide {
+  side: string;
+  dialect: Pick<CodemodeExecutor, 'execute'>;
+}
+
+async function cpuBurst(n: number, dialect: Pick<CodemodeExecutor, 'execute'>, modules?: PackageModuleMap) {
+  const withModules: Pick<CodemodeExecutor, 'execute'> =
+    modules === undefined ? dialect : { execute: (code, providers) => dialect.execute(code, providers, { modules }) };
+  const cpu = readCpu();
+  const result = await burst(n, () => runDialect(`ours (shared set)`, withModules, THREE_WAITS));
+  const { hostMs, childrenMs } = cpuSince(cpu);
+  return { ...result, allCpuMs: hostMs + childrenMs };
+}
+
+async function measureSharedSetBursts(quick: boolean, side: SharedSetSide): Promise<SharedSetFigures> {
+  const { n, rounds } = quick ? SHARED_SET_PLAN.quick : SHARED_SET_PLAN.full;
+  for (let i = 0; i < WARM_UP_BURSTS; i += 1) await cpuBurst(n, side.dialect);
+  const modules = await bundlePackages([...SHARED_SET]);
+  const setBytes = Object.values(modules).reduce((sum, module) => sum + Buffer.byteLength(module.js), 0);
+  const first = await cpuBurst(n, side.dialect, modules);
+  const without: CpuBurst[] = [];
+  const withSet: CpuBurst[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    if (round % 2 === 1) withSet.push(await cpuBurst(n, side.dialect, modules));
+    without.push(await cpuBurst(n, side.dialect));
+    if (round % 2 === 0) withSet.push(await cpuBurst(n, side.dialect, modules));
+  }
+  note(
+    `shared set, ${side.side}, N = ${n}: without ${without.map((b) => ms(b.makespanMs, 0)).join(', ')}; with ${withSet.map((b) => ms(b.makespanMs, 0)).join(', ')}`,
+  );
+  return { side: side.side, n, setBytes, first, without, with: withSet };
+}
+
+export function printSharedSetBursts(figures: SharedSetFigures[]): void {
+  const [any] = figures;
+  if (any === undefined) return;
+  console.log(
+    `\nA shared bundled set (issue 44): N programs at once, each ${THREE_WAITS.label}, with ${SHARED_SET.join(' and ')} (${Math.round(any.setBytes / 1024)} KiB, bundlePackages) passed as modules to each, and without; ` +
+      `median of ${any.with.length} bursts each, alternating, after ${WARM_UP_BURSTS} warm-up bursts and the first with the set; bound ${SHARED_SET_BOUND}x`,
+  );
+  const rows = figures.map((figure) => {
+    const makespan = (bursts: CpuBurst[]) => median(bursts.map((b) => b.makespanMs));
+    const p50 = (bursts: CpuBurst[]) => median(bursts.flatMap((b) => b.latencies));
+    const cpu = (bursts: CpuBurst[]) => median(bursts.map((b) => b.allCpuMs / figure.n));
+    const failed = [...figure.without, ...figure.with].reduce((sum, b) => sum + b.failures, 0);
+    const pair = (of: (bursts: CpuBurst[]) => number | undefined) => {
+      const without = of(figure.without);
+      const withSet = of(figure.with);
+      return `${ms(without, 1)} / ${ms(withSet, 1)}: ${ratio(without === undefined || withSet === undefined ? undefined : withSet / without, 3)}`;
+    };
+    return [
+      figure.side,
+      String(figure.n),
+      pair(makespan),
+      pair(p50),
+      pair(cpu),
+      ms(figure.first.makespanMs, 0),
+      String(failed),
+    ];
+  });
+  printTable(
+    [
+      'side',
+      'N',
+      'burst: without / with',
+      'program p50: without / with',
+      'CPU / exec (all processes): without / with',
+      'first burst with the set',
+      'failed',
+    ],
+    rows,
+  );
+}
+
+/** The shared-set variant on both sides: a fresh IsolateExecutor in process, then a daemon's client. */
+export async function measureSharedSet(
+  quick: boolean,
+  track: { executor(executor: Pick<IsolateExecutor, 'dispose'>): void; daemon(daemon: Service): void },
+): Promise<SharedSetFigures[]> {
+  const figures: SharedSetFigures[] = [];
+  const native = new IsolateExecutor({});
+  track.executor(native);
+  try {
+    figures.push(await measureSharedSetBursts(quick, { side: 'in process', dialect: new CodemodeExecutor(native) }));
+  } finally {
+    await native.dispose();
+  }
+  const daemon = await startDaemonProcess({ label: "shared-set bench's", args: [] });
+  track.daemon(daemon);
+  try {
+    const remote = new CodemodeExecutor(await connect(daemon.url, { websocket: WebSocket }));
+    track.executor(remote);
+    try {
+      figures.push(await measureSharedSetBursts(quick, { side: 'over the daemon', dialect: remote }));
+    } finally {
+      await remote.dispose();
+    }
+  } finally {
+    await daemon.stop();
+  }
+  return figures;
 }

@@ -30,7 +30,7 @@ import { IsolateExecutor } from '../src/isolate/index.js';
 import { messageOf } from '../src/protocol/message-of.js';
 import { connect, type RemoteExecutor } from '../src/remote/index.js';
 import { AGAINST_LOAD_ROUNDS, benchAgainst } from './against.js';
-import { measureBursts, printBursts } from './bursts.js';
+import { measureBursts, measureSharedSet, printBursts, printSharedSetBursts } from './bursts.js';
 import { measureConfinement, printConfinement } from './confinement.js';
 import { type Daemon, startDaemon } from './daemon.js';
 import { type Contender, interleave } from './interleave.js';
@@ -331,6 +331,15 @@ async function burstsOnly(quick: boolean, resources: Resources): Promise<void> {
     measureBursts(quick, resources.reference, revive, (executor) => resources.executors.push(executor)),
   );
   printBursts(figures);
+  const shared = await phase('bursts: a shared bundled set, with and without it, in process and over a daemon', () =>
+    measureSharedSet(quick, {
+      executor: (executor) => resources.executors.push(executor),
+      daemon: (daemon) => {
+        resources.daemon = daemon;
+      },
+    }),
+  );
+  printSharedSetBursts(shared);
   console.log(
     `\nLoad average at the end: ${loadavg()
       .map((value) => value.toFixed(2))

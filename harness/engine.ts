@@ -15,7 +15,7 @@ import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
 import { CaseLane } from './lanes.js';
-import { runWithPackages } from './packages.js';
+import { flowModules, runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import { type Side, startSide } from './sides.js';
 import { texts } from './texts.js';
@@ -279,7 +279,8 @@ export class Engine {
 
   private async runFlowOn(side: Side, flow: Flow): Promise<FlowOutcome> {
     if (!side.openFlow) throw new Error(texts.cell.noFlows(side.name));
-    return runFlow(flow, await side.openFlow(flow));
+    const modules = await flowModules(flow.packages);
+    return runFlow(flow, await side.openFlow(flow), modules);
   }
 
   private async observe(item: LoadedCase | LoadedFlow, name: ColumnId): Promise<Observation> {

@@ -49,6 +49,23 @@ export interface HostStepRequest {
   connectors: FlowConnector[];
   runtime?: FlowRuntimeOptions;
   call: FlowCall;
+  /** The flow's packages, bundled: the module map the column's executor is made with (`Flow.packages`). */
+  modules?: Record<string, { js: string }>;
+}
+
+/** The part of an executor upstream's runtime calls: `execute(code, providers, { connectors })`. */
+interface RuntimeExecutor {
+  execute(code: string, providers: unknown, options?: Record<string, unknown>): Promise<unknown>;
+}
+
+/**
+ * Our executor with a module map on every call the runtime makes, as a host composes it: upstream's
+ * runtime passes no modules, and `CodemodeExecutor` takes them on the call, where upstream's
+ * executor takes them at construction.
+ */
+export function withModules(executor: RuntimeExecutor, modules: HostStepRequest['modules']): RuntimeExecutor {
+  if (modules === undefined) return executor;
+  return { execute: (code, providers, options) => executor.execute(code, providers, { ...options, modules }) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

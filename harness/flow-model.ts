@@ -122,6 +122,11 @@ export interface Flow {
   basis?: string;
   connectors: FlowConnector[];
   runtime?: FlowRuntimeOptions;
+  /**
+   * npm packages bundled by bundlePackages (harness/packages.ts) into the executor's modules: upstream's
+   * `DynamicWorkerExecutor({ modules })` on the reference columns, the same map on every call on ours.
+   */
+  packages?: string[];
   steps: FlowStep[];
   /** The boundary (cases/boundaries.yaml) before which a reference release cannot run the flow; default `runtime`. */
   since?: string;

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CodemodeExecutor } from '../src/index.js';
-import { type RuntimeApi, runHostStep } from './flow-host.js';
+import { type RuntimeApi, runHostStep, withModules } from './flow-host.js';
 import type { Flow } from './flow-model.js';
 import type { FlowSession } from './flows.js';
 
@@ -52,7 +52,7 @@ export function nodeFlowSessions(executor: () => Promise<CodemodeExecutor>): (fl
     const alive = setInterval(() => {}, 60_000);
     let state = await openDurableState({ path, exports });
     return {
-      step: async (request) => runHostStep(api, state, await executor(), request),
+      step: async (request) => runHostStep(api, state, withModules(await executor(), request.modules), request),
       async restart() {
         await state.close();
         state = await openDurableState({ path, exports });

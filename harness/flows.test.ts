@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HostStepRequest } from './flow-host.js';
+import { type HostStepRequest, withModules } from './flow-host.js';
 import type { Flow, StepOutcome } from './flow-model.js';
 import { checkFlow, type FlowSession, runFlow } from './flows.js';
 import {
@@ -76,10 +76,39 @@ describe('runFlow', () => {
     expect(events).toEqual(['restart', 'close']);
   });
 
+  it("hands every step the flow's bundled modules, and none when it has no packages", async () => {
+    const modules = { zod: { js: 'export const z = 1' } };
+    const answers = () => [{ ran: [] }, { ran: [] }] as StepOutcome[];
+    const steps = flow([
+      { execute: 'async () => 1', expect: {} },
+      { snippets: true, expect: {} },
+    ]);
+    const withSet = scripted(answers());
+    await runFlow(steps, withSet.session, modules);
+    expect(withSet.calls.map((request) => request.modules)).toEqual([modules, modules]);
+    const without = scripted(answers());
+    await runFlow(steps, without.session);
+    expect(without.calls.map((request) => 'modules' in request)).toEqual([false, false]);
+  });
+
   it('closes the session when a call fails', async () => {
     const { session, events } = scripted([]);
     await expect(runFlow(flow([{ snippets: true, expect: {} }]), session)).rejects.toThrow('the script ran out');
     expect(events).toEqual(['close']);
+  });
+});
+
+describe('withModules', () => {
+  it("adds the map to every call the runtime makes, beside the runtime's own options", async () => {
+    const seen: unknown[] = [];
+    const executor = {
+      execute: async (_code: string, _providers: unknown, options?: Record<string, unknown>) => seen.push(options),
+    };
+    const modules = { zod: { js: 'export const z = 1' } };
+    await withModules(executor, modules).execute('async () => 1', [], { connectors: ['c'] });
+    await withModules(executor, modules).execute('async () => 1', []);
+    expect(seen).toEqual([{ connectors: ['c'], modules }, { modules }]);
+    expect(withModules(executor, undefined)).toBe(executor);
   });
 });
 

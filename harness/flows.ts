@@ -87,7 +87,11 @@ function stepCall(step: FlowStep): FlowCall {
 }
 
 /** Runs every step on the session, in order; the session is closed after, whatever happened. */
-export async function runFlow(flow: Flow, session: FlowSession): Promise<FlowOutcome> {
+export async function runFlow(
+  flow: Flow,
+  session: FlowSession,
+  modules?: HostStepRequest['modules'],
+): Promise<FlowOutcome> {
   const labels = new Labels();
   const counter = { started: 0 };
   const steps: StepOutcome[] = [];
@@ -106,6 +110,7 @@ export async function runFlow(flow: Flow, session: FlowSession): Promise<FlowOut
       }
       const request: HostStepRequest = { connectors: flow.connectors, call: resolve(call, labels) };
       if (flow.runtime !== undefined) request.runtime = flow.runtime;
+      if (modules !== undefined) request.modules = modules;
       const outcome = await session.step(request);
       nameStarted(call, outcome.value, labels, counter);
       steps.push(labels.normalize(outcome) as StepOutcome);

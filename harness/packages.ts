@@ -17,6 +17,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * Runs a case on a side with its packages bundled into its modules. A set the bundler refuses
  * never reaches `execute`: the refusal is the outcome's `threw` on every side alike.
  */
+/** A flow's packages, bundled as a case's are, for the executor its column makes (flows.ts). */
+export async function flowModules(packages: readonly string[] | undefined) {
+  return packages === undefined ? undefined : bundlePackages(packages, { from: ROOT });
+}
+
 export async function runWithPackages(side: Side, item: Case): Promise<Outcome> {
   const packages = item.options?.packages;
   if (packages === undefined) return side.run(item);

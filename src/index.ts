@@ -24,6 +24,7 @@ export { DEFAULT_MAX_QUEUED_EVENTS } from './events/options.js';
 export { TANSTACK_CODE_MODE_EVENTS, type TanStackEmit, tanStackCodeModeEvents } from './events/tanstack.js';
 export type { ExecutorErrorCode, ExecutorErrorOptions } from './protocol/errors.js';
 export { ExecutionTimeoutError, ExecutorError, ToolNotFoundError } from './protocol/errors.js';
+export type { RunEnding, RunEndingCode } from './protocol/run-endings.js';
 // The native contract a host meets through the adapter: what it wraps, and what it may catch.
 export type {
   ConsoleEvent,

@@ -30,7 +30,7 @@ export interface FlowPost {
   request: HostStepRequest;
 }
 
-type ExecutorOf = (env: FlowEnv, daemon: string | undefined) => Promise<unknown>;
+type ExecutorOf = (env: FlowEnv, daemon: string | undefined, modules: HostStepRequest['modules']) => Promise<unknown>;
 
 export function flowHostClass(api: RuntimeApi, executorOf: ExecutorOf) {
   return class FlowHost extends DurableObject<FlowEnv> {
@@ -38,7 +38,8 @@ export function flowHostClass(api: RuntimeApi, executorOf: ExecutorOf) {
     #executor: Promise<unknown> | undefined;
 
     async step(post: FlowPost) {
-      this.#executor ??= executorOf(this.env, post.daemon);
+      // Every step of a flow carries the same modules: the first one's make the executor.
+      this.#executor ??= executorOf(this.env, post.daemon, post.request.modules);
       return runHostStep(api, this.ctx, await this.#executor, post.request);
     }
 

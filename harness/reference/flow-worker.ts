@@ -19,7 +19,12 @@ export { CodemodeRuntime, Responder };
 
 export const FlowHost = flowHostClass(
   { createCodemodeRuntime, CodemodeConnector, truncateResult } as unknown as RuntimeApi,
-  async (env) => new DynamicWorkerExecutor({ loader: env.LOADER as never }),
+  // A flow's packages go where an upstream host puts its modules: the executor's constructor.
+  async (env, _daemon, modules) =>
+    new DynamicWorkerExecutor({
+      loader: env.LOADER as never,
+      ...(modules === undefined ? {} : { modules: modules as unknown as Record<string, string> }),
+    }),
 );
 
 export default {

@@ -6,7 +6,7 @@
  */
 import { CodemodeConnector, CodemodeRuntime, createCodemodeRuntime, truncateResult } from '@cloudflare/codemode';
 import { CodemodeExecutor, connect } from '../../src/index.js';
-import type { RuntimeApi } from '../flow-host.js';
+import { type RuntimeApi, withModules } from '../flow-host.js';
 import { texts } from '../texts.js';
 import { type FlowEnv, flowHostClass, routeFlow } from './flow-host-object.js';
 
@@ -14,9 +14,9 @@ export { CodemodeRuntime };
 
 export const FlowHost = flowHostClass(
   { createCodemodeRuntime, CodemodeConnector, truncateResult } as unknown as RuntimeApi,
-  async (_env, daemon) => {
+  async (_env, daemon, modules) => {
     if (daemon === undefined) throw new Error(texts.flow.noDaemon);
-    return new CodemodeExecutor(await connect(daemon));
+    return withModules(new CodemodeExecutor(await connect(daemon)), modules);
   },
 );
 

@@ -23,11 +23,37 @@ export interface PackageModule {
 /** Package name → its module. */
 export type PackageModuleMap = Readonly<Record<string, PackageModule>>;
 
+/** A set in the memo: its bundling, and its size once bundled (undefined while it is bundled). */
+interface Remembered {
+  readonly bundling: Promise<PackageModuleMap>;
+  bytes: number | undefined;
+}
+
 /**
  * The sets this process bundled (or is bundling), by what was asked: a warm call is one lookup,
- * and concurrent calls for one set share one bundling. A failed set is forgotten, so a retry bundles.
+ * and concurrent calls for one set share one bundling. In the order last asked, so the least
+ * recently asked goes first when the bundled sets pass maxMemoryCacheBytes. A failed set is
+ * forgotten, so a retry bundles.
  */
-const sets = new Map<string, Promise<PackageModuleMap>>();
+const memo = new Map<string, Remembered>();
+/** The bytes of the bundled sets in the memo. */
+let memoBytes = 0;
+
+/** Drops bundled sets, least recently asked first, until those kept fit `cap`; a set being bundled stays. */
+function trimMemo(cap: number): void {
+  for (const [key, entry] of memo) {
+    if (memoBytes <= cap) return;
+    if (entry.bytes === undefined) continue;
+    memo.delete(key);
+    memoBytes -= entry.bytes;
+  }
+}
+
+function forget(key: string, entry: Remembered): void {
+  if (memo.get(key) !== entry) return;
+  memo.delete(key);
+  memoBytes -= entry.bytes ?? 0;
+}
 
 function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
@@ -72,7 +98,7 @@ async function bundleSet(names: readonly string[], specs: readonly unknown[], op
     map[spec.name] = Object.freeze({ js });
   }
   if (total > options.maxSetBytes) throw new RangeError(formatSetTooLarge(names, total, options.maxSetBytes));
-  return Object.freeze(map);
+  return { map: Object.freeze(map) as PackageModuleMap, bytes: total };
 }
 
 /**
@@ -94,11 +120,28 @@ export function bundlePackages(specs: readonly string[], options?: BundleOptions
   } catch (error) {
     return Promise.reject(error);
   }
-  const setKey = JSON.stringify([specs, resolved]);
-  const known = sets.get(setKey);
-  if (known !== undefined) return known;
-  const bundling = bundleSet(names, specs, resolved);
-  sets.set(setKey, bundling);
-  bundling.catch(() => sets.delete(setKey));
-  return bundling;
+  // The memo's own bound shapes no output, so it is no part of what the set is.
+  const { maxMemoryCacheBytes, ...shaping } = resolved;
+  const setKey = JSON.stringify([specs, shaping]);
+  const known = memo.get(setKey);
+  if (known !== undefined) {
+    // Asked again: the most recent now.
+    memo.delete(setKey);
+    memo.set(setKey, known);
+    trimMemo(maxMemoryCacheBytes);
+    return known.bundling;
+  }
+  const bundled = bundleSet(names, specs, resolved);
+  const entry: Remembered = { bundling: bundled.then(({ map }) => map), bytes: undefined };
+  memo.set(setKey, entry);
+  bundled.then(
+    ({ bytes }) => {
+      if (memo.get(setKey) !== entry) return;
+      entry.bytes = bytes;
+      memoBytes += bytes;
+      trimMemo(maxMemoryCacheBytes);
+    },
+    () => forget(setKey, entry),
+  );
+  return entry.bundling;
 }

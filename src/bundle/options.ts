@@ -22,6 +22,8 @@ export interface BundleOptions {
   cacheDir?: string;
   /** Fetch each package from the npm registry into this directory, instead of resolving the installed one (default: none). */
   registryDir?: string;
+  /** The bytes of bundled sets this process keeps in memory for the calls that ask again (default 32 MiB). */
+  maxMemoryCacheBytes?: number;
 }
 
 export const BUNDLE_ROWS = {
@@ -71,6 +73,16 @@ export const BUNDLE_ROWS = {
     description:
       "fetch each package from the npm registry into this directory (npm checks each tarball's integrity against the registry's and runs no install scripts), instead of resolving the installed one; a range fetched there is not fetched again",
   },
+  maxMemoryCacheBytes: {
+    type: 'integer',
+    unit: 'bytes',
+    bounds: { kind: 'integer', min: 0 },
+    // Four sets at the largest maxSetBytes; a few hundred of zod's size.
+    default: 32 * MIB,
+    rule: 'a non-negative integer number of bytes',
+    description:
+      'the bytes of bundled sets the process keeps in memory, so a set asked for again is the same map at once; least recently asked out, a set larger than it not kept; 0 keeps none (calls that arrive while a set is bundled still share that bundling)',
+  },
 } as const satisfies Record<keyof BundleOptions, OptionRow>;
 
 const OPTION_NAMES = Object.keys(BUNDLE_ROWS);
@@ -83,6 +95,7 @@ export interface ResolvedBundleOptions {
   minify: boolean;
   cacheDir: string | undefined;
   registryDir: string | undefined;
+  maxMemoryCacheBytes: number;
 }
 
 /** The options checked, with their defaults; throws a `TypeError` naming what was wrong. */
@@ -101,7 +114,7 @@ export function resolveBundleOptions(options: unknown, cwd: string): ResolvedBun
     const value = given[name];
     if (value !== undefined && (typeof value !== 'string' || value === '')) throw invalid(name);
   }
-  for (const name of ['maxBundleBytes', 'maxSetBytes'] as const) {
+  for (const name of ['maxBundleBytes', 'maxSetBytes', 'maxMemoryCacheBytes'] as const) {
     const value = given[name];
     if (value !== undefined && !meetsBounds(BUNDLE_ROWS[name].bounds, value)) throw invalid(name);
   }
@@ -113,5 +126,6 @@ export function resolveBundleOptions(options: unknown, cwd: string): ResolvedBun
     minify: given.minify ?? BUNDLE_ROWS.minify.default,
     cacheDir: given.cacheDir,
     registryDir: given.registryDir,
+    maxMemoryCacheBytes: given.maxMemoryCacheBytes ?? BUNDLE_ROWS.maxMemoryCacheBytes.default,
   };
 }

@@ -80,7 +80,7 @@ export function formatBundleWritten(count: number, bytes: number, out: string): 
 }
 
 export function formatBundleOptionsNotObject(got: string): string {
-  return `bundlePackages options must be an object ({from?, maxBundleBytes?, maxSetBytes?, minify?, cacheDir?, registryDir?}); got ${got}`;
+  return `bundlePackages options must be an object ({from?, maxBundleBytes?, maxSetBytes?, minify?, cacheDir?, registryDir?, maxMemoryCacheBytes?}); got ${got}`;
 }
 
 /** `codemode-executor bundle --help`; the defaults come from the option rows. */

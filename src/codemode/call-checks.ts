@@ -8,6 +8,7 @@ import { describeValue } from '../protocol/describe-value.js';
 import { everyKey } from '../protocol/every-key.js';
 import { nearestName } from '../protocol/nearest-name.js';
 import type { Executor } from '../protocol/types.js';
+import { warningOnce } from '../protocol/warn-once.js';
 import { constructionText, formatUnknownExecuteOption } from './texts.js';
 import type { ExtendedExecuteOptions } from './types.js';
 
@@ -38,23 +39,17 @@ export function assertNativeExecutor(native: unknown): asserts native is Executo
   throw new TypeError(constructionText.notAnExecutor(describeValue(native)));
 }
 
-/** The option names already reported in this process (or Worker isolate). */
-const reported = new Set<string>();
 /** Past this many distinct names nothing more is reported, so a host passing ever-new keys grows no set. */
 const MAX_REPORTED_NAMES = 100;
 
-/** The process-warning emitter where there is a Node `process`; Workers have none. */
-type WarningEmitter = (message: string, type: string) => void;
+/** The option names already reported in this process (or Worker isolate). */
+const warnUnknown = warningOnce('CodemodeExecutorWarning', MAX_REPORTED_NAMES);
 
 /** Reports each option name `execute()` does not know, once per name. */
 export function warnUnknownOptions(options: object | undefined): void {
   if (options === undefined || options === null) return;
   for (const name of Object.keys(options)) {
-    if (KNOWN_OPTIONS.includes(name) || reported.has(name) || reported.size >= MAX_REPORTED_NAMES) continue;
-    reported.add(name);
-    const text = formatUnknownExecuteOption(name, KNOWN_OPTIONS, nearestName(name, KNOWN_OPTIONS));
-    const host = (globalThis as { process?: { emitWarning?: WarningEmitter } }).process;
-    if (typeof host?.emitWarning === 'function') host.emitWarning(text, 'CodemodeExecutorWarning');
-    else console.warn(text);
+    if (KNOWN_OPTIONS.includes(name)) continue;
+    warnUnknown(name, () => formatUnknownExecuteOption(name, KNOWN_OPTIONS, nearestName(name, KNOWN_OPTIONS)));
   }
 }

@@ -7,11 +7,11 @@ import { RunObservation } from '../events/observe-run.js';
 import { type ResolvedEventOptions, resolveEventOptions } from '../events/options.js';
 import { codeBytesOver } from '../protocol/code-size.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
-import { ExecutionTimeoutError } from '../protocol/errors.js';
+import type { RunEnding } from '../protocol/run-endings.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, ExecuteResult, Executor, LogEntry } from '../protocol/types.js';
 import { resolveRecordOptions } from '../record/record-options.js';
-import { beginRecording } from '../record/recorder.js';
+import { beginRecording, runRecorded } from '../record/recorder.js';
 import { assertNativeExecutor, warnUnknownOptions } from './call-checks.js';
 import { validateExecution } from './names.js';
 import { NormalizedCode } from './normalized-code.js';
@@ -30,12 +30,12 @@ export function formatLogs(entries: readonly LogEntry[]): string[] {
 }
 
 /**
- * A native timeout, recognized by its whole first sentence, back to the dialect's
- * `Execution timed out`. Every other text, including a program's own
- * `Execution timed out waiting for ...`, passes through.
+ * A run the native executor ended at its wall-clock bound (its `ending`'s code, never its text)
+ * back to the dialect's `Execution timed out`. Every other failure's text passes through, including
+ * a program's own, however much it reads like a timeout.
  */
-export function renderError(message: string): string {
-  return ExecutionTimeoutError.matches(message) ? TIMEOUT_MESSAGE : message;
+export function renderError(error: string, ending: RunEnding | undefined): string {
+  return ending?.code === 'EXECUTION_TIMEOUT' ? TIMEOUT_MESSAGE : error;
 }
 
 export type { CodemodeExecutorOptions } from './options.js';
@@ -103,24 +103,25 @@ export class CodemodeExecutor {
     if (tenant !== undefined) request.tenant = tenant;
 
     // Recorded, the request's dispatch is wrapped here, above the native executor, whichever it is.
-    const recording = recordOptions === null ? null : beginRecording(request, recordOptions);
-    let outcome: ExecuteResult;
-    try {
-      // The native executor observes the run where its tool calls and console lines are at hand.
-      outcome = await this.#native.execute(recording?.request ?? request, events ?? undefined);
-    } catch (error) {
-      recording?.fail(error);
-      throw error;
-    } finally {
-      // Calls the program abandoned are refused from here on.
-      guard.active = false;
-    }
+    const execute = async (native: ExecuteRequest): Promise<ExecuteResult> => {
+      try {
+        // The native executor observes the run where its tool calls and console lines are at hand.
+        return await this.#native.execute(native, events ?? undefined);
+      } finally {
+        // Calls the program abandoned are refused from here on.
+        guard.active = false;
+      }
+    };
+    const { outcome, record } =
+      recordOptions === null
+        ? { outcome: await execute(request), record: undefined }
+        : await runRecorded(beginRecording(request, recordOptions), execute);
     const logs = formatLogs(outcome.logs);
     const rendered: CodemodeExecuteResult =
       outcome.error !== undefined
-        ? { result: undefined, error: renderError(outcome.error), logs }
+        ? { result: undefined, error: renderError(outcome.error, outcome.ending), logs }
         : { result: outcome.result, logs };
-    if (recording !== null) rendered.record = recording.finish(outcome);
+    if (record !== undefined) rendered.record = record;
     return rendered;
   }
 

@@ -8,7 +8,7 @@
 import { ExecutorError } from '../protocol/errors.js';
 import { messageOf } from '../protocol/message-of.js';
 import type { Dispatch, ExecuteResult, FetchEvent, LogEntry, OutboundFetch, RunEvent } from '../protocol/types.js';
-import { utf8Bytes } from '../record/json-bytes.js';
+import { utf8Bytes } from '../protocol/utf8-bytes.js';
 import { isTraceparent, SPAN_KIND, startSpan, type TraceSpan } from '../tracing/registered-tracer.js';
 import { EventQueue } from './event-queue.js';
 import { type ResolvedEventOptions, resolveEventOptions } from './options.js';

@@ -2,6 +2,7 @@
  * The size of a program, counted before anything reads it, so a huge one costs its count and no
  * parse. Runtime-neutral (no Buffer): the dialect adapter in the root entry counts with it too.
  */
+import { utf8Bytes } from './utf8-bytes.js';
 
 /**
  * The default cap on a request's code, in UTF-8 bytes: `limits.maxCodeBytes` and `CodemodeExecutor`'s
@@ -11,10 +12,6 @@
  */
 export const DEFAULT_MAX_CODE_BYTES = 15 * 2 ** 20;
 
-/** A unit that takes more than one byte of UTF-8. */
-const NON_ASCII = /[\u0080-\uffff]/;
-const encoder = new TextEncoder();
-
 /**
  * The UTF-8 size of `code` when it is over `cap` bytes, or null. A UTF-16 unit is at most three
  * bytes, so most programs are judged by their length alone; a longer one is a byte a unit when it
@@ -22,6 +19,6 @@ const encoder = new TextEncoder();
  */
 export function codeBytesOver(code: string, cap: number): number | null {
   if (code.length * 3 <= cap) return null;
-  const bytes = NON_ASCII.test(code) ? encoder.encode(code).byteLength : code.length;
+  const bytes = utf8Bytes(code);
   return bytes > cap ? bytes : null;
 }

@@ -76,8 +76,13 @@ export class ExecutionTimeoutError extends ExecutorError {
   }
 
   /**
-   * Whether a message is a native timeout. It tests the whole first sentence, so a program's own
-   * `Execution timed out waiting for the vendor API` is not mistaken for one.
+   * Whether a message reads as a native timeout. It tests the whole first sentence, so a program's
+   * own `Execution timed out waiting for the vendor API` is not mistaken for one.
+   *
+   * @deprecated Nothing in this package reads a timeout back from its text any more, since a
+   * program may write the same words: a result carries `ending.code === 'EXECUTION_TIMEOUT'`, and
+   * a rejection `code === 'EXECUTION_TIMEOUT'` with its `timeout` field. Kept for callers of
+   * earlier releases.
    */
   static matches(message: unknown): boolean {
     return typeof message === 'string' && TIMEOUT_FIRST_SENTENCE.test(message);
@@ -89,8 +94,9 @@ function isExecutorErrorCode(code: unknown): code is ExecutorErrorCode {
 }
 
 /**
- * Rebuilds the typed error from the `code` that crossed a wire. A failure with no recognized
- * code passes through untouched, so a provider's own rejection keeps its shape.
+ * Rebuilds the typed error from the `code` that crossed a wire, and from the fields that crossed
+ * with it (`tool`, `timeout`), never from its message. A failure with no recognized code passes
+ * through untouched, so a provider's own rejection keeps its shape.
  */
 export function rehydrateExecutorError(error: unknown): unknown {
   if (error instanceof ExecutorError) return error;
@@ -98,16 +104,9 @@ export function rehydrateExecutorError(error: unknown): unknown {
   const { code, message, retryable } = error as { code?: unknown; message?: unknown; retryable?: unknown };
   if (!isExecutorErrorCode(code)) return error;
   const text = typeof message === 'string' ? message : String(message);
-  if (code === 'TOOL_NOT_FOUND') {
-    const tool = (error as { tool?: unknown }).tool;
-    const match = /^Tool "([\s\S]*)" not found$/.exec(text);
-    return new ToolNotFoundError(typeof tool === 'string' ? tool : (match?.[1] ?? text));
-  }
-  if (code === 'EXECUTION_TIMEOUT') {
-    const timeout = (error as { timeout?: unknown }).timeout;
-    const match = TIMEOUT_FIRST_SENTENCE.exec(text);
-    const bound = typeof timeout === 'number' ? timeout : match ? Number(match[1]) : NaN;
-    if (Number.isFinite(bound)) return new ExecutionTimeoutError(bound);
-  }
+  const { tool, timeout } = error as { tool?: unknown; timeout?: unknown };
+  if (code === 'TOOL_NOT_FOUND' && typeof tool === 'string') return new ToolNotFoundError(tool);
+  if (code === 'EXECUTION_TIMEOUT' && typeof timeout === 'number' && Number.isFinite(timeout))
+    return new ExecutionTimeoutError(timeout);
   return new ExecutorError(code, text, { retryable: retryable === true, cause: error });
 }

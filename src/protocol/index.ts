@@ -29,6 +29,7 @@ export {
   RESERVED_PROVIDER_NAMES,
   validateProviders,
 } from './providers.js';
+export type { RunEnding, RunEndingCode } from './run-endings.js';
 export {
   COMPLETED_MESSAGE,
   cancellationText,

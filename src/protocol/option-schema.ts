@@ -7,6 +7,7 @@
  */
 import { nearestName } from './nearest-name.js';
 import { formatRenamedOption } from './texts.js';
+import { warnOnce } from './warn-once.js';
 
 /**
  * The unit an option counts in, which its name ends with (`idleTimeoutMs`, `maxCodeBytes`,
@@ -77,20 +78,6 @@ export function smallestInteger(bounds: NumberBounds): number {
 /** The known option an unknown one most likely meant, when one is near. */
 export function nearestOption(name: string, known: Iterable<string>): string | undefined {
   return nearestName(name, known);
-}
-
-/** The process-warning emitter where there is a Node `process`; Workers have none. */
-type WarningEmitter = (message: string, type: string) => void;
-
-const warned = new Set<string>();
-
-/** Writes a deprecation warning once per process: a renamed option or flag used under its old name. */
-export function warnOnce(text: string): void {
-  if (warned.has(text)) return;
-  warned.add(text);
-  const host = (globalThis as { process?: { emitWarning?: WarningEmitter } }).process;
-  if (typeof host?.emitWarning === 'function') host.emitWarning(text, 'DeprecationWarning');
-  else console.warn(text);
 }
 
 /**

@@ -3,6 +3,8 @@
  * dialect adapter consumes. `docs/protocol.md` is the prose version of this file.
  */
 
+import type { RunEnding } from './run-endings.js';
+
 /** A log level the sandbox captures. These are the console methods the reference captures. */
 export type LogLevel = 'log' | 'warn' | 'error';
 
@@ -93,6 +95,12 @@ export interface ExecuteResult {
   result?: unknown;
   /** The failure, as text written for the model. Absent when the run succeeded. */
   error?: string;
+  /**
+   * How the executor ended the run, as data with a stable `code` (docs/protocol.md, How a run
+   * ended), when it ended it: a bound, a cap, its process's end. Absent when the run settled with
+   * its program's own outcome (a value, or what it threw). Match on its `code`, not on `error`.
+   */
+  ending?: RunEnding;
   logs: LogEntry[];
   /** Present when the request set `retainHandles` and the run succeeded. */
   executionId?: string;

@@ -6,7 +6,8 @@
  */
 import { messageOf } from '../protocol/message-of.js';
 import type { ExecuteRequest, ExecuteResult, Executor, ExecutorCallOptions, LogEntry } from '../protocol/types.js';
-import { jsonStringBytes, utf8Bytes } from './json-bytes.js';
+import { utf8Bytes } from '../protocol/utf8-bytes.js';
+import { jsonStringBytes } from './json-bytes.js';
 import { type ResolvedRecordOptions, resolveRecordOptions } from './record-options.js';
 import { recordedAnswer, recordedArguments, recordedResult } from './recorded-values.js';
 import { formatOnRecordFailed, formatRecordTruncated } from './texts.js';
@@ -56,10 +57,20 @@ export async function recordExecution(
   options?: RecordOptions | true,
   callOptions?: ExecutorCallOptions,
 ): Promise<{ outcome: ExecuteResult; record: RunRecord }> {
-  const recording = startRecording(request, options);
+  return runRecorded(startRecording(request, options), (recorded) => executor.execute(recorded, callOptions));
+}
+
+/**
+ * Runs the recording's request through `execute` (a native executor's, or the dialect's call of
+ * one), and makes its record: of the outcome, or of the rejection, which then passes through.
+ */
+export async function runRecorded(
+  recording: RunRecording,
+  execute: (request: ExecuteRequest) => Promise<ExecuteResult>,
+): Promise<{ outcome: ExecuteResult; record: RunRecord }> {
   let outcome: ExecuteResult;
   try {
-    outcome = await executor.execute(recording.request, callOptions);
+    outcome = await execute(recording.request);
   } catch (error) {
     recording.fail(error);
     throw error;

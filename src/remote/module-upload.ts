@@ -6,7 +6,7 @@
  * methods (an older one), or that no longer holds a module, gets the modules inline.
  */
 import type { ModuleSource } from '../protocol/types.js';
-import { MODULE_NOT_HELD_PREFIX, MODULE_REF_MIN_BYTES, moduleHash } from '../wire/module-refs.js';
+import { isModuleNotHeld, MODULE_REF_MIN_BYTES, moduleHash } from '../wire/module-refs.js';
 import type { WireExecuteRequest, WireExecuteResult } from '../wire/types.js';
 import type { RemoteEndpoint } from './session.js';
 
@@ -45,9 +45,16 @@ function stateOf(remote: RemoteEndpoint): SessionModules {
   return state;
 }
 
-/** Whether a call failed because the daemon has no such method (capnweb's words for it). */
-function isMissingMethod(error: unknown): boolean {
-  return /is not a function|does not exist|no such method|not found/i.test(String((error as Error)?.message));
+/**
+ * What capnweb answers for a method the daemon's endpoint lacks: a TypeError in these words, with
+ * no `code`. Every refusal of a daemon that has the method carries an `ExecutorError` code.
+ */
+const MISSING_METHOD_TEXT = "'missingModules' is not a function.";
+
+/** Whether `missingModules` failed because the daemon is older than it, and only then. */
+function isOlderDaemon(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || 'code' in error) return false;
+  return (error as { message?: unknown }).message === MISSING_METHOD_TEXT;
 }
 
 /** Sends an execute, its large modules by hash where the daemon holds or takes them. */
@@ -75,7 +82,7 @@ export async function executeWithModuleRefs(
     try {
       missing = await remote.missingModules(unknown);
     } catch (error) {
-      if (isMissingMethod(error)) state.inlineOnly = true;
+      if (isOlderDaemon(error)) state.inlineOnly = true;
       return remote.execute(wire);
     }
     await Promise.all(missing.map((hash) => remote.putModules({ [hash]: sources.get(hash)! })));
@@ -87,7 +94,7 @@ export async function executeWithModuleRefs(
   try {
     return await remote.execute(byHash);
   } catch (error) {
-    if (!String((error as Error)?.message).startsWith(MODULE_NOT_HELD_PREFIX)) throw error;
+    if (!isModuleNotHeld(error)) throw error;
     // Dropped from the daemon's cache since: this once inline, and asked again next time.
     state.held.clear();
     return remote.execute(wire);

@@ -14,8 +14,9 @@ import {
   type IsolatePoolOptions,
 } from '../isolate/index.js';
 import { nearestName } from '../protocol/nearest-name.js';
-import { smallestInteger, warnOnce } from '../protocol/option-schema.js';
+import { smallestInteger } from '../protocol/option-schema.js';
 import { formatRenamedOption } from '../protocol/texts.js';
+import { warnOnce } from '../protocol/warn-once.js';
 import { LOG_FORMATS, type LogFormat } from './log.js';
 import type { DaemonOptions } from './run-daemon.js';
 import { MAX_PORT, SERVER_NUMBERS, SERVER_ROWS, TOKEN_ENV } from './server-options.js';

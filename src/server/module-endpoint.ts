@@ -5,7 +5,7 @@
  */
 import { ExecutorError } from '../protocol/errors.js';
 import type { ModuleSource } from '../protocol/types.js';
-import { formatModuleHashMismatch, formatModuleNotHeld, moduleHash } from '../wire/module-refs.js';
+import { formatModuleHashMismatch, ModuleNotHeldError, moduleHash } from '../wire/module-refs.js';
 import type { WireExecuteRequest } from '../wire/types.js';
 import type { ModuleCache } from './module-cache.js';
 
@@ -21,7 +21,9 @@ export async function putModules(
     if (actual[index] !== hash)
       throw new ExecutorError('INVALID_REQUEST', formatModuleHashMismatch(hash, actual[index]!));
   });
-  for (const [hash, source] of entries) cache.put(tenant, hash, source);
+  // Frozen: every execute that names it runs the same object, whose text the channel escapes once.
+  for (const [hash, source] of entries)
+    cache.put(tenant, hash, Object.isFrozen(source) ? source : Object.freeze(source));
 }
 
 /** The request with its `moduleRefs` resolved into `modules`; a hash the tenant's cache lacks refuses it. */
@@ -31,7 +33,7 @@ export function resolveModuleRefs(cache: ModuleCache, tenant: string, wire: Wire
   const modules: Record<string, ModuleSource> = { ...rest.modules };
   for (const [name, hash] of Object.entries(moduleRefs)) {
     const source = cache.get(tenant, hash);
-    if (source === undefined) throw new ExecutorError('INVALID_REQUEST', formatModuleNotHeld(name, hash));
+    if (source === undefined) throw new ModuleNotHeldError(name, hash);
     modules[name] = source;
   }
   return { ...rest, modules };

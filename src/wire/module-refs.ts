@@ -4,6 +4,7 @@
  * Crypto, which Node and Workers both have, so the daemon checks every module it is given against
  * the hash it is given under.
  */
+import { ExecutorError } from '../protocol/errors.js';
 import type { ModuleSource } from '../protocol/types.js';
 
 /** A module at least this large (bytes of its JSON text) crosses by hash; a smaller one inline, where a round trip costs more than it. */
@@ -19,14 +20,30 @@ export async function moduleHash(source: ModuleSource): Promise<string> {
 export const MODULE_HASH_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
- * What an execute naming a module by a hash the daemon no longer holds is refused with. The client
- * knows the refusal by this text (with `INVALID_REQUEST`) and sends the execute again with the
- * modules inline: a reword is a change of the wire.
+ * The `reason` an execute naming a module by a hash the daemon no longer holds is refused with,
+ * beside `INVALID_REQUEST`: the client knows the refusal by it, not by its text, and sends the
+ * execute again with the modules inline.
  */
-export const MODULE_NOT_HELD_PREFIX = 'The executor daemon does not hold the module';
+export const MODULE_NOT_HELD = 'MODULE_NOT_HELD';
 
-export function formatModuleNotHeld(name: string, hash: string): string {
-  return `${MODULE_NOT_HELD_PREFIX} "${name}" (hash ${hash}) for this tenant: send it with putModules, or inline`;
+/** The daemon's refusal of a module it does not hold; `reason` crosses the wire as an own property. */
+export class ModuleNotHeldError extends ExecutorError {
+  readonly reason = MODULE_NOT_HELD;
+
+  constructor(name: string, hash: string) {
+    super('INVALID_REQUEST', formatModuleNotHeld(name, hash));
+  }
+}
+
+/** Whether a failure, as it arrived over the wire, is the daemon's refusal of a module it does not hold. */
+export function isModuleNotHeld(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, reason } = error as { code?: unknown; reason?: unknown };
+  return code === 'INVALID_REQUEST' && reason === MODULE_NOT_HELD;
+}
+
+function formatModuleNotHeld(name: string, hash: string): string {
+  return `The executor daemon does not hold the module "${name}" (hash ${hash}) for this tenant: send it with putModules, or inline`;
 }
 
 export function formatModuleHashMismatch(hash: string, actual: string): string {

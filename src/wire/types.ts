@@ -5,6 +5,7 @@
  * fields the caller set; `null` is a value of its own (a `null` timeout asks for the maximum bound).
  * Functions (dispatch, outbound) cross as live stubs that call back over the same socket.
  */
+import type { RunEnding } from '../protocol/run-endings.js';
 import type { Dispatch, LogEntry, ModuleSource, ProviderDescriptor, RunEvent } from '../protocol/types.js';
 
 /** The outbound tri-state of `ExecuteRequest.outbound`, spelled out, since the wire cannot tell an absent function from an undefined one. */
@@ -104,6 +105,8 @@ export interface WireInvokeHandleRequest extends WireEventTerms {
 export interface WireExecuteResult {
   result?: unknown;
   error?: string;
+  /** How the executor ended the run, as data: it crosses as it is, beside its text. */
+  ending?: RunEnding;
   logs: LogEntry[];
   executionId?: string;
 }

@@ -150,6 +150,36 @@ describe('the cache', () => {
     expect(Object.isFrozen(warm) && Object.isFrozen(warm.uuid)).toBe(true);
   });
 
+  it('keeps bundled sets in memory up to maxMemoryCacheBytes, least recently asked out, and none at 0', async () => {
+    // A fresh module instance: a memo without the sets the tests above bundled.
+    vi.resetModules();
+    const sizing = (await import('../../src/bundle/index.js')).bundlePackages;
+    const minified = await sizing(['uuid']);
+    const plain = await sizing(['uuid'], { minify: false });
+    const bytesOf = (map: typeof minified) => Buffer.byteLength(map.uuid!.js);
+    // Room for either set, not for both.
+    const maxMemoryCacheBytes = bytesOf(minified) + bytesOf(plain) - 1;
+    vi.resetModules();
+    const bounded = (await import('../../src/bundle/index.js')).bundlePackages;
+    const first = await bounded(['uuid'], { maxMemoryCacheBytes });
+    const second = await bounded(['uuid'], { minify: false, maxMemoryCacheBytes });
+    expect(await bounded(['uuid'], { minify: false, maxMemoryCacheBytes })).toBe(second);
+    const again = await bounded(['uuid'], { maxMemoryCacheBytes });
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+
+    // The set not kept now (the one above pushed it out): calls that meet its bundling share it.
+    const none = { minify: false, maxMemoryCacheBytes: 0 };
+    const together = await Promise.all([bounded(['uuid'], none), bounded(['uuid'], none)]);
+    expect(together[0]).toBe(together[1]);
+    expect(await bounded(['uuid'], none)).not.toBe(together[0]);
+    expect(together[0]).toEqual(second);
+
+    await expect(bounded(['uuid'], { maxMemoryCacheBytes: -1 })).rejects.toThrow(
+      'bundlePackages option maxMemoryCacheBytes must be a non-negative integer number of bytes; got -1',
+    );
+  });
+
   it('keeps bundles on disk by content hash, which a fresh process reads instead of bundling', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'codemode-bundle-cache-'));
     try {

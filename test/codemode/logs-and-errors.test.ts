@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatLogs, renderError } from '../../src/codemode/codemode-executor.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
+import { formatCpuTimeout } from '../../src/protocol/texts.js';
 
 describe('formatLogs', () => {
   it.each([
@@ -25,22 +26,29 @@ describe('formatLogs', () => {
 });
 
 describe('renderError', () => {
-  it.each([1, 50, 60_000])('renders the native timeout at a %i ms bound as Execution timed out', (bound) => {
+  it.each([1, 50, 60_000])('renders a run ended at its %i ms bound as Execution timed out', (bound) => {
     const native = ExecutionTimeoutError.format(bound);
     expect(native).toBe(
       `Execution timed out at its ${bound} ms bound. Do less work per run and return the part that is already finished.`,
     );
-    expect(renderError(native)).toBe('Execution timed out');
+    expect(renderError(native, { code: 'EXECUTION_TIMEOUT', timeout: bound })).toBe('Execution timed out');
   });
 
   it.each([
     'Execution timed out waiting for the vendor API',
     'Execution timed out at its 50 ms bound',
-    'Execution timed out at its fifty ms bound. Do less work.',
     'Upstream: Execution timed out at its 50 ms bound. Do less work per run.',
+    // The whole native text, but written by the program: the text alone is never read as an ending.
+    ExecutionTimeoutError.format(50),
     'Tool "x" not found',
     '',
-  ])('passes %j through', (message) => {
-    expect(renderError(message)).toBe(message);
+  ])('passes %j through when the executor did not end the run', (message) => {
+    expect(renderError(message, undefined)).toBe(message);
+  });
+
+  it("passes every other ending's text through, the CPU bound's included", () => {
+    const text = formatCpuTimeout(30);
+    expect(renderError(text, { code: 'CPU_TIMEOUT', cpuTimeout: 30 })).toBe(text);
+    expect(renderError('memory', { code: 'MEMORY_LIMIT', memoryLimitMb: 128 })).toBe('memory');
   });
 });

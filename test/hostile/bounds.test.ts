@@ -59,7 +59,12 @@ describe('the bound', () => {
       code: 'async () => { console.log("spinning"); while (true) {} }',
       timeout: 300,
     });
-    expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(300), logs: [] });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: ExecutionTimeoutError.format(300),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 300 },
+      logs: [],
+    });
     await waitFor(() => before.some((pid) => !isAlive(pid)), 'the wedged process to die');
     await assertHealthy();
   });
@@ -81,6 +86,7 @@ describe('the bound', () => {
     expect(outcome).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(200),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 200 },
       logs: [{ level: 'log', message: 'waiting forever' }],
     });
     await assertHealthy();
@@ -108,6 +114,7 @@ describe('the bound', () => {
     expect(outcome).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(200),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 200 },
       logs: [{ level: 'log', message: 'before the stop' }],
     });
     await assertHealthy();
@@ -140,6 +147,7 @@ describe('the bound', () => {
     expect(outcome).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(0),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 0 },
       logs: [{ level: 'log', message: 'before' }],
     });
     await assertHealthy();
@@ -174,6 +182,7 @@ describe('the run clock', () => {
     expect(await executor.execute({ ...request, countHostWaits: true })).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(bound),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: bound },
       logs: [{ level: 'log', message: 'asking' }],
     });
   });
@@ -197,7 +206,12 @@ describe('processes that die', () => {
       code: 'async () => { const hoard = []; while (true) hoard.push(new Array(1e5).fill(Math.random())); }',
       timeout: 5_000,
     });
-    expect(outcome).toEqual({ result: undefined, error: isolateText.outOfMemory(HEAP_LIMIT_MB), logs: [] });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: isolateText.outOfMemory(HEAP_LIMIT_MB),
+      ending: { code: 'OUT_OF_MEMORY', heapLimitMb: HEAP_LIMIT_MB },
+      logs: [],
+    });
     await assertHealthy();
   });
 
@@ -226,7 +240,12 @@ describe('processes that die', () => {
       timeout: 5_000,
     });
     release();
-    expect(outcome).toEqual({ result: undefined, error: isolateText.processEnded('signal 9'), logs: [] });
+    expect(outcome).toEqual({
+      result: undefined,
+      error: isolateText.processEnded('signal 9'),
+      ending: { code: 'PROCESS_ENDED', exitCode: 137, signal: null },
+      logs: [],
+    });
     await waitFor(() => !isAlive(killed), 'the killed process to end');
     await assertHealthy();
   });

@@ -267,7 +267,12 @@ describe.each(LEVELS)('$name', (level) => {
       it(`ends ${what} with the cap's text, within the cap plus 64 MB`, async () => {
         const run = executor.execute({ code, timeout: 30_000 });
         const peak = await peakRssDuring(run);
-        expect(await run).toEqual({ result: undefined, error: isolateText.memoryLimit(MEMORY_LIMIT_MB), logs: [] });
+        expect(await run).toEqual({
+          result: undefined,
+          error: isolateText.memoryLimit(MEMORY_LIMIT_MB),
+          ending: { code: 'MEMORY_LIMIT', memoryLimitMb: MEMORY_LIMIT_MB },
+          logs: [],
+        });
         expect(peak).toBeLessThanOrEqual(MEMORY_LIMIT_MB + 64);
         await assertNextRunSucceeds();
       });
@@ -305,7 +310,12 @@ describe.each(LEVELS)('$name', (level) => {
         expect(thread).toBeDefined();
         await thread!.terminate();
         release();
-        expect(await run).toEqual({ result: undefined, error: isolateText.memoryLimit(MEMORY_LIMIT_MB), logs: [] });
+        expect(await run).toEqual({
+          result: undefined,
+          error: isolateText.memoryLimit(MEMORY_LIMIT_MB),
+          ending: { code: 'MEMORY_LIMIT', memoryLimitMb: MEMORY_LIMIT_MB },
+          logs: [],
+        });
         await new Promise((resolve) => setImmediate(resolve));
         expect(warnings).toEqual([isolateText.memoryGuardRestarted('it exited', 1)]);
       } finally {
@@ -395,7 +405,12 @@ describe.each(LEVELS)('$name', (level) => {
         timeout: 1_000,
         countHostWaits: false,
       });
-      expect(outcome).toEqual({ result: undefined, error: ExecutionTimeoutError.format(1_000), logs: [] });
+      expect(outcome).toEqual({
+        result: undefined,
+        error: ExecutionTimeoutError.format(1_000),
+        ending: { code: 'EXECUTION_TIMEOUT', timeout: 1_000 },
+        logs: [],
+      });
       await assertNextRunSucceeds();
     });
   });
@@ -500,6 +515,7 @@ try {
       expect(outcome).toEqual({
         result: undefined,
         error: ExecutionTimeoutError.format(1_000),
+        ending: { code: 'EXECUTION_TIMEOUT', timeout: 1_000 },
         logs: [{ level: 'log', message: 'cleared' }],
       });
       await assertNextRunSucceeds();
@@ -538,7 +554,12 @@ try {
       for (const code of bombs) {
         for (let i = 0; i < 2; i++) {
           const outcome = await executor.execute({ code, timeout: 30_000 });
-          expect(outcome).toEqual({ result: undefined, error: isolateText.outOfMemory(HEAP_LIMIT_MB), logs: [] });
+          expect(outcome).toEqual({
+            result: undefined,
+            error: isolateText.outOfMemory(HEAP_LIMIT_MB),
+            ending: { code: 'OUT_OF_MEMORY', heapLimitMb: HEAP_LIMIT_MB },
+            logs: [],
+          });
           track();
         }
       }

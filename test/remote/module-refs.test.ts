@@ -4,7 +4,7 @@
  * modules nor puts one under a hash that is not its own, and a module the daemon dropped crosses
  * inline again.
  */
-import { RpcSession } from 'capnweb';
+import { newMessagePortRpcSession, RpcSession, RpcTarget } from 'capnweb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { bundlePackages } from '../../src/bundle/index.js';
@@ -14,7 +14,7 @@ import { executeWithModuleRefs } from '../../src/remote/module-upload.js';
 import type { RemoteEndpoint } from '../../src/remote/session.js';
 import { SocketTransport } from '../../src/remote/socket-transport.js';
 import type { WebSocketConstructor, WebSocketLike } from '../../src/remote/websocket-types.js';
-import { moduleHash } from '../../src/wire/module-refs.js';
+import { MODULE_NOT_HELD, moduleHash } from '../../src/wire/module-refs.js';
 import type { WireExecuteRequest } from '../../src/wire/types.js';
 import { startDaemon, stopAllDaemons } from '../support/daemon.js';
 
@@ -110,29 +110,99 @@ describe('modules by hash', () => {
   });
 });
 
+/** An execute request with one module large enough to cross by hash. */
+function largeModuleRequest(): { wire: WireExecuteRequest; modules: WireExecuteRequest['modules'] } {
+  const modules = { big: { js: `export const x = "${'x'.repeat(20_000)}"` } };
+  return { wire: { code: 'async () => 1', dispatch: null, outboundMode: 'default', modules }, modules };
+}
+
 describe('a daemon without the module methods', () => {
   it('gets every module inline, and is not asked again in the session', async () => {
-    // What capnweb answers for a method the daemon's endpoint does not have (an older daemon).
-    let asked = 0;
+    // An older daemon's endpoint, over a real capnweb session: capnweb words the missing method.
     const sent: WireExecuteRequest[] = [];
-    const older = {
-      missingModules: async () => {
-        asked += 1;
-        throw new TypeError("'missingModules' is not a function.");
-      },
-      execute: async (wire: WireExecuteRequest) => {
+    class Older extends RpcTarget {
+      execute(wire: WireExecuteRequest) {
         sent.push(wire);
         return { result: 1, logs: [] };
+      }
+    }
+    const channel = new MessageChannel();
+    newMessagePortRpcSession(channel.port1, new Older());
+    const stub = newMessagePortRpcSession(channel.port2) as unknown as RemoteEndpoint;
+    let asked = 0;
+    const older = {
+      missingModules: (hashes: string[]) => {
+        asked += 1;
+        return stub.missingModules(hashes);
       },
+      execute: (wire: WireExecuteRequest) => stub.execute(wire),
     } as unknown as RemoteEndpoint;
-    const modules = { big: { js: `export const x = "${'x'.repeat(20_000)}"` } };
-    const wire: WireExecuteRequest = { code: 'async () => 1', dispatch: null, outboundMode: 'default', modules };
-    await executeWithModuleRefs(older, wire);
-    await executeWithModuleRefs(older, wire);
+    const { wire, modules } = largeModuleRequest();
+    try {
+      await executeWithModuleRefs(older, wire);
+      await executeWithModuleRefs(older, wire);
+    } finally {
+      channel.port1.close();
+      channel.port2.close();
+    }
     expect(asked).toBe(1);
     expect(sent.map((request) => [request.modules, request.moduleRefs])).toEqual([
       [modules, undefined],
       [modules, undefined],
+    ]);
+  });
+
+  it("takes a current daemon's refusal of missingModules for that call only, whatever its text says", async () => {
+    // A refusal with a code comes from a daemon that has the method, even worded like a missing one.
+    let asked = 0;
+    const current = {
+      missingModules: async () => {
+        asked += 1;
+        throw Object.assign(new Error('module method not found: is not a function'), { code: 'LIMIT_EXCEEDED' });
+      },
+      execute: async () => ({ result: 1, logs: [] }),
+    } as unknown as RemoteEndpoint;
+    const { wire } = largeModuleRequest();
+    await executeWithModuleRefs(current, wire);
+    await executeWithModuleRefs(current, wire);
+    expect(asked).toBe(2);
+  });
+});
+
+describe('a module the daemon no longer holds', () => {
+  it('is refused with the reason MODULE_NOT_HELD, which crosses capnweb beside the code', async () => {
+    const daemon = await startDaemon();
+    const session = await rawSession(daemon.url, 'unused');
+    try {
+      const hash = await moduleHash({ js: 'export const x = 1' });
+      const refused = await session.remote.execute!({
+        code: 'async () => 1',
+        dispatch: null,
+        outboundMode: 'default',
+        moduleRefs: { gone: hash },
+      }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'INVALID_REQUEST', reason: MODULE_NOT_HELD });
+    } finally {
+      session.close();
+    }
+  });
+
+  it('is sent again inline when the refusal carries the reason, whatever its text', async () => {
+    const sent: WireExecuteRequest[] = [];
+    const forgetful = {
+      missingModules: async () => [],
+      execute: async (wire: WireExecuteRequest) => {
+        sent.push(wire);
+        if (wire.moduleRefs !== undefined)
+          throw Object.assign(new Error('reworded'), { code: 'INVALID_REQUEST', reason: MODULE_NOT_HELD });
+        return { result: 1, logs: [] };
+      },
+    } as unknown as RemoteEndpoint;
+    const { wire, modules } = largeModuleRequest();
+    expect(await executeWithModuleRefs(forgetful, wire)).toEqual({ result: 1, logs: [] });
+    expect(sent.map((request) => [request.modules, request.moduleRefs === undefined])).toEqual([
+      [undefined, false],
+      [modules, true],
     ]);
   });
 });

@@ -20,7 +20,12 @@ describe('cpuTimeout over connect()', () => {
     const executor = await connect(daemon.url, { websocket: NodeWebSocket });
     try {
       const outcome = await executor.execute({ code: SPIN, cpuTimeout: 300, timeout: 120_000 });
-      expect(outcome).toEqual({ result: undefined, error: formatCpuTimeout(300), logs: [] });
+      expect(outcome).toEqual({
+        result: undefined,
+        error: formatCpuTimeout(300),
+        ending: { code: 'CPU_TIMEOUT', cpuTimeout: 300 },
+        logs: [],
+      });
       await expect(executor.execute({ code: 'async () => 42' })).resolves.toMatchObject({ result: 42 });
     } finally {
       await executor.dispose();

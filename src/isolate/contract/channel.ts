@@ -27,8 +27,34 @@ export function createChannelGrammar(): ChannelGrammar {
   const ANSWER_TAG = '@';
   const ASK_DIGITS = /^(?:0|[1-9][0-9]*)$/;
 
+  /**
+   * A frozen module's JSON text, by the module: a set from bundlePackages is passed on every call,
+   * and escaping its hundreds of KiB again for each run is most of what carrying it costs the host.
+   */
+  const moduleTexts = new WeakMap<object, string>();
+
+  const isString = (value: unknown) => typeof value === 'string';
+
+  function moduleText(source: ModuleSource): string {
+    // A `{json}` module's value may be an object that changes under a frozen module: never kept.
+    const kept = typeof source === 'object' && Object.isFrozen(source) && Object.values(source).every(isString);
+    if (!kept) return JSON.stringify(source);
+    let text = moduleTexts.get(source);
+    if (text === undefined) moduleTexts.set(source, (text = JSON.stringify(source)));
+    return text;
+  }
+
+  /** A run's JSON, its modules spliced in from their texts: the same text JSON.stringify writes. */
+  function encodeRun(message: Extract<HostMessage, { t: 'run' }>): string {
+    const { modules, ...rest } = message;
+    const head = JSON.stringify(rest);
+    const members = Object.entries(modules).map(([name, source]) => `${JSON.stringify(name)}:${moduleText(source)}`);
+    return `${head.slice(0, -1)},"modules":{${members.join(',')}}}`;
+  }
+
   function encodeHostMessage(message: HostMessage): string {
-    return message.t === 'answer' ? `${ANSWER_TAG}${message.ask}\n${message.envelope}` : JSON.stringify(message);
+    if (message.t === 'answer') return `${ANSWER_TAG}${message.ask}\n${message.envelope}`;
+    return message.t === 'run' ? encodeRun(message) : JSON.stringify(message);
   }
 
   function parseAnswer(text: string): HostMessage | null {

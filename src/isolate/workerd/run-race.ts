@@ -1,6 +1,6 @@
 /**
- * How a run ends, the sandbox's half (the host's is host/run/run-end.ts; the state diagram is in
- * docs/isolate.md). The host's clock decides that a run is over; the sandbox proves, on its
+ * How a run ends, the sandbox's half (the host's is host/run/run-ending.ts, whose clocks are
+ * run-clocks.ts; the state diagram is in docs/isolate.md). The host's clock decides that a run is over; the sandbox proves, on its
  * own clock, that a run the host gave up at its bound still won. Two parts, one per bundle:
  *
  * - The race, in the run's dynamic worker (harness.ts): upstream's timeout, as a proof that a run
@@ -28,7 +28,7 @@ import type { RaceVerdict, RunId, SandboxEntrypoint, SandboxWorker } from './typ
 // Event order decides, as upstream's Promise.race does: a run that ends after the race timer
 // fired has lost, and one that ends before it has won, however long past its deadline its last
 // turn ran (upstream's timer cannot fire mid-turn; the host bounds such a turn by `turnGraceMs`
-// of CPU, run-end.ts). User code can clear the race timer by guessing its id, so a timer that
+// of CPU, run-clocks.ts). User code can clear the race timer by guessing its id, so a timer that
 // never fired proves nothing by itself: past its deadline by more than LATE_END_SLACK_MS (wider
 // than the host's scheduler keeps a process off a core within a turn), a run wins only while the
 // host's give-up is not answered yet, that is, in a turn that held the thread since before the
@@ -75,7 +75,7 @@ const CLOCK_SLACK_MS = 10;
 const LATE_END_SLACK_MS = 250;
 /** How long a cancel() that arrived before its run started waits for it, polling (ms). */
 const EARLY_CANCEL_POLL_MS = 1;
-/** As long as the host waits for a process that makes progress to answer (host/run/run-end.ts). */
+/** As long as the host waits for a process that makes progress to answer (host/run/run-clocks.ts). */
 const EARLY_CANCEL_WAIT_MS = 10_000;
 
 function verdictOf(current: Race, logs: LogEntry[]): RaceVerdict {

@@ -61,6 +61,9 @@ export class VmExecutor implements Executor {
         logs: [...logs],
       };
     } catch (error) {
+      // The bound is the executor's ending, as data beside its text; anything else the program's.
+      if (error instanceof ExecutionTimeoutError && error.timeout === bound)
+        return { error: error.message, ending: { code: 'EXECUTION_TIMEOUT', timeout: bound }, logs: [...logs] };
       return { error: sandboxMessage(error), logs: [...logs] };
     } finally {
       clearTimeout(timer);

@@ -4,7 +4,7 @@
  * host/member/workerd-output.test.ts). Each parser accepts its grammar and answers `null` for
  * anything else, so nothing outside it reaches a run.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { channelGrammar } from '../../../src/isolate/contract/channel.js';
 import type { HostMessage, SupervisorMessage } from '../../../src/isolate/contract/messages.js';
 import { relayCodec } from '../../../src/isolate/contract/relay-frame.js';
@@ -57,6 +57,42 @@ describe('the channel grammar', () => {
     expect(channelGrammar.parseHostMessage(frame)).toEqual({ t: 'answer', ask: 12, envelope });
     const multiline = 'line one\n@3\nline three';
     expect(channelGrammar.parseHostMessage(`@0\n${multiline}`)).toEqual({ t: 'answer', ask: 0, envelope: multiline });
+  });
+
+  it("escapes a frozen module's text once, however many runs carry it, and reads each run back whole", () => {
+    const zod = Object.freeze({ js: 'export const z = "\\"quoted\\"\\n";' });
+    const settings = { value: 1 };
+    const config = Object.freeze({ json: settings });
+    const run = (id: string): HostMessage => ({
+      t: 'run',
+      run: id,
+      entry: 'export default 1',
+      modules: { zod, 'config.json': config, 'own.js': 'export const own = 1' },
+      outbound: false,
+      retain: false,
+      bound: 0,
+    });
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const frames = ['r1', 'r2', 'r3'].map((id) => {
+        settings.value += 1;
+        const frame = channelGrammar.encodeHostMessage(run(id));
+        expect(JSON.parse(frame)).toEqual(JSON.parse(JSON.stringify(run(id))));
+        expect(channelGrammar.parseHostMessage(frame)).toEqual(run(id));
+        return frame;
+      });
+      // The `{json}` module's value changed under its frozen module: it is escaped again each time.
+      expect(
+        frames.map(
+          (frame) =>
+            (JSON.parse(frame) as { modules: { 'config.json': { json: unknown } } }).modules['config.json'].json,
+        ),
+      ).toEqual([{ value: 2 }, { value: 3 }, { value: 4 }]);
+      expect(stringify.mock.calls.filter(([value]) => value === zod)).toHaveLength(1);
+      expect(stringify.mock.calls.filter(([value]) => value === config).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   const malformedAnswers: [string, string][] = [

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { observeCall, type RunObservation, settleObservation } from '../../../events/observe-run.js';
-import { type CancellableMethod, cancellationError, readSignal, untilAborted } from '../../../protocol/cancellation.js';
+import { type CancellableMethod, cancellationError, readSignal } from '../../../protocol/cancellation.js';
 import { ExecutorError } from '../../../protocol/errors.js';
 import { validateProviders } from '../../../protocol/providers.js';
 import type {
@@ -86,14 +86,14 @@ export class IsolateExecutor implements Executor {
       retainedOn: (member) => this.#retained.heldBy(member),
       measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
-        this.#endRunsOn(member, isolateText.memoryBudget(usedMb, budgetMb, memberMb)),
+        this.#endRunsOn(member, (run) => run.endOverBudget({ usedMb, budgetMb, memberMb })),
       evict: (member, cause) =>
         this.#retained.evict(
           member,
           cause === 'gone' ? isolateText.executionEvictedGone : isolateText.executionEvicted,
         ),
       reclaim: (member, { heldMb, shareMb, percent }) =>
-        this.#endRunsOn(member, isolateText.tenantShareReclaimed(heldMb, shareMb, percent)),
+        this.#endRunsOn(member, (run) => run.endForTenantShare({ heldMb, shareMb, percent })),
     });
   }
 
@@ -279,9 +279,9 @@ export class IsolateExecutor implements Executor {
     return { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs };
   }
 
-  /** Every run in that member ends with `error`: the pool is ending its process. */
-  #endRunsOn(member: SandboxProcess, error: string): void {
-    for (const run of [...(this.#runsOn.get(member) ?? [])]) run.endOverBudget(error);
+  /** Every run in that member is told why: the pool is ending its process. */
+  #endRunsOn(member: SandboxProcess, end: (run: Run) => void): void {
+    for (const run of [...(this.#runsOn.get(member) ?? [])]) end(run);
   }
 
   #assertOpen(): void {
@@ -298,9 +298,9 @@ export class IsolateExecutor implements Executor {
   }
 
   /**
-   * One run in its reserved process. An abort rejects the call at once and ends the run as its
-   * bound would; the process goes back to the pool only once that has settled (kept, retired or
-   * killed), and the host stays held until then.
+   * One run in its reserved process. An abort is an event of the run's ending: the call is
+   * answered with its cancellation at once, and the run is given up; the process goes back to the
+   * pool only once that has settled (kept, retired or killed), and the host stays held until then.
    */
   #run(
     method: CancellableMethod,
@@ -310,28 +310,31 @@ export class IsolateExecutor implements Executor {
     observation: RunObservation | null,
     spec: RunSpec,
   ): Promise<ExecuteResult> {
-    if (signal?.aborted) {
-      slot?.free();
-      this.#pool.release(member, 'keep');
-      return Promise.reject(cancellationError(method, signal));
-    }
     const run = new Run(member, spec);
+    if (signal !== undefined) {
+      const cancel = () => run.cancel(cancellationError(method, signal));
+      // Aborted already: the run ends before it starts, and its process is kept.
+      if (signal.aborted) cancel();
+      else {
+        signal.addEventListener('abort', cancel, { once: true });
+        void run.outcome.finally(() => signal.removeEventListener('abort', cancel)).catch(() => undefined);
+      }
+    }
     const supervised = this.#supervise(run, member, slot, spec);
+    // Every run its process served is reported, a cancelled one too: its CPU time was spent.
+    const report = (cpuMs: number | undefined) => this.#observers.report({ kind: method, cpuMs });
     void supervised.then(
       (outcome) => {
         // Before the call settles (this reaction was registered first), so `end` carries it.
         if (observation !== null) observation.cpuMs = outcome.cpuMs;
-        this.#observers.report({ kind: method, cpuMs: outcome.cpuMs });
+        report(outcome.cpuMs);
       },
-      () => undefined,
+      (error: unknown) => {
+        if (run.started && error instanceof ExecutorError && error.code === 'EXECUTION_CANCELLED') report(run.cpuMs);
+      },
     );
     if (signal !== undefined) void this.#hold.during(() => supervised.catch(() => undefined));
-    return untilAborted(
-      method,
-      signal,
-      supervised.then((outcome) => outcome.result),
-      () => run.cancel(),
-    );
+    return run.answer;
   }
 
   async #supervise(

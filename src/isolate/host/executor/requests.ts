@@ -77,6 +77,31 @@ function staysInsideRoot(name: string): boolean {
   return true;
 }
 
+/**
+ * Each frozen module object the host was given, as checked: the same module on every call that
+ * passes it, so the channel escapes its text once (channel.ts). Frozen, its fields cannot change
+ * between the check and a later call.
+ */
+const checkedFrozen = new WeakMap<object, ModuleSource>();
+
+function checkedModuleSource(source: unknown): ModuleSource | null {
+  const frozen = typeof source === 'object' && source !== null && Object.isFrozen(source) && hasDataFieldsOnly(source);
+  if (frozen) {
+    const known = checkedFrozen.get(source);
+    if (known !== undefined) return known;
+  }
+  const module = channelGrammar.parseModuleSource(source);
+  if (module === null || !frozen) return module;
+  Object.freeze(module);
+  checkedFrozen.set(source, module);
+  return module;
+}
+
+/** No getter: a frozen object whose field is a getter may still answer differently each time. */
+function hasDataFieldsOnly(source: object): boolean {
+  return Object.values(Object.getOwnPropertyDescriptors(source)).every((field) => 'value' in field);
+}
+
 /** The user's modules, minus any that would collide with the executor's own module names. */
 function checkModules(value: unknown): Record<string, ModuleSource> {
   if (value === undefined) return {};
@@ -86,7 +111,7 @@ function checkModules(value: unknown): Record<string, ModuleSource> {
   const modules: Record<string, ModuleSource> = {};
   for (const [name, source] of Object.entries(value)) {
     // The channel's own reading of a module, so the host refuses what the supervisor would.
-    const module = channelGrammar.parseModuleSource(source);
+    const module = checkedModuleSource(source);
     if (module === null) throw invalid(isolateText.modulesInvalid(name));
     if (!staysInsideRoot(name)) throw invalid(isolateText.moduleNameOutside(name));
     if (!INTERNAL_MODULES.has(name)) modules[name] = module;

@@ -21,9 +21,11 @@
  * nothing else would bound those runs. It opens each descriptor again only if the pid still names
  * the process it guarded (the start time in its /proc/<pid>/stat).
  */
-import { readFileSync } from 'node:fs';
+import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { isolateText } from '../../contract/texts.js';
+import { type GuardThreadKill, type GuardThreadMessage, guardThreadSource } from './memory-guard-thread.js';
+import { processStartTime } from './proc-readers.js';
 
 const GUARD_INTERVAL_MS = 2;
 /** Faster than any process was measured to fill memory (3.5 MB/ms: buffers, WebAssembly memory, objects). */
@@ -35,96 +37,13 @@ const LIMIT_KB = 0;
 const GENERATION = 1;
 const MAX_LIMIT_KB = 2 ** 31 - 1;
 
-/** The worker's source: plain JavaScript, evaluated as is (no file to resolve from src/ or dist/). */
-const GUARD_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { openSync, readSync, closeSync, readFileSync } = require('node:fs');
-const growthKbPerMs = ${GROWTH_MB_PER_MS * 1024};
-const buffer = Buffer.alloc(256);
-/** Bumped by the main thread whenever it arms a cap: what a sleeping thread waits on. */
-const wake = workerData.wake;
-/** Field 22 of /proc/<pid>/stat: when the process started, which a later one with its pid does not share. */
-function startTimeOf(pid) {
-  try {
-    const stat = readFileSync('/proc/' + pid + '/stat', 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch { return undefined; }
-}
-/** statm counts pages; the base page size is the first mapping's KernelPageSize. */
-const pageKb = (() => {
-  try {
-    const fd = openSync('/proc/self/smaps', 'r');
-    const head = Buffer.alloc(4096);
-    const read = readSync(fd, head, 0, head.length, 0);
-    closeSync(fd);
-    const match = /KernelPageSize:\\s+(\\d+) kB/.exec(head.toString('latin1', 0, read));
-    if (match) return Number(match[1]);
-  } catch {}
-  return 4;
-})();
-const guarded = new Map();
-let timer;
-let sleeping = false;
-function residentKb(fd) {
-  const read = readSync(fd, buffer, 0, buffer.length, 0);
-  const resident = Number(buffer.toString('latin1', 0, read).split(' ')[1]);
-  return Number.isFinite(resident) && read > 0 ? resident * pageKb : undefined;
-}
-function unguard(id) {
-  const entry = guarded.get(id);
-  if (entry === undefined) return;
-  guarded.delete(id);
-  try { closeSync(entry.fd); } catch {}
-}
-function tick() {
-  timer ??= setInterval(sample, ${GUARD_INTERVAL_MS});
-  sample();
-}
-function sample() {
-  // Read before the cells: a cap armed after this read changes it, so the wait below returns at once.
-  const seen = Atomics.load(wake, 0);
-  const now = performance.now();
-  let armed = 0;
-  for (const [id, entry] of guarded) {
-    const limitKb = Atomics.load(entry.cell, ${LIMIT_KB});
-    if (limitKb === 0 || entry.killed) continue;
-    armed += 1;
-    const generation = Atomics.load(entry.cell, ${GENERATION});
-    // A new run is read at once: its cap may differ from the last one's.
-    if (generation !== entry.generation) { entry.generation = generation; entry.due = 0; }
-    if (now < entry.due) continue;
-    let rssKb;
-    try { rssKb = residentKb(entry.fd); } catch { rssKb = undefined; }
-    if (rssKb === undefined) { entry.due = now + ${MAX_WAIT_MS}; continue; }
-    if (rssKb <= limitKb) {
-      const wait = (limitKb - rssKb) / (2 * growthKbPerMs);
-      entry.due = now + Math.min(${MAX_WAIT_MS}, Math.max(${GUARD_INTERVAL_MS}, wait));
-      continue;
-    }
-    try { process.kill(entry.pid, 'SIGKILL'); } catch {}
-    entry.killed = true;
-    parentPort.postMessage({ id, generation, rssKb });
-  }
-  if (armed > 0 || timer === undefined) return;
-  clearInterval(timer);
-  timer = undefined;
-  if (sleeping) return;
-  sleeping = true;
-  const waited = Atomics.waitAsync(wake, 0, seen);
-  const resume = () => { sleeping = false; tick(); };
-  if (waited.async) waited.value.then(resume);
-  else setImmediate(resume);
-}
-parentPort.on('message', (message) => {
-  if (!message.guard) { unguard(message.id); return; }
-  let fd;
-  try { fd = openSync('/proc/' + message.pid + '/statm', 'r'); } catch { return; }
-  // Opened first, checked after: the descriptor then names the process that has this start time.
-  if (startTimeOf(message.pid) !== message.startTime) { try { closeSync(fd); } catch {} return; }
-  guarded.set(message.id, { pid: message.pid, fd, cell: new Int32Array(message.cell), generation: -1, due: 0, killed: false });
-  tick();
+const GUARD_SOURCE = guardThreadSource({
+  growthKbPerMs: GROWTH_MB_PER_MS * 1024,
+  intervalMs: GUARD_INTERVAL_MS,
+  maxWaitMs: MAX_WAIT_MS,
+  limitSlot: LIMIT_KB,
+  generationSlot: GENERATION,
 });
-`;
 
 interface Guard {
   pid: number;
@@ -145,7 +64,8 @@ const wake = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT))
 
 function post(thread: Worker, id: number, guard: Guard): void {
   const { pid, startTime, cell } = guard;
-  thread.postMessage({ guard: true, id, pid, startTime, cell: cell.buffer });
+  const message: GuardThreadMessage = { guard: true, id, pid, startTime, cell: cell.buffer as SharedArrayBuffer };
+  thread.postMessage(message);
 }
 
 const isArmed = (guard: Guard) => Atomics.load(guard.cell, LIMIT_KB) !== 0;
@@ -153,7 +73,7 @@ const isArmed = (guard: Guard) => Atomics.load(guard.cell, LIMIT_KB) !== 0;
 function guardWorker(): Worker {
   if (worker !== undefined) return worker;
   const started = new Worker(GUARD_SOURCE, { eval: true, workerData: { wake } });
-  started.on('message', ({ id, generation, rssKb }: { id: number; generation: number; rssKb: number }) => {
+  started.on('message', ({ id, generation, rssKb }: GuardThreadKill) => {
     const guard = guards.get(id);
     // The run the thread read is the one still armed, not a later one in the same process.
     if (guard === undefined || !isArmed(guard) || Atomics.load(guard.cell, GENERATION) !== generation) return;
@@ -183,15 +103,6 @@ function guardWorker(): Worker {
   return started;
 }
 
-function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
 /** The guard's thread while it runs, for a test that makes it fail. */
 export function memoryGuardThread(): Worker | undefined {
   return worker;
@@ -218,7 +129,7 @@ export function guardProcessMemory(pid: number): ProcessMemoryGuard {
   if (!MEMORY_GUARD_AVAILABLE) return UNGUARDED;
   const id = nextId++;
   const cell = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
-  const guard: Guard = { pid, startTime: startTimeOf(pid), cell, exceeded: undefined };
+  const guard: Guard = { pid, startTime: processStartTime(fs, pid), cell, exceeded: undefined };
   guards.set(id, guard);
   post(guardWorker(), id, guard);
   return {
@@ -240,7 +151,8 @@ export function guardProcessMemory(pid: number): ProcessMemoryGuard {
       if (!guards.delete(id)) return;
       guard.exceeded = undefined;
       Atomics.store(cell, LIMIT_KB, 0);
-      worker?.postMessage({ guard: false, id });
+      const message: GuardThreadMessage = { guard: false, id };
+      worker?.postMessage(message);
     },
   };
 }

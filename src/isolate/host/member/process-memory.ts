@@ -5,6 +5,7 @@
  * for a pool member, measured), so it is read only when asked for.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { kernelPageKb } from './proc-readers.js';
 
 /** PSS in MB, or undefined where the platform does not report it or the process is gone. */
 export function pssMb(pid: number): number | undefined {
@@ -25,24 +26,10 @@ export interface MemberMemory {
   sharedMb: number;
 }
 
-/** The base page size in kB, which /proc/<pid>/statm counts in: the first mapping's KernelPageSize. */
+/** The base page size in kB, which /proc/<pid>/statm counts in (read once). */
 let pageKb: number | undefined;
 function basePageKb(): number {
-  if (pageKb !== undefined) return pageKb;
-  pageKb = 4;
-  try {
-    const fd = openSync('/proc/self/smaps', 'r');
-    try {
-      const head = Buffer.alloc(4096);
-      const read = readSync(fd, head, 0, head.length, 0);
-      const match = /KernelPageSize:\s+(\d+) kB/.exec(head.toString('latin1', 0, read));
-      if (match) pageKb = Number(match[1]);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // 4 kB, the base page on every platform workerd ships for but some arm64 kernels.
-  }
+  pageKb ??= kernelPageKb({ closeSync, openSync, readFileSync, readSync });
   return pageKb;
 }
 

@@ -303,6 +303,10 @@ function connect(controlSocket: string, token: string, timeoutMs: number, maxPay
     const socket = new WebSocket(`ws+unix://${controlSocket}:/`, {
       headers: { [relayCodec.tokenHeader]: token },
       perMessageDeflate: false,
+      // An all-zero masking key (RFC 6455 allows any): ws then skips masking every byte in JavaScript,
+      // most of what a run carrying a large module map cost the host. Masking guards proxies on a
+      // network path, and this socket is a unix socket to the member, with none.
+      generateMask: (mask: Buffer) => mask.fill(0),
       handshakeTimeout: timeoutMs,
       maxPayload,
     });

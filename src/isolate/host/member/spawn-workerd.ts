@@ -58,7 +58,15 @@ export interface ExitInfo {
   stderr: string;
   /** The kernel ended it for passing its cgroup's `memory.max`. */
   oomKilled: boolean;
+  /** V8 aborted it: an isolate's heap was exhausted. */
+  heapExhausted: boolean;
 }
+
+/**
+ * V8's own fatal text, which workerd writes as it aborts: the only sign the process gives of a
+ * heap it exhausted. Read here, where its end is made data, and nowhere else.
+ */
+const V8_HEAP_EXHAUSTED = /heap out of memory|Reached heap limit/i;
 
 export interface SpawnedWorkerd {
   /** workerd's own pid (for RSS), also when it runs confined under bwrap. */
@@ -103,7 +111,7 @@ function lines(stream: Readable, onLine: (line: string) => void): void {
   });
 }
 
-export function describeExit(info: ExitInfo): string {
+function describeExit(info: ExitInfo): string {
   return isolateText.exitStatus(info.code, info.signal);
 }
 
@@ -185,7 +193,7 @@ export function spawnWorkerd({
       kill();
       const oomKilled = cgroup?.oomKilled() ?? false;
       cgroup?.remove();
-      resolve({ code, signal, stderr: stderr.trim(), oomKilled });
+      resolve({ code, signal, stderr: stderr.trim(), oomKilled, heapExhausted: V8_HEAP_EXHAUSTED.test(stderr) });
     });
   });
   child.once('error', () => kill());

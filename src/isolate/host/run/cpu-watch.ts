@@ -2,7 +2,7 @@
  * A watchdog over one pool member's CPU time, as the kernel counts it for the process
  * (/proc/<pid>/stat, Linux): it calls back once the process has used a budget of CPU time. The
  * run clock uses it while a host wait stops the clock, and a run's `cpuTimeout` is one over the
- * whole run (both in run-end.ts).
+ * whole run (both in run-clocks.ts).
  *
  * A process cannot spend CPU time faster than the host has cores, so the watch reads it again only
  * when the rest of the budget could have been spent at that rate, and at most every

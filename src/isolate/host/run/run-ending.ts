@@ -1,15 +1,17 @@
 /**
- * How a run ends, the host's one state machine (the sandbox's half is worker/run-end.ts; the state
+ * How a run ends, the host's one state machine (the sandbox's half is workerd/run-race.ts; the state
  * diagram is in docs/isolate.md). Every ending of a run is an event here: its bounds, its caller
  * going away, the sandbox's answers, a process that does not answer the give-up, the caps that end
  * a process, its death, and the executor's disposal. The table says, for each state and event, the
  * next state and the verdict: what the run does, and what becomes of its process. It is pure: the
- * run (run.ts) feeds it the events and carries out its verdicts, the clocks and the give-up's
- * grace are run-end.ts's, and what the pool does with the process is pool/after-run.ts's.
+ * run (run.ts) feeds it the events and carries out its verdicts, filling the result's data
+ * (protocol/run-endings.ts's `RunEnding`) from its bounds and composing its text once, the clocks and the give-up's
+ * grace are run-clocks.ts's, and what the pool does with the process is pool/after-run.ts's.
  *
  * An event that a state does not list is refused: the state stays and nothing is done. So the
  * first ending wins, and a reply that comes after it changes nothing.
  */
+import type { RunEndingCode } from '../../../protocol/run-endings.js';
 
 /** Where a run is on its way to its end. */
 export type EndingState =
@@ -21,7 +23,10 @@ export type EndingState =
   | 'givingUpAtTimeout'
   /** Given up past its CPU-time bound: no race wins, the CPU time was spent. */
   | 'givingUpAtCpu'
-  /** Given up because its caller went away (`options.signal`): whatever it still produces is lost. */
+  /**
+   * Given up because its caller went away (`options.signal`): the caller is answered already, with
+   * its cancellation, and whatever the run still produces is lost.
+   */
   | 'givingUpAbandoned'
   /** Over: its outcome is settled. */
   | 'ended';
@@ -56,8 +61,14 @@ export type EndingEvent =
   | 'output'
   /** The pool ends its process over `pool.memoryBudgetMb`. */
   | 'budget'
-  /** Its process ended. */
+  /** The pool ends its process because its tenant holds more than its share of the budget. */
+  | 'reclaim'
+  /** Its process ended by itself (its exit, or a signal from outside). */
   | 'died'
+  /** The kernel ended its process for passing its cgroup's `memory.max` (`pool.memoryLimitMb`). */
+  | 'diedAtMemoryLimit'
+  /** V8 aborted its process: an isolate's heap was exhausted (`pool.heapLimitMb`). */
+  | 'diedOutOfHeap'
   /** The executor is being disposed. */
   | 'dispose';
 
@@ -74,23 +85,16 @@ export type ProcessFate =
   /** It ended by itself. */
   | 'dead';
 
-/** What the run's result says. */
+/**
+ * What the run's result says: the sandbox's own outcome, the code of the ending the executor
+ * imposed (`RunEnding`; a bound's carries the lines the answer brought), or no result.
+ */
 export type EndingResult =
   /** The sandbox's own outcome: a value, a throw, a fault, or a handle not found. */
   | 'outcome'
-  /** The wall-clock bound's text, with the lines the answer brought. */
-  | 'timeout'
-  /** The CPU-time bound's text, with the lines the answer brought. */
-  | 'cpuTimeout'
-  | 'requestTooLarge'
-  | 'outOfMemory'
-  | 'memoryLimit'
-  | 'outputTooLarge'
-  | 'overBudget'
-  /** The start bound's text (`pool.programStartTimeoutMs`). */
-  | 'programStartTimeout'
-  /** Why its process ended (its exit, or the cap the kernel enforced). */
-  | 'processEnded'
+  | RunEndingCode
+  /** No result: the run is rejected, its caller went away (`options.signal`). */
+  | 'EXECUTION_CANCELLED'
   /** No result: the run is rejected, the executor is disposed. */
   | 'disposed';
 
@@ -102,6 +106,11 @@ export type EndingVerdict =
   | { do: 'start' }
   /** Ask the supervisor to give the run up (`cancel`), and watch the grace it is given to answer. */
   | { do: 'giveUp'; raceMayWin: boolean }
+  /**
+   * Its caller went away: answer it now with its cancellation, while the process is still settled
+   * as the table goes on to say, and give the run up unless it is given up already (`giveUp`).
+   */
+  | { do: 'abandon'; giveUp: boolean }
   /** The run is over: its result, and what becomes of its process. */
   | { do: 'settle'; result: EndingResult; process: ProcessFate };
 
@@ -121,70 +130,88 @@ const givingUp = (to: EndingState, raceMayWin: boolean): EndingStep => ({
   verdict: { do: 'giveUp', raceMayWin },
 });
 
+/** Its caller went away: answered at once, and given up (with no race to win) unless it is already. */
+const abandoned = (giveUp: boolean): EndingStep => ({ to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp } });
+
 /** A cap ends the process whatever the run was doing, and the run reports the cap, not a death. */
 const caps = {
-  heap: ended('outOfMemory', 'killed'),
-  memory: ended('memoryLimit', 'killed'),
-  output: ended('outputTooLarge', 'killed'),
-  budget: ended('overBudget', 'killed'),
+  heap: ended('OUT_OF_MEMORY', 'killed'),
+  memory: ended('MEMORY_LIMIT', 'killed'),
+  output: ended('OUTPUT_TOO_LARGE', 'killed'),
+  budget: ended('MEMORY_BUDGET', 'killed'),
+  reclaim: ended('TENANT_SHARE_RECLAIMED', 'killed'),
 } as const;
+
+/** A death once the run is given up is reported as what it was given up for, whatever its cause. */
+const deathsAt = (result: EndingResult) =>
+  ({
+    died: ended(result, 'dead'),
+    diedAtMemoryLimit: ended(result, 'dead'),
+    diedOutOfHeap: ended(result, 'dead'),
+  }) as const;
 
 /**
  * The table. Being given up, a run answers with its bound's text: the supervisor's `cancelled`
  * (the race lost) and a late `done` leave the process running the abandoned code, so it is retired;
  * one that spins through its grace is killed; one that dies is reported as the bound, not a death.
+ * A run whose caller went away is that caller's cancellation, whatever bound it was given up at.
  */
 const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent, EndingStep>>>>> = {
   unstarted: {
     start: { to: 'running', verdict: { do: 'start' } },
-    cancel: ended('timeout', 'keep'),
+    cancel: ended('EXECUTION_CANCELLED', 'keep'),
     budget: caps.budget,
+    reclaim: caps.reclaim,
     dispose: ended('disposed', 'keep'),
   },
   running: {
-    requestTooLarge: ended('requestTooLarge', 'keep'),
+    requestTooLarge: ended('REQUEST_TOO_LARGE', 'keep'),
     // Its program never started: the process is overloaded, or a module's top level runs on.
-    programStart: ended('programStartTimeout', 'killed'),
+    programStart: ended('PROGRAM_START_TIMEOUT', 'killed'),
     // At the wall-clock bound the sandbox's race may still prove a win; past the CPU bound, or
     // for a caller that went away, never.
     timeout: givingUp('givingUpAtTimeout', true),
     cpu: givingUp('givingUpAtCpu', false),
-    cancel: givingUp('givingUpAbandoned', false),
+    cancel: abandoned(true),
     doneInTime: ended('outcome', 'keep'),
     doneAfterDeadline: ended('outcome', 'keep'),
     ...caps,
-    died: ended('processEnded', 'dead'),
+    // A death is the cap that caused it where the process tells, else its exit.
+    died: ended('PROCESS_ENDED', 'dead'),
+    diedAtMemoryLimit: ended('MEMORY_LIMIT', 'dead'),
+    diedOutOfHeap: ended('OUT_OF_MEMORY', 'dead'),
     dispose: ended('disposed', 'keep'),
   },
   givingUpAtTimeout: {
     // The caller went away too: no win counts any more, and `cancel` is already sent.
-    cancel: { to: 'givingUpAbandoned', verdict: { do: 'nothing' } },
+    cancel: abandoned(false),
     // The race proves the run ended within its bound, counted from after its synchronous prefix
     // (as upstream counts), though the host's clock, started at the program's start, ran out.
     doneInTime: ended('outcome', 'keep'),
-    doneAfterDeadline: ended('timeout', 'retire'),
-    cancelled: ended('timeout', 'retire'),
-    spinning: ended('timeout', 'kill'),
+    doneAfterDeadline: ended('EXECUTION_TIMEOUT', 'retire'),
+    cancelled: ended('EXECUTION_TIMEOUT', 'retire'),
+    spinning: ended('EXECUTION_TIMEOUT', 'kill'),
     ...caps,
-    died: ended('timeout', 'dead'),
+    ...deathsAt('EXECUTION_TIMEOUT'),
     dispose: ended('disposed', 'keep'),
   },
   givingUpAtCpu: {
-    doneInTime: ended('cpuTimeout', 'retire'),
-    doneAfterDeadline: ended('cpuTimeout', 'retire'),
-    cancelled: ended('cpuTimeout', 'retire'),
-    spinning: ended('cpuTimeout', 'kill'),
+    cancel: abandoned(false),
+    doneInTime: ended('CPU_TIMEOUT', 'retire'),
+    doneAfterDeadline: ended('CPU_TIMEOUT', 'retire'),
+    cancelled: ended('CPU_TIMEOUT', 'retire'),
+    spinning: ended('CPU_TIMEOUT', 'kill'),
     ...caps,
-    died: ended('cpuTimeout', 'dead'),
+    ...deathsAt('CPU_TIMEOUT'),
     dispose: ended('disposed', 'keep'),
   },
   givingUpAbandoned: {
-    doneInTime: ended('timeout', 'retire'),
-    doneAfterDeadline: ended('timeout', 'retire'),
-    cancelled: ended('timeout', 'retire'),
-    spinning: ended('timeout', 'kill'),
+    doneInTime: ended('EXECUTION_CANCELLED', 'retire'),
+    doneAfterDeadline: ended('EXECUTION_CANCELLED', 'retire'),
+    cancelled: ended('EXECUTION_CANCELLED', 'retire'),
+    spinning: ended('EXECUTION_CANCELLED', 'kill'),
     ...caps,
-    died: ended('timeout', 'dead'),
+    ...deathsAt('EXECUTION_CANCELLED'),
     dispose: ended('disposed', 'keep'),
   },
   ended: {},

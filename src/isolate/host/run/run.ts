@@ -4,14 +4,15 @@
  * reply into the run's outcome. Every way it ends (its bounds, its caller going away, the sandbox's
  * answers, the caps on its process, its process's death, the executor's disposal) is an event of
  * one state machine, run-ending.ts, whose verdicts the run carries out here; its clocks are
- * run-end.ts's `RunEnd`.
+ * run-clocks.ts's `RunClocks`.
  */
 
 import { describeValue } from '../../../protocol/describe-value.js';
 import { encodeErrorEnvelope } from '../../../protocol/dispatch.js';
-import { ExecutionTimeoutError, ExecutorError } from '../../../protocol/errors.js';
+import { ExecutorError } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
-import { COMPLETED_MESSAGE, formatCpuTimeout, formatToolNotFound } from '../../../protocol/texts.js';
+import type { RunEnding } from '../../../protocol/run-endings.js';
+import { COMPLETED_MESSAGE, formatToolNotFound } from '../../../protocol/texts.js';
 import type { Dispatch, ExecuteResult, LogEntry, OutboundFetch } from '../../../protocol/types.js';
 import { decodeValue } from '../../../protocol/value-codec.js';
 import { channelGrammar } from '../../contract/channel.js';
@@ -25,10 +26,11 @@ import type {
 import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
 import { isolateText } from '../../contract/texts.js';
 import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
-import { describeExit } from '../member/spawn-workerd.js';
+import type { ExitInfo } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';
 import { replyFrame } from '../relay/outbound-response.js';
-import { RunEnd } from './run-end.js';
+import { endingText } from './ending-text.js';
+import { RunClocks } from './run-clocks.js';
 import {
   type EndingEvent,
   type EndingResult,
@@ -77,10 +79,18 @@ interface EndingDetails {
   logs?: LogEntry[];
   /** The sandbox's `done`. */
   done?: DoneMessage;
-  /** The text of an ending that composes its own (the request's size, the budget's overrun). */
-  error?: string;
+  /** The size of a start message over its cap. */
+  requestBytes?: number;
+  /** The pool's account of the memory budget it ended the process over. */
+  budget?: AccountOf<'MEMORY_BUDGET'>;
+  /** The pool's account of the tenant's share it ended the process over. */
+  share?: AccountOf<'TENANT_SHARE_RECLAIMED'>;
+  /** How its process ended. */
+  exit?: ExitInfo;
   /** The rejection of a disposed run. */
   disposed?: ExecutorError;
+  /** The rejection of a run whose caller went away. */
+  cancelled?: ExecutorError;
 }
 
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
@@ -89,10 +99,14 @@ function formatFault(fault: string): string {
   return uncaught ? uncaught[1]!.trim() : fault;
 }
 
-function deathText(end: ProcessEnd, spec: RunSpec): string {
-  if (end.exit.oomKilled) return isolateText.memoryLimit(spec.memoryLimitMb);
-  if (/heap out of memory|Reached heap limit/i.test(end.exit.stderr)) return isolateText.outOfMemory(spec.heapLimitMb);
-  return isolateText.processEnded(describeExit(end.exit));
+/** What an ending names besides its code. */
+type AccountOf<C extends RunEnding['code']> = Omit<Extract<RunEnding, { code: C }>, 'code'>;
+
+/** The event a process's end is, by the cause it tells (spawn-workerd.ts's `ExitInfo`). */
+function deathEvent({ exit }: ProcessEnd): EndingEvent {
+  if (exit.oomKilled) return 'diedAtMemoryLimit';
+  if (exit.heapExhausted) return 'diedOutOfHeap';
+  return 'died';
 }
 
 /** Answers a message of a run that already settled. */
@@ -102,11 +116,20 @@ function answerStale(sandbox: SandboxProcess, message: SupervisorMessage): void 
 }
 
 export class Run {
+  /**
+   * Once the run is over (its process settled, as the table says): its result, or its rejection
+   * (disposed, a handle not found, its caller gone). The pool's bookkeeping waits on this.
+   */
   readonly outcome: Promise<RunOutcome>;
+  /**
+   * What its caller is answered: the outcome's result or rejection, or, as soon as the caller goes
+   * away (`cancel`), its cancellation, while the process is still being settled.
+   */
+  readonly answer: Promise<ExecuteResult>;
   readonly #spec: RunSpec;
   readonly #process: SandboxProcess;
   /** The bounds' clocks and the give-up's grace. */
-  readonly #end: RunEnd;
+  readonly #clocks: RunClocks;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
   /** What it listens to on its process (sandbox-process.ts), let go once it is over. */
@@ -118,11 +141,15 @@ export class Run {
   #programStart: NodeJS.Timeout | undefined;
   #resolve!: (outcome: RunOutcome) => void;
   #reject!: (error: unknown) => void;
+  #rejectAnswer!: (error: unknown) => void;
+  /** The caller's cancellation, once it went away. */
+  #cancellation: ExecutorError | undefined;
+  #started = false;
 
   constructor(sandbox: SandboxProcess, spec: RunSpec) {
     this.#spec = spec;
     this.#process = sandbox;
-    this.#end = new RunEnd(sandbox, spec.id, spec, {
+    this.#clocks = new RunClocks(sandbox, spec.id, spec, {
       expired: (bound) => this.#on(bound),
       spinning: () => this.#on('spinning'),
     });
@@ -130,6 +157,23 @@ export class Run {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    this.answer = new Promise<ExecuteResult>((resolve, reject) => {
+      this.#rejectAnswer = reject;
+      this.outcome.then((outcome) => resolve(outcome.result), reject);
+    });
+    // A caller that went away listens to neither.
+    this.outcome.catch(() => undefined);
+    this.answer.catch(() => undefined);
+  }
+
+  /** Whether it was handed to its process (its start message sent or refused over its cap). */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** The CPU time its process spent during the run, in ms, once it is over, where the platform tells. */
+  get cpuMs(): number | undefined {
+    return this.#cpuMs;
   }
 
   /**
@@ -145,12 +189,13 @@ export class Run {
   }
 
   /**
-   * Its caller went away (`options.signal`): give the run up as at its bound, without waiting on
-   * the sandbox's race. The supervisor answers at once unless the process spins, which is killed.
-   * The outcome still resolves once the process is settled, so the pool knows its fate.
+   * Its caller went away (`options.signal`): the table answers it with `cancellation` at once, and
+   * gives the run up without waiting on the sandbox's race. The supervisor answers at once unless
+   * the process spins, which is killed. The outcome settles once the process is, so the pool knows
+   * its fate.
    */
-  cancel(): void {
-    this.#on('cancel');
+  cancel(cancellation: ExecutorError): void {
+    this.#on('cancel', { cancelled: cancellation });
   }
 
   /** Ends the run with a rejection (the executor is being disposed). */
@@ -159,14 +204,20 @@ export class Run {
   }
 
   /** The pool is ending its process over `pool.memoryBudgetMb`: the run reports that, not a death. */
-  endOverBudget(error: string): void {
-    this.#on('budget', { error });
+  endOverBudget(account: AccountOf<'MEMORY_BUDGET'>): void {
+    this.#on('budget', { budget: account });
+  }
+
+  /** The pool is ending its process for another tenant's run: the run reports that, not a death. */
+  endForTenantShare(account: AccountOf<'TENANT_SHARE_RECLAIMED'>): void {
+    this.#on('reclaim', { share: account });
   }
 
   /** Steps the run's ending by one event (run-ending.ts), and carries out the verdict. */
   #on(event: EndingEvent, details: EndingDetails = {}): void {
     const { to, verdict } = stepEnding(this.#ending, event);
     this.#ending = to;
+    if (verdict.do !== 'nothing' && details.cancelled !== undefined) this.#cancellation = details.cancelled;
     switch (verdict.do) {
       case 'nothing':
         return;
@@ -174,7 +225,11 @@ export class Run {
         this.#begin();
         return;
       case 'giveUp':
-        this.#end.giveUp(verdict.raceMayWin);
+        this.#clocks.giveUp(verdict.raceMayWin);
+        return;
+      case 'abandon':
+        if (verdict.giveUp) this.#clocks.giveUp(false);
+        this.#rejectAnswer(this.#cancellation);
         return;
       case 'settle':
         this.#settle(verdict, details);
@@ -184,6 +239,7 @@ export class Run {
 
   /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
   #begin(): void {
+    this.#started = true;
     // A message of a settled run is answered as stale: its run no longer listens.
     this.#process.onStale = (message) => answerStale(this.#process, message);
     this.#unwatch.push(
@@ -191,7 +247,7 @@ export class Run {
         if (this.#ending !== 'ended') this.#receive(message);
         else answerStale(this.#process, message);
       }),
-      this.#process.watchEnd((end) => this.#on('died', { error: deathText(end, this.#spec) })),
+      this.#process.watchEnd((end) => this.#on(deathEvent(end), { exit: end.exit })),
       this.#process.watchHeap(() => this.#on('heap')),
       this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output')),
     );
@@ -200,7 +256,7 @@ export class Run {
     const size = Buffer.byteLength(text, 'utf8');
     const cap = this.#spec.limits.maxRequestBytes;
     if (size > cap) {
-      this.#on('requestTooLarge', { error: isolateText.requestTooLarge(size, cap) });
+      this.#on('requestTooLarge', { requestBytes: size });
       return;
     }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
@@ -209,9 +265,9 @@ export class Run {
       // An execution's clock starts with its program (its `started`), as upstream's starts inside
       // the sandbox: until then it counts only its process's CPU time, and the start has a bound
       // of its own. An invocation's worker is loaded already.
-      this.#end.startLoading();
+      this.#clocks.startLoading();
       this.#programStart = setTimeout(() => this.#on('programStart'), this.#spec.programStartTimeoutMs);
-    } else this.#end.start();
+    } else this.#clocks.start();
     this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
   }
 
@@ -244,13 +300,13 @@ export class Run {
     if (this.#programStart === undefined) return;
     clearTimeout(this.#programStart);
     this.#programStart = undefined;
-    this.#end.programStarted();
+    this.#clocks.programStarted();
   }
 
   async #answerCall(message: CallMessage): Promise<void> {
     const dispatch = this.#spec.dispatch;
     const tool = message.tool;
-    this.#end.beginHostWait();
+    this.#clocks.beginHostWait();
     let envelope: string;
     try {
       if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
@@ -264,7 +320,7 @@ export class Run {
     } catch (error) {
       envelope = encodeErrorEnvelope(messageOf(error));
     } finally {
-      this.#end.endHostWait();
+      this.#clocks.endHostWait();
     }
     // Checked before anything is sent: the sandbox never receives a result over the cap.
     const size = Buffer.byteLength(envelope, 'utf8');
@@ -278,13 +334,13 @@ export class Run {
     const outbound = this.#spec.outbound;
     if (this.#ending === 'ended' || typeof outbound !== 'function')
       return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
-    this.#end.beginHostWait();
+    this.#clocks.beginHostWait();
     try {
       return await replyFrame(await outbound(request), this.#spec.limits.maxResponseBodyBytes);
     } catch (error) {
       return { head: { ok: false, error: messageOf(error) }, body: new Uint8Array() };
     } finally {
-      this.#end.endHostWait();
+      this.#clocks.endHostWait();
     }
   }
 
@@ -333,37 +389,52 @@ export class Run {
     }
   }
 
-  /** A run that did not end with its own outcome: the text of what ended it, or its rejection. */
+  /**
+   * A run that did not end with its own outcome: the ending the table chose, with its data, and its
+   * text (composed once, ending-text.ts), or its rejection.
+   */
   #failure(
     result: Exclude<EndingResult, 'outcome'>,
     details: EndingDetails,
   ): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
     if (result === 'disposed') return details.disposed!;
-    const failed = (error: string, logs: LogEntry[] = []) => ({
-      result: { result: undefined, error, logs },
-      retained: false,
-    });
+    if (result === 'EXECUTION_CANCELLED') return this.#cancellation!;
+    const ending = this.#endingOf(result, details);
+    // A bound's text comes with the lines the sandbox's answer brought; a cap's with none.
+    const logs = ending.code === 'EXECUTION_TIMEOUT' || ending.code === 'CPU_TIMEOUT' ? (details.logs ?? []) : [];
+    return { result: { result: undefined, error: endingText(ending), logs, ending }, retained: false };
+  }
+
+  /** The ending the table chose, with what it names: the run's bounds, or what the event brought. */
+  #endingOf(
+    code: Exclude<EndingResult, 'outcome' | 'disposed' | 'EXECUTION_CANCELLED'>,
+    details: EndingDetails,
+  ): RunEnding {
     const spec = this.#spec;
-    switch (result) {
-      case 'timeout':
-        return failed(ExecutionTimeoutError.format(spec.timeout), details.logs);
-      case 'cpuTimeout':
-        return failed(
-          spec.cpuTimeout === null ? ExecutionTimeoutError.format(spec.timeout) : formatCpuTimeout(spec.cpuTimeout),
-          details.logs,
-        );
-      case 'outOfMemory':
-        return failed(isolateText.outOfMemory(spec.heapLimitMb));
-      case 'memoryLimit':
-        return failed(isolateText.memoryLimit(spec.memoryLimitMb));
-      case 'outputTooLarge':
-        return failed(isolateText.processOutputTooLarge(spec.limits.maxProcessOutputBytes));
-      case 'programStartTimeout':
-        return failed(isolateText.programStartTimedOut(spec.programStartTimeoutMs));
-      case 'requestTooLarge':
-      case 'overBudget':
-      case 'processEnded':
-        return failed(details.error!);
+    switch (code) {
+      case 'EXECUTION_TIMEOUT':
+        return { code, timeout: spec.timeout };
+      case 'CPU_TIMEOUT':
+        // Only a run with a CPU bound spends one; without, it is its wall-clock bound.
+        return spec.cpuTimeout === null
+          ? { code: 'EXECUTION_TIMEOUT', timeout: spec.timeout }
+          : { code, cpuTimeout: spec.cpuTimeout };
+      case 'PROGRAM_START_TIMEOUT':
+        return { code, programStartTimeoutMs: spec.programStartTimeoutMs };
+      case 'REQUEST_TOO_LARGE':
+        return { code, bytes: details.requestBytes!, maxRequestBytes: spec.limits.maxRequestBytes };
+      case 'OUT_OF_MEMORY':
+        return { code, heapLimitMb: spec.heapLimitMb };
+      case 'MEMORY_LIMIT':
+        return { code, memoryLimitMb: spec.memoryLimitMb };
+      case 'OUTPUT_TOO_LARGE':
+        return { code, maxProcessOutputBytes: spec.limits.maxProcessOutputBytes };
+      case 'MEMORY_BUDGET':
+        return { code, ...details.budget! };
+      case 'TENANT_SHARE_RECLAIMED':
+        return { code, ...details.share! };
+      case 'PROCESS_ENDED':
+        return { code, exitCode: details.exit!.code, signal: details.exit!.signal };
     }
   }
 
@@ -374,7 +445,7 @@ export class Run {
     // started, reads as unknown.
     clearTimeout(this.#programStart);
     this.#programStart = undefined;
-    this.#cpuMs = this.#end.stop();
+    this.#cpuMs = this.#clocks.stop();
     this.#releaseMemoryGuard?.();
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }

@@ -67,11 +67,17 @@ describe('the tenant level', () => {
       await waitFor(() => held.waiting() === 1, 'the first program to reach its tool');
       const spin = executor.execute({ code: 'async () => { for (;;) {} }', timeout: 300, tenant: 'A' });
       await waitFor(() => busyPids(executor).size === 1 && executor.stats().states.busy === 1, 'the spin to join');
-      expect(await spin).toEqual({ result: undefined, error: ExecutionTimeoutError.format(300), logs: [] });
+      expect(await spin).toEqual({
+        result: undefined,
+        error: ExecutionTimeoutError.format(300),
+        ending: { code: 'EXECUTION_TIMEOUT', timeout: 300 },
+        logs: [],
+      });
       held.open();
       // What the level gives up: the spin's member ended under the other run, which says so at once.
       const other = await waiting;
       expect(other.error).toMatch(/^The sandbox process ended during the execution/);
+      expect(other.ending?.code).toBe('PROCESS_ENDED');
     } finally {
       await executor.dispose();
     }

@@ -62,7 +62,12 @@ describe('a delegated cgroup', () => {
         providers: [{ name: 'host', tools: ['block'] }],
         dispatch,
       });
-      expect(outcome).toEqual({ result: undefined, error: isolateText.memoryLimit(300), logs: [] });
+      expect(outcome).toEqual({
+        result: undefined,
+        error: isolateText.memoryLimit(300),
+        ending: { code: 'MEMORY_LIMIT', memoryLimitMb: 300 },
+        logs: [],
+      });
       await waitFor(() => !isAlive(pid), 'the killed member to end');
       expect(await executor.execute({ code: 'async () => "next"' })).toMatchObject({ result: 'next' });
     } finally {

@@ -48,7 +48,12 @@ describe('100 waiting programs beside 4 spinning ones', () => {
       const outcomes = await Promise.all(Array.from({ length: WAITING }, (_, index) => waiting(index)));
       expect(outcomes).toEqual(Array.from({ length: WAITING }, (_, index) => ({ result: [index, 3], logs: [] })));
       expect(await Promise.all(spins)).toEqual(
-        Array.from({ length: SPINNING }, () => ({ result: undefined, error: formatCpuTimeout(1_000), logs: [] })),
+        Array.from({ length: SPINNING }, () => ({
+          result: undefined,
+          error: formatCpuTimeout(1_000),
+          ending: { code: 'CPU_TIMEOUT', cpuTimeout: 1_000 },
+          logs: [],
+        })),
       );
       const { ends, queued } = executor.stats();
       expect(queued).toBe(0);

@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { isolateText } from '../../../../src/isolate/contract/texts.js';
-import { RunClock } from '../../../../src/isolate/host/run/run-end.js';
+import { RunClock } from '../../../../src/isolate/host/run/run-clocks.js';
 import { IsolateExecutor, type RunReport } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../../../src/protocol/errors.js';
@@ -41,6 +41,31 @@ describe('a spin', () => {
       // The spinning process was killed, and the next run gets a fresh one.
       await waitFor(() => executor.stats().ends.killed === 1, 'the spinning process to end');
       await expect(executor.execute({ code: 'async () => "next"' })).resolves.toMatchObject({ result: 'next' });
+    } finally {
+      await executor.dispose();
+    }
+  });
+
+  it('cancelled through its signal, is still reported with the CPU time it spent; one aborted before it ran is not', async () => {
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
+    const reports = reportsOf(executor);
+    try {
+      const before = new AbortController();
+      before.abort();
+      await expect(executor.execute({ code: SPIN }, { signal: before.signal })).rejects.toMatchObject({
+        code: 'EXECUTION_CANCELLED',
+      });
+      const controller = new AbortController();
+      const spinning = executor.execute({ code: SPIN, timeout: FAR_OFF }, { signal: controller.signal });
+      // Long enough to spend CPU time in its program, whatever the load.
+      await waitFor(() => executor.stats().members.some((member) => member.busy), 'the spin to run');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      controller.abort();
+      await expect(spinning).rejects.toMatchObject({ code: 'EXECUTION_CANCELLED' });
+      await waitFor(() => reports.length > 0, 'the cancelled run to be reported');
+      expect(reports).toHaveLength(1);
+      expect(reports[0]!.kind).toBe('execute');
+      if (process.platform === 'linux') expect(reports[0]!.cpuMs).toBeGreaterThan(0);
     } finally {
       await executor.dispose();
     }

@@ -26,6 +26,7 @@ const EVENTS: EndingEvent[] = [
   'start',
   'requestTooLarge',
   'timeout',
+  'programStart',
   'cpu',
   'cancel',
   'doneInTime',
@@ -36,7 +37,10 @@ const EVENTS: EndingEvent[] = [
   'memory',
   'output',
   'budget',
+  'reclaim',
   'died',
+  'diedAtMemoryLimit',
+  'diedOutOfHeap',
   'dispose',
 ];
 
@@ -47,52 +51,65 @@ const settle = (result: EndingResult, process: ProcessFate): EndingStep => ({
 
 /** A cap ends the process at once and is reported as itself, whatever the run was doing. */
 const CAPS: [EndingEvent, EndingStep][] = [
-  ['heap', settle('outOfMemory', 'killed')],
-  ['memory', settle('memoryLimit', 'killed')],
-  ['output', settle('outputTooLarge', 'killed')],
-  ['budget', settle('overBudget', 'killed')],
+  ['heap', settle('OUT_OF_MEMORY', 'killed')],
+  ['memory', settle('MEMORY_LIMIT', 'killed')],
+  ['output', settle('OUTPUT_TOO_LARGE', 'killed')],
+  ['budget', settle('MEMORY_BUDGET', 'killed')],
+  ['reclaim', settle('TENANT_SHARE_RECLAIMED', 'killed')],
+];
+
+/** Once the run is given up, its process's death, whatever its cause, is reported as the bound. */
+const deathsAt = (state: EndingState, result: EndingResult): [EndingState, EndingEvent, EndingStep][] => [
+  [state, 'died', settle(result, 'dead')],
+  [state, 'diedAtMemoryLimit', settle(result, 'dead')],
+  [state, 'diedOutOfHeap', settle(result, 'dead')],
 ];
 
 /** Every transition the table must accept; each is a test. */
 const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ['unstarted', 'start', { to: 'running', verdict: { do: 'start' } }],
-  ['unstarted', 'cancel', settle('timeout', 'keep')],
-  ['unstarted', 'budget', settle('overBudget', 'killed')],
+  ['unstarted', 'cancel', settle('EXECUTION_CANCELLED', 'keep')],
+  ['unstarted', 'budget', settle('MEMORY_BUDGET', 'killed')],
+  ['unstarted', 'reclaim', settle('TENANT_SHARE_RECLAIMED', 'killed')],
   ['unstarted', 'dispose', settle('disposed', 'keep')],
 
-  ['running', 'requestTooLarge', settle('requestTooLarge', 'keep')],
+  ['running', 'requestTooLarge', settle('REQUEST_TOO_LARGE', 'keep')],
+  ['running', 'programStart', settle('PROGRAM_START_TIMEOUT', 'killed')],
   ['running', 'timeout', { to: 'givingUpAtTimeout', verdict: { do: 'giveUp', raceMayWin: true } }],
   ['running', 'cpu', { to: 'givingUpAtCpu', verdict: { do: 'giveUp', raceMayWin: false } }],
-  ['running', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'giveUp', raceMayWin: false } }],
+  ['running', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp: true } }],
   ['running', 'doneInTime', settle('outcome', 'keep')],
   ['running', 'doneAfterDeadline', settle('outcome', 'keep')],
   ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['running', event, step]),
-  ['running', 'died', settle('processEnded', 'dead')],
+  ['running', 'died', settle('PROCESS_ENDED', 'dead')],
+  ['running', 'diedAtMemoryLimit', settle('MEMORY_LIMIT', 'dead')],
+  ['running', 'diedOutOfHeap', settle('OUT_OF_MEMORY', 'dead')],
   ['running', 'dispose', settle('disposed', 'keep')],
 
-  ['givingUpAtTimeout', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'nothing' } }],
+  ['givingUpAtTimeout', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp: false } }],
   ['givingUpAtTimeout', 'doneInTime', settle('outcome', 'keep')],
-  ['givingUpAtTimeout', 'doneAfterDeadline', settle('timeout', 'retire')],
-  ['givingUpAtTimeout', 'cancelled', settle('timeout', 'retire')],
-  ['givingUpAtTimeout', 'spinning', settle('timeout', 'kill')],
+  ['givingUpAtTimeout', 'doneAfterDeadline', settle('EXECUTION_TIMEOUT', 'retire')],
+  ['givingUpAtTimeout', 'cancelled', settle('EXECUTION_TIMEOUT', 'retire')],
+  ['givingUpAtTimeout', 'spinning', settle('EXECUTION_TIMEOUT', 'kill')],
   ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAtTimeout', event, step]),
-  ['givingUpAtTimeout', 'died', settle('timeout', 'dead')],
+  ...deathsAt('givingUpAtTimeout', 'EXECUTION_TIMEOUT'),
   ['givingUpAtTimeout', 'dispose', settle('disposed', 'keep')],
 
-  ['givingUpAtCpu', 'doneInTime', settle('cpuTimeout', 'retire')],
-  ['givingUpAtCpu', 'doneAfterDeadline', settle('cpuTimeout', 'retire')],
-  ['givingUpAtCpu', 'cancelled', settle('cpuTimeout', 'retire')],
-  ['givingUpAtCpu', 'spinning', settle('cpuTimeout', 'kill')],
+  ['givingUpAtCpu', 'cancel', { to: 'givingUpAbandoned', verdict: { do: 'abandon', giveUp: false } }],
+  ['givingUpAtCpu', 'doneInTime', settle('CPU_TIMEOUT', 'retire')],
+  ['givingUpAtCpu', 'doneAfterDeadline', settle('CPU_TIMEOUT', 'retire')],
+  ['givingUpAtCpu', 'cancelled', settle('CPU_TIMEOUT', 'retire')],
+  ['givingUpAtCpu', 'spinning', settle('CPU_TIMEOUT', 'kill')],
   ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAtCpu', event, step]),
-  ['givingUpAtCpu', 'died', settle('cpuTimeout', 'dead')],
+  ...deathsAt('givingUpAtCpu', 'CPU_TIMEOUT'),
   ['givingUpAtCpu', 'dispose', settle('disposed', 'keep')],
 
-  ['givingUpAbandoned', 'doneInTime', settle('timeout', 'retire')],
-  ['givingUpAbandoned', 'doneAfterDeadline', settle('timeout', 'retire')],
-  ['givingUpAbandoned', 'cancelled', settle('timeout', 'retire')],
-  ['givingUpAbandoned', 'spinning', settle('timeout', 'kill')],
+  ['givingUpAbandoned', 'doneInTime', settle('EXECUTION_CANCELLED', 'retire')],
+  ['givingUpAbandoned', 'doneAfterDeadline', settle('EXECUTION_CANCELLED', 'retire')],
+  ['givingUpAbandoned', 'cancelled', settle('EXECUTION_CANCELLED', 'retire')],
+  ['givingUpAbandoned', 'spinning', settle('EXECUTION_CANCELLED', 'kill')],
   ...CAPS.map(([event, step]): [EndingState, EndingEvent, EndingStep] => ['givingUpAbandoned', event, step]),
-  ['givingUpAbandoned', 'died', settle('timeout', 'dead')],
+  ...deathsAt('givingUpAbandoned', 'EXECUTION_CANCELLED'),
   ['givingUpAbandoned', 'dispose', settle('disposed', 'keep')],
 ];
 
@@ -127,25 +144,36 @@ describe('the ending table', () => {
     for (const event of EVENTS) expect(stepEnding('ended', event)).toEqual({ to: 'ended', verdict: { do: 'nothing' } });
   });
 
-  it('gives a run up once: a second bound, or a second cancel, sends no second cancel', () => {
+  it('gives a run up once: a second bound, or a cancel after one, sends no second cancel', () => {
     const steps = walk(['start', 'timeout', 'cpu', 'timeout', 'cancel', 'cancel']);
-    expect(steps.map((step) => step.verdict.do)).toEqual([
-      'start',
-      'giveUp',
-      'nothing',
-      'nothing',
-      'nothing',
-      'nothing',
+    expect(steps.map((step) => step.verdict)).toEqual([
+      { do: 'start' },
+      { do: 'giveUp', raceMayWin: true },
+      { do: 'nothing' },
+      { do: 'nothing' },
+      { do: 'abandon', giveUp: false },
+      { do: 'nothing' },
     ]);
+  });
+
+  it('answers a caller that went away at once, in every state where its run is not over, and only once', () => {
+    for (const state of STATES.filter((state) => state !== 'ended' && state !== 'givingUpAbandoned')) {
+      const { verdict } = stepEnding(state, 'cancel');
+      const answered =
+        verdict.do === 'abandon' || (verdict.do === 'settle' && verdict.result === 'EXECUTION_CANCELLED');
+      expect(answered, state).toBe(true);
+    }
+    expect(stepEnding('givingUpAbandoned', 'cancel').verdict).toEqual({ do: 'nothing' });
   });
 
   it('lets the race win at the wall-clock bound, but not once the caller has gone away too', () => {
     expect(walk(['start', 'timeout', 'doneInTime']).at(-1)).toEqual(settle('outcome', 'keep'));
-    expect(walk(['start', 'timeout', 'cancel', 'doneInTime']).at(-1)).toEqual(settle('timeout', 'retire'));
+    expect(walk(['start', 'timeout', 'cancel', 'doneInTime']).at(-1)).toEqual(settle('EXECUTION_CANCELLED', 'retire'));
   });
 
-  it('keeps the bound that ended the run: a cancel after the CPU bound still reports the CPU bound', () => {
-    expect(walk(['start', 'cpu', 'cancel', 'cancelled']).at(-1)).toEqual(settle('cpuTimeout', 'retire'));
+  it('keeps the bound that ended the run while its caller waits: the CPU bound, unless the caller goes away first', () => {
+    expect(walk(['start', 'cpu', 'cancelled']).at(-1)).toEqual(settle('CPU_TIMEOUT', 'retire'));
+    expect(walk(['start', 'cpu', 'cancel', 'cancelled']).at(-1)).toEqual(settle('EXECUTION_CANCELLED', 'retire'));
   });
 
   it('refuses a `cancelled` while nothing has given the run up', () => {
@@ -155,11 +183,11 @@ describe('the ending table', () => {
   it('settles once: the death that follows a cap, or a reply that follows the spin, is refused', () => {
     expect(walk(['start', 'heap', 'died']).map((step) => step.verdict)).toEqual([
       { do: 'start' },
-      { do: 'settle', result: 'outOfMemory', process: 'killed' },
+      { do: 'settle', result: 'OUT_OF_MEMORY', process: 'killed' },
       { do: 'nothing' },
     ]);
     expect(walk(['start', 'cancel', 'spinning', 'cancelled', 'doneInTime']).slice(2)).toEqual([
-      settle('timeout', 'kill'),
+      settle('EXECUTION_CANCELLED', 'kill'),
       { to: 'ended', verdict: { do: 'nothing' } },
       { to: 'ended', verdict: { do: 'nothing' } },
     ]);

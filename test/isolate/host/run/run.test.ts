@@ -104,25 +104,29 @@ afterEach(() => {
   for (const run of runs.splice(0)) run.abort(new ExecutorError('EXECUTOR_DISPOSED', 'test over'));
 });
 
+const SPEC: RunSpec = {
+  id: 'r1',
+  start: START,
+  timeout: 60_000,
+  cpuTimeout: null,
+  countHostWaits: false,
+  turnGraceMs: 3_000,
+  dispatch: null,
+  outbound: null,
+  retain: false,
+  heapLimitMb: 64,
+  memoryLimitMb: 128,
+  limits: LIMITS,
+  programStartTimeoutMs: 10_000,
+};
+
+/** What the caller that went away is answered with (composed by the executor: cancellation.ts). */
+const CANCELLED = new ExecutorError('EXECUTION_CANCELLED', 'cancelled');
+
 /** A run handed to a fake process whose program starts at once (its `started`), unless `started` is false. */
 function startRun(spec: Partial<RunSpec> = {}, started = true) {
   const sandbox = new FakeProcess();
-  const run = new Run(sandbox as unknown as SandboxProcess, {
-    id: 'r1',
-    start: START,
-    timeout: 60_000,
-    cpuTimeout: null,
-    countHostWaits: false,
-    turnGraceMs: 3_000,
-    dispatch: null,
-    outbound: null,
-    retain: false,
-    heapLimitMb: 64,
-    memoryLimitMb: 128,
-    limits: LIMITS,
-    programStartTimeoutMs: 10_000,
-    ...spec,
-  });
+  const run = new Run(sandbox as unknown as SandboxProcess, { ...SPEC, ...spec });
   runs.push(run);
   run.start();
   if (started) sandbox.onMessage({ t: 'started', run: 'r1' });
@@ -142,7 +146,7 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
   }
 }
 
-const exit = { code: 1, signal: null, stderr: '', oomKilled: false };
+const exit = { code: 1, signal: null, stderr: '', oomKilled: false, heapExhausted: false };
 
 describe("an execution's clock starts with its program", () => {
   it("counts its timeout from the program's start, not from the hand-off while its process loads it", async () => {
@@ -178,7 +182,12 @@ describe("an execution's clock starts with its program", () => {
   it('ends a run whose program does not start within programStartTimeoutMs with its text, and kills the process', async () => {
     const { sandbox, run } = startRun({ programStartTimeoutMs: 30 }, false);
     const outcome = await run.outcome;
-    expect(outcome.result).toEqual({ result: undefined, error: isolateText.programStartTimedOut(30), logs: [] });
+    expect(outcome.result).toEqual({
+      result: undefined,
+      error: isolateText.programStartTimedOut(30),
+      ending: { code: 'PROGRAM_START_TIMEOUT', programStartTimeoutMs: 30 },
+      logs: [],
+    });
     expect(run.fate).toBe('killed');
     expect(sandbox.cancels()).toEqual([]);
   });
@@ -220,22 +229,47 @@ describe('Run', () => {
     expect((await run.outcome).result).toEqual({
       result: undefined,
       error: ExecutionTimeoutError.format(10),
+      ending: { code: 'EXECUTION_TIMEOUT', timeout: 10 },
       logs: [{ level: 'warn', message: 'so far' }],
     });
     expect(run.fate).toBe('retire');
   });
 
-  it('counts a done after the bound and after its caller went away as a timeout, and releases what it retained', async () => {
+  it('answers a caller that went away after the bound with its cancellation at once, and releases what the run retained', async () => {
     const { sandbox, run } = startRun({ timeout: 10, retain: true });
     await until(() => sandbox.cancels().length > 0, 2_000);
-    run.cancel();
+    run.cancel(CANCELLED);
+    // Answered before the process is: the give-up is already sent, so no second cancel.
+    await expect(run.answer).rejects.toBe(CANCELLED);
     expect(sandbox.cancels()).toHaveLength(1);
     sandbox.onMessage(done(true));
-    const outcome = await run.outcome;
-    expect(outcome.result.error).toBe(ExecutionTimeoutError.format(10));
-    expect(outcome.retained).toBe(false);
+    // The race's win no longer counts: the run is the caller's cancellation, and its process retired.
+    await expect(run.outcome).rejects.toBe(CANCELLED);
     expect(sandbox.sent.at(-1)).toEqual({ t: 'release', exec: 'r1' });
     expect(run.fate).toBe('retire');
+  });
+
+  it('answers a caller that goes away while the run runs at once, gives the run up with no race to win, and settles its process after', async () => {
+    const { sandbox, run } = startRun();
+    run.cancel(CANCELLED);
+    await expect(run.answer).rejects.toBe(CANCELLED);
+    expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
+    expect(run.fate).toBe('keep');
+    sandbox.onMessage({ t: 'cancelled', run: 'r1', logs: [] });
+    await expect(run.outcome).rejects.toBe(CANCELLED);
+    expect(run.fate).toBe('retire');
+  });
+
+  it('ends a run whose caller went away before it started, sending nothing and keeping its process', async () => {
+    const sandbox = new FakeProcess();
+    const run = new Run(sandbox as unknown as SandboxProcess, SPEC);
+    run.cancel(CANCELLED);
+    run.start();
+    await expect(run.answer).rejects.toBe(CANCELLED);
+    await expect(run.outcome).rejects.toBe(CANCELLED);
+    expect(sandbox.sent).toEqual([]);
+    expect(run.started).toBe(false);
+    expect(run.fate).toBe('keep');
   });
 
   it('past its CPU bound, gives up with no race to win and answers with the CPU text', async () => {
@@ -244,57 +278,123 @@ describe('Run', () => {
     await until(() => sandbox.cancels().length > 0, 2_000);
     expect(sandbox.cancels()).toEqual([{ t: 'cancel', run: 'r1', raceMayWin: false }]);
     sandbox.onMessage(done(true));
-    expect((await run.outcome).result.error).toBe(formatCpuTimeout(30));
+    const { result } = await run.outcome;
+    expect(result.error).toBe(formatCpuTimeout(30));
+    expect(result.ending).toEqual({ code: 'CPU_TIMEOUT', cpuTimeout: 30 });
     expect(run.fate).toBe('retire');
   });
 
-  it('kills a process that spins through its grace, and reports the bound', async () => {
+  it("kills a process that spins through its grace, and reports the caller's cancellation", async () => {
     const { sandbox, run } = startRun();
     sandbox.cpu = undefined;
-    run.cancel();
-    const outcome = await run.outcome;
-    expect(outcome.result.error).toBe(ExecutionTimeoutError.format(60_000));
+    run.cancel(CANCELLED);
+    await expect(run.outcome).rejects.toBe(CANCELLED);
     expect(run.fate).toBe('kill');
     // The pool kills it as the run hands it back, not the run.
     expect(sandbox.kills).toBe(0);
   });
 
   it.each([
-    ['heap', (sandbox: FakeProcess) => sandbox.heapFull!(), isolateText.outOfMemory(64)],
-    ['memory', (sandbox: FakeProcess) => sandbox.memoryExceeded!(), isolateText.memoryLimit(128)],
-    ['output', (sandbox: FakeProcess) => sandbox.outputFlood!(), isolateText.processOutputTooLarge(4096)],
+    [
+      'heap',
+      (sandbox: FakeProcess) => sandbox.heapFull!(),
+      isolateText.outOfMemory(64),
+      { code: 'OUT_OF_MEMORY', heapLimitMb: 64 },
+    ],
+    [
+      'memory',
+      (sandbox: FakeProcess) => sandbox.memoryExceeded!(),
+      isolateText.memoryLimit(128),
+      { code: 'MEMORY_LIMIT', memoryLimitMb: 128 },
+    ],
+    [
+      'output',
+      (sandbox: FakeProcess) => sandbox.outputFlood!(),
+      isolateText.processOutputTooLarge(4096),
+      { code: 'OUTPUT_TOO_LARGE', maxProcessOutputBytes: 4096 },
+    ],
   ])(
     'ends at the %s cap, even while given up: kills its process at once, reports the cap, and a death after it changes nothing',
-    async (_cap, pass, text) => {
+    async (_cap, pass, text, ending) => {
       const { sandbox, run } = startRun();
-      run.cancel();
+      run.cancel(CANCELLED);
       pass(sandbox);
       expect(sandbox.kills).toBe(1);
       sandbox.ended!({ intended: true, exit });
-      expect((await run.outcome).result).toEqual({ result: undefined, error: text, logs: [] });
+      expect((await run.outcome).result).toEqual({ result: undefined, error: text, ending, logs: [] });
       expect(run.fate).toBe('killed');
     },
   );
 
-  it('ends over the memory budget with the budget text it is given', async () => {
-    const { sandbox, run } = startRun();
-    run.endOverBudget('over the budget');
-    expect(sandbox.kills).toBe(1);
-    expect((await run.outcome).result.error).toBe('over the budget');
-    expect(run.fate).toBe('killed');
+  it("ends over the memory budget, or for another tenant's share, with the pool's account as data and its text", async () => {
+    const budget = startRun();
+    budget.run.endOverBudget({ usedMb: 300.4, budgetMb: 256, memberMb: 120.6 });
+    expect(budget.sandbox.kills).toBe(1);
+    expect((await budget.run.outcome).result).toEqual({
+      result: undefined,
+      error: isolateText.memoryBudget(300.4, 256, 120.6),
+      ending: { code: 'MEMORY_BUDGET', usedMb: 300.4, budgetMb: 256, memberMb: 120.6 },
+      logs: [],
+    });
+    expect(budget.run.fate).toBe('killed');
+
+    const share = startRun();
+    share.run.endForTenantShare({ heldMb: 200, shareMb: 128, percent: 50 });
+    expect(share.sandbox.kills).toBe(1);
+    expect((await share.run.outcome).result).toEqual({
+      result: undefined,
+      error: isolateText.tenantShareReclaimed(200, 128, 50),
+      ending: { code: 'TENANT_SHARE_RECLAIMED', heldMb: 200, shareMb: 128, percent: 50 },
+      logs: [],
+    });
+    expect(share.run.fate).toBe('killed');
   });
 
   it('reports a process that died as its death, or, once the run is given up, as the bound', async () => {
     const running = startRun();
     running.sandbox.ended!({ intended: false, exit });
-    expect((await running.run.outcome).result.error).toBe(isolateText.processEnded(isolateText.exitStatus(1, null)));
+    expect((await running.run.outcome).result).toEqual({
+      result: undefined,
+      error: isolateText.processEnded(isolateText.exitStatus(1, null)),
+      ending: { code: 'PROCESS_ENDED', exitCode: 1, signal: null },
+      logs: [],
+    });
     expect(running.run.fate).toBe('dead');
 
-    const givenUp = startRun();
-    givenUp.run.cancel();
+    const givenUp = startRun({ timeout: 10 });
+    await until(() => givenUp.sandbox.cancels().length > 0, 2_000);
     givenUp.sandbox.ended!({ intended: false, exit });
-    expect((await givenUp.run.outcome).result.error).toBe(ExecutionTimeoutError.format(60_000));
+    expect((await givenUp.run.outcome).result.error).toBe(ExecutionTimeoutError.format(10));
     expect(givenUp.run.fate).toBe('dead');
+
+    const abandoned = startRun();
+    abandoned.run.cancel(CANCELLED);
+    abandoned.sandbox.ended!({ intended: false, exit });
+    await expect(abandoned.run.outcome).rejects.toBe(CANCELLED);
+    expect(abandoned.run.fate).toBe('dead');
+  });
+
+  it.each([
+    ['the kernel ended it at its cgroup cap', { oomKilled: true }, { code: 'MEMORY_LIMIT', memoryLimitMb: 128 }],
+    ['V8 aborted it, its heap exhausted', { heapExhausted: true }, { code: 'OUT_OF_MEMORY', heapLimitMb: 64 }],
+  ])(
+    'reports a death whose cause its process tells (%s) as that cap, by data, whatever its stderr says',
+    async (_cause, told, ending) => {
+      const { sandbox, run } = startRun();
+      sandbox.ended!({ intended: false, exit: { ...exit, stderr: 'something else entirely', ...told } });
+      const { result } = await run.outcome;
+      expect(result.ending).toEqual(ending);
+      expect(result.error).toBe(
+        ending.code === 'MEMORY_LIMIT' ? isolateText.memoryLimit(128) : isolateText.outOfMemory(64),
+      );
+      expect(run.fate).toBe('dead');
+    },
+  );
+
+  it("does not read a cap from a death's stderr: an exit the process tells no cause of is its exit", async () => {
+    const { sandbox, run } = startRun();
+    sandbox.ended!({ intended: false, exit: { ...exit, stderr: 'FATAL ERROR: Reached heap limit' } });
+    expect((await run.outcome).result.ending).toEqual({ code: 'PROCESS_ENDED', exitCode: 1, signal: null });
   });
 
   it('refuses a request over its cap before sending it, and keeps the process', async () => {
@@ -303,6 +403,7 @@ describe('Run', () => {
     const outcome = await run.outcome;
     const size = Buffer.byteLength(channelGrammar.encodeHostMessage(START), 'utf8');
     expect(outcome.result.error).toBe(isolateText.requestTooLarge(size, 10));
+    expect(outcome.result.ending).toEqual({ code: 'REQUEST_TOO_LARGE', bytes: size, maxRequestBytes: 10 });
     expect(outcome.cpuMs).toBeUndefined();
     expect(run.fate).toBe('keep');
   });
@@ -312,7 +413,8 @@ describe('Run', () => {
     const disposed = new ExecutorError('EXECUTOR_DISPOSED', 'disposed');
     run.abort(disposed);
     await expect(run.outcome).rejects.toBe(disposed);
-    run.cancel();
+    await expect(run.answer).rejects.toBe(disposed);
+    run.cancel(CANCELLED);
     sandbox.onMessage(done(true));
     sandbox.onMessage({ t: 'call', run: 'r1', ask: 7, provider: 'codemode', tool: 'search', args: '' });
     expect(sandbox.sent.map((message) => message.t)).toEqual(['run', 'answer']);

@@ -1,6 +1,6 @@
 /**
- * How a run ends, its clocks (the host's half; the sandbox's is workerd/run-race.ts, the state
- * machine that decides is run-ending.ts). They tell the run when a bound is spent: its wall-clock
+ * The clocks of a run (the state machine that decides how it ends is run-ending.ts; the sandbox's
+ * own clock is workerd/run-race.ts's race). They tell the run when a bound is spent: its wall-clock
  * bound (`timeout`, kept by the run clock), or its CPU-time bound (`cpuTimeout`, a CPU watch over
  * the whole run). When the run is given up, they ask the supervisor to give it up (`cancel`, whose
  * `raceMayWin` says the sandbox's race may still prove a win), give the process a grace period to
@@ -43,13 +43,13 @@ export interface RunBounds {
   turnGraceMs: number;
 }
 
-/** The run's process, as the ending of a run uses it. */
-export interface EndingProcess extends CpuTimed {
+/** The run's process, as its clocks use it. */
+export interface ClockedProcess extends CpuTimed {
   send(message: CancelMessage): void;
 }
 
 /** What the clocks tell the run (each is an event of run-ending.ts). */
-export interface RunEndEvents {
+export interface RunClockEvents {
   /** A bound is spent: the wall clock's (`timeout`) or the CPU time's (`cpu`). */
   expired(bound: 'timeout' | 'cpu'): void;
   /** The process did not answer `cancel` within its grace, and spins. */
@@ -60,17 +60,17 @@ export interface RunEndEvents {
  * The clocks of one run: its bounds' clocks, and the give-up with its grace. They hold no verdict
  * of their own: each thing they see is an event the run feeds to run-ending.ts.
  */
-export class RunEnd {
-  readonly #process: EndingProcess;
+export class RunClocks {
+  readonly #process: ClockedProcess;
   readonly #run: string;
-  readonly #events: RunEndEvents;
+  readonly #events: RunClockEvents;
   readonly #clock: RunClock;
   /** Over the whole run: its process's CPU time from the start, against `cpuTimeout` when set. */
   readonly #cpu: CpuWatch;
   readonly #turnGraceMs: number;
   #grace: NodeJS.Timeout | undefined;
 
-  constructor(sandbox: EndingProcess, run: string, bounds: RunBounds, events: RunEndEvents) {
+  constructor(sandbox: ClockedProcess, run: string, bounds: RunBounds, events: RunClockEvents) {
     this.#process = sandbox;
     this.#run = run;
     this.#events = events;

@@ -1,12 +1,12 @@
 /**
- * The clocks of how a run ends (src/isolate/host/run/run-end.ts), without workerd: a fake process
+ * The clocks of how a run ends (src/isolate/host/run/run-clocks.ts), without workerd: a fake process
  * whose CPU time the test sets, and which records what the host sends it. Every bound is tens of
  * milliseconds, and every wait is bounded. What the run does with what they report is the table's
  * (run-ending.test.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CancelMessage } from '../../../../src/isolate/contract/messages.js';
-import { type RunBounds, RunEnd } from '../../../../src/isolate/host/run/run-end.js';
+import { type RunBounds, RunClocks } from '../../../../src/isolate/host/run/run-clocks.js';
 
 class FakeProcess {
   cpu: number | undefined = 0;
@@ -35,7 +35,7 @@ class FakeProcess {
   }
 }
 
-const ends: RunEnd[] = [];
+const ends: RunClocks[] = [];
 const processes: FakeProcess[] = [];
 
 afterEach(() => {
@@ -47,7 +47,7 @@ function runEnd(bounds: Partial<RunBounds>) {
   const sandbox = new FakeProcess();
   processes.push(sandbox);
   const events = { expired: [] as string[], spinning: 0 };
-  const end = new RunEnd(
+  const end = new RunClocks(
     sandbox,
     'r1',
     { timeout: 30, cpuTimeout: null, countHostWaits: false, turnGraceMs: 3_000, ...bounds },
@@ -65,7 +65,7 @@ async function until(condition: () => boolean, withinMs: number): Promise<void> 
   }
 }
 
-describe('RunEnd', () => {
+describe('RunClocks', () => {
   it("reports its wall-clock bound spent, and sends nothing of its own: giving up is the run's verdict", async () => {
     const { sandbox, events, end } = runEnd({ timeout: 30 });
     end.start();
