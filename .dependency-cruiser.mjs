@@ -56,10 +56,9 @@ const top = (names) => `^src/(${names.join('|')})/`;
 
 /**
  * How code outside src/isolate enters it: index.ts (the package's /isolate entry) and daemon.ts
- * (what the daemon reads beyond it). The daemon's connections still join the pool's tenancy
- * directly, until the tenant is a field of the request (issue 47).
+ * (what the daemon reads beyond it).
  */
-const ISOLATE_ENTRIES = '^src/isolate/((index|daemon)\\.ts|host/pool/tenancy\\.ts)$';
+const ISOLATE_ENTRIES = '^src/isolate/(index|daemon)\\.ts$';
 
 export default {
   forbidden: [

@@ -22,6 +22,7 @@ const KNOWN_OPTIONS: readonly string[] = everyKey<ExtendedExecuteOptions>({
   timeout: true,
   cpuTimeout: true,
   outbound: true,
+  tenant: true,
   record: true,
   onEvent: true,
   maxQueuedEvents: true,

@@ -52,14 +52,16 @@ export class CodemodeExecutor {
   readonly #native: Executor;
   readonly #maxCodeBytes: number;
   readonly #normalized: NormalizedCode;
+  readonly #tenant: string | undefined;
 
   constructor(native: Executor, options?: CodemodeExecutorOptions) {
     // Refused here rather than at the first execute(), where it would fail far from the mistake.
     assertNativeExecutor(native);
     this.#native = native;
     natives.set(this, native);
-    const { maxCodeBytes, normalizeCacheChars } = resolveCodemodeOptions(options);
+    const { maxCodeBytes, normalizeCacheChars, tenant } = resolveCodemodeOptions(options);
     this.#maxCodeBytes = maxCodeBytes;
+    this.#tenant = tenant;
     this.#normalized = new NormalizedCode(normalizeCacheChars);
   }
 
@@ -97,6 +99,8 @@ export class CodemodeExecutor {
     if (options?.timeout !== undefined) request.timeout = atLeastZero(options.timeout);
     if (options?.cpuTimeout !== undefined) request.cpuTimeout = options.cpuTimeout;
     if (options?.outbound !== undefined) request.outbound = options.outbound;
+    const tenant = options?.tenant ?? this.#tenant;
+    if (tenant !== undefined) request.tenant = tenant;
 
     // Recorded, the request's dispatch is wrapped here, above the native executor, whichever it is.
     const execute = async (native: ExecuteRequest): Promise<ExecuteResult> => {

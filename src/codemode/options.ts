@@ -37,6 +37,18 @@ const CODEMODE_SCHEMA = optionsSchema({
     rule: 'a whole number of characters, 0 to remember none, or undefined (1 Mi)',
     description: 'how many characters of code, with its normalized form, the executor remembers; 0 turns it off',
   }),
+  /**
+   * Who this executor's runs are for (the native request's `tenant`), unless a call names another:
+   * at `IsolateExecutor`'s tenant level (`pool.runsPerMember`) runs of one tenant may share a
+   * process, each in its own isolate, and runs of different tenants never do. Default: none.
+   */
+  tenant: option(v.pipe(v.string(), v.minLength(1)), {
+    type: 'string',
+    default: null,
+    rule: 'a non-empty string, or undefined (none)',
+    description:
+      "who the executor's runs are for (the native request's `tenant`), unless a call's `tenant` names another; at `IsolateExecutor`'s tenant level (`pool.runsPerMember`) runs of one tenant may share a process, each in its own isolate",
+  }),
 });
 
 /** What `new CodemodeExecutor(native, options?)` takes beside the native executor. */

@@ -46,6 +46,11 @@ export interface ExtendedExecuteOptions {
   cpuTimeout?: ExecuteRequest['cpuTimeout'] | undefined;
   outbound?: ExecuteRequest['outbound'] | undefined;
   /**
+   * Who the run is for, over the constructor's `tenant`: at `IsolateExecutor`'s tenant level
+   * (`pool.runsPerMember`) runs of one tenant may share a process, each in its own isolate.
+   */
+  tenant?: ExecuteRequest['tenant'] | undefined;
+  /**
    * Record the run (docs/observing.md): `true`, or `{maxBytes?, onRecord?}`. The result then
    * carries `record`, which `replay` runs again. Off by default: nothing is recorded unasked.
    */

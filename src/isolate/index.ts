@@ -7,7 +7,7 @@ export { SANDBOX_COMPATIBILITY_DATE, SANDBOX_COMPATIBILITY_FLAGS } from './contr
 export type { ConfinementOption } from './host/confinement/detect.js';
 export { CONFINEMENT_OPTIONS } from './host/confinement/detect.js';
 export type { ConfinementStats, IsolateExecutorStats } from './host/executor/executor-stats.js';
-export { IsolateExecutor } from './host/executor/isolate-executor.js';
+export { type IsolateCallOptions, IsolateExecutor } from './host/executor/isolate-executor.js';
 export type { RetainedClosedObserver } from './host/executor/retained-executions.js';
 export type { RunObserver, RunReport } from './host/executor/run-observers.js';
 export type { StartBreakdown, StartTimesStats } from './host/member/start-times.js';
@@ -38,3 +38,4 @@ export type {
   PoolStats,
   PoolStatsOptions,
 } from './host/pool/pool-stats.js';
+export { Tenancy, type TenantFrame } from './host/pool/tenancy.js';

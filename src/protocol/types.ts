@@ -80,6 +80,13 @@ export interface ExecuteRequest {
   outbound?: OutboundFetch | null | undefined;
   /** Keep the functions the run returns callable through `invokeHandle`, keyed by the returned `executionId`. */
   retainHandles?: boolean | undefined;
+  /**
+   * Who the execution runs for. At IsolateExecutor's tenant level (`pool.runsPerMember` above 1)
+   * executions of the same tenant may share a process, each in its own isolate; executions of
+   * different tenants never do. An executor without that level ignores it. A daemon sets it from
+   * its client's token.
+   */
+  tenant?: string | undefined;
 }
 
 /** What one execution produced. */

@@ -7,7 +7,7 @@
  * wraps this around an `IsolateExecutor`.
  */
 import { hostname } from 'node:os';
-import { Tenancy } from '../isolate/host/pool/tenancy.js';
+import { Tenancy } from '../isolate/index.js';
 import { PROTOCOL_VERSION } from '../protocol/version.js';
 import type { ConnectionTenant, ServerContext } from './calls/connection.js';
 import { Drain } from './calls/drain.js';

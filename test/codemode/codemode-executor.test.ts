@@ -428,11 +428,13 @@ describe('the constructor options (src/codemode/options.ts)', () => {
   it('refuses an option it does not have, with the nearest one it has', () => {
     expect(() => new CodemodeExecutor(new VmExecutor(), { maxCodeByte: 10 } as never)).toThrow(
       new TypeError(
-        'CodemodeExecutor has no option "maxCodeByte" (did you mean maxCodeBytes?); the options are maxCodeBytes, normalizeCacheChars.',
+        'CodemodeExecutor has no option "maxCodeByte" (did you mean maxCodeBytes?); the options are maxCodeBytes, normalizeCacheChars, tenant.',
       ),
     );
     expect(() => new CodemodeExecutor(new VmExecutor(), { timeout: 10 } as never)).toThrow(
-      new TypeError('CodemodeExecutor has no option "timeout"; the options are maxCodeBytes, normalizeCacheChars.'),
+      new TypeError(
+        'CodemodeExecutor has no option "timeout"; the options are maxCodeBytes, normalizeCacheChars, tenant.',
+      ),
     );
   });
 

@@ -125,6 +125,7 @@ const BASE: PoolSettings = {
   maxNestedRuns: 2,
   // Far above what the fakes hold, so only the budget's own tests meet it.
   memoryBudgetMb: 100_000,
+  runsPerMember: 1,
 };
 
 export function poolWith(settings: Partial<PoolSettings> = {}, retained = new Map<FakeProcess, number>()) {

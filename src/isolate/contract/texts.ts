@@ -229,6 +229,7 @@ export const isolateText = /* @__PURE__ */ Object.assign({}, sandboxText, superv
     `request.modules[${JSON.stringify(name)}]: a module name must stay inside the worker's module root (no leading "/", no ".." above it), as "lib.js" or "dir/lib.js" does.`,
   modulesNotRecord: (got: string) => `request.modules must be a record of module name to source, got ${got}.`,
   booleanInvalid: (field: string, got: string) => `${field} must be a boolean or undefined, got ${got}.`,
+  tenantInvalid: (got: string) => `request.tenant must be a non-empty string or undefined, got ${got}.`,
   invokeNotObject: 'invokeHandle() takes one request object: { executionId, handle, args?, dispatch?, timeout? }.',
   stringFieldInvalid: (field: string, got: string) => `${field} must be a non-empty string, got ${got}.`,
   argsInvalid: (got: string) => `invokeHandle args must be an array or undefined, got ${got}.`,

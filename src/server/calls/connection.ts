@@ -6,7 +6,7 @@
  */
 
 import { descriptorFaultOf } from '../../isolate/daemon.js';
-import type { Tenancy } from '../../isolate/host/pool/tenancy.js';
+import type { Tenancy } from '../../isolate/index.js';
 import { ExecutorError } from '../../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../../protocol/types.js';
 import { resultToWire } from '../../wire/results.js';
@@ -49,7 +49,7 @@ export interface ServerContext {
   readonly maxExecutionsPerConnection: number;
   /** The bytes of requests in flight, against their bounds per connection and for the daemon. */
   readonly heldRequests: HeldRequests;
-  /** The tenants of the executor's memory budget: calls run in their tenant's frame. */
+  /** The tenants of the executor's memory budget: each call passes its tenant's frame (`share`). */
   readonly tenancy: Tenancy;
   readonly retained: RetainedLeases;
   /** The modules each tenant sent once, by hash (module-cache.ts). */

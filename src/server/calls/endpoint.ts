@@ -5,9 +5,9 @@
  */
 import { RpcTarget } from 'capnweb';
 import { DEFAULT_MAX_QUEUED_EVENTS } from '../../events/options.js';
+import type { IsolateCallOptions } from '../../isolate/index.js';
 import type { CompletionGuard } from '../../protocol/dispatch.js';
 import { ExecutorError } from '../../protocol/errors.js';
-import type { ExecutorCallOptions } from '../../protocol/types.js';
 import type { ExecutorEndpoint, WireEventTerms, WireExecuteResult } from '../../wire/types.js';
 import { putModules, resolveModuleRefs } from '../modules/module-endpoint.js';
 import { fromWireExecutionId, toWireExecutionId } from '../retained/handle-ids.js';
@@ -70,8 +70,9 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
           executeRequestFromWire(wire, guard, kept ? { stub: kept, guard: keptGuard } : undefined),
         );
         const outcome = await this.#toolCalls.run(wire.parent, () =>
-          server.tenancy.run(connection.tenant.share, () =>
-            server.executor.execute(native, streamed({ signal }, stream, wire.traceparent)),
+          server.executor.execute(
+            { ...native, tenant: connection.tenant.retained },
+            streamed({ signal, share: server.tenancy.frame(connection.tenant.share) }, stream, wire.traceparent),
           ),
         );
         if (outcome.executionId !== undefined) {
@@ -113,8 +114,13 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
       try {
         const native = this.#toolCalls.track(wire.callId, invokeRequestFromWire({ ...wire, executionId }, args, guard));
         return await this.#toolCalls.run(wire.parent, () =>
-          connection.server.tenancy.run(connection.tenant.share, () =>
-            executor.invokeHandle(native, streamed({ signal }, stream, wire.traceparent)),
+          executor.invokeHandle(
+            native,
+            streamed(
+              { signal, share: connection.server.tenancy.frame(connection.tenant.share) },
+              stream,
+              wire.traceparent,
+            ),
           ),
         );
       } finally {
@@ -228,10 +234,10 @@ function eventStreamOf(wire: WireEventTerms, fetches: boolean): WireEventStream 
  * client's span as the parent of the run's spans when the client traces the call.
  */
 function streamed(
-  options: ExecutorCallOptions,
+  options: IsolateCallOptions,
   stream: WireEventStream | undefined,
   traceparent: string | undefined,
-): ExecutorCallOptions {
+): IsolateCallOptions {
   const withStream = stream === undefined ? options : { ...options, onEvent: stream.take };
   return traceparent === undefined ? withStream : { ...withStream, traceparent };
 }

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RpcSession } from 'capnweb';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { Tenancy } from '../../isolate/host/pool/tenancy.js';
+import type { Tenancy } from '../../isolate/index.js';
 import { truncateCloseReason } from '../../wire/inbound-queue.js';
 import { Connection, type ConnectionTenant, type ServerContext } from '../calls/connection.js';
 import { ConnectionEndpoint } from '../calls/endpoint.js';

@@ -29,6 +29,7 @@ import { type IsolateExecutorOptions, type IsolateSettings, resolveSettings } fr
 import { systemClock } from '../pool/clock.js';
 import { Pool } from '../pool/pool.js';
 import type { PoolStatsOptions } from '../pool/pool-stats.js';
+import type { TenantFrame } from '../pool/tenancy.js';
 import type { AcquireCancel } from '../pool/waiter-queue.js';
 import { OutboundServer } from '../relay/outbound-server.js';
 import { LoopHold } from '../run/loop-hold.js';
@@ -46,14 +47,23 @@ import {
 import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
 import { type RunObserver, RunObservers } from './run-observers.js';
 
+/** `execute`'s and `invokeHandle`'s options, with the one term only this executor reads. */
+export interface IsolateCallOptions extends ExecutorCallOptions {
+  /**
+   * The daemon's client the call runs for, held to its share of `pool.memoryBudgetMb` while
+   * another is present (a `Tenancy`'s `frame`). In-process callers leave it out.
+   */
+  share?: TenantFrame | undefined;
+}
+
 export class IsolateExecutor implements Executor {
   readonly #settings: IsolateSettings;
   readonly #pool: Pool<SandboxProcess>;
   readonly #confinement: Confinement;
   readonly #retained: RetainedExecutions<SandboxProcess>;
   readonly #runs = new Set<Run>();
-  /** The run each busy member serves, so the pool's budget can end that run with its text. */
-  readonly #runOn = new Map<SandboxProcess, Run>();
+  /** The runs each busy member serves (several at the tenant level), so the pool's budget can end them with its text. */
+  readonly #runsOn = new Map<SandboxProcess, Set<Run>>();
   readonly #observers = new RunObservers();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
@@ -76,14 +86,14 @@ export class IsolateExecutor implements Executor {
       retainedOn: (member) => this.#retained.heldBy(member),
       measure: memberMemory,
       overBudget: (member, { usedMb, budgetMb, memberMb }) =>
-        this.#runOn.get(member)?.endOverBudget({ usedMb, budgetMb, memberMb }),
+        this.#endRunsOn(member, (run) => run.endOverBudget({ usedMb, budgetMb, memberMb })),
       evict: (member, cause) =>
         this.#retained.evict(
           member,
           cause === 'gone' ? isolateText.executionEvictedGone : isolateText.executionEvicted,
         ),
       reclaim: (member, { heldMb, shareMb, percent }) =>
-        this.#runOn.get(member)?.endForTenantShare({ heldMb, shareMb, percent }),
+        this.#endRunsOn(member, (run) => run.endForTenantShare({ heldMb, shareMb, percent })),
     });
   }
 
@@ -91,14 +101,14 @@ export class IsolateExecutor implements Executor {
    * Runs one request. Aborting `options.signal` ends its run and rejects with `EXECUTION_CANCELLED`;
    * `options.onEvent` receives its events (docs/observing.md).
    */
-  async execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+  async execute(request: ExecuteRequest, options?: IsolateCallOptions): Promise<ExecuteResult> {
     const observation = observeCall('execute', options);
     return settleObservation(observation, this.#execute(request, options, observation));
   }
 
   async #execute(
     request: ExecuteRequest,
-    options: ExecutorCallOptions | undefined,
+    options: IsolateCallOptions | undefined,
     observation: RunObservation | null,
   ): Promise<ExecuteResult> {
     this.#assertOpen();
@@ -115,8 +125,10 @@ export class IsolateExecutor implements Executor {
     // Counted from here until its run has settled (and retained it or not): see #supervise.
     const slot = checked.retainHandles ? this.#retained.reserve() : undefined;
     return this.#hold.during(async () => {
+      // One that retains handles keeps its process to itself, so it never shares one.
+      const tenant = { key: checked.tenant, share: options?.share };
       const member = await this.#pool
-        .acquire(undefined, this.#cancelFor('execute', signal), nested)
+        .acquire(undefined, this.#cancelFor('execute', signal), nested, tenant, !checked.retainHandles)
         .catch((error: unknown) => {
           slot?.free();
           throw error;
@@ -150,14 +162,14 @@ export class IsolateExecutor implements Executor {
   }
 
   /** Calls a retained function. `options.signal` and `options.onEvent` work as on `execute`. */
-  async invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult> {
+  async invokeHandle(request: InvokeHandleRequest, options?: IsolateCallOptions): Promise<ExecuteResult> {
     const observation = observeCall('invokeHandle', options);
     return settleObservation(observation, this.#invokeHandle(request, options, observation));
   }
 
   async #invokeHandle(
     request: InvokeHandleRequest,
-    options: ExecutorCallOptions | undefined,
+    options: IsolateCallOptions | undefined,
     observation: RunObservation | null,
   ): Promise<ExecuteResult> {
     this.#assertOpen();
@@ -177,6 +189,7 @@ export class IsolateExecutor implements Executor {
         },
         this.#cancelFor('invokeHandle', signal),
         nested,
+        { share: options?.share },
       );
       return this.#run('invokeHandle', signal, member, undefined, observation, {
         id,
@@ -266,6 +279,11 @@ export class IsolateExecutor implements Executor {
     return { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs };
   }
 
+  /** Every run in that member is told why: the pool is ending its process. */
+  #endRunsOn(member: SandboxProcess, end: (run: Run) => void): void {
+    for (const run of [...(this.#runsOn.get(member) ?? [])]) end(run);
+  }
+
   #assertOpen(): void {
     if (this.#disposing !== undefined) throw new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed);
   }
@@ -326,7 +344,9 @@ export class IsolateExecutor implements Executor {
     spec: RunSpec,
   ): Promise<RunOutcome> {
     this.#runs.add(run);
-    this.#runOn.set(member, run);
+    const on = this.#runsOn.get(member) ?? new Set<Run>();
+    on.add(run);
+    this.#runsOn.set(member, on);
     const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));
     try {
@@ -339,7 +359,8 @@ export class IsolateExecutor implements Executor {
       slot?.free();
       relay?.drop(spec.id);
       this.#runs.delete(run);
-      this.#runOn.delete(member);
+      on.delete(run);
+      if (on.size === 0) this.#runsOn.delete(member);
       this.#pool.release(member, run.fate);
     }
   }

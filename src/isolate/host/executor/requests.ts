@@ -32,6 +32,8 @@ export interface CheckedExecuteRequest {
   countHostWaits: boolean;
   outbound: OutboundFetch | null;
   retainHandles: boolean;
+  /** Who it runs for (the tenant level's key), or undefined. */
+  tenant: string | undefined;
 }
 
 export interface CheckedInvokeRequest {
@@ -137,7 +139,13 @@ export function checkExecuteRequest(request: unknown, settings: IsolateSettings)
     countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
     outbound: resolveOutbound('request.outbound', raw.outbound, settings.outbound),
     retainHandles: optionalBoolean('request.retainHandles', raw.retainHandles),
+    tenant: optionalTenant(raw.tenant),
   };
+}
+
+function optionalTenant(value: unknown): string | undefined {
+  if (value === undefined || (typeof value === 'string' && value !== '')) return value;
+  throw invalidRequest(isolateText.tenantInvalid(describeValue(value)));
 }
 
 /**

@@ -64,13 +64,24 @@ export interface SandboxProcessOptions {
   startTimes?: StartTimes | undefined;
 }
 
+/**
+ * What one run in a member listens to. A member runs one run at a time, or at the tenant level
+ * several of one tenant's (pool/member-sharing.ts): its messages go to their run by its id, and
+ * what concerns the whole process (its end, a full heap, its output, its memory) to every run in it.
+ */
 export class SandboxProcess {
   readonly pid: number;
-  /** Where messages go: the run in flight, or the stale-message handler. */
-  onMessage: (message: SupervisorMessage) => void = () => {};
+  /** A message of no run in the member now (one that settled): answered so the sandbox does not wait. */
+  onStale: (message: SupervisorMessage) => void = () => {};
   readonly ended: Promise<ProcessEnd>;
-  #endWatcher: ((end: ProcessEnd) => void) | undefined;
-  #heapWatcher: (() => void) | undefined;
+  /** Each run's message handler, by its id. */
+  readonly #routes = new Map<string, (message: SupervisorMessage) => void>();
+  readonly #endWatchers = new Set<(end: ProcessEnd) => void>();
+  readonly #heapWatchers = new Set<() => void>();
+  readonly #outputWatchers = new Set<() => void>();
+  /** The runs' memory caps, while any is armed, and the guard's disarm. */
+  readonly #memoryWatchers = new Set<(rssMb: number) => void>();
+  #disarmMemory: (() => void) | undefined;
   #end: ProcessEnd | undefined;
 
   readonly #workerd: SpawnedWorkerd;
@@ -89,7 +100,8 @@ export class SandboxProcess {
     this.#proc = process.platform === 'linux' ? new ProcFiles(workerd.pid) : undefined;
     this.#memoryGuard = guardProcessMemory(workerd.pid);
     workerd.onOutputLine((line) => {
-      if (heapIsFull(line, heapLimitMb, () => this.rssMb())) this.#heapWatcher?.();
+      // The heap's line does not say which isolate: every run in the process is told.
+      if (heapIsFull(line, heapLimitMb, () => this.rssMb())) for (const watcher of [...this.#heapWatchers]) watcher();
     });
     socket.on('message', (data, isBinary) => {
       const message = isBinary ? null : channelGrammar.parseSupervisorMessage(String(data));
@@ -100,7 +112,7 @@ export class SandboxProcess {
         return;
       }
       try {
-        this.onMessage(message);
+        (this.#routes.get(message.run) ?? this.onStale)(message);
       } catch {
         // A throw out of a socket handler would be the host's to die of; the member ends instead,
         // and its run reports the process's end.
@@ -119,9 +131,10 @@ export class SandboxProcess {
       socket.terminate();
       this.#memoryGuard.close();
       this.#proc?.close();
-      this.#end = { intended: this.#intended, exit };
-      this.#endWatcher?.(this.#end);
-      return this.#end;
+      const end: ProcessEnd = { intended: this.#intended, exit };
+      this.#end = end;
+      for (const watcher of [...this.#endWatchers]) watcher(end);
+      return end;
     });
   }
 
@@ -180,7 +193,7 @@ export class SandboxProcess {
       timer?.done();
       const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
       // Between runs too: nothing of a member may write more than a run may.
-      member.watchOutput(options.limits.maxProcessOutputBytes, () => {});
+      member.#capOutput(options.limits.maxProcessOutputBytes);
       trackUntilEnd(member);
       return member;
     } catch (error) {
@@ -189,33 +202,63 @@ export class SandboxProcess {
     }
   }
 
-  /** The one callback told when the process ends (the run in flight); replaces the previous one. */
-  watchEnd(watcher: (end: ProcessEnd) => void): void {
-    this.#endWatcher = watcher;
+  /** Sends that run's messages to `handler` until the returned function is called. */
+  route(run: string, handler: (message: SupervisorMessage) => void): () => void {
+    this.#routes.set(run, handler);
+    return () => {
+      if (this.#routes.get(run) === handler) this.#routes.delete(run);
+    };
+  }
+
+  /** Tells `watcher` when the process ends, until the returned function is called. */
+  watchEnd(watcher: (end: ProcessEnd) => void): () => void {
+    this.#endWatchers.add(watcher);
     const end = this.#end;
     if (end !== undefined) queueMicrotask(() => watcher(end));
+    return () => this.#endWatchers.delete(watcher);
   }
 
   /**
-   * The one callback told when the process wrote more than `maxBytes` to its output since this
-   * call (`limits.maxProcessOutputBytes`): by then it is being killed, and its output is no longer
-   * read. Replaces the previous one, and starts a new count.
+   * Tells `watcher` when the process wrote more than `maxBytes` to its output
+   * (`limits.maxProcessOutputBytes`), until the returned function is called: by then it is being
+   * killed, and its output is no longer read. The count starts again when no other run watches
+   * (the output does not say which run wrote it, so every run in the process is told).
    */
-  watchOutput(maxBytes: number, watcher: () => void): void {
-    this.#workerd.capOutput(maxBytes, watcher);
+  watchOutput(maxBytes: number, watcher: () => void): () => void {
+    if (this.#outputWatchers.size === 0) this.#capOutput(maxBytes);
+    this.#outputWatchers.add(watcher);
+    return () => this.#outputWatchers.delete(watcher);
   }
 
-  /** The one callback told when an isolate's heap is full (heap-trace.ts); replaces the previous one. */
-  watchHeap(watcher: () => void): void {
-    this.#heapWatcher = watcher;
+  /** Starts a new count of the process's output against `maxBytes`; past it, every run watching is told. */
+  #capOutput(maxBytes: number): void {
+    this.#workerd.capOutput(maxBytes, () => {
+      for (const watcher of [...this.#outputWatchers]) watcher();
+    });
+  }
+
+  /** Tells `watcher` when an isolate's heap is full (heap-trace.ts), until the returned function is called. */
+  watchHeap(watcher: () => void): () => void {
+    this.#heapWatchers.add(watcher);
+    return () => this.#heapWatchers.delete(watcher);
   }
 
   /**
-   * Caps the process's resident memory at `limitMb` (`pool.memoryLimitMb`) for one run, until the
-   * returned function is called: past it the process is SIGKILLed and `exceeded` is told.
+   * Caps the process's resident memory at `limitMb` (`pool.memoryLimitMb`) while a run is armed,
+   * until the returned function is called: past it the process is SIGKILLed and every armed run
+   * is told. The cap is the process's, whichever run in it holds the memory.
    */
   armMemoryGuard(limitMb: number, exceeded: (rssMb: number) => void): () => void {
-    return this.#memoryGuard.arm(limitMb, exceeded);
+    if (this.#memoryWatchers.size === 0)
+      this.#disarmMemory = this.#memoryGuard.arm(limitMb, (rssMb) => {
+        for (const watcher of [...this.#memoryWatchers]) watcher(rssMb);
+      });
+    this.#memoryWatchers.add(exceeded);
+    return () => {
+      if (!this.#memoryWatchers.delete(exceeded) || this.#memoryWatchers.size > 0) return;
+      this.#disarmMemory?.();
+      this.#disarmMemory = undefined;
+    };
   }
 
   get alive(): boolean {

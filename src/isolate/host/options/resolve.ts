@@ -134,6 +134,7 @@ export function resolveSettings(options: unknown): IsolateSettings {
     maxRetained: poolNumber('maxRetained', DEFAULT_POOL.maxRetained),
     retainedIdleTimeoutMs: poolNumber('retainedIdleTimeoutMs', DEFAULT_POOL.retainedIdleTimeoutMs),
     maxNestedRuns: poolNumber('maxNestedRuns', DEFAULT_POOL.maxNestedRuns),
+    runsPerMember: poolNumber('runsPerMember', DEFAULT_POOL.runsPerMember),
     programStartTimeoutMs: poolNumber('programStartTimeoutMs', DEFAULT_POOL.programStartTimeoutMs),
     limits: resolveLimits(top.limits),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,

@@ -296,6 +296,17 @@ export const POOL_ROWS = {
     description:
       "a run's program must start (its worker loaded in the process it was handed to) within this long, or the run ends and its process is ended; a process that spent CPU time in that period (loading slowly, or a first turn that spins) gets another, its run clock counting that CPU time; the run's `timeout` counts from the program's start, so a loaded process's slow start is not the program's",
   }),
+  runsPerMember: numberRow({
+    unit: 'count',
+    min: 1,
+    max: 64,
+    default: 1,
+    flag: 'runs-per-member',
+    role: 'sizing',
+    flagHelp: 'executions of one tenant a process runs at once, each in its own isolate (1: one execution per process)',
+    description:
+      "executions of the same tenant (a request's `tenant`, the daemon's token) one process runs at once, each in a fresh isolate, as Cloudflare runs a tenant's workers; executions of different tenants, or with no tenant, never share a process. Above 1, a spin, a crash or an out-of-memory in one execution can end the others in its process, and `memoryLimitMb` caps the process, not the execution ([The tenant level](#the-tenant-level))",
+  }),
   maxNestedRuns: numberRow({
     unit: 'count',
     min: 0,

@@ -57,6 +57,13 @@ export interface IsolatePoolOptions {
    */
   programStartTimeoutMs?: number | undefined;
   /**
+   * Executions of the same tenant (a request's `tenant`, the daemon's token) one process runs at
+   * once, each in a fresh isolate. Executions of different tenants, or with no tenant, never share
+   * a process. Above 1, a spin, a crash or an out-of-memory in one execution can end the others in
+   * its process, and `memoryLimitMb` caps the process. Default 1: one execution per process.
+   */
+  runsPerMember?: number | undefined;
+  /**
    * Runs admitted beyond `maxWorkers` because a tool call of a running execution of this executor
    * started them (`codemode.run`), so a nested run never waits on the slot its parent holds.
    * One more is refused with `LIMIT_EXCEEDED`. Default 16.

@@ -1,5 +1,6 @@
 /** What the pool knows of one member, and what it needs of a member's process. */
 import type { MemberMemory } from '../member/process-memory.js';
+import type { ProcessFate } from '../run/run-ending.js';
 import type { TenantFrame } from './tenancy.js';
 
 /** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
@@ -32,8 +33,14 @@ export interface Member<P extends PoolProcess> {
   readonly process: P;
   /** Runs completed in it (executions and invocations). */
   runs: number;
-  /** Reserved for one run, from `acquire` to `release`. */
+  /** Reserved for its runs, from the first one's `acquire` to the last one's `release`. */
   busy: boolean;
+  /** Runs in it now: at most one, or `pool.runsPerMember` of one tenant's (member-sharing.ts). */
+  running: number;
+  /** The tenant whose runs share it now (member-sharing.ts), or undefined when it is not shared. */
+  group: string | undefined;
+  /** The gravest verdict of its runs over so far while others still run in it (member-sharing.ts). */
+  heldFate: ProcessFate;
   /** Its run is a nested one admitted beyond `maxWorkers`. */
   overshoot: boolean;
   /** No new executions: it is being ended but still holds retained executions. */

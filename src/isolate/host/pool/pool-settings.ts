@@ -13,4 +13,5 @@ export type PoolSettings = Pick<
   | 'maxRssMb'
   | 'maxNestedRuns'
   | 'memoryBudgetMb'
+  | 'runsPerMember'
 >;

@@ -1,5 +1,6 @@
 /**
- * The pool of workerd processes, elastic. One run per process at a time. It grows on demand to
+ * The pool of workerd processes, elastic. One run per process at a time, or at the tenant level
+ * (`runsPerMember` above 1, member-sharing.ts) up to that many runs of one tenant. It grows on demand to
  * `maxWorkers` busy processes, a start for every waiting run at once (capacity.ts `startsNow`),
  * at most `maxStarting` at a time, so a burst does not spend every core on spawning, and on to a
  * burst's peak while the burst lasts (`nextPeak`), so the next burst finds its members; it keeps
@@ -30,6 +31,7 @@ import type { ProcessFate } from '../run/run-ending.js';
 import { afterRun } from './after-run.js';
 import { type DemandPeak, idleAboveFloor, membersWanted, nextPeak, type PoolCounts, startsNow } from './capacity.js';
 import type { PoolClock } from './clock.js';
+import { graverFate, membersForWaiters, type RunTenant, sharingGroup } from './member-sharing.js';
 import { type BudgetOverrun, MemoryBudget } from './memory-budget.js';
 import { type EndCause, isServing, type Member, type PoolEnds, type PoolProcess } from './pool-member.js';
 import type { PoolSettings } from './pool-settings.js';
@@ -38,7 +40,7 @@ import { Reaper } from './reaper.js';
 import { Roster } from './roster.js';
 import { RunSlots } from './run-slots.js';
 import { serveWaiters } from './serve-waiters.js';
-import { currentTenant, type EvictionCause, type ShareReclaim, type TenantFrame } from './tenancy.js';
+import type { EvictionCause, ShareReclaim, TenantFrame } from './tenancy.js';
 import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
@@ -123,9 +125,16 @@ export class Pool<P extends PoolProcess> {
 
   /**
    * A process reserved for one run, to hand back with `release`. With a target, that process
-   * and no other (a retained execution lives there).
+   * and no other (a retained execution lives there). `tenant`: who the run is for; at the tenant
+   * level a run that may share (`shareable`: it retains nothing) shares a member with its tenant's.
    */
-  acquire(target?: { process: P; lost: () => ExecutorError }, cancel?: AcquireCancel, nested = false): Promise<P> {
+  acquire(
+    target?: { process: P; lost: () => ExecutorError },
+    cancel?: AcquireCancel,
+    nested = false,
+    tenant?: RunTenant,
+    shareable = false,
+  ): Promise<P> {
     if (this.#disposed) return Promise.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
     if (cancel?.signal.aborted) return Promise.reject(cancel.error());
     const { maxNestedRuns, maxQueue } = this.#settings;
@@ -135,8 +144,12 @@ export class Pool<P extends PoolProcess> {
       return Promise.reject(new ExecutorError('LIMIT_EXCEEDED', isolateText.nestedLimit(maxNestedRuns)));
     this.#started = true;
     return new Promise<P>((resolve, reject) => {
-      const tenant = currentTenant();
-      const { waiter, listenForCancel } = this.#waiters.enqueue({ nested, target, cancel, tenant }, resolve, reject);
+      const group = target === undefined ? sharingGroup(this.#settings, tenant, shareable) : undefined;
+      const { waiter, listenForCancel } = this.#waiters.enqueue(
+        { nested, target, cancel, tenant: tenant?.share, group },
+        resolve,
+        reject,
+      );
       this.#pump();
       // The queue is what waits beyond the slots maxWorkers still has free.
       if (!waiter.settled && this.#waiters.length - this.#slots.freeWithin() > maxQueue) {
@@ -150,13 +163,29 @@ export class Pool<P extends PoolProcess> {
     });
   }
 
-  /** Hands back a process its run is over with; what becomes of it is after-run.ts's. */
+  /**
+   * Hands back a process one of its runs is over with; what becomes of it, once its last run is
+   * over, is after-run.ts's, by the gravest verdict of its runs.
+   */
   release(sandbox: P, fate: ProcessFate): void {
     const member = this.#roster.get(sandbox);
     if (member === undefined || !member.busy) return;
-    this.#slots.give(member);
     member.runs += 1;
-    const after = afterRun(fate, member.ended ? 'ended' : this.#disposed ? 'disposing' : 'serving');
+    member.running -= 1;
+    if (member.running > 0) {
+      // Others still run in it: no new run joins a condemned member, and it is dealt with after the
+      // last; a wedged one ('kill') ends now, or the others would wait in it for their own bounds.
+      member.heldFate = graverFate(member.heldFate, fate);
+      if (fate === 'kill' && !member.ended) this.#end(member, 'killed');
+      this.#pump();
+      this.#ensureCapacity();
+      return;
+    }
+    const gravest = graverFate(member.heldFate, fate);
+    member.heldFate = 'keep';
+    member.group = undefined;
+    this.#slots.give(member);
+    const after = afterRun(gravest, member.ended ? 'ended' : this.#disposed ? 'disposing' : 'serving');
     switch (after.do) {
       case 'forget':
         this.#roster.forget(sandbox);
@@ -217,7 +246,10 @@ export class Pool<P extends PoolProcess> {
     return {
       starting: this.#roster.starting,
       ...this.#roster.servingCounts(),
-      untargetedWaiters: this.#waiters.untargeted,
+      untargetedWaiters:
+        this.#settings.runsPerMember === 1
+          ? this.#waiters.untargeted
+          : membersForWaiters(this.#waiters, this.#settings.runsPerMember),
       nestedWaiters: this.#waiters.nested,
       busy: this.#slots.busy,
       overshoot: this.#slots.overshoot,
@@ -263,8 +295,8 @@ export class Pool<P extends PoolProcess> {
     const overShare = this.#shareCheck();
     // With the budget spent, nested runs go first: each frees the member its parent holds.
     if (this.#waiters.nested > 0 && this.#budget.room() === 0)
-      serveWaiters(this.#waiters, this.#roster, this.#slots, true, overShare);
-    serveWaiters(this.#waiters, this.#roster, this.#slots, false, overShare);
+      serveWaiters(this.#waiters, this.#roster, this.#slots, true, overShare, this.#settings);
+    serveWaiters(this.#waiters, this.#roster, this.#slots, false, overShare, this.#settings);
     // Only tenants' runs (a daemon's) can starve for another tenant's retained executions.
     if (this.#waiters.tenanted > 0 && this.#budget.room() === 0) this.#relieve(overShare);
   }

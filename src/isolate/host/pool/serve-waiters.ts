@@ -4,8 +4,12 @@
  * most recently; each within a slot (run-slots.ts), so a waiter with no slot yet waits while a
  * nested one behind it may still be served. A waiter whose tenant holds its share of the memory
  * budget while another tenant is present (tenancy.ts) waits, and the waiters behind it go first.
+ * At the tenant level (member-sharing.ts) a waiter first joins a busy member of its tenant with
+ * room, which needs no slot of its own: the member already holds one.
  */
+import { canJoin } from './member-sharing.js';
 import type { Member, PoolProcess } from './pool-member.js';
+import type { PoolSettings } from './pool-settings.js';
 import type { Roster } from './roster.js';
 import type { RunSlots } from './run-slots.js';
 import type { TenantFrame } from './tenancy.js';
@@ -18,7 +22,10 @@ export function serveWaiters<P extends PoolProcess>(
   slots: RunSlots,
   nestedOnly: boolean,
   overShare: (tenant: TenantFrame) => boolean,
+  settings: Pick<PoolSettings, 'runsPerMember' | 'recycleAfterRuns'>,
 ): void {
+  // The members a waiter could join, read once: none below the tenant level.
+  const shared = settings.runsPerMember > 1 ? roster.live().filter((member) => member.group !== undefined) : [];
   for (let i = 0; i < waiters.length; ) {
     const waiter = waiters.at(i)!;
     const target = waiter.target;
@@ -32,10 +39,18 @@ export function serveWaiters<P extends PoolProcess>(
       i += 1;
       continue;
     }
+    const joined = waiter.group === undefined ? undefined : shared.find((member) => canJoin(member, waiter, settings));
+    if (joined !== undefined) {
+      waiters.remove(waiter);
+      joined.running += 1;
+      joined.servedAt = roster.nextServed();
+      waiter.resolve(joined.process);
+      continue;
+    }
     const slot = slots.slotFor(waiter.nested);
     if (slot === null) {
-      // Only a nested waiter further on could still be served.
-      if (waiters.nested === 0) return;
+      // Only a nested waiter further on, or one joining a member it shares, could still be served.
+      if (waiters.nested === 0 && shared.length === 0) return;
       i += 1;
       continue;
     }
@@ -55,7 +70,12 @@ export function serveWaiters<P extends PoolProcess>(
     }
     waiters.remove(waiter);
     slots.take(member, slot);
-    if (targetMember === undefined) member.tenant = waiter.tenant;
+    member.running = 1;
+    if (targetMember === undefined) {
+      member.tenant = waiter.tenant;
+      member.group = waiter.group;
+      if (member.group !== undefined) shared.push(member);
+    }
     member.servedAt = roster.nextServed();
     waiter.resolve(member.process);
   }

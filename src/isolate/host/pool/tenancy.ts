@@ -1,14 +1,13 @@
 /**
  * Tenants of one pool: the clients a daemon serves from it (a connection, or a token where the
- * daemon has several). The daemon runs each call inside its tenant's frame (an AsyncLocalStorage,
- * read once when the run asks for a process); the pool then holds each tenant to its share of the
+ * daemon has several). The daemon passes each call's tenant as a term of the call (`share` in
+ * `IsolateCallOptions`, read once when the run asks for a process); the pool then holds each tenant to its share of the
  * memory budget while another tenant is present, and, before another tenant's run starves for
  * memory, evicts retained executions of a tenant over its share or else ends that tenant's newest
  * run (so runs a tenant started while alone cannot stall one that arrives). Retained executions
- * whose tenant has gone are held to the share at every reading. Calls outside any frame (an
- * IsolateExecutor used in-process) belong to no tenant and are not held to a share.
+ * whose tenant has gone are held to the share at every reading. Calls with no `share` (an
+ * IsolateExecutor used in-process) are not held to a share.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * Why a tenant's retained executions were evicted: another tenant's run starved for the memory
@@ -27,13 +26,6 @@ export interface ShareReclaim {
 export interface TenantFrame {
   readonly key: string;
   readonly tenancy: Tenancy;
-}
-
-const tenantScope = new AsyncLocalStorage<TenantFrame>();
-
-/** The tenant the current call runs for, if any. */
-export function currentTenant(): TenantFrame | undefined {
-  return tenantScope.getStore();
 }
 
 export class Tenancy {
@@ -69,8 +61,8 @@ export class Tenancy {
     };
   }
 
-  /** Runs `call` for that tenant: the runs it starts are counted against the tenant's share. */
-  run<T>(key: string, call: () => T): T {
-    return tenantScope.run({ key, tenancy: this }, call);
+  /** That tenant's frame, to pass with its calls: the runs they start count against its share. */
+  frame(key: string): TenantFrame {
+    return { key, tenancy: this };
   }
 }

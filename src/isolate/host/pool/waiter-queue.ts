@@ -18,6 +18,8 @@ export interface Waiter<P> {
   nested: boolean;
   /** The tenant it runs for (a daemon's client), held to its share of the memory budget. */
   tenant?: TenantFrame | undefined;
+  /** At the tenant level, the tenant whose members it may share (member-sharing.ts). */
+  group?: string | undefined;
 }
 
 /** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
@@ -33,6 +35,7 @@ export interface WaiterRequest<P> {
   target?: { process: P; lost: () => ExecutorError } | undefined;
   cancel?: AcquireCancel | undefined;
   tenant?: TenantFrame | undefined;
+  group?: string | undefined;
 }
 
 export class WaiterQueue<P> {
@@ -60,6 +63,11 @@ export class WaiterQueue<P> {
     return this.#tenanted;
   }
 
+  /** The waiters in arrival order. */
+  [Symbol.iterator](): Iterator<Waiter<P>> {
+    return this.#waiters[Symbol.iterator]();
+  }
+
   /** The waiter at `index` in arrival order. */
   at(index: number): Waiter<P> | undefined {
     return this.#waiters[index];
@@ -83,6 +91,7 @@ export class WaiterQueue<P> {
       settled: false,
       nested: request.nested,
       tenant: request.tenant,
+      group: request.group,
       resolve: (sandbox) => {
         stopListening();
         resolve(sandbox);

@@ -138,6 +138,8 @@ export class Run {
   readonly #clocks: RunClocks;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
+  /** What it listens to on its process (sandbox-process.ts), let go once it is over. */
+  readonly #unwatch: (() => void)[] = [];
   /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
   #ending: EndingState = 'unstarted';
   #fate: ProcessFate = 'keep';
@@ -246,13 +248,17 @@ export class Run {
   /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
   #begin(): void {
     this.#started = true;
-    this.#process.onMessage = (message) => {
-      if (message.run === this.#spec.id && this.#ending !== 'ended') this.#receive(message);
-      else answerStale(this.#process, message);
-    };
-    this.#process.watchEnd((end) => this.#on(deathEvent(end), { exit: end.exit }));
-    this.#process.watchHeap(() => this.#on('heap'));
-    this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output'));
+    // A message of a settled run is answered as stale: its run no longer listens.
+    this.#process.onStale = (message) => answerStale(this.#process, message);
+    this.#unwatch.push(
+      this.#process.route(this.#spec.id, (message) => {
+        if (this.#ending !== 'ended') this.#receive(message);
+        else answerStale(this.#process, message);
+      }),
+      this.#process.watchEnd((end) => this.#on(deathEvent(end), { exit: end.exit })),
+      this.#process.watchHeap(() => this.#on('heap')),
+      this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output')),
+    );
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
     const text = channelGrammar.encodeHostMessage(this.#spec.start);
     const size = Buffer.byteLength(text, 'utf8');
@@ -465,5 +471,6 @@ export class Run {
     this.#programStart = undefined;
     this.#cpuMs = this.#clocks.stop();
     this.#releaseMemoryGuard?.();
+    for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }
 }

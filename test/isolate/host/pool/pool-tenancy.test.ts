@@ -25,18 +25,22 @@ describe('two tenants of one pool', () => {
     const leaveA = tenancy.join('A');
 
     const alone = poolWith(settings);
-    const aloneRuns = Array.from({ length: 12 }, () => track(tenancy.run('A', () => alone.pool.acquire())));
+    const aloneRuns = Array.from({ length: 12 }, () =>
+      track(alone.pool.acquire(undefined, undefined, false, { share: tenancy.frame('A') })),
+    );
     await startUntilSettled(alone.launcher);
     expect(aloneRuns.filter((run) => run.value !== undefined)).toHaveLength(12);
     await alone.pool.dispose();
 
     const leaveB = tenancy.join('B');
     const { pool, launcher } = poolWith(settings);
-    const runsA = Array.from({ length: 12 }, () => track(tenancy.run('A', () => pool.acquire())));
+    const runsA = Array.from({ length: 12 }, () =>
+      track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('A') })),
+    );
     await startUntilSettled(launcher);
     // Its share is half of the 180 MB the pool grows into: nine members of 10 MB.
     expect(runsA.filter((run) => run.value !== undefined)).toHaveLength(9);
-    const runB = track(tenancy.run('B', () => pool.acquire()));
+    const runB = track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('B') }));
     await startUntilSettled(launcher);
     expect(runB.value).toBeDefined();
     // The other tenant gone, the first one's waiters are served at the next release.
@@ -59,7 +63,9 @@ describe('two tenants of one pool', () => {
     });
     const tenancy = new Tenancy(0.5);
     const leave = [tenancy.join('A'), tenancy.join('B')];
-    const runsA = Array.from({ length: 5 }, () => track(tenancy.run('A', () => pool.acquire())));
+    const runsA = Array.from({ length: 5 }, () =>
+      track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('A') })),
+    );
     await startUntilSettled(launcher);
     const heldByA = runsA.flatMap((run) => (run.value === undefined ? [] : [run.value]));
     expect(heldByA).toHaveLength(5);
@@ -68,7 +74,7 @@ describe('two tenants of one pool', () => {
       retained.set(process, 1);
       pool.release(process, 'keep');
     }
-    const runB = track(tenancy.run('B', () => pool.acquire()));
+    const runB = track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('B') }));
     await startUntilSettled(launcher);
     expect(runB.value).toBeDefined();
     expect(evicted.length).toBeGreaterThanOrEqual(1);
@@ -89,12 +95,14 @@ describe('two tenants of one pool', () => {
     const tenancy = new Tenancy(0.5);
     const leaveA = tenancy.join('A');
     // Alone, A takes all the budget lets the pool grow into: five runs, which it holds.
-    const runsA = Array.from({ length: 5 }, () => track(tenancy.run('A', () => pool.acquire())));
+    const runsA = Array.from({ length: 5 }, () =>
+      track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('A') })),
+    );
     await startUntilSettled(launcher);
     const heldByA = runsA.flatMap((run) => (run.value === undefined ? [] : [run.value]));
     expect(heldByA).toHaveLength(5);
     const leaveB = tenancy.join('B');
-    const runB = track(tenancy.run('B', () => pool.acquire()));
+    const runB = track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('B') }));
     await startUntilSettled(launcher);
     // A's newest run is ended, told why with what A held and its share; B gets the room it leaves.
     expect(reclaimed).toEqual([{ process: heldByA.at(-1), reclaim: { heldMb: 50, shareMb: 45, percent: 50 } }]);
@@ -122,7 +130,9 @@ describe('two tenants of one pool', () => {
     });
     const tenancy = new Tenancy(0.5);
     const leaveA = tenancy.join('A');
-    const runsA = Array.from({ length: 5 }, () => track(tenancy.run('A', () => pool.acquire())));
+    const runsA = Array.from({ length: 5 }, () =>
+      track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('A') })),
+    );
     await startUntilSettled(launcher);
     const heldByA = runsA.flatMap((run) => (run.value === undefined ? [] : [run.value]));
     // A's processes hold more than measured at first, and its newest does not exit when killed.
@@ -132,7 +142,9 @@ describe('two tenants of one pool', () => {
       newest.killed = true;
     };
     const leaveB = tenancy.join('B');
-    const runsB = Array.from({ length: 3 }, () => track(tenancy.run('B', () => pool.acquire())));
+    const runsB = Array.from({ length: 3 }, () =>
+      track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('B') })),
+    );
     await startUntilSettled(launcher);
     expect(reclaimed.map(({ process }) => process)).toEqual([newest]);
     leaveA();
@@ -153,7 +165,9 @@ describe('two tenants of one pool', () => {
     });
     const tenancy = new Tenancy(0.5);
     const leave = tenancy.join('A');
-    const runsA = Array.from({ length: 5 }, () => track(tenancy.run('A', () => pool.acquire())));
+    const runsA = Array.from({ length: 5 }, () =>
+      track(pool.acquire(undefined, undefined, false, { share: tenancy.frame('A') })),
+    );
     await startUntilSettled(launcher);
     const heldByA = runsA.flatMap((run) => (run.value === undefined ? [] : [run.value]));
     for (const process of heldByA) {

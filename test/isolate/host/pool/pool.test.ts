@@ -169,7 +169,7 @@ describe('construction options', () => {
       { pool: { maxWorker: 2 } },
       isolateText.optionUnknown(
         'pool.maxWorker',
-        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.memoryBudgetMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.programStartTimeoutMs, pool.maxNestedRuns',
+        'pool.maxWorkers, pool.minWorkers, pool.spare, pool.idleTimeoutMs, pool.maxStarting, pool.maxQueue, pool.recycleAfterRuns, pool.maxRssMb, pool.heapLimitMb, pool.memoryLimitMb, pool.memoryBudgetMb, pool.cgroup, pool.maxRetained, pool.retainedIdleTimeoutMs, pool.programStartTimeoutMs, pool.runsPerMember, pool.maxNestedRuns',
         'pool.maxWorkers',
       ),
     ],

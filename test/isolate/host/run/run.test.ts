@@ -16,7 +16,8 @@ import { COMPLETED_MESSAGE, formatCpuTimeout } from '../../../../src/protocol/te
 import { encodeValue } from '../../../../src/protocol/value-codec.js';
 
 class FakeProcess {
-  onMessage: (message: SupervisorMessage) => void = () => {};
+  onStale: (message: SupervisorMessage) => void = () => {};
+  readonly routes = new Map<string, (message: SupervisorMessage) => void>();
   readonly sent: HostMessage[] = [];
   cpu: number | undefined = 0;
   kills = 0;
@@ -26,16 +27,29 @@ class FakeProcess {
   outputFlood: (() => void) | undefined;
   memoryExceeded: (() => void) | undefined;
 
-  watchEnd(watcher: (end: ProcessEnd) => void): void {
+  /** A message from the supervisor, as the socket hands it on: to its run, or as stale. */
+  onMessage(message: SupervisorMessage): void {
+    (this.routes.get(message.run) ?? this.onStale)(message);
+  }
+
+  route(run: string, handler: (message: SupervisorMessage) => void): () => void {
+    this.routes.set(run, handler);
+    return () => this.routes.delete(run);
+  }
+
+  watchEnd(watcher: (end: ProcessEnd) => void): () => void {
     this.ended = watcher;
+    return () => {};
   }
 
-  watchHeap(watcher: () => void): void {
+  watchHeap(watcher: () => void): () => void {
     this.heapFull = watcher;
+    return () => {};
   }
 
-  watchOutput(_maxBytes: number, watcher: () => void): void {
+  watchOutput(_maxBytes: number, watcher: () => void): () => void {
     this.outputFlood = watcher;
+    return () => {};
   }
 
   armMemoryGuard(_limitMb: number, exceeded: () => void): () => void {

@@ -1,0 +1,50 @@
+/**
+ * The daemon's token is its tenant at the tenant level (`--runs-per-member`): the executions of
+ * one token's connections share a member, each in its own isolate, and another token's never join
+ * them.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect } from '../../src/remote/index.js';
+import { NodeWebSocket } from '../support/client.js';
+import { metricValue, startAdminDaemon, stopAllDaemons, waitUntil } from '../support/daemon.js';
+import { toolGate } from '../support/tool-gate.js';
+
+afterAll(stopAllDaemons);
+
+const BUSY = 'codemode_executor_pool_members{state="busy"}';
+
+describe("the daemon's tenant level", () => {
+  it("runs one token's executions in one member, over two connections, and another token's in another", {
+    timeout: 120_000,
+  }, async () => {
+    const daemon = await startAdminDaemon([
+      '--token',
+      'one',
+      '--token',
+      'two',
+      '--runs-per-member',
+      '4',
+      '--max-workers',
+      '4',
+      '--spare',
+      '0',
+    ]);
+    const held = toolGate();
+    const clients = await Promise.all(
+      ['one', 'one', 'two'].map((token) => connect(daemon.url, { websocket: NodeWebSocket, token })),
+    );
+    try {
+      const [first, second, other] = clients;
+      const runs = [first!.execute(held.request), second!.execute(held.request)];
+      await waitUntil(() => held.waiting() === 2);
+      expect(await metricValue(daemon, BUSY)).toBe(1);
+      runs.push(other!.execute(held.request));
+      await waitUntil(() => held.waiting() === 3);
+      expect(await metricValue(daemon, BUSY)).toBe(2);
+      held.open();
+      expect((await Promise.all(runs)).map((outcome) => outcome.result)).toEqual(['through', 'through', 'through']);
+    } finally {
+      await Promise.all(clients.map((client) => client.dispose()));
+    }
+  });
+});
