@@ -53,7 +53,7 @@ describe('the constructor refuses what is no native executor', () => {
 });
 
 describe('an option name execute() does not know', () => {
-  const KNOWN = 'connectors, modules, timeout, cpuTimeout, outbound, record, onEvent, maxQueuedEvents';
+  const KNOWN = 'connectors, modules, timeout, cpuTimeout, outbound, tenant, record, onEvent, maxQueuedEvents';
 
   it('is accepted, and reported once per name as a process warning listing the known ones', async () => {
     const warnings = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
@@ -114,7 +114,7 @@ describe('an unknown option name the host did not write itself', () => {
     // Its first 40 characters: "x", the line break, "level=error " and 26 of the y's.
     expect(warnings.mock.calls).toEqual([
       [
-        `[@supolka/cloudflare-codemode-executor] execute() ignores the option "x\\nlevel=error ${'y'.repeat(26)}…": the options it knows are connectors, modules, timeout, cpuTimeout, outbound, record, onEvent, maxQueuedEvents.`,
+        `[@supolka/cloudflare-codemode-executor] execute() ignores the option "x\\nlevel=error ${'y'.repeat(26)}…": the options it knows are connectors, modules, timeout, cpuTimeout, outbound, tenant, record, onEvent, maxQueuedEvents.`,
         'CodemodeExecutorWarning',
       ],
     ]);
