@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedFiles, relativeLinks, section, shellLines, typeScriptSnippets } from './package/markdown.js';
 import { ENTRIES_CHECK, INSTALL_SCRIPTS, unresolvedMapSources } from './package/published-files.js';
+import { builtSinceSources } from './support/build-state.js';
 import { bundleWorker } from './support/workerd.js';
 
 const root = resolve(import.meta.dirname, '..');
@@ -114,18 +115,7 @@ async function runWithStderr(command: string, args: string[], cwd: string): Prom
 
 /** dist is built by `npm test`; a lone run builds it when it is missing or older than any source it ships. */
 function distIsCurrent(): boolean {
-  const built = join(root, 'dist/index.d.ts');
-  if (!existsSync(built)) return false;
-  return newestMtime(join(root, 'src')) <= statSync(built).mtimeMs;
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
+  return builtSinceSources('dist/index.d.ts');
 }
 
 let dir: string;

@@ -4,23 +4,11 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { messageOfLogLine } from '../../src/server/observe/log.js';
+import { builtSinceSources, ROOT } from './build-state.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The build's last step writes the worker bundles (scripts/bundle-workers.ts): a build that has them is whole. */
-const BUILT_LAST = join(ROOT, 'dist', 'isolate', 'workerd', 'harness.js');
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
+const BUILT_LAST = 'dist/isolate/workerd/harness.js';
 
 /**
  * The daemon's CLI from the build when the build is whole and newer than every source (npm test
@@ -29,8 +17,9 @@ function newestMtime(dir: string): number {
  * the sources under tsx, so the tests never depend on a fresh build and a stale one is never tested.
  */
 function daemonCommand(): string[] {
-  const built = existsSync(BUILT_LAST) && newestMtime(join(ROOT, 'src')) <= statSync(BUILT_LAST).mtimeMs;
-  return built ? ['dist/server/cli.js', 'serve'] : ['--import', 'tsx', 'src/server/cli.ts', 'serve'];
+  return builtSinceSources(BUILT_LAST)
+    ? ['dist/server/cli.js', 'serve']
+    : ['--import', 'tsx', 'src/server/cli.ts', 'serve'];
 }
 
 const CLI = daemonCommand();
