@@ -3,7 +3,7 @@
  * file, with a warm spare, so every kill also exercises the pool's healing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolateText } from '../../src/isolate/contract/texts.js';
+import { isolateText } from '../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/errors.js';

@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolateText } from '../../src/isolate/contract/texts.js';
 import { memoryGuardThread } from '../../src/isolate/host/member/memory-guard.js';
 import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/host/options.js';
+import { isolateText } from '../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';

@@ -3,7 +3,7 @@
  * their bounds (`pool.maxRetained`, `pool.retainedIdleTimeoutMs`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isolateText } from '../../src/isolate/contract/texts.js';
+import { isolateText } from '../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import type { ExecutorError } from '../../src/protocol/errors.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';

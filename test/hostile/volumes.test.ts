@@ -7,8 +7,8 @@
  * runs is bounded in count, and every run by its timeout.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isolateText } from '../../src/isolate/contract/texts.js';
 import { DEFAULT_LIMITS, MAX_OUTCOME_RPC_BYTES, maxSupervisorFrameBytes } from '../../src/isolate/host/options.js';
+import { isolateText } from '../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../src/isolate/index.js';
 import { ExecutorError } from '../../src/protocol/errors.js';
 import { withSlack } from '../support/machine-slack.js';

@@ -5,8 +5,8 @@
  * and another client's trivial run is served meanwhile.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { isolateText } from '../../src/isolate/contract/texts.js';
 import { DEFAULT_LIMITS } from '../../src/isolate/host/options.js';
+import { isolateText } from '../../src/isolate/host/texts.js';
 import { connect } from '../../src/remote/index.js';
 import { NodeWebSocket } from '../support/client.js';
 import { startDaemon, stopAllDaemons } from '../support/daemon.js';

@@ -17,7 +17,7 @@ import type {
   ExecutorCallOptions,
   InvokeHandleRequest,
 } from '../../../protocol/types.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import { type Confinement, resolveConfinement } from '../confinement/detect.js';
 import { launcherFor } from '../member/member-launcher.js';
 import { memberMemory } from '../member/process-memory.js';

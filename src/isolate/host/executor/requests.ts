@@ -19,7 +19,7 @@ import type {
 import { encodeValue } from '../../../protocol/value-codec.js';
 import { channelGrammar } from '../../contract/channel.js';
 import { INTERNAL_MODULES } from '../../contract/sandbox-constants.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import { type IsolateLimits, type IsolateSettings, resolveCpuTimeout, resolveTimeout } from '../options.js';
 
 export interface CheckedExecuteRequest {

@@ -10,7 +10,7 @@
  */
 import { ExecutorError } from '../../../protocol/errors.js';
 import type { OutboundFetch } from '../../../protocol/types.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import type { IsolateSettings } from '../options.js';
 
 /** What a retained execution needs of the process it lives in (a sandbox process; a fake in unit tests). */

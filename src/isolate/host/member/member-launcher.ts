@@ -5,7 +5,7 @@
  */
 import { ExecutorError } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import type { Confinement } from '../confinement/detect.js';
 import type { IsolateSettings } from '../options.js';
 import type { OutboundServer } from '../relay/outbound-server.js';

@@ -23,7 +23,7 @@
  */
 import * as fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import { type GuardThreadKill, type GuardThreadMessage, guardThreadSource } from './memory-guard-thread.js';
 import { processStartTime } from './proc-readers.js';
 

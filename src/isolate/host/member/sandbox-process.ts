@@ -11,7 +11,7 @@ import { ExecutorError } from '../../../protocol/errors.js';
 import { channelGrammar } from '../../contract/channel.js';
 import type { HostMessage, SupervisorMessage } from '../../contract/messages.js';
 import { relayCodec } from '../../contract/relay-frame.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import { type ConfinementPlan, memberCommand } from '../confinement/command-line.js';
 import { createMemberDirectory } from '../confinement/member-directory.js';
 import { type IsolateLimits, maxSupervisorFrameBytes } from '../options.js';

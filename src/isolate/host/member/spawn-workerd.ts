@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ExecutorError } from '../../../protocol/errors.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import type { MemberCommand } from '../confinement/command-line.js';
 import type { MemberDirectory } from '../confinement/member-directory.js';
 import { confinementText } from '../confinement/texts.js';

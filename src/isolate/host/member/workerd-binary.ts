@@ -14,7 +14,7 @@ import { arch, endianness } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ExecutorError } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 
 const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
   'darwin arm64 LE': '@cloudflare/workerd-darwin-arm64',

@@ -4,7 +4,7 @@
  */
 import { describeValue } from '../../../protocol/describe-value.js';
 import { invalidRequest } from '../../../protocol/errors.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import type { IsolateSettings } from './types.js';
 
 /**

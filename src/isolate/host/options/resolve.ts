@@ -6,7 +6,7 @@
 import { describeValue } from '../../../protocol/describe-value.js';
 import { invalidRequest } from '../../../protocol/errors.js';
 import { meetsBounds, nearestOption, takeRenamed } from '../../../protocol/option-schema.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import { CONFINEMENT_OPTIONS } from '../confinement/detect.js';
 import { defaultMaxStarting, defaultMemoryBudgetMb } from './host-sizing.js';
 import { defaultMaxTimeout, isCgroupPath, maxWorkersOrDefault, minWorkersAboveMax, timeoutAboveMax } from './rules.js';

@@ -25,7 +25,7 @@
  * the parts of the policy that live beside it, each one job, and decides when a member ends.
  */
 import { ExecutorError } from '../../../protocol/errors.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import type { MemberMemory } from '../member/process-memory.js';
 import type { ProcessFate } from '../run/run-ending.js';
 import { afterRun } from './after-run.js';

@@ -5,7 +5,7 @@
 import { describeValue } from '../../../protocol/describe-value.js';
 import { readBounded } from '../../contract/bounded-read.js';
 import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 
 interface ResponseLike {
   status: number;

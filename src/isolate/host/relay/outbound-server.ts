@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { messageOf } from '../../../protocol/message-of.js';
 import { COMPLETED_MESSAGE } from '../../../protocol/texts.js';
 import { type RelayFrame, type RelayReplyHead, type RelayRequestHead, relayCodec } from '../../contract/relay-frame.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 
 /** Answers one relayed request with the frame to send back. */
 export type RelayHandler = (request: Request) => Promise<RelayFrame<RelayReplyHead>>;

@@ -5,7 +5,7 @@
  */
 import type { RunEnding } from '../../../protocol/run-endings.js';
 import { formatCpuTimeout, formatTimeout } from '../../../protocol/texts.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 
 export function endingText(ending: RunEnding): string {
   switch (ending.code) {

@@ -24,7 +24,7 @@ import type {
   SupervisorMessage,
 } from '../../contract/messages.js';
 import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
-import { isolateText } from '../../contract/texts.js';
+import { isolateText } from '../../host/texts.js';
 import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
 import type { ExitInfo } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';

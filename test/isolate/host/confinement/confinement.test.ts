@@ -26,7 +26,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { systemCaBundle } from '../../../../src/isolate/host/confinement/ca-bundle.js';
 import { LINE_BUFFERING_IN_VIEW } from '../../../../src/isolate/host/confinement/command-line.js';
 import { resolveConfinement, UNCONFINED_WARNING_CODE } from '../../../../src/isolate/host/confinement/detect.js';
@@ -37,6 +36,7 @@ import { SandboxProcess } from '../../../../src/isolate/host/member/sandbox-proc
 import { resolveWorkerdBinary } from '../../../../src/isolate/host/member/workerd-binary.js';
 import { DEFAULT_LIMITS } from '../../../../src/isolate/host/options.js';
 import { OutboundServer } from '../../../../src/isolate/host/relay/outbound-server.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../../../src/isolate/index.js';
 import { isAlive, waitFor } from '../../../support/processes.js';
 

@@ -2,7 +2,7 @@
  * The native contract on the real workerd: one executor (one workerd process) for the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../../../src/protocol/dispatch.js';
 import { ExecutorError, ToolNotFoundError } from '../../../../src/protocol/errors.js';

@@ -4,7 +4,7 @@
  * not wait on the process its parent holds.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../../../src/protocol/types.js';

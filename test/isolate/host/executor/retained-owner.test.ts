@@ -5,11 +5,11 @@
  * process. The real-workerd behaviour is in test/hostile/retained.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import {
   RetainedExecutions,
   type RetainingProcess,
 } from '../../../../src/isolate/host/executor/retained-executions.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { ExecutorError } from '../../../../src/protocol/errors.js';
 
 class FakeProcess implements RetainingProcess {

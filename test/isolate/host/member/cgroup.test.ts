@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import { isAlive, waitFor } from '../../../support/processes.js';

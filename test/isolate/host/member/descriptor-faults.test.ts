@@ -3,8 +3,8 @@
  * ENFILE, each with the limit and what raises it.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { descriptorFaultOf } from '../../../../src/isolate/host/member/descriptor-faults.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { ExecutorError } from '../../../../src/protocol/errors.js';
 
 const emfile = Object.assign(new Error('spawn /bin/sh EMFILE'), { code: 'EMFILE' });

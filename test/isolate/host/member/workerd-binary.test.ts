@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 const PINNED = join(ROOT, 'node_modules', '@cloudflare', 'workerd-linux-64', 'bin', 'workerd');

@@ -18,7 +18,6 @@
  *   the text's last whole sentences.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { defaultMaxTimeout } from '../../../../src/isolate/host/options/rules.js';
 import {
   DEFAULT_LIMITS,
@@ -29,6 +28,7 @@ import {
   POOL_NUMBER_ROLES,
   TOP_NUMBERS,
 } from '../../../../src/isolate/host/options/table.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { formatCpuTimeout, formatTimeout } from '../../../../src/protocol/texts.js';
 import { codeSpans, firstNumber, readDocs, tableUnder } from '../../../support/docs-tables.js';
 

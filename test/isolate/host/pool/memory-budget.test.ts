@@ -10,8 +10,8 @@
  *   beside it complete, and the pool serves the next one.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { MEMORY_SAMPLE_MS } from '../../../../src/isolate/host/pool/memory-budget.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../../../src/isolate/index.js';
 import type { RunEnding } from '../../../../src/protocol/run-endings.js';
 import { type FakeProcess, poolWith, settle, track } from '../../../support/pool-fakes.js';

@@ -5,9 +5,9 @@
  * follows the sizing rule of docs/isolate.md.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { withStartDelay } from '../../../../src/isolate/host/member/start-hook.js';
 import { maxWorkersFor } from '../../../../src/isolate/host/options.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { defaultMaxWorkers, IsolateExecutor } from '../../../../src/isolate/index.js';
 import type { ExecuteResult } from '../../../../src/protocol/types.js';
 import { isAlive, waitFor } from '../../../support/processes.js';

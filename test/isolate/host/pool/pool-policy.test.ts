@@ -5,7 +5,7 @@
  * budget's own tests are in memory-budget.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { ExecutorError } from '../../../../src/protocol/errors.js';
 import { poolWith, settle, track } from '../../../support/pool-fakes.js';
 

@@ -3,7 +3,7 @@
  * Each test that needs a pool shape of its own builds a small executor and disposes it.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { defaultMemoryBudgetMb, IsolateExecutor } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch, type ProviderHandler } from '../../../../src/protocol/dispatch.js';
 import type { Dispatch } from '../../../../src/protocol/types.js';

@@ -4,8 +4,8 @@
  * anything but a Response refused with what it was.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { replyFrame } from '../../../../src/isolate/host/relay/outbound-response.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 
 const CAP = 16;
 

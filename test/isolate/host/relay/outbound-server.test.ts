@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RelayRequestHead, relayCodec } from '../../../../src/isolate/contract/relay-frame.js';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { OutboundServer } from '../../../../src/isolate/host/relay/outbound-server.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { COMPLETED_MESSAGE } from '../../../../src/protocol/texts.js';
 
 const MAX_BODY = 1024;

@@ -6,8 +6,8 @@
  */
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import { RunClock } from '../../../../src/isolate/host/run/run-clocks.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor, type RunReport } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../../../src/protocol/errors.js';

@@ -5,7 +5,7 @@
  * never comes ends at `pool.programStartTimeoutMs`, with its text, and its member is ended.
  */
 import { describe, expect, it } from 'vitest';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { IsolateExecutor } from '../../../../src/isolate/index.js';
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import type { ExecuteRequest } from '../../../../src/protocol/types.js';

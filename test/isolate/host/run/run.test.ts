@@ -7,9 +7,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { channelGrammar } from '../../../../src/isolate/contract/channel.js';
 import type { HostMessage, SupervisorMessage } from '../../../../src/isolate/contract/messages.js';
-import { isolateText } from '../../../../src/isolate/contract/texts.js';
 import type { ProcessEnd, SandboxProcess } from '../../../../src/isolate/host/member/sandbox-process.js';
 import { Run, type RunSpec } from '../../../../src/isolate/host/run/run.js';
+import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { encodeErrorEnvelope } from '../../../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError, ExecutorError } from '../../../../src/protocol/errors.js';
 import { COMPLETED_MESSAGE, formatCpuTimeout } from '../../../../src/protocol/texts.js';
