@@ -7,6 +7,7 @@ import { RunObservation } from '../events/observe-run.js';
 import { type ResolvedEventOptions, resolveEventOptions } from '../events/options.js';
 import { codeBytesOver } from '../protocol/code-size.js';
 import type { CompletionGuard } from '../protocol/dispatch.js';
+import { ExecutionTimeoutError } from '../protocol/errors.js';
 import type { RunEnding } from '../protocol/run-endings.js';
 import { TIMEOUT_MESSAGE } from '../protocol/texts.js';
 import type { ExecuteRequest, ExecuteResult, Executor, LogEntry } from '../protocol/types.js';
@@ -32,10 +33,13 @@ export function formatLogs(entries: readonly LogEntry[]): string[] {
 /**
  * A run the native executor ended at its wall-clock bound (its `ending`'s code, never its text)
  * back to the dialect's `Execution timed out`. Every other failure's text passes through, including
- * a program's own, however much it reads like a timeout.
+ * a program's own, however much it reads like a timeout. A native executor that does not report
+ * endings (`reportsEndings`, absent from one written before them) has its timeout recognized by
+ * the text the native contract gave it, so it keeps the dialect it had.
  */
-export function renderError(error: string, ending: RunEnding | undefined): string {
-  return ending?.code === 'EXECUTION_TIMEOUT' ? TIMEOUT_MESSAGE : error;
+export function renderError(error: string, ending: RunEnding | undefined, reportsEndings = true): string {
+  if (ending?.code === 'EXECUTION_TIMEOUT') return TIMEOUT_MESSAGE;
+  return !reportsEndings && ending === undefined && ExecutionTimeoutError.matches(error) ? TIMEOUT_MESSAGE : error;
 }
 
 export type { CodemodeExecutorOptions } from './options.js';
@@ -119,7 +123,11 @@ export class CodemodeExecutor {
     const logs = formatLogs(outcome.logs);
     const rendered: CodemodeExecuteResult =
       outcome.error !== undefined
-        ? { result: undefined, error: renderError(outcome.error, outcome.ending), logs }
+        ? {
+            result: undefined,
+            error: renderError(outcome.error, outcome.ending, this.#native.reportsEndings === true),
+            logs,
+          }
         : { result: outcome.result, logs };
     if (record !== undefined) rendered.record = record;
     return rendered;

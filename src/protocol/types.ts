@@ -144,6 +144,12 @@ export interface ExecutorCallOptions {
 
 /** The native executor. */
 export interface Executor {
+  /**
+   * Set by an executor whose every run it ends carries `ending`. Without it (a native executor
+   * written before `ending`), `CodemodeExecutor` still recognizes a timeout by its text
+   * (`ExecutionTimeoutError.matches`), as it did before.
+   */
+  readonly reportsEndings?: true;
   execute(request: ExecuteRequest, options?: ExecutorCallOptions): Promise<ExecuteResult>;
   /** Calls a function a retained execution returned. Keyed on the pool, so any caller may call it. */
   invokeHandle(request: InvokeHandleRequest, options?: ExecutorCallOptions): Promise<ExecuteResult>;

@@ -70,6 +70,8 @@ interface CallCancel {
 }
 
 export class RemoteExecutor implements Executor {
+  /** Every run the daemon ends carries `ending`, across the wire as it is. */
+  readonly reportsEndings = true;
   readonly url: string;
   readonly #options: ResolvedConnectOptions;
   readonly #sessionOptions: SessionOptions;

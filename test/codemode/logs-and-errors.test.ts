@@ -1,8 +1,9 @@
 /** docs/dialect.md's log prefix table and the rendering of a timed-out run. */
 import { describe, expect, it } from 'vitest';
-import { formatLogs, renderError } from '../../src/codemode/codemode-executor.js';
+import { CodemodeExecutor, formatLogs, renderError } from '../../src/codemode/codemode-executor.js';
 import { ExecutionTimeoutError } from '../../src/protocol/errors.js';
 import { formatCpuTimeout } from '../../src/protocol/texts.js';
+import type { Executor } from '../../src/protocol/types.js';
 
 describe('formatLogs', () => {
   it.each([
@@ -50,5 +51,39 @@ describe('renderError', () => {
     const text = formatCpuTimeout(30);
     expect(renderError(text, { code: 'CPU_TIMEOUT', cpuTimeout: 30 })).toBe(text);
     expect(renderError('memory', { code: 'MEMORY_LIMIT', memoryLimitMb: 128 })).toBe('memory');
+  });
+
+  it("recognizes the native timeout's text from an executor that does not report endings, as before them", () => {
+    const native = ExecutionTimeoutError.format(50);
+    expect(renderError(native, undefined, false)).toBe('Execution timed out');
+    // Its other texts, and a text that only begins alike, still pass through.
+    expect(renderError('Execution timed out waiting for the vendor API', undefined, false)).toBe(
+      'Execution timed out waiting for the vendor API',
+    );
+    expect(renderError(formatCpuTimeout(30), undefined, false)).toBe(formatCpuTimeout(30));
+  });
+});
+
+describe('CodemodeExecutor over a native executor', () => {
+  /** A native executor that answers every run with this failure text, and reports endings or not. */
+  function failingNative(error: string, reportsEndings: boolean): Executor {
+    const native: Executor = {
+      execute: async () => ({ result: undefined, error, logs: [] }),
+      invokeHandle: async () => ({ result: undefined, logs: [] }),
+      closeHandles: async () => {},
+      dispose: async () => {},
+    };
+    return reportsEndings ? Object.assign(native, { reportsEndings: true as const }) : native;
+  }
+
+  it('written before endings, still has its timeout rendered as the dialect reports it', async () => {
+    const executor = new CodemodeExecutor(failingNative(ExecutionTimeoutError.format(50), false));
+    expect(await executor.execute('async () => 1', [])).toMatchObject({ error: 'Execution timed out' });
+  });
+
+  it('that reports endings, has the same text without an ending passed through as the program wrote it', async () => {
+    const text = ExecutionTimeoutError.format(50);
+    const executor = new CodemodeExecutor(failingNative(text, true));
+    expect(await executor.execute('async () => 1', [])).toMatchObject({ error: text });
   });
 });

@@ -22,6 +22,7 @@ export interface RecordedCall {
 const VM_NO_IMPORTS = 'The vm test executor runs no static imports';
 
 export class VmExecutor implements Executor {
+  readonly reportsEndings = true;
   readonly requests: ExecuteRequest[] = [];
   readonly calls: RecordedCall[] = [];
   disposeCalls = 0;

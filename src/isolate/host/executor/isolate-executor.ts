@@ -57,6 +57,8 @@ export interface IsolateCallOptions extends ExecutorCallOptions {
 }
 
 export class IsolateExecutor implements Executor {
+  /** Every run it ends carries `ending`. */
+  readonly reportsEndings = true;
   readonly #settings: IsolateSettings;
   readonly #pool: Pool<SandboxProcess>;
   readonly #confinement: Confinement;
