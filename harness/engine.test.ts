@@ -201,7 +201,11 @@ describe('Engine', () => {
     expect((await engine.cell(item('dropped'), 'ours')).cell.status).toBe('pass');
     expect((await engine.cell(item('flaky'), 'ours')).cell).toMatchObject({
       status: 'infra-error',
-      reason: 'HTTP 500 on flaky',
+      // Both attempts' reasons, and what the column printed last.
+      reason: texts.withOutput(
+        texts.cell.failedAgain('HTTP 500 on flaky', 'HTTP 500 on flaky'),
+        'wrangler said goodbye',
+      ),
     });
     expect((await engine.cell(item('after'), 'ours')).cell.status).toBe('pass');
     expect((await engine.cell(item('wedges'), 'latest')).cell.status).toBe('infra-error');

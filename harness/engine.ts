@@ -299,6 +299,7 @@ export class Engine {
   }
 
   private async observe(item: LoadedCase | LoadedFlow, name: ColumnId): Promise<Observation> {
+    let firstReason: string | undefined;
     for (let attempt = 1; ; attempt += 1) {
       const failure = await this.open(name);
       if (failure !== undefined) return { kind: 'infra-error', reason: texts.cell.columnUnavailable(failure) };
@@ -309,7 +310,8 @@ export class Engine {
         const work = isFlow(item) ? this.runFlowOn(state.side, item) : runWithPackages(state.side, item);
         return { kind: 'outcome', outcome: await withGuard<Outcome | FlowOutcome>(work, guardMs(item)) };
       } catch (error) {
-        const reason = messageOf(error);
+        const reason =
+          firstReason === undefined ? messageOf(error) : texts.cell.failedAgain(firstReason, messageOf(error));
         if (this.aborted) return { kind: 'infra-error', reason };
         // A failed request runs once more from its start: on a loaded machine wrangler dev drops a
         // request now and then, and a case whose own doing it is fails the same way twice. A side
@@ -321,9 +323,16 @@ export class Engine {
         // Another case on the column may have closed its side meanwhile (it broke, or is reopening).
         if (state.side === undefined) return { kind: 'infra-error', reason };
         const problem = restarted ? await this.answersAgain(state.side) : await this.preflight(state.side);
-        if (attempt === 1 && (problem === undefined || (await this.reopen(name, state)))) continue;
+        if (attempt === 1 && (problem === undefined || (await this.reopen(name, state)))) {
+          firstReason = reason;
+          continue;
+        }
         if (problem !== undefined) state.broken ??= texts.cell.columnBroke(item.id, `${reason}\n${problem}`);
-        return { kind: 'infra-error', reason };
+        // What the column printed last is where a crash of the reference's platform shows.
+        return {
+          kind: 'infra-error',
+          reason: texts.withOutput(reason, state.side?.output?.().slice(-OUTPUT_TAIL) ?? ''),
+        };
       }
     }
   }

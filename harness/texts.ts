@@ -99,6 +99,8 @@ export const texts = {
       `outcome differs from ${AGAINST[against]}${fields.length ? ` in ${fields.join(', ')}` : ''}`,
     columnUnavailable: (reason: string) => `column unavailable: ${reason}`,
     columnBroke: (caseId: string, reason: string) => `the column broke at case "${caseId}": ${reason}`,
+    failedAgain: (first: string, second: string) =>
+      `${second}\n(the first attempt, before the run from the start: ${first})`,
     interrupted: 'the run was interrupted before this case ran',
     columnClosed: 'the column was closed before this case ran',
     noOutcome: (ms: number) => `the harness got no outcome within ${ms} ms`,

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { messageOf } from '../../src/protocol/index.js';
+import { fetchFailure } from '../fetch-failure.js';
 import { texts } from '../texts.js';
 
 const CODEMODE_PACKAGE = '@cloudflare/codemode';
@@ -98,8 +99,7 @@ async function fetchPackument(registry: string, name = CODEMODE_PACKAGE): Promis
       signal: AbortSignal.timeout(REGISTRY_TIMEOUT_MS),
     });
   } catch (error) {
-    const cause = (error as { cause?: unknown }).cause;
-    throw new Error(texts.releases.registryUnreachable(url, cause ? messageOf(cause) : messageOf(error)));
+    throw new Error(texts.releases.registryUnreachable(url, fetchFailure(error)));
   }
   if (!response.ok) throw new Error(texts.releases.registryStatus(url, response.status));
   try {

@@ -13,6 +13,7 @@ import { makeProcessDirectory } from '../../src/isolate/host/confinement/process
 import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { referenceConfig, referenceVersions, WRANGLER_BIN } from '../columns.js';
+import { fetchFailure } from '../fetch-failure.js';
 import type { Flow } from '../flow-model.js';
 import type { FlowSession } from '../flows.js';
 import { type Service, ServiceRefused, startService } from '../processes.js';
@@ -158,7 +159,7 @@ async function post(column: string, url: string, request: ReferenceRequest): Pro
   } catch (error) {
     if (error instanceof Error && error.name === 'TimeoutError')
       throw new Error(texts.reference.timedOut(column, request.caseId, deadline));
-    throw new Error(texts.reference.unreachable(column, request.caseId, messageOf(error)));
+    throw new Error(texts.reference.unreachable(column, request.caseId, fetchFailure(error)));
   }
   const text = await response.text();
   if (response.status !== 200)
