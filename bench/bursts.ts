@@ -185,18 +185,23 @@ export function printBursts(figures: BurstFigures[]): void {
  * The shared-set variant (issue 44): "100 executions that share a bundled set start in the burst
  * bench within 5% of the same bench without modules, after the first". The same bursts of the same
  * program, on default options, with and without the set (zod and date-fns, from bundlePackages)
- * passed as `modules` to every execution: in process, and over a daemon started on default options.
- * The program does not import the set, so what is measured is what carrying it costs. After the
- * warm-up bursts, the first burst with the set (it bundles, and over the daemon puts each module
- * once) is printed apart; then bursts with and without it alternate, each side first in turn.
+ * passed as `modules` to every execution: in process, over a daemon started on default options,
+ * and on the reference (upstream's DynamicWorkerExecutor under wrangler dev, the set as its
+ * constructor's `modules`, posted with each request). The program does not import the set, so what
+ * is measured is what carrying it costs. After the warm-up bursts, the first burst with the set (it
+ * bundles, and over the daemon puts each module once) is printed apart; then bursts with and
+ * without it alternate, each side first in turn. Beside the reference, the same bursts of bare
+ * POSTs with and without the map in the body: what posting the map costs the reference before any
+ * executor, which an upstream host that holds its map in the Worker does not pay.
  */
 const SHARED_SET = ['zod', 'date-fns'] as const;
 const SHARED_SET_PLAN = { full: { n: 100, rounds: 6 }, quick: { n: 20, rounds: 2 } } as const;
 /** The clause's bound on the ratio of a burst with the set to one without. */
 const SHARED_SET_BOUND = 1.05;
+const REFERENCE_SIDE = 'reference';
 
 interface CpuBurst extends Burst {
-  /** This process and every process under it (members, the daemon and its members), in ms. */
+  /** This process and every process under it (members, the daemon and its members, wrangler dev), in ms. */
   allCpuMs: number;
 }
 
@@ -209,51 +214,73 @@ export interface SharedSetFigures {
   with: CpuBurst[];
 }
 
-/** What runs the dialect's programs on one side: in process, or a client of a daemon. */
+/** One side's program, with the set or without it: ours in process, a daemon's client, the reference. */
 interface SharedSetSide {
   side: string;
-  dialect: Pick<CodemodeExecutor, 'execute'>;
+  once(modules: PackageModuleMap | undefined): Promise<void>;
+  /** After a burst in which some program failed (the reference's wrangler dev is started again). */
+  failed?(): Promise<void>;
 }
 
-async function cpuBurst(n: number, dialect: Pick<CodemodeExecutor, 'execute'>, modules?: PackageModuleMap) {
-  const withModules: Pick<CodemodeExecutor, 'execute'> =
-    modules === undefined ? dialect : { execute: (code, providers) => dialect.execute(code, providers, { modules }) };
+function dialectSide(side: string, dialect: Pick<CodemodeExecutor, 'execute'>): SharedSetSide {
+  const withModules = (modules: PackageModuleMap): Pick<CodemodeExecutor, 'execute'> => ({
+    execute: (code, providers) => dialect.execute(code, providers, { modules }),
+  });
+  return {
+    side,
+    once: (modules) =>
+      runDialect(`${side} (shared set)`, modules === undefined ? dialect : withModules(modules), THREE_WAITS),
+  };
+}
+
+async function cpuBurst(n: number, side: SharedSetSide, modules?: PackageModuleMap): Promise<CpuBurst> {
   const cpu = readCpu();
-  const result = await burst(n, () => runDialect(`ours (shared set)`, withModules, THREE_WAITS));
+  const result = await burst(n, () => side.once(modules));
   const { hostMs, childrenMs } = cpuSince(cpu);
+  if (result.failures > 0) await side.failed?.();
   return { ...result, allCpuMs: hostMs + childrenMs };
 }
 
-async function measureSharedSetBursts(quick: boolean, side: SharedSetSide): Promise<SharedSetFigures> {
+async function measureSharedSetBursts(
+  quick: boolean,
+  side: SharedSetSide,
+  modules: () => Promise<PackageModuleMap>,
+): Promise<SharedSetFigures> {
   const { n, rounds } = quick ? SHARED_SET_PLAN.quick : SHARED_SET_PLAN.full;
-  for (let i = 0; i < WARM_UP_BURSTS; i += 1) await cpuBurst(n, side.dialect);
-  const modules = await bundlePackages([...SHARED_SET]);
-  const setBytes = Object.values(modules).reduce((sum, module) => sum + Buffer.byteLength(module.js), 0);
-  const first = await cpuBurst(n, side.dialect, modules);
+  for (let i = 0; i < WARM_UP_BURSTS; i += 1) await cpuBurst(n, side);
+  const set = await modules();
+  const setBytes = Object.values(set).reduce((sum, module) => sum + Buffer.byteLength(module.js), 0);
+  const first = await cpuBurst(n, side, set);
   const without: CpuBurst[] = [];
   const withSet: CpuBurst[] = [];
   for (let round = 0; round < rounds; round += 1) {
-    if (round % 2 === 1) withSet.push(await cpuBurst(n, side.dialect, modules));
-    without.push(await cpuBurst(n, side.dialect));
-    if (round % 2 === 0) withSet.push(await cpuBurst(n, side.dialect, modules));
+    if (round % 2 === 1) withSet.push(await cpuBurst(n, side, set));
+    without.push(await cpuBurst(n, side));
+    if (round % 2 === 0) withSet.push(await cpuBurst(n, side, set));
   }
+  const failures = (bursts: CpuBurst[]) => bursts.reduce((sum, b) => sum + b.failures, 0);
   note(
-    `shared set, ${side.side}, N = ${n}: without ${without.map((b) => ms(b.makespanMs, 0)).join(', ')}; with ${withSet.map((b) => ms(b.makespanMs, 0)).join(', ')}`,
+    `shared set, ${side.side}, N = ${n}: without ${without.map((b) => ms(b.makespanMs, 0)).join(', ')}; with ${withSet.map((b) => ms(b.makespanMs, 0)).join(', ')}` +
+      (failures([...without, ...withSet]) > 0 ? `; ${failures([...without, ...withSet])} programs failed` : ''),
   );
   return { side: side.side, n, setBytes, first, without, with: withSet };
 }
+
+/** The median of the bursts in which no program failed. */
+const cleanMedian = (bursts: CpuBurst[], of: (b: CpuBurst) => number) =>
+  median(bursts.filter((b) => b.failures === 0).map(of));
 
 export function printSharedSetBursts(figures: SharedSetFigures[]): void {
   const [any] = figures;
   if (any === undefined) return;
   console.log(
     `\nA shared bundled set (issue 44): N programs at once, each ${THREE_WAITS.label}, with ${SHARED_SET.join(' and ')} (${Math.round(any.setBytes / 1024)} KiB, bundlePackages) passed as modules to each, and without; ` +
-      `median of ${any.with.length} bursts each, alternating, after ${WARM_UP_BURSTS} warm-up bursts and the first with the set; bound ${SHARED_SET_BOUND}x`,
+      `median of ${any.with.length} bursts each (those in which no program failed), alternating, after ${WARM_UP_BURSTS} warm-up bursts and the first with the set; bound ${SHARED_SET_BOUND}x`,
   );
   const rows = figures.map((figure) => {
-    const makespan = (bursts: CpuBurst[]) => median(bursts.map((b) => b.makespanMs));
-    const p50 = (bursts: CpuBurst[]) => median(bursts.flatMap((b) => b.latencies));
-    const cpu = (bursts: CpuBurst[]) => median(bursts.map((b) => b.allCpuMs / figure.n));
+    const makespan = (bursts: CpuBurst[]) => cleanMedian(bursts, (b) => b.makespanMs);
+    const p50 = (bursts: CpuBurst[]) => median(bursts.filter((b) => b.failures === 0).flatMap((b) => b.latencies));
+    const cpu = (bursts: CpuBurst[]) => cleanMedian(bursts, (b) => b.allCpuMs / figure.n);
     const failed = [...figure.without, ...figure.with].reduce((sum, b) => sum + b.failures, 0);
     const pair = (of: (bursts: CpuBurst[]) => number | undefined) => {
       const without = of(figure.without);
@@ -282,18 +309,51 @@ export function printSharedSetBursts(figures: SharedSetFigures[]): void {
     ],
     rows,
   );
+  const reference = figures.find((figure) => figure.side === REFERENCE_SIDE);
+  if (reference === undefined) return;
+  const burstOf = (bursts: CpuBurst[]) => cleanMedian(bursts, (b) => b.makespanMs);
+  const against = (ours: CpuBurst[], theirs: CpuBurst[]) => {
+    const [a, b] = [burstOf(ours), burstOf(theirs)];
+    return ratio(a === undefined || b === undefined ? undefined : a / b, 3);
+  };
+  for (const figure of figures.filter((f) => !f.side.startsWith(REFERENCE_SIDE)))
+    console.log(
+      `${figure.side} against the reference, burst: without the set ${against(figure.without, reference.without)}, with it ${against(figure.with, reference.with)}`,
+    );
 }
 
-/** The shared-set variant on both sides: a fresh IsolateExecutor in process, then a daemon's client. */
+export interface SharedSetPeer {
+  peer: ReferencePeer;
+  revive: ReviveReference;
+}
+
+/** The reference's sides: its executions, and bare POSTs with and without the map in the body. */
+function referenceSides(reference: SharedSetPeer): SharedSetSide[] {
+  const failed = async () => {
+    reference.peer = await reference.revive();
+  };
+  const name = REFERENCE_SIDE;
+  return [
+    { side: name, once: (modules) => reference.peer.run(THREE_WAITS, modules), failed },
+    { side: `${name}: the POST alone`, once: (modules) => reference.peer.roundTrip(modules), failed },
+  ];
+}
+
+/**
+ * The shared-set variant on every side: a fresh IsolateExecutor in process, a daemon's client, and
+ * the reference when it runs.
+ */
 export async function measureSharedSet(
   quick: boolean,
+  reference: SharedSetPeer | undefined,
   track: { executor(executor: Pick<IsolateExecutor, 'dispose'>): void; daemon(daemon: Service): void },
 ): Promise<SharedSetFigures[]> {
   const figures: SharedSetFigures[] = [];
+  const modules = () => bundlePackages([...SHARED_SET]);
   const native = new IsolateExecutor({});
   track.executor(native);
   try {
-    figures.push(await measureSharedSetBursts(quick, { side: 'in process', dialect: new CodemodeExecutor(native) }));
+    figures.push(await measureSharedSetBursts(quick, dialectSide('in process', new CodemodeExecutor(native)), modules));
   } finally {
     await native.dispose();
   }
@@ -303,12 +363,14 @@ export async function measureSharedSet(
     const remote = new CodemodeExecutor(await connect(daemon.url, { websocket: WebSocket }));
     track.executor(remote);
     try {
-      figures.push(await measureSharedSetBursts(quick, { side: 'over the daemon', dialect: remote }));
+      figures.push(await measureSharedSetBursts(quick, dialectSide('over the daemon', remote), modules));
     } finally {
       await remote.dispose();
     }
   } finally {
     await daemon.stop();
   }
+  if (reference !== undefined)
+    for (const side of referenceSides(reference)) figures.push(await measureSharedSetBursts(quick, side, modules));
   return figures;
 }

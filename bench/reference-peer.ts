@@ -8,6 +8,7 @@
  * pool to the same wrangler. The report subtracts it pairwise, round by round.
  */
 import { readFileSync } from 'node:fs';
+import type { CaseModule } from '../harness/case-model.js';
 import { groupMembers } from '../harness/processes.js';
 import type { ReferenceRequest } from '../harness/reference/request.js';
 import { type ReferenceColumn, startReferenceColumn } from '../harness/reference/wrangler.js';
@@ -19,10 +20,16 @@ const REFERENCE_COLUMN = 'latest';
 export interface ReferencePeer {
   name: string;
   versions: ColumnVersions;
-  /** One execute of the workload; throws unless it produced the workload's result. */
-  run(workload: Workload): Promise<void>;
-  /** One POST the worker answers with a 400 at once: the HTTP round trip alone. */
-  roundTrip(): Promise<void>;
+  /**
+   * One execute of the workload; throws unless it produced the workload's result. `modules` is the
+   * executor's constructor option, as an upstream host passes a bundled set.
+   */
+  run(workload: Workload, modules?: Record<string, CaseModule>): Promise<void>;
+  /**
+   * One POST the worker answers with a 400 at once: the HTTP round trip alone. With `modules`, the
+   * body carries them (and no case), so it measures what posting the map costs before any executor.
+   */
+  roundTrip(modules?: Record<string, CaseModule>): Promise<void>;
   /** A runtime flow session on the column's Durable Object host (flows.ts), for the runtime phase. */
   openFlow?: ReferenceColumn['openFlow'];
   /** Resident set of the workerd that runs the reference worker (host worker and every dynamic worker), in MB. */
@@ -30,7 +37,7 @@ export interface ReferencePeer {
   stop(): Promise<void>;
 }
 
-/** The bare round trip's body: valid JSON the worker's request parser refuses (no `caseId`). */
+/** The bare round trip's body: valid JSON the worker's request parser refuses (no `caseId`, as with modules alone). */
 const ROUND_TRIP_BODY = '{}';
 const ROUND_TRIP_STATUS = 400;
 
@@ -47,8 +54,13 @@ function rssMbOf(pid: number): number | undefined {
   }
 }
 
-function describeRequest(workload: Workload): ReferenceRequest {
-  return { caseId: `bench-${workload.name}`, code: workload.code, providers: workload.providers };
+function describeRequest(workload: Workload, modules: Record<string, CaseModule> | undefined): ReferenceRequest {
+  return {
+    caseId: `bench-${workload.name}`,
+    code: workload.code,
+    providers: workload.providers,
+    ...(modules === undefined ? {} : { modules }),
+  };
 }
 
 export async function startReferencePeer(): Promise<ReferencePeer> {
@@ -58,14 +70,14 @@ export async function startReferencePeer(): Promise<ReferencePeer> {
     name,
     versions: column.versions,
     ...(column.openFlow ? { openFlow: column.openFlow } : {}),
-    async run(workload) {
-      checkOutcome(name, workload, await column.run(describeRequest(workload)));
+    async run(workload, modules) {
+      checkOutcome(name, workload, await column.run(describeRequest(workload, modules)));
     },
-    async roundTrip() {
+    async roundTrip(modules) {
       const response = await fetch(column.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: ROUND_TRIP_BODY,
+        body: modules === undefined ? ROUND_TRIP_BODY : JSON.stringify({ modules }),
       });
       const body = await response.text();
       if (response.status !== ROUND_TRIP_STATUS) throw new Error(unexpectedRoundTrip(response.status, body));

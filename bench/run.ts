@@ -56,14 +56,16 @@ import { againstText } from './texts.js';
 import { unbuiltTree } from './trees.js';
 import { WORKLOADS, type Workload } from './workloads.js';
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|observing|bursts] [-- --against <dir>]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --phase runtime|observing|bursts|shared-set] [-- --against <dir>]
 
   --quick          fewer rounds and samples (a smoke run of about ten seconds)
   --phase runtime  only the runtime phase (upstream's runtime on ours, beside the reference)
   --phase observing  only what observing a run costs (events, spans and a record, against none)
   --phase bursts   only repeated bursts of waiting programs: N = 100 and 400 beside the reference,
                    1000 against the floor, each with and without a 400 ms start delay
-                   (with --quick: N = 20 and 60, one measured burst each)
+                   (with --quick: N = 20 and 60, one measured burst each), then the shared set's
+  --phase shared-set  only the bursts of 100 with a bundled set and without it (issue 44): in
+                   process, over a daemon, and on the reference (with --quick: N = 20, two each)
 ${againstText.usageLine}
   --build          run npm run build first, once the options are known good (npm run bench passes it)
   -h, --help`;
@@ -75,7 +77,7 @@ const SPIN_BOUND_MS = 500;
 const POOL = { maxWorkers: 1, spare: 1 };
 
 /** The phases `--phase` may name. */
-const PHASES = ['runtime', 'observing', 'bursts'] as const;
+const PHASES = ['runtime', 'observing', 'bursts', 'shared-set'] as const;
 let onlyPhase: (typeof PHASES)[number] | undefined;
 /** `--against <dir>`: the other tree, instead of every other phase. */
 let againstDir: string | undefined;
@@ -331,8 +333,24 @@ async function burstsOnly(quick: boolean, resources: Resources): Promise<void> {
     measureBursts(quick, resources.reference, revive, (executor) => resources.executors.push(executor)),
   );
   printBursts(figures);
-  const shared = await phase('bursts: a shared bundled set, with and without it, in process and over a daemon', () =>
-    measureSharedSet(quick, {
+  await sharedSetBursts(quick, resources, revive);
+  console.log(
+    `\nLoad average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
+/** The shared bundled set's bursts (bursts.ts): in process, over a daemon, and on the reference. */
+async function sharedSetBursts(
+  quick: boolean,
+  resources: Resources,
+  revive: () => Promise<ReferencePeer>,
+): Promise<void> {
+  const reference = resources.reference === undefined ? undefined : { peer: resources.reference, revive };
+  const title = 'bursts: a shared bundled set, with and without it, in process, over a daemon and on the reference';
+  const shared = await phase(title, () =>
+    measureSharedSet(quick, reference, {
       executor: (executor) => resources.executors.push(executor),
       daemon: (daemon) => {
         resources.daemon = daemon;
@@ -340,6 +358,14 @@ async function burstsOnly(quick: boolean, resources: Resources): Promise<void> {
     }),
   );
   printSharedSetBursts(shared);
+}
+
+/** `--phase shared-set`: the reference alone is started, and only the shared set's bursts run. */
+async function sharedSetOnly(quick: boolean, resources: Resources): Promise<void> {
+  await phase('starting wrangler dev (latest column)', async () => {
+    resources.reference = await startReferencePeer();
+  });
+  await sharedSetBursts(quick, resources, () => referenceAnswering(resources));
   console.log(
     `\nLoad average at the end: ${loadavg()
       .map((value) => value.toFixed(2))
@@ -389,6 +415,10 @@ async function main(): Promise<void> {
     }
     if (onlyPhase === 'bursts') {
       await burstsOnly(plan === QUICK, resources);
+      return;
+    }
+    if (onlyPhase === 'shared-set') {
+      await sharedSetOnly(plan === QUICK, resources);
       return;
     }
     const { results, load, runtime } = await bench(plan, resources);
