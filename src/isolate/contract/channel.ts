@@ -10,11 +10,16 @@
  */
 
 import type { LogEntry, ModuleSource } from '../../protocol/types.js';
-import type { DoneBase, DoneMessage, HostMessage, SupervisorMessage } from './messages.js';
+import type { DoneBase, DoneMessage, HostMessage, RunMessage, SupervisorMessage } from './messages.js';
 
 export interface ChannelGrammar {
   /** The frame of a host message. */
   encodeHostMessage(message: HostMessage): string;
+  /**
+   * A run's frame as UTF-8, the same JSON `encodeHostMessage` writes (its modules last): each
+   * frozen module's bytes are encoded once, so a run that carries a shared set costs a copy of them, not a re-encoding.
+   */
+  encodeRunFrame(message: RunMessage): Uint8Array;
   parseHostMessage(text: string): HostMessage | null;
   parseSupervisorMessage(text: string): SupervisorMessage | null;
   /** One module of a request (`{js}`, `{cjs}`, `{text}`, `{json}` or source text), as the channel carries it. */
@@ -28,33 +33,47 @@ export function createChannelGrammar(): ChannelGrammar {
   const ASK_DIGITS = /^(?:0|[1-9][0-9]*)$/;
 
   /**
-   * A frozen module's JSON text, by the module: a set from bundlePackages is passed on every call,
-   * and escaping its hundreds of KiB again for each run is most of what carrying it costs the host.
+   * A frozen module's frame bytes (its JSON text as UTF-8), by the module: a set from
+   * bundlePackages is passed on every call, and escaping and encoding its hundreds of KiB again
+   * for each run was most of what carrying it cost the host.
    */
-  const moduleTexts = new WeakMap<object, string>();
+  const moduleBytes = new WeakMap<object, Uint8Array>();
+  const utf8 = new TextEncoder();
 
   const isString = (value: unknown) => typeof value === 'string';
 
-  function moduleText(source: ModuleSource): string {
+  function moduleFrameBytes(source: ModuleSource): Uint8Array {
     // A `{json}` module's value may be an object that changes under a frozen module: never kept.
     const kept = typeof source === 'object' && Object.isFrozen(source) && Object.values(source).every(isString);
-    if (!kept) return JSON.stringify(source);
-    let text = moduleTexts.get(source);
-    if (text === undefined) moduleTexts.set(source, (text = JSON.stringify(source)));
-    return text;
+    if (!kept) return utf8.encode(JSON.stringify(source));
+    let bytes = moduleBytes.get(source);
+    if (bytes === undefined) moduleBytes.set(source, (bytes = utf8.encode(JSON.stringify(source))));
+    return bytes;
   }
 
-  /** A run's JSON, its modules spliced in from their texts: the same text JSON.stringify writes. */
-  function encodeRun(message: Extract<HostMessage, { t: 'run' }>): string {
+  /** A run's JSON as UTF-8, its modules' bytes spliced in after its other fields. */
+  function encodeRunFrame(message: RunMessage): Uint8Array {
     const { modules, ...rest } = message;
     const head = JSON.stringify(rest);
-    const members = Object.entries(modules).map(([name, source]) => `${JSON.stringify(name)}:${moduleText(source)}`);
-    return `${head.slice(0, -1)},"modules":{${members.join(',')}}}`;
+    const parts: Uint8Array[] = [utf8.encode(`${head.slice(0, -1)},"modules":{`)];
+    let separator = '';
+    for (const [name, source] of Object.entries(modules)) {
+      parts.push(utf8.encode(`${separator}${JSON.stringify(name)}:`), moduleFrameBytes(source));
+      separator = ',';
+    }
+    parts.push(utf8.encode('}}'));
+    const frame = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
+    let at = 0;
+    for (const part of parts) {
+      frame.set(part, at);
+      at += part.byteLength;
+    }
+    return frame;
   }
 
   function encodeHostMessage(message: HostMessage): string {
     if (message.t === 'answer') return `${ANSWER_TAG}${message.ask}\n${message.envelope}`;
-    return message.t === 'run' ? encodeRun(message) : JSON.stringify(message);
+    return JSON.stringify(message);
   }
 
   function parseAnswer(text: string): HostMessage | null {
@@ -234,7 +253,7 @@ export function createChannelGrammar(): ChannelGrammar {
     }
   }
 
-  return { encodeHostMessage, parseHostMessage, parseSupervisorMessage, parseModuleSource: moduleOf };
+  return { encodeHostMessage, encodeRunFrame, parseHostMessage, parseSupervisorMessage, parseModuleSource: moduleOf };
 }
 
 export const channelGrammar: ChannelGrammar = /* @__PURE__ */ createChannelGrammar();

@@ -47,6 +47,10 @@ describe('the channel grammar', () => {
   it('reads back every host message it was given', () => {
     for (const message of hostMessages) {
       expect(channelGrammar.parseHostMessage(channelGrammar.encodeHostMessage(message))).toEqual(message);
+      if (message.t === 'run') {
+        const frame = new TextDecoder().decode(channelGrammar.encodeRunFrame(message));
+        expect(channelGrammar.parseHostMessage(frame)).toEqual(message);
+      }
     }
   });
 
@@ -59,8 +63,8 @@ describe('the channel grammar', () => {
     expect(channelGrammar.parseHostMessage(`@0\n${multiline}`)).toEqual({ t: 'answer', ask: 0, envelope: multiline });
   });
 
-  it("escapes a frozen module's text once, however many runs carry it, and reads each run back whole", () => {
-    const zod = Object.freeze({ js: 'export const z = "\\"quoted\\"\\n";' });
+  it("encodes a frozen module's bytes once, however many runs carry it, and reads each run back whole", () => {
+    const zod = Object.freeze({ js: 'export const z = "\\"quoted\\"\\n", é = "\u00e9 \u{1f600} \ud800";' });
     const settings = { value: 1 };
     const config = Object.freeze({ json: settings });
     const run = (id: string): HostMessage => ({
@@ -76,8 +80,10 @@ describe('the channel grammar', () => {
     try {
       const frames = ['r1', 'r2', 'r3'].map((id) => {
         settings.value += 1;
-        const frame = channelGrammar.encodeHostMessage(run(id));
-        expect(JSON.parse(frame)).toEqual(JSON.parse(JSON.stringify(run(id))));
+        const message = run(id) as Extract<HostMessage, { t: 'run' }>;
+        const frame = new TextDecoder('utf-8', { fatal: true }).decode(channelGrammar.encodeRunFrame(message));
+        expect(JSON.parse(frame)).toEqual(JSON.parse(JSON.stringify(message)));
+        expect(frame.length).toBe(JSON.stringify(message).length);
         expect(channelGrammar.parseHostMessage(frame)).toEqual(run(id));
         return frame;
       });

@@ -266,12 +266,13 @@ export class SandboxProcess {
   }
 
   send(message: HostMessage): void {
-    this.sendText(channelGrammar.encodeHostMessage(message));
+    this.sendFrame(channelGrammar.encodeHostMessage(message));
   }
 
-  /** A message already encoded (by the caller, who measured it). */
-  sendText(text: string): void {
-    if (this.#alive) this.#socket.send(text);
+  /** A message already encoded (by the caller, who measured it): its text, or that text's UTF-8 bytes. */
+  sendFrame(frame: string | Uint8Array): void {
+    // Bytes go as a text frame as they are: the supervisor reads every frame as text.
+    if (this.#alive) this.#socket.send(frame, { binary: false });
   }
 
   /** Ends the process at once (SIGKILL to its group). */

@@ -260,15 +260,16 @@ export class Run {
       this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output')),
     );
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
-    const text = channelGrammar.encodeHostMessage(this.#spec.start);
-    const size = Buffer.byteLength(text, 'utf8');
+    const start = this.#spec.start;
+    const frame = start.t === 'run' ? channelGrammar.encodeRunFrame(start) : channelGrammar.encodeHostMessage(start);
+    const size = typeof frame === 'string' ? Buffer.byteLength(frame, 'utf8') : frame.byteLength;
     const cap = this.#spec.limits.maxRequestBytes;
     if (size > cap) {
       this.#on('requestTooLarge', { requestBytes: size });
       return;
     }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
-    this.#process.sendText(text);
+    this.#process.sendFrame(frame);
     if (this.#spec.start.t === 'run') {
       // An execution's clock starts with its program (its `started`), as upstream's starts inside
       // the sandbox: until then it counts only its process's CPU time, and the start has a bound

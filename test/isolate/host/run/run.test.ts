@@ -59,8 +59,10 @@ class FakeProcess {
     };
   }
 
-  sendText(text: string): void {
-    this.sent.push(channelGrammar.parseHostMessage(text)!);
+  sendFrame(frame: string | Uint8Array): void {
+    this.sent.push(
+      channelGrammar.parseHostMessage(typeof frame === 'string' ? frame : new TextDecoder().decode(frame))!,
+    );
   }
 
   send(message: HostMessage): void {
@@ -402,6 +404,7 @@ describe('Run', () => {
     expect(sandbox.sent).toEqual([]);
     const outcome = await run.outcome;
     const size = Buffer.byteLength(channelGrammar.encodeHostMessage(START), 'utf8');
+    expect(channelGrammar.encodeRunFrame(START as Extract<typeof START, { t: 'run' }>).byteLength).toBe(size);
     expect(outcome.result.error).toBe(isolateText.requestTooLarge(size, 10));
     expect(outcome.result.ending).toEqual({ code: 'REQUEST_TOO_LARGE', bytes: size, maxRequestBytes: 10 });
     expect(outcome.cpuMs).toBeUndefined();
