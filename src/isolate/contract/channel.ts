@@ -1,8 +1,9 @@
 /**
  * The grammar of the channel between the host and a pool member's supervisor: one text frame per
  * message, every message one member of a discriminated union on `t`. Each frame is the message's
- * JSON, but for an answer: its envelope is JSON already, so its frame carries it as it is after a
- * short head (`encodeHostMessage`), instead of escaping it into a JSON string a second time.
+ * JSON, but for an answer and a run. An answer's envelope is JSON already, so its frame carries it
+ * as it is after a short head (`encodeHostMessage`), instead of escaping it into a JSON string a
+ * second time; a run's modules follow its head as raw text (`encodeRunFrame`), for the same reason.
  *
  * The supervisor's bundle imports this module, so both ends parse with one implementation; the
  * messages themselves are messages.ts. A parser returns `null` for a frame outside the grammar;
@@ -16,8 +17,8 @@ export interface ChannelGrammar {
   /** The frame of a host message. */
   encodeHostMessage(message: HostMessage): string;
   /**
-   * A run's frame as UTF-8, the same JSON `encodeHostMessage` writes (its modules last): each
-   * frozen module's bytes are encoded once, so a run that carries a shared set costs a copy of them, not a re-encoding.
+   * A run's frame as UTF-8, with its modules' texts raw after a JSON head (the grammar below), each
+   * frozen module's bytes encoded once: what `parseHostMessage` reads back as the run.
    */
   encodeRunFrame(message: RunMessage): Uint8Array;
   parseHostMessage(text: string): HostMessage | null;
@@ -33,35 +34,64 @@ export function createChannelGrammar(): ChannelGrammar {
   const ASK_DIGITS = /^(?:0|[1-9][0-9]*)$/;
 
   /**
-   * A frozen module's frame bytes (its JSON text as UTF-8), by the module: a set from
-   * bundlePackages is passed on every call, and escaping and encoding its hundreds of KiB again
-   * for each run was most of what carrying it cost the host.
+   * A run's frame: `#`, the head's length (in UTF-16 code units, as the supervisor reads the frame),
+   * a newline, the head, then the text of each module that travels raw, one after another. The
+   * head is the run's JSON but for `modules`, an array in the map's order of `[name, kind, length]`
+   * for a module whose text follows the head (kind `js`, `cjs`, `text`, or `""` for a plain string)
+   * and `[name, source]` for one carried inside the head (a `{json}` module, or a text with a lone
+   * surrogate, which UTF-8 cannot carry). The raw texts are neither escaped by the host nor
+   * unescaped by the supervisor, which takes them as slices of the frame: a set of hundreds of KiB
+   * costs the host a copy of bytes encoded once, and the member no parse of them.
    */
-  const moduleBytes = new WeakMap<object, Uint8Array>();
+  const RUN_TAG = '#';
+  const RAW_KINDS: ReadonlySet<string> = new Set(['js', 'cjs', 'text', '']);
+  const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
   const utf8 = new TextEncoder();
 
-  const isString = (value: unknown) => typeof value === 'string';
-
-  function moduleFrameBytes(source: ModuleSource): Uint8Array {
-    // A `{json}` module's value may be an object that changes under a frozen module: never kept.
-    const kept = typeof source === 'object' && Object.isFrozen(source) && Object.values(source).every(isString);
-    if (!kept) return utf8.encode(JSON.stringify(source));
-    let bytes = moduleBytes.get(source);
-    if (bytes === undefined) moduleBytes.set(source, (bytes = utf8.encode(JSON.stringify(source))));
-    return bytes;
+  interface RawText {
+    kind: string;
+    length: number;
+    bytes: Uint8Array;
   }
 
-  /** A run's JSON as UTF-8, its modules' bytes spliced in after its other fields. */
+  /** A frozen module's raw text and its UTF-8 bytes, by the module, or null when it travels in the head. */
+  const rawTexts = new WeakMap<object, RawText | null>();
+
+  function rawTextOf(source: ModuleSource): RawText | null {
+    if (typeof source === 'string') return rawText('', source);
+    // A `{json}` module's value may be an object that changes under a frozen module: never kept.
+    if (!Object.isFrozen(source) || !Object.values(source).every((value) => typeof value === 'string'))
+      return rawTextUncached(source);
+    let raw = rawTexts.get(source);
+    if (raw === undefined) rawTexts.set(source, (raw = rawTextUncached(source)));
+    return raw;
+  }
+
+  function rawTextUncached(source: Exclude<ModuleSource, string>): RawText | null {
+    const [entry] = Object.entries(source);
+    if (entry === undefined || Object.keys(source).length !== 1) return null;
+    const [kind, text] = entry;
+    return RAW_KINDS.has(kind) && kind !== '' && typeof text === 'string' ? rawText(kind, text) : null;
+  }
+
+  function rawText(kind: string, text: string): RawText | null {
+    return LONE_SURROGATE.test(text) ? null : { kind, length: text.length, bytes: utf8.encode(text) };
+  }
+
   function encodeRunFrame(message: RunMessage): Uint8Array {
     const { modules, ...rest } = message;
-    const head = JSON.stringify(rest);
-    const parts: Uint8Array[] = [utf8.encode(`${head.slice(0, -1)},"modules":{`)];
-    let separator = '';
+    const entries: unknown[] = [];
+    const texts: Uint8Array[] = [];
     for (const [name, source] of Object.entries(modules)) {
-      parts.push(utf8.encode(`${separator}${JSON.stringify(name)}:`), moduleFrameBytes(source));
-      separator = ',';
+      const raw = rawTextOf(source);
+      if (raw === null) entries.push([name, source]);
+      else {
+        entries.push([name, raw.kind, raw.length]);
+        texts.push(raw.bytes);
+      }
     }
-    parts.push(utf8.encode('}}'));
+    const head = JSON.stringify({ ...rest, modules: entries });
+    const parts = [utf8.encode(`${RUN_TAG}${head.length}\n${head}`), ...texts];
     const frame = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
     let at = 0;
     for (const part of parts) {
@@ -155,24 +185,58 @@ export function createChannelGrammar(): ChannelGrammar {
     return modules;
   }
 
+  function runOf(fields: Fields, modules: Record<string, ModuleSource> | null): HostMessage | null {
+    const run = string(fields, 'run');
+    const entry = string(fields, 'entry');
+    const outbound = boolean(fields, 'outbound');
+    const retain = boolean(fields, 'retain');
+    const bound = milliseconds(fields, 'bound');
+    if (run === null || entry === null || modules === null || outbound === null || retain === null) return null;
+    if (bound === null) return null;
+    const live = fields.get('live');
+    if (live !== undefined && typeof live !== 'boolean') return null;
+    return { t: 'run', run, entry, modules, outbound, retain, bound, ...(live === true ? { live } : {}) };
+  }
+
+  /** A run's frame (encodeRunFrame): its head, then the raw texts its `modules` entries measure, exactly. */
+  function parseRunFrame(text: string): HostMessage | null {
+    const newline = text.indexOf('\n');
+    const digits = newline < 0 ? '' : text.slice(RUN_TAG.length, newline);
+    if (!ASK_DIGITS.test(digits)) return null;
+    let at = newline + 1 + Number(digits);
+    if (at > text.length) return null;
+    const fields = fieldsOf(text.slice(newline + 1, at));
+    const entries = fields?.get('modules');
+    if (fields === null || fields.get('t') !== 'run' || !Array.isArray(entries)) return null;
+    const modules: Record<string, ModuleSource> = {};
+    for (const entry of entries) {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string') return null;
+      const name: string = entry[0];
+      if (entry.length === 2) {
+        const module = moduleOf(entry[1]);
+        if (module === null) return null;
+        modules[name] = module;
+        continue;
+      }
+      const [, kind, length] = entry as unknown[];
+      if (entry.length !== 3 || typeof kind !== 'string' || !RAW_KINDS.has(kind)) return null;
+      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return null;
+      if (at + length > text.length) return null;
+      const content = text.slice(at, at + length);
+      at += length;
+      modules[name] = kind === '' ? content : ({ [kind]: content } as ModuleSource);
+    }
+    return at === text.length ? runOf(fields, modules) : null;
+  }
+
   function parseHostMessage(text: string): HostMessage | null {
     if (text.startsWith(ANSWER_TAG)) return parseAnswer(text);
+    if (text.startsWith(RUN_TAG)) return parseRunFrame(text);
     const fields = fieldsOf(text);
     if (fields === null) return null;
     switch (fields.get('t')) {
-      case 'run': {
-        const run = string(fields, 'run');
-        const entry = string(fields, 'entry');
-        const modules = modulesOf(fields.get('modules'));
-        const outbound = boolean(fields, 'outbound');
-        const retain = boolean(fields, 'retain');
-        const bound = milliseconds(fields, 'bound');
-        if (run === null || entry === null || modules === null || outbound === null || retain === null) return null;
-        if (bound === null) return null;
-        const live = fields.get('live');
-        if (live !== undefined && typeof live !== 'boolean') return null;
-        return { t: 'run', run, entry, modules, outbound, retain, bound, ...(live === true ? { live } : {}) };
-      }
+      case 'run':
+        return runOf(fields, modulesOf(fields.get('modules')));
       case 'invoke': {
         const run = string(fields, 'run');
         const exec = string(fields, 'exec');

@@ -6,10 +6,11 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { channelGrammar } from '../../../src/isolate/contract/channel.js';
-import type { HostMessage, SupervisorMessage } from '../../../src/isolate/contract/messages.js';
+import type { HostMessage, RunMessage, SupervisorMessage } from '../../../src/isolate/contract/messages.js';
 import { relayCodec } from '../../../src/isolate/contract/relay-frame.js';
 import { ExecutionTimeoutError } from '../../../src/protocol/errors.js';
 import { TIMEOUT_FIRST_SENTENCE } from '../../../src/protocol/texts.js';
+import type { ModuleSource } from '../../../src/protocol/types.js';
 
 const hostMessages: HostMessage[] = [
   {
@@ -63,42 +64,88 @@ describe('the channel grammar', () => {
     expect(channelGrammar.parseHostMessage(`@0\n${multiline}`)).toEqual({ t: 'answer', ask: 0, envelope: multiline });
   });
 
+  const decode = (frame: Uint8Array) => new TextDecoder('utf-8', { fatal: true }).decode(frame);
+  const runMessage = (modules: Record<string, ModuleSource>, id = 'r1'): RunMessage => ({
+    t: 'run',
+    run: id,
+    entry: 'export default "\u00e9"',
+    modules,
+    outbound: false,
+    retain: false,
+    bound: 0,
+  });
+
   it("encodes a frozen module's bytes once, however many runs carry it, and reads each run back whole", () => {
-    const zod = Object.freeze({ js: 'export const z = "\\"quoted\\"\\n", é = "\u00e9 \u{1f600} \ud800";' });
+    const zod = Object.freeze({ js: 'export const z = "\\"quoted\\"\\n", e = "\u00e9 \u{1f600}";' });
     const settings = { value: 1 };
     const config = Object.freeze({ json: settings });
-    const run = (id: string): HostMessage => ({
-      t: 'run',
-      run: id,
-      entry: 'export default 1',
-      modules: { zod, 'config.json': config, 'own.js': 'export const own = 1' },
-      outbound: false,
-      retain: false,
-      bound: 0,
-    });
-    const stringify = vi.spyOn(JSON, 'stringify');
+    const run = (id: string) => runMessage({ zod, 'config.json': config, 'own.js': 'export const own = 1' }, id);
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
     try {
-      const frames = ['r1', 'r2', 'r3'].map((id) => {
+      for (const id of ['r1', 'r2', 'r3']) {
         settings.value += 1;
-        const message = run(id) as Extract<HostMessage, { t: 'run' }>;
-        const frame = new TextDecoder('utf-8', { fatal: true }).decode(channelGrammar.encodeRunFrame(message));
-        expect(JSON.parse(frame)).toEqual(JSON.parse(JSON.stringify(message)));
-        expect(frame.length).toBe(JSON.stringify(message).length);
-        expect(channelGrammar.parseHostMessage(frame)).toEqual(run(id));
-        return frame;
-      });
-      // The `{json}` module's value changed under its frozen module: it is escaped again each time.
-      expect(
-        frames.map(
-          (frame) =>
-            (JSON.parse(frame) as { modules: { 'config.json': { json: unknown } } }).modules['config.json'].json,
-        ),
-      ).toEqual([{ value: 2 }, { value: 3 }, { value: 4 }]);
-      expect(stringify.mock.calls.filter(([value]) => value === zod)).toHaveLength(1);
-      expect(stringify.mock.calls.filter(([value]) => value === config).length).toBeGreaterThanOrEqual(3);
+        const parsed = channelGrammar.parseHostMessage(decode(channelGrammar.encodeRunFrame(run(id))));
+        // The `{json}` module's value changed under its frozen module: it is read afresh each time.
+        expect(parsed).toEqual(run(id));
+        expect(Object.keys((parsed as RunMessage).modules)).toEqual(['zod', 'config.json', 'own.js']);
+      }
+      expect(encode.mock.calls.filter(([text]) => text === zod.js)).toHaveLength(1);
     } finally {
-      stringify.mockRestore();
+      encode.mockRestore();
     }
+  });
+
+  it("carries every kind of module in a run's frame, raw or in its head, in the map's order", () => {
+    const modules: Record<string, ModuleSource> = {
+      'plain.js': 'export const p = "\u{1f600}"',
+      'b.cjs': { cjs: 'module.exports = 1' },
+      'empty.txt': { text: '' },
+      'data.json': { json: { a: [1, '\ud800'] } },
+      // A lone surrogate has no UTF-8 form: this module travels escaped in the head.
+      'lone.js': Object.freeze({ js: 'export const s = "\ud800"' }),
+      'a/é.js': { js: 'export const e = "\u00e9"' },
+    };
+    const frame = decode(channelGrammar.encodeRunFrame(runMessage(modules)));
+    expect(frame.startsWith('#')).toBe(true);
+    const parsed = channelGrammar.parseHostMessage(frame) as RunMessage;
+    expect(parsed).toEqual(runMessage(modules));
+    expect(Object.keys(parsed.modules)).toEqual(Object.keys(modules));
+    expect(channelGrammar.parseHostMessage(decode(channelGrammar.encodeRunFrame(runMessage({}))))).toEqual(
+      runMessage({}),
+    );
+  });
+
+  it("refuses a run's frame whose head or texts do not add up", () => {
+    const good = decode(
+      channelGrammar.encodeRunFrame(runMessage({ 'a.js': 'export const a = 1', 'b.txt': { text: 'bb' } })),
+    );
+    const newline = good.indexOf('\n');
+    const headLength = Number(good.slice(1, newline));
+    const head = good.slice(newline + 1, newline + 1 + headLength);
+    const texts = good.slice(newline + 1 + headLength);
+    const frameOf = (someHead: string, someTexts = texts) => `#${someHead.length}\n${someHead}${someTexts}`;
+    expect(channelGrammar.parseHostMessage(frameOf(head))).toEqual(
+      runMessage({ 'a.js': 'export const a = 1', 'b.txt': { text: 'bb' } }),
+    );
+    const refused: [string, string][] = [
+      ['a byte past its texts', `${good}x`],
+      ['a text cut short', good.slice(0, -1)],
+      ['a head longer than the frame', `#${good.length}\n${head}`],
+      ['no head length', `#\n${head}${texts}`],
+      ['a head length with a sign', `#+${headLength}\n${head}${texts}`],
+      ['a head that is not JSON', frameOf(head.slice(1))],
+      ['a head of another message', frameOf(head.replace('"t":"run"', '"t":"cancel"'))],
+      ['an unknown kind', frameOf(head.replace('"text",2', '"wasm",2'))],
+      ['a negative length', frameOf(head.replace('"text",2', '"text",-2'), texts)],
+      ['a fractional length', frameOf(head.replace('"text",2', '"text",1.5'), texts)],
+      ['a modules record, not an array', frameOf(head.replace(/"modules":\[.*\]/, '"modules":{}'), '')],
+      ['an entry without a name', frameOf(head.replace('["b.txt",', '[1,'))],
+      [
+        'an inline module outside the grammar',
+        frameOf(head.replace(/\["b\.txt","text",2\]/, '["b.txt",{"wasm":"x"}]'), texts.slice(0, -2)),
+      ],
+    ];
+    for (const [what, frame] of refused) expect(channelGrammar.parseHostMessage(frame), what).toBeNull();
   });
 
   const malformedAnswers: [string, string][] = [
