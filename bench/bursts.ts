@@ -281,7 +281,9 @@ export function printSharedSetBursts(figures: SharedSetFigures[]): void {
     const makespan = (bursts: CpuBurst[]) => cleanMedian(bursts, (b) => b.makespanMs);
     const p50 = (bursts: CpuBurst[]) => median(bursts.filter((b) => b.failures === 0).flatMap((b) => b.latencies));
     const cpu = (bursts: CpuBurst[]) => cleanMedian(bursts, (b) => b.allCpuMs / figure.n);
-    const failed = [...figure.without, ...figure.with].reduce((sum, b) => sum + b.failures, 0);
+    const all = [...figure.without, ...figure.with];
+    const failed = all.reduce((sum, b) => sum + b.failures, 0);
+    const clean = all.filter((b) => b.failures === 0).length;
     const pair = (of: (bursts: CpuBurst[]) => number | undefined) => {
       const without = of(figure.without);
       const withSet = of(figure.with);
@@ -294,7 +296,7 @@ export function printSharedSetBursts(figures: SharedSetFigures[]): void {
       pair(p50),
       pair(cpu),
       ms(figure.first.makespanMs, 0),
-      String(failed),
+      failed === 0 ? '0' : `${failed} (${clean} of ${all.length} bursts clean)`,
     ];
   });
   printTable(
@@ -305,7 +307,7 @@ export function printSharedSetBursts(figures: SharedSetFigures[]): void {
       'program p50: without / with',
       'CPU / exec (all processes): without / with',
       'first burst with the set',
-      'failed',
+      'programs failed',
     ],
     rows,
   );
