@@ -41,7 +41,7 @@ import { Roster } from './roster.js';
 import { RunSlots } from './run-slots.js';
 import { serveWaiters } from './serve-waiters.js';
 import type { EvictionCause, ShareReclaim, TenantFrame } from './tenancy.js';
-import { type AcquireCancel, WaiterQueue } from './waiter-queue.js';
+import { WaiterQueue } from './waiter-queue.js';
 
 export interface PoolDeps<P extends PoolProcess> {
   settings: PoolSettings;
@@ -125,18 +125,20 @@ export class Pool<P extends PoolProcess> {
 
   /**
    * A process reserved for one run, to hand back with `release`. With a target, that process
-   * and no other (a retained execution lives there). `tenant`: who the run is for; at the tenant
-   * level a run that may share (`shareable`: it retains nothing) shares a member with its tenant's.
+   * and no other (a retained execution lives there). `signal` withdraws the run from the queue,
+   * which then rejects with its reason (why is the run's to say, run-ending.ts). `tenant`: who the
+   * run is for; at the tenant level a run that may share (`shareable`: it retains nothing) shares a
+   * member with its tenant's.
    */
   acquire(
     target?: { process: P; lost: () => ExecutorError },
-    cancel?: AcquireCancel,
+    signal?: AbortSignal,
     nested = false,
     tenant?: RunTenant,
     shareable = false,
   ): Promise<P> {
     if (this.#disposed) return Promise.reject(new ExecutorError('EXECUTOR_DISPOSED', isolateText.disposed));
-    if (cancel?.signal.aborted) return Promise.reject(cancel.error());
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const { maxNestedRuns, maxQueue } = this.#settings;
     // No slot, and the nested runs at their cap: waiting could be waiting on its own parent, so
     // it is refused instead.
@@ -145,8 +147,8 @@ export class Pool<P extends PoolProcess> {
     this.#started = true;
     return new Promise<P>((resolve, reject) => {
       const group = target === undefined ? sharingGroup(this.#settings, tenant, shareable) : undefined;
-      const { waiter, listenForCancel } = this.#waiters.enqueue(
-        { nested, target, cancel, tenant: tenant?.share, group },
+      const { waiter, listenForWithdrawal } = this.#waiters.enqueue(
+        { nested, target, signal, tenant: tenant?.share, group },
         resolve,
         reject,
       );
@@ -157,7 +159,7 @@ export class Pool<P extends PoolProcess> {
         waiter.reject(new ExecutorError('QUEUE_FULL', isolateText.queueFull(maxQueue), { retryable: true }));
         return;
       }
-      if (!waiter.settled) listenForCancel();
+      if (!waiter.settled) listenForWithdrawal();
       // Served or not, the spares and the waiters are covered again.
       this.#ensureCapacity();
     });
