@@ -43,7 +43,12 @@ import {
   codeOverCap,
   encodeInvokeArgs,
 } from './requests.js';
-import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
+import {
+  type RetainedClosedObserver,
+  RetainedExecutions,
+  type RetainedIdle,
+  type RetainSlot,
+} from './retained-executions.js';
 import { type RunObserver, RunObservers } from './run-observers.js';
 
 /** `execute`'s and `invokeHandle`'s options, with the one term only this executor reads. */
@@ -53,6 +58,12 @@ export interface IsolateCallOptions extends ExecutorCallOptions {
    * another is present (a `Tenancy`'s `frame`). In-process callers leave it out.
    */
   share?: TenantFrame | undefined;
+  /**
+   * The caller's own bound on how long what this call retains may go unused (a daemon's
+   * `--retained-idle-timeout-ms`): the execution is closed at it or at `pool.retainedIdleTimeoutMs`,
+   * whichever is shorter, by the executor's one idle timer, and `observeRetainedClosed` says which.
+   */
+  retainedIdle?: RetainedIdle | undefined;
 }
 
 export class IsolateExecutor implements Executor {
@@ -124,7 +135,7 @@ export class IsolateExecutor implements Executor {
     const entry = buildEntryModule(checked.code, checked.providers);
     const nested = isNestedIn(this);
     // Counted from here until its run has settled (and retained it or not): see #supervise.
-    const slot = checked.retainHandles ? this.#retained.reserve() : undefined;
+    const slot = checked.retainHandles ? this.#retained.reserve(options?.retainedIdle) : undefined;
     const spec: RunSpec = {
       id,
       start: {
@@ -217,9 +228,11 @@ export class IsolateExecutor implements Executor {
   }
 
   /**
-   * Calls `observer` with the id of each retained execution the executor closes on its own: idle
-   * past `pool.retainedIdleTimeoutMs`, or lost with its process (not those `closeHandles` closed).
-   * A daemon uses it to drop what it keeps for that execution. Returns the function that stops it.
+   * Calls `observer` with the id of each retained execution the executor closes on its own, and
+   * why: idle past `pool.retainedIdleTimeoutMs` (`idle`) or past its call's `retainedIdle`
+   * (`callerIdle`), lost with its process (`lost`), or evicted (`evicted`); not those
+   * `closeHandles` closed. A daemon uses it to drop what it keeps for that execution, its view of
+   * the executor's. Returns the function that stops it.
    */
   observeRetainedClosed(observer: RetainedClosedObserver): () => void {
     return this.#retained.observeClosed(observer);
