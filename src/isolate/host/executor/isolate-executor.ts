@@ -20,8 +20,8 @@ import type {
 import { isolateText } from '../../host/texts.js';
 import { type Confinement, resolveConfinement } from '../confinement/detect.js';
 import { launcherFor } from '../member/member-launcher.js';
+import type { MemberProcess } from '../member/member-process.js';
 import { memberMemory } from '../member/process-memory.js';
-import type { SandboxProcess } from '../member/sandbox-process.js';
 import { memberStartHookOf } from '../member/start-hook.js';
 import { StartTimes } from '../member/start-times.js';
 import { resolveWorkerdBinary } from '../member/workerd-binary.js';
@@ -70,12 +70,12 @@ export class IsolateExecutor implements Executor {
   /** Every run it ends carries `ending`. */
   readonly reportsEndings = true;
   readonly #settings: IsolateSettings;
-  readonly #pool: Pool<SandboxProcess>;
+  readonly #pool: Pool<MemberProcess>;
   readonly #confinement: Confinement;
-  readonly #retained: RetainedExecutions<SandboxProcess>;
+  readonly #retained: RetainedExecutions<MemberProcess>;
   readonly #runs = new Set<Run>();
   /** The runs each busy member serves (several at the tenant level), so the pool's budget can end them with its text. */
-  readonly #runsOn = new Map<SandboxProcess, Set<Run>>();
+  readonly #runsOn = new Map<MemberProcess, Set<Run>>();
   readonly #observers = new RunObservers();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
@@ -282,7 +282,7 @@ export class IsolateExecutor implements Executor {
   }
 
   /** Every run in that member is told why: the pool is ending its process. */
-  #endRunsOn(member: SandboxProcess, end: (run: Run) => void): void {
+  #endRunsOn(member: MemberProcess, end: (run: Run) => void): void {
     for (const run of [...(this.#runsOn.get(member) ?? [])]) end(run);
   }
 
@@ -305,8 +305,8 @@ export class IsolateExecutor implements Executor {
   async #run(
     method: CancellableMethod,
     signal: AbortSignal | undefined,
-    acquire: (withdrawn: AbortSignal) => Promise<SandboxProcess>,
-    slot: RetainSlot<SandboxProcess> | undefined,
+    acquire: (withdrawn: AbortSignal) => Promise<MemberProcess>,
+    slot: RetainSlot<MemberProcess> | undefined,
     observation: RunObservation | null,
     spec: RunSpec,
   ): Promise<ExecuteResult> {
@@ -348,8 +348,8 @@ export class IsolateExecutor implements Executor {
 
   async #supervise(
     run: Run,
-    member: SandboxProcess,
-    slot: RetainSlot<SandboxProcess> | undefined,
+    member: MemberProcess,
+    slot: RetainSlot<MemberProcess> | undefined,
     spec: RunSpec,
   ): Promise<RunOutcome> {
     this.#runs.add(run);

@@ -16,7 +16,7 @@ import type { OutboundFetch } from '../../../protocol/types.js';
 import { isolateText } from '../../host/texts.js';
 import type { IsolateSettings } from '../options.js';
 
-/** What a retained execution needs of the process it lives in (a sandbox process; a fake in unit tests). */
+/** What a retained execution needs of the process it lives in (a MemberProcess; a fake in unit tests). */
 export interface RetainingProcess {
   readonly alive: boolean;
   /** Settles once the process has exited. */

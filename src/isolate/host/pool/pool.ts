@@ -46,31 +46,31 @@ export interface PoolDeps<P extends PoolProcess> {
   launch: () => Promise<P>;
   clock: PoolClock;
   /** How many retained executions live in that process. */
-  retainedOn: (sandbox: P) => number;
+  retainedOn: (process: P) => number;
   /** Reads a process's memory, for the budget; undefined where the platform does not tell. */
-  measure: (sandbox: P) => MemberMemory | undefined;
+  measure: (process: P) => MemberMemory | undefined;
   /**
    * Told before the pool ends a busy member over `memoryBudgetMb`, so its run can end with the
    * budget's text rather than as a death.
    */
-  overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
+  overBudget: (process: P, overrun: BudgetOverrun) => void;
   /**
    * Closes the retained executions that process holds, so that it ends: a tenant over its share
    * of the memory budget holds them while another tenant's run waits for memory (tenancy.ts).
    */
-  evict: (sandbox: P, cause: EvictionCause) => void;
+  evict: (process: P, cause: EvictionCause) => void;
   /**
    * Told before the pool ends a busy member so that another tenant's run can have memory: its
    * tenant holds more than its share, and this is that tenant's newest run (tenancy.ts).
    */
-  reclaim: (sandbox: P, reclaim: ShareReclaim) => void;
+  reclaim: (process: P, reclaim: ShareReclaim) => void;
 }
 
 export class Pool<P extends PoolProcess> {
   readonly #settings: PoolSettings;
   readonly #clock: PoolClock;
-  readonly #retainedOn: (sandbox: P) => number;
-  readonly #overBudget: (sandbox: P, overrun: BudgetOverrun) => void;
+  readonly #retainedOn: (process: P) => number;
+  readonly #overBudget: (process: P, overrun: BudgetOverrun) => void;
   readonly #budget: MemoryBudget<P>;
   readonly #roster = new Roster<P>();
   readonly #waiters = new WaiterQueue<P>();
@@ -176,8 +176,8 @@ export class Pool<P extends PoolProcess> {
    * Hands back a process one of its runs is over with; what becomes of it, once its last run is
    * over, is after-run.ts's, by the gravest verdict of its runs.
    */
-  release(sandbox: P, fate: ProcessFate): void {
-    const member = this.#roster.get(sandbox);
+  release(process: P, fate: ProcessFate): void {
+    const member = this.#roster.get(process);
     if (member === undefined || !member.busy) return;
     member.runs += 1;
     member.running -= 1;
@@ -197,7 +197,7 @@ export class Pool<P extends PoolProcess> {
     const after = afterRun(gravest, member.ended ? 'ended' : this.#disposed ? 'disposing' : 'serving');
     switch (after.do) {
       case 'forget':
-        this.#roster.forget(sandbox);
+        this.#roster.forget(process);
         break;
       case 'awaitEnd':
         break;
@@ -217,10 +217,10 @@ export class Pool<P extends PoolProcess> {
   }
 
   /** A retained execution in that process was closed; a draining process whose last one it was can go now. */
-  retainedClosed(sandbox: P): void {
-    const member = this.#roster.get(sandbox);
+  retainedClosed(process: P): void {
+    const member = this.#roster.get(process);
     if (member === undefined) return;
-    if (member.draining && !member.busy && this.#retainedOn(sandbox) === 0)
+    if (member.draining && !member.busy && this.#retainedOn(process) === 0)
       this.#end(member, member.endCause ?? 'recycled');
   }
 

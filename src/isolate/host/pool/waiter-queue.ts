@@ -8,7 +8,7 @@ import type { ExecutorError } from '../../../protocol/errors.js';
 import type { TenantFrame } from './tenancy.js';
 
 export interface Waiter<P> {
-  resolve(sandbox: P): void;
+  resolve(process: P): void;
   reject(error: unknown): void;
   /** Served or failed: no longer in the queue. */
   settled: boolean;
@@ -89,9 +89,9 @@ export class WaiterQueue<P> {
       nested: request.nested,
       tenant: request.tenant,
       group: request.group,
-      resolve: (sandbox) => {
+      resolve: (process) => {
         stopListening();
-        resolve(sandbox);
+        resolve(process);
       },
       reject: (error) => {
         stopListening();

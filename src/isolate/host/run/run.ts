@@ -25,7 +25,7 @@ import type {
 } from '../../contract/messages.js';
 import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
 import { isolateText } from '../../host/texts.js';
-import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
+import type { MemberProcess, ProcessEnd } from '../member/member-process.js';
 import type { ExitInfo } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';
 import { replyFrame } from '../relay/outbound-response.js';
@@ -121,9 +121,9 @@ function deathEvent({ exit }: ProcessEnd): EndingEvent {
 }
 
 /** Answers a message of a run that already settled. */
-function answerStale(sandbox: SandboxProcess, message: SupervisorMessage): void {
+function answerStale(member: MemberProcess, message: SupervisorMessage): void {
   if (message.t === 'call')
-    sandbox.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
+    member.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
 }
 
 /**
@@ -150,12 +150,12 @@ export class Run {
   readonly #withdraw = new AbortController();
   readonly #spec: RunSpec;
   /** Its process, from `start` on. */
-  #process: SandboxProcess | undefined;
+  #process: MemberProcess | undefined;
   /** The bounds' clocks and the give-up's grace, from the hand-off on. */
   #clocks: RunClocks | undefined;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
-  /** What it listens to on its process (sandbox-process.ts), let go once it is over. */
+  /** What it listens to on its process (member-process.ts), let go once it is over. */
   readonly #unwatch: (() => void)[] = [];
   /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
   #ending: EndingState = 'unstarted';
@@ -206,7 +206,7 @@ export class Run {
   }
 
   /** Hands the run to its process, unless it is over already (its caller went away while it waited). */
-  start(process: SandboxProcess): void {
+  start(process: MemberProcess): void {
     this.#process = process;
     this.#on('start');
   }

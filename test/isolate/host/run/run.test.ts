@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { channelGrammar } from '../../../../src/isolate/contract/channel.js';
 import type { HostMessage, SupervisorMessage } from '../../../../src/isolate/contract/messages.js';
-import type { ProcessEnd, SandboxProcess } from '../../../../src/isolate/host/member/sandbox-process.js';
+import type { MemberProcess, ProcessEnd } from '../../../../src/isolate/host/member/member-process.js';
 import { Run, type RunSpec } from '../../../../src/isolate/host/run/run.js';
 import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { encodeErrorEnvelope } from '../../../../src/protocol/dispatch.js';
@@ -128,7 +128,7 @@ function startRun(spec: Partial<RunSpec> = {}, started = true) {
   const sandbox = new FakeProcess();
   const run = new Run({ ...SPEC, ...spec });
   runs.push(run);
-  run.start(sandbox as unknown as SandboxProcess);
+  run.start(sandbox as unknown as MemberProcess);
   if (started) sandbox.onMessage({ t: 'started', run: 'r1' });
   return { sandbox, run };
 }
@@ -264,7 +264,7 @@ describe('Run', () => {
     const sandbox = new FakeProcess();
     const run = new Run(SPEC);
     run.cancel(CANCELLED);
-    run.start(sandbox as unknown as SandboxProcess);
+    run.start(sandbox as unknown as MemberProcess);
     await expect(run.answer).rejects.toBe(CANCELLED);
     await expect(run.outcome).rejects.toBe(CANCELLED);
     expect(sandbox.sent).toEqual([]);
@@ -282,7 +282,7 @@ describe('Run', () => {
     expect(run.withdrawn.reason).toBe(CANCELLED);
     // A process handed to it after that is not started on, and is kept.
     const sandbox = new FakeProcess();
-    run.start(sandbox as unknown as SandboxProcess);
+    run.start(sandbox as unknown as MemberProcess);
     expect(sandbox.sent).toEqual([]);
     expect(run.started).toBe(false);
     expect(run.fate).toBe('keep');
