@@ -107,8 +107,9 @@ export const isolateText = Object.assign({}, sandboxText, supervisorText, {
   executionClosed: (executionId: string) =>
     `The retained execution ${JSON.stringify(executionId)} was closed with closeHandles, and its process ended. Run the program again for new handles.`,
   /** A retained execution closed at its idle time-to-live, named by a later call. */
-  executionExpired: (executionId: string, idleTimeoutMs: number) =>
-    `The retained execution ${JSON.stringify(executionId)} was closed after ${idleTimeoutMs} ms without a call (pool.retainedIdleTimeoutMs), and its process ended. Run the program again for new handles.`,
+  /** `option`: the bound's name, where a caller gave the bound (a daemon's flag). */
+  executionExpired: (executionId: string, idleTimeoutMs: number, option = 'pool.retainedIdleTimeoutMs') =>
+    `The retained execution ${JSON.stringify(executionId)} was closed after ${idleTimeoutMs} ms without a call (${option}), and its process ended. Run the program again for new handles.`,
   /** A retained execution closed so that another tenant's run could have the memory it held (tenancy.ts). */
   executionEvicted: (executionId: string) =>
     `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant held more than its share of the memory budget (--tenant-memory-percent) while another tenant's run waited for memory. Run the program again for new handles.`,
