@@ -98,6 +98,17 @@ export function optionGroup<
   return Object.assign(v.optional(group, none), { row, options: group.options as Group['options'] });
 }
 
+/**
+ * A group of options that stands for something only where it is given (the daemon's admin
+ * listener): undefined when left out, its options named by path as `optionGroup`'s are.
+ */
+export function optionalGroup<
+  const Group extends v.GenericSchema<object, object> & { readonly options: Entries },
+  const Row extends OptionRow,
+>(group: Group, row: Row) {
+  return Object.assign(v.optional(group), { row, options: group.options as Group['options'] });
+}
+
 /** An entry point's rows, read back from its schema: what the docs tables and `--help` list. */
 export function rowsOf<const E extends Entries>(schema: { readonly options: E }): { [K in keyof E]: E[K]['row'] } {
   return Object.fromEntries(Object.entries(schema.options).map(([name, entry]) => [name, entry.row])) as {
