@@ -39,8 +39,10 @@ function renamedTaken(options: unknown): unknown {
 
 export function resolveSettings(options: unknown): IsolateSettings {
   const given = parseOptions(ISOLATE_SCHEMA, renamedTaken(options ?? {}), ISOLATE_TEXTS, invalidRequest);
-  const { timeout, pool } = given;
-  const maxTimeout = given.maxTimeout ?? defaultMaxTimeout(timeout);
+  const { pool } = given;
+  const maxTimeout = given.maxTimeout ?? defaultMaxTimeout(given.timeout ?? undefined);
+  // A null default asks for the maximum, as a request's null does.
+  const timeout = given.timeout ?? maxTimeout;
   const timeoutBreach = timeoutAboveMax(timeout, maxTimeout);
   if (timeoutBreach !== null)
     throw invalidRequest(isolateText.optionTimeoutAboveMax(timeoutBreach.timeout, timeoutBreach.maxTimeout));

@@ -12,11 +12,15 @@ export function defaultMaxTimeout(timeout: number = DEFAULT_TIMEOUT_MS): number 
   return Math.max(DEFAULT_MAX_TIMEOUT_MS, timeout);
 }
 
-/** `timeout` and `maxTimeout` in force when the default bound passes the largest one; null when it does not. */
+/**
+ * `timeout` and `maxTimeout` in force when the default bound passes the largest one; null when it
+ * does not (a null `timeout` asks for `maxTimeout` itself).
+ */
 export function timeoutAboveMax(
-  timeout: number | undefined,
+  timeout: number | null | undefined,
   maxTimeout: number | undefined,
 ): { timeout: number; maxTimeout: number } | null {
+  if (timeout === null) return null;
   const effectiveTimeout = timeout ?? DEFAULT_TIMEOUT_MS;
   const effectiveMax = maxTimeout ?? defaultMaxTimeout(effectiveTimeout);
   return effectiveTimeout > effectiveMax ? { timeout: effectiveTimeout, maxTimeout: effectiveMax } : null;

@@ -6,8 +6,8 @@
  * docs tables (scripts/option-tables.ts) read its rows (table.ts).
  */
 import * as v from 'valibot';
-import { functionValue, option, optionGroup, optionsSchema } from '../../../protocol/parse-options.js';
-import type { OutboundFetch } from '../../../protocol/types.js';
+import { option, optionGroup, optionsSchema } from '../../../protocol/parse-options.js';
+import { REQUEST_FIELDS, TIMEOUT_BOUNDS, TIMEOUT_RULE } from '../../../protocol/request-schema.js';
 import { optionRuleText } from '../../contract/texts.js';
 import { CONFINEMENT_OPTIONS, type ConfinementOption } from '../confinement/detect.js';
 import { LIMIT_SCHEMA } from './limit-options.js';
@@ -30,16 +30,21 @@ const REQUEST_FIELD = 'the field of ExecuteRequest whose default it sets, named 
 /** The top-level options, in the order a refusal lists them (the daemon's Sandbox flags among them). */
 export const ISOLATE_SCHEMA = optionsSchema(
   {
-    /** The bound of a request that leaves `timeout` undefined, in ms. Default 60000, as upstream 0.4.2+. */
-    timeout: numberOption({
+    /**
+     * The bound of a request that leaves `timeout` undefined, in ms, by the request's own timeout
+     * rule (`null`: `maxTimeout`). Default 60000, as upstream 0.4.2+.
+     */
+    timeout: option(REQUEST_FIELDS.timeout, {
+      type: 'number',
       unit: 'ms',
       unitExempt: REQUEST_FIELD,
-      kind: 'positive',
-      min: 0,
+      bounds: TIMEOUT_BOUNDS,
       default: DEFAULT_TIMEOUT_MS,
+      rule: TIMEOUT_RULE,
       flag: 'timeout',
       flagHelp: 'bound of a request that sets no timeout',
-      description: 'the bound, in ms, of a request that leaves `timeout` undefined (upstream 0.4.2+)',
+      description:
+        "the bound, in ms, of a request that leaves `timeout` undefined (upstream 0.4.2+), by the rule of a request's own (`null`: `maxTimeout`; see [Timeouts](#timeouts-and-the-run-clock))",
     }),
     /** The bound a `null` timeout asks for, and the largest one a request may ask for. Default max(300000, timeout). */
     maxTimeout: numberOption({
@@ -83,7 +88,7 @@ export const ISOLATE_SCHEMA = optionsSchema(
         "the CPU time, in ms, a turn of the program still running when its `timeout` passes may spend to finish: what it settles then is the result, as upstream's timer cannot fire mid-turn; past it the process is killed and the run times out (at least 200 ms; see [A turn runs to its end](#a-turn-runs-to-its-end))",
     }),
     /** The outbound of a request that leaves it undefined. Default `null`: blocked. */
-    outbound: option(v.nullable(functionValue<OutboundFetch>()), {
+    outbound: option(REQUEST_FIELDS.outbound, {
       type: 'function',
       default: null,
       defaultText: '`null` (blocked)',
