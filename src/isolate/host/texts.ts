@@ -5,6 +5,7 @@
  * import it.
  */
 import { formatDidYouMean } from '../../protocol/did-you-mean.js';
+import { formatTimeoutInvalid } from '../../protocol/texts.js';
 import { optionRuleText, sandboxText, supervisorText } from '../contract/texts.js';
 
 /** Every isolate text: the member's two, and those the host composes. */
@@ -132,8 +133,7 @@ export const isolateText = Object.assign({}, sandboxText, supervisorText, {
   codeNotString: (got: string) => `request.code must be a string, got ${got}.`,
   providersNotArray: (got: string) =>
     `request.providers must be an array of provider descriptors or undefined, got ${got}.`,
-  timeoutInvalid: (field: string, got: string) =>
-    `${field} must be a non-negative finite number of milliseconds, null (the executor's maxTimeout) or undefined (its default), got ${got}.`,
+  timeoutInvalid: formatTimeoutInvalid,
   cpuTimeoutInvalid: (field: string, got: string) =>
     `${field} must be a positive finite number of milliseconds of CPU time, or undefined (the executor's default), got ${got}.`,
   timeoutAboveMax: (field: string, timeout: number, maxTimeout: number) =>
