@@ -1,13 +1,17 @@
 /**
- * What parsing options costs a call, in ns per call: the per-call options (`record`, the event
- * options) and the constructors' (`CodemodeExecutor`, `replay`), each parsed many times in a tight loop after a warm-up.
+ * What parsing options costs a call, in ns per call: a request's checks (the executor's and the
+ * daemon's wire checks), the per-call options (`record`, the event options) and the constructors'
+ * (`CodemodeExecutor`, `replay`), each parsed many times in a tight loop after a warm-up.
  * `npx tsx bench/option-parse.ts`; docs/benchmarks.md ("What an option parse costs") has the
  * figures before and after the option schemas.
  */
 import { resolveCodemodeOptions } from '../src/codemode/options.js';
 import { resolveEventOptions } from '../src/events/options.js';
+import { checkExecuteRequest, checkInvokeRequest } from '../src/isolate/host/executor/requests.js';
+import { resolveSettings } from '../src/isolate/host/options/resolve.js';
 import { resolveRecordOptions } from '../src/record/record-options.js';
 import { resolveReplayOptions } from '../src/record/replay-options.js';
+import { checkInvokeHandleRequest, checkWireExecuteRequest } from '../src/server/calls/wire-checks.js';
 import { summarize } from './stats.js';
 
 const CALLS = 200_000;
@@ -16,7 +20,36 @@ const ROUNDS = 7;
 const onRecord = () => {};
 const onEvent = () => {};
 const executor = { execute: async () => ({}), dispose: async () => {} };
+const settings = resolveSettings({});
+const dispatch = async () => ({});
 const cases: [string, () => unknown][] = [
+  [
+    'execute request checks {code, providers, dispatch, timeout, countHostWaits, tenant}',
+    () =>
+      checkExecuteRequest(
+        { code: 'async () => 1', providers: [], dispatch, timeout: 5000, countHostWaits: true, tenant: 't' },
+        settings,
+      ),
+  ],
+  [
+    'invokeHandle request checks {executionId, handle, timeout: null}',
+    () => checkInvokeRequest({ executionId: 'e', handle: 'h', timeout: null }, settings),
+  ],
+  [
+    'wire execute checks {code, dispatch, outboundMode, timeout, countHostWaits}',
+    () =>
+      checkWireExecuteRequest({
+        code: 'async () => 1',
+        dispatch,
+        outboundMode: 'default',
+        timeout: 5000,
+        countHostWaits: true,
+      }),
+  ],
+  [
+    'wire invokeHandle checks {executionId, handle, dispatch, timeout}',
+    () => checkInvokeHandleRequest({ executionId: 'e', handle: 'h', dispatch: null, timeout: 5000 }),
+  ],
   ['record: {maxBytes, onRecord}', () => resolveRecordOptions({ maxBytes: 4096, onRecord })],
   ['record: true', () => resolveRecordOptions(true)],
   [

@@ -40,6 +40,8 @@ interface Script {
   restarts?: Record<string, number>;
   /** Cases whose first run (on any process of the column) kills the side for good, as a crash wrangler does not recover from. */
   dies?: string[];
+  /** How many starts after the first print their ready line and then answer nothing, as a wrangler dev that died at once. */
+  deadStarts?: number;
 }
 
 function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
@@ -61,7 +63,8 @@ function fakes(scripts: Partial<Record<ColumnId, Script>> = {}) {
     await new Promise((resolve) => setTimeout(resolve, 5));
     starting -= 1;
     if (script.startFails) throw new Error(script.startFails);
-    let broken = false;
+    const startOfColumn = starts.filter((started) => started === name).length;
+    let broken = startOfColumn > 1 && startOfColumn <= 1 + (script.deadStarts ?? 0);
     let restarting = 0;
     const restartsLeft = { ...script.restarts };
     return {
@@ -255,6 +258,28 @@ describe('Engine', () => {
       expect(fake.starts).toEqual(['latest', 'latest']);
       expect(fake.disposed).toEqual(['latest']);
       expect(fake.runs).toEqual(['latest:crashes', 'latest:crashes', 'latest:after']);
+      await settled(engine.closeAll());
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('starts a dead column once more when its fresh start dies at once, and runs the case on the one that answers', async () => {
+    // As above, on a fake clock; the first fresh start prints its ready line and answers nothing.
+    vi.useFakeTimers();
+    try {
+      const settled = async <T>(work: Promise<T>): Promise<T> => {
+        let done = false;
+        void work.finally(() => (done = true));
+        while (!done) await vi.advanceTimersByTimeAsync(500);
+        return work;
+      };
+      const fake = fakes({ latest: { dies: ['crash'], deadStarts: 1 } });
+      const engine = new Engine(boundaries, fake.starter);
+      expect((await settled(engine.cell(item('crash'), 'latest'))).cell.status).toBe('pass');
+      expect((await settled(engine.cell(item('after'), 'latest'))).cell.status).toBe('pass');
+      expect(fake.starts).toEqual(['latest', 'latest', 'latest']);
+      expect(fake.disposed).toEqual(['latest', 'latest']);
       await settled(engine.closeAll());
     } finally {
       vi.useRealTimers();

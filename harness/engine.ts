@@ -32,6 +32,8 @@ const GUARD_GRACE_MS = 60_000;
  * result of the case (docs/reference-columns.md).
  */
 const WORKER_RESTARTED = /Your worker restarted mid-request/;
+/** How many fresh starts a column that died gets before it is broken (Engine.reopen). */
+const REOPEN_STARTS = 2;
 /** How long a column may take to answer again after such a restart, and how often it is asked. */
 const RESTART_WAIT_MS = 20_000;
 const RESTART_POLL_MS = 500;
@@ -339,17 +341,23 @@ export class Engine {
 
   /**
    * Stops a column whose process died and opens it afresh, at most once per column: the cases
-   * that met the dead process share one reopening. Whether the new one opened.
+   * that met the dead process share one reopening. A fresh start that does not answer its preflight
+   * is stopped and started again, up to `REOPEN_STARTS` starts: on a loaded machine wrangler dev
+   * has printed its ready line and died within seconds, twice in a row. Whether the new one opened.
    */
   private reopen(name: ColumnId, dead: ColumnState): Promise<boolean> {
     const reopening = this.reopenings.get(name);
     if (reopening !== undefined) return reopening;
     const fresh = (async () => {
-      this.columns.delete(name);
       const side = dead.side;
       delete dead.side;
       await side?.dispose().catch(() => undefined); // Its death is the news.
-      return (await this.open(name)) === undefined;
+      for (let start = 1; ; start += 1) {
+        this.columns.delete(name);
+        // A start that failed its preflight has stopped its side already (start()).
+        if ((await this.open(name)) === undefined) return true;
+        if (start === REOPEN_STARTS || this.aborted) return false;
+      }
     })();
     this.reopenings.set(name, fresh);
     return fresh;

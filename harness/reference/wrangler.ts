@@ -10,7 +10,6 @@ import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { makeProcessDirectory } from '../../src/isolate/host/confinement/process-directories.js';
-import { messageOf } from '../../src/protocol/index.js';
 import type { Outcome } from '../case-model.js';
 import { referenceConfig, referenceVersions, WRANGLER_BIN } from '../columns.js';
 import { fetchFailure } from '../fetch-failure.js';

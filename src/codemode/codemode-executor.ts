@@ -99,7 +99,8 @@ export class CodemodeExecutor {
     };
     // Left out, a field stays undefined and the native construction default applies.
     if (options?.modules !== undefined) request.modules = options.modules;
-    // Upstream hands the bound to setTimeout, which takes a negative delay as 0: so does the dialect.
+    // Upstream hands the bound to setTimeout, which takes a negative delay as 0: so does the dialect,
+    // before the timeout rule (src/protocol/request-schema.ts) the native executor holds it to.
     if (options?.timeout !== undefined) request.timeout = atLeastZero(options.timeout);
     if (options?.cpuTimeout !== undefined) request.cpuTimeout = options.cpuTimeout;
     if (options?.outbound !== undefined) request.outbound = options.outbound;

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { DEFAULT_MAX_CODE_BYTES } from '../protocol/code-size.js';
 import { describeValue } from '../protocol/describe-value.js';
 import { type OptionTexts, option, optionsSchema, parseOptions, rowsOf } from '../protocol/parse-options.js';
+import { REQUEST_FIELDS } from '../protocol/request-schema.js';
 import { DEFAULT_NORMALIZE_CACHE_CHARS } from './normalized-code.js';
 import { formatConstructorOptionInvalid, formatConstructorOptionUnknown } from './texts.js';
 
@@ -42,7 +43,7 @@ const CODEMODE_SCHEMA = optionsSchema({
    * at `IsolateExecutor`'s tenant level (`pool.runsPerMember`) runs of one tenant may share a
    * process, each in its own isolate, and runs of different tenants never do. Default: none.
    */
-  tenant: option(v.pipe(v.string(), v.minLength(1)), {
+  tenant: option(REQUEST_FIELDS.tenant, {
     type: 'string',
     default: null,
     rule: 'a non-empty string, or undefined (none)',

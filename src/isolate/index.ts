@@ -8,7 +8,11 @@ export type { ConfinementOption } from './host/confinement/detect.js';
 export { CONFINEMENT_OPTIONS } from './host/confinement/detect.js';
 export type { ConfinementStats, IsolateExecutorStats } from './host/executor/executor-stats.js';
 export { type IsolateCallOptions, IsolateExecutor } from './host/executor/isolate-executor.js';
-export type { RetainedClosedObserver } from './host/executor/retained-executions.js';
+export type {
+  RetainedCloseCause,
+  RetainedClosedObserver,
+  RetainedIdle,
+} from './host/executor/retained-executions.js';
 export type { RunObserver, RunReport } from './host/executor/run-observers.js';
 export type { StartBreakdown, StartTimesStats } from './host/member/start-times.js';
 export type {

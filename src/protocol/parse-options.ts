@@ -63,7 +63,7 @@ export function functionValue<Fn>() {
   return v.custom<Fn>((value) => typeof value === 'function');
 }
 
-type Entries = Record<string, OptionSchema<v.GenericSchema, OptionRow>>;
+type Entries = Record<string, OptionSchema<v.GenericSchema, OptionRow> & { readonly options?: Entries }>;
 
 /**
  * An entry point's options: an object with these options and no other (`arrays: false` refuses an
@@ -78,11 +78,35 @@ export function optionsSchema<const E extends Entries>(
   const schema =
     shape.arrays === false
       ? v.pipe(
-          v.custom<object>((value) => !Array.isArray(value)),
+          v.custom<v.InferInput<typeof object>>((value) => !Array.isArray(value)),
           object,
         )
       : object;
   return Object.assign(schema, { options: entries }) as v.StrictObjectSchema<E, undefined> & { readonly options: E };
+}
+
+/**
+ * A group of options under one option's name (IsolateExecutor's `pool.*`): an options schema of its
+ * own, parsed as `{}` (each option with its default) when left out. A refusal names an option in
+ * it by its path (`pool.maxWorkers`), and lists the group's options so.
+ */
+export function optionGroup<
+  const Group extends v.GenericSchema<object, object> & { readonly options: Entries },
+  const Row extends OptionRow,
+>(group: Group, row: Row) {
+  const none = {} as v.InferInput<Group>;
+  return Object.assign(v.optional(group, none), { row, options: group.options as Group['options'] });
+}
+
+/**
+ * A group of options that stands for something only where it is given (the daemon's admin
+ * listener): undefined when left out, its options named by path as `optionGroup`'s are.
+ */
+export function optionalGroup<
+  const Group extends v.GenericSchema<object, object> & { readonly options: Entries },
+  const Row extends OptionRow,
+>(group: Group, row: Row) {
+  return Object.assign(v.optional(group), { row, options: group.options as Group['options'] });
 }
 
 /** An entry point's rows, read back from its schema: what the docs tables and `--help` list. */
@@ -126,14 +150,34 @@ function refusalOf(
   texts: OptionTexts,
 ): string {
   // A key strictObject does not know expects none ('never'); a missing required key expects its name.
-  const unknownKey = issues.find((issue) => issue.type === 'strict_object' && issue.expected === 'never');
+  // One at the top is said before one in a group, as the top is read first.
+  const unknownKey = issues
+    .filter((issue) => issue.type === 'strict_object' && issue.expected === 'never')
+    .sort((a, b) => a.path!.length - b.path!.length)[0];
   if (unknownKey !== undefined) {
-    const known = Object.keys(options);
-    const name = String(unknownKey.path![0]!.key);
+    const path = unknownKey.path!;
+    let group = options;
+    let prefix = '';
+    for (const step of path.slice(0, -1)) {
+      group = group[String(step.key)]!.options!;
+      prefix += `${String(step.key)}.`;
+    }
+    const known = Object.keys(group).map((name) => `${prefix}${name}`);
+    const name = `${prefix}${String(path.at(-1)!.key)}`;
     return texts.unknown(name, known, nearestOption(name, known));
   }
-  const step = issues[0]!.path?.[0];
-  if (step === undefined) return texts.notObject(value);
-  const name = String(step.key);
-  return texts.invalid(name, options[name]!.row.rule, step.value);
+  const path = issues[0]!.path;
+  if (path === undefined) return texts.notObject(value);
+  // The option the path ends in; a group whose own value is wrong (not an object) is that option.
+  let group = options;
+  let prefix = '';
+  for (const [depth, step] of path.entries()) {
+    const name = String(step.key);
+    const entry = group[name]!;
+    if (entry.options === undefined || depth === path.length - 1)
+      return texts.invalid(`${prefix}${name}`, entry.row.rule, step.value);
+    group = entry.options;
+    prefix += `${name}.`;
+  }
+  return texts.notObject(value);
 }

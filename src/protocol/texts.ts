@@ -23,6 +23,11 @@ function timeoutFirstSentence(bound: string): string {
   return `${TIMEOUT_MESSAGE} at its ${bound} ms bound.`;
 }
 
+/** A request's `timeout` that breaks the timeout rule (request-schema.ts), wherever it is checked. */
+export function formatTimeoutInvalid(field: string, got: string): string {
+  return `${field} must be a non-negative finite number of milliseconds, null (the executor's maxTimeout) or undefined (its default), got ${got}.`;
+}
+
 /** The native failure text of a run past its bound. */
 export function formatTimeout(timeout: number): string {
   return `${timeoutFirstSentence(String(timeout))} Do less work per run and return the part that is already finished.`;

@@ -14,6 +14,7 @@ import {
   requiredOption,
   rowsOf,
 } from '../protocol/parse-options.js';
+import { REQUEST_FIELDS, TIMEOUT_BOUNDS, TIMEOUT_RULE } from '../protocol/request-schema.js';
 import type { Executor, OutboundFetch } from '../protocol/types.js';
 import {
   formatReplayOptionInvalid,
@@ -60,13 +61,13 @@ const REPLAY_SCHEMA = optionsSchema(
         "answers the replayed run's `fetch` (fetches are not recorded); left out, the executor's default applies",
     }),
     /** Replaces the recorded wall-clock bound, e.g. for a slower machine; replay waits this long plus a slack at most. */
-    timeout: option(v.nullable(v.number()), {
+    timeout: option(REQUEST_FIELDS.timeout, {
       type: 'number',
       unit: 'ms',
       unitExempt: "the native request's `timeout` field, whose value it replaces",
-      bounds: { kind: 'atLeast', min: 0 },
+      bounds: TIMEOUT_BOUNDS,
       defaultText: "the record's",
-      rule: 'a number of milliseconds >= 0, null, or undefined',
+      rule: TIMEOUT_RULE,
       description: `replaces the recorded bound, e.g. for a slower machine. Replay waits at most this bound (the record's, else ${DEFAULT_REPLAY_BOUND_MS / 1000} s) plus ${REPLAY_BOUND_SLACK_MS / 1000} s, host waits included, then gives the run up`,
     }),
     /** Aborting it gives the replay up: the run ends and `replay` rejects with `EXECUTION_CANCELLED`. */

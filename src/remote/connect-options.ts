@@ -15,7 +15,7 @@ import {
   parseOptions,
   rowsOf,
 } from '../protocol/parse-options.js';
-import type { OutboundFetch } from '../protocol/types.js';
+import { REQUEST_FIELDS, TIMEOUT_BOUNDS, TIMEOUT_RULE } from '../protocol/request-schema.js';
 import {
   formatConnectOptionInvalid,
   formatConnectOptionUnknown,
@@ -134,31 +134,28 @@ const CONNECT_SCHEMA = optionsSchema({
     description: 'how long a heartbeat may go unanswered',
     renamedFrom: { name: 'heartbeatTimeout' },
   }),
-  /** Connection-time default for `ExecuteRequest.timeout`; a defined request field wins. */
-  timeout: option(
-    v.pipe(
-      v.nullable(v.number()),
-      // Any number above 0, as before the schema (the daemon bounds it by its maxTimeout).
-      v.check((timeout) => timeout === null || timeout > 0),
-    ),
-    {
-      type: 'number',
-      unit: 'ms',
-      unitExempt: 'the default of `ExecuteRequest.timeout`, named as the request field',
-      defaultText: 'unset',
-      rule: 'a number > 0 or null',
-      description: 'connection-time default for the request field of the same name',
-    },
-  ),
+  /**
+   * Connection-time default for `ExecuteRequest.timeout`, by the request field's own rule (the
+   * daemon bounds a number by its maxTimeout); a defined request field wins.
+   */
+  timeout: option(REQUEST_FIELDS.timeout, {
+    type: 'number',
+    unit: 'ms',
+    unitExempt: 'the default of `ExecuteRequest.timeout`, named as the request field',
+    bounds: TIMEOUT_BOUNDS,
+    defaultText: 'unset',
+    rule: TIMEOUT_RULE,
+    description: 'connection-time default for the request field of the same name',
+  }),
   /** Connection-time default for `ExecuteRequest.countHostWaits`. */
-  countHostWaits: option(v.boolean(), {
+  countHostWaits: option(REQUEST_FIELDS.countHostWaits, {
     type: 'boolean',
     defaultText: 'unset',
     rule: 'a boolean',
     description: 'connection-time default for the request field of the same name',
   }),
   /** Connection-time default for `ExecuteRequest.outbound`. */
-  outbound: option(v.nullable(functionValue<OutboundFetch>()), {
+  outbound: option(REQUEST_FIELDS.outbound, {
     type: 'function',
     defaultText: 'unset',
     rule: 'a function, null or undefined',

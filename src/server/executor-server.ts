@@ -20,7 +20,7 @@ import { RefusalLog } from './observe/refusal-log.js';
 import { type ExecutorServerOptions, resolveServerOptions } from './options/server-options.js';
 import type { RetainedCounts } from './retained/retained-counts.js';
 import { observeRetainedClosed, RetainedLeases } from './retained/retained-leases.js';
-import { formatRetainedIdleClosed } from './texts.js';
+import { formatRetainedIdleClosed, RETAINED_IDLE_FLAG } from './texts.js';
 import { DescriptorWatch } from './transport/descriptors.js';
 import { Listener } from './transport/listener.js';
 import { SessionGate } from './transport/session-gate.js';
@@ -74,22 +74,35 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     const token = `token ${tokenIndex + 1}`;
     return { share: settings.tokens.length > 1 ? token : `connection ${connection}`, retained: token };
   };
+  /** A retained execution closed at the daemon's idle bound: the line and the count an operator reads. */
+  const idleClosed = (executionId: string) => {
+    log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeoutMs));
+    metrics.retainedIdleClosed();
+  };
+  // The executor owns each retained execution and its one idle timer, given the daemon's bound with
+  // the call (IsolateExecutor); it says when it closes one, and why, and the daemon drops its lease.
+  const stopObservingRetained = observeRetainedClosed(executor, (executionId, cause) => {
+    retained.close(executionId);
+    if (cause === 'callerIdle') idleClosed(executionId);
+  });
   const retained = new RetainedLeases({
     maxRetainedPerConnection: settings.maxRetainedPerConnection,
     maxRetainedPerTenant: settings.maxRetainedPerTenant,
-    retainedIdleTimeoutMs: settings.retainedIdleTimeoutMs,
-    closeIdle(executionId) {
-      log(formatRetainedIdleClosed(executionId, settings.retainedIdleTimeoutMs));
-      metrics.retainedIdleClosed();
-      executor.closeHandles(executionId).catch(() => {
-        // Already gone at the executor (its own bound, or its member died): nothing is held.
-      });
-    },
+    // An executor that does not say so: the lease keeps the idle timer, and closes it there.
+    idle:
+      stopObservingRetained !== undefined
+        ? undefined
+        : {
+            timeoutMs: settings.retainedIdleTimeoutMs,
+            close(executionId) {
+              idleClosed(executionId);
+              executor.closeHandles(executionId).catch(() => {
+                // Already gone at the executor: nothing is held.
+              });
+            },
+          },
   });
   metrics.watchRetained(retained);
-  // An executor that closes retained executions on its own (IsolateExecutor: its idle time-to-live,
-  // a lost process) says so, and the daemon drops its record and the outbound stub it kept.
-  const stopObservingRetained = observeRetainedClosed(executor, (executionId) => retained.close(executionId));
 
   const drain = new Drain(settings.drainTimeoutMs, log);
   let daemonId = settings.daemonId ?? '';
@@ -100,6 +113,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
     heldRequests,
     tenancy,
     retained,
+    retainedIdle: { timeoutMs: settings.retainedIdleTimeoutMs, option: RETAINED_IDLE_FLAG },
     modules: new ModuleCache(settings.maxModuleCacheBytes),
     get draining() {
       return drain.draining;
@@ -164,7 +178,7 @@ export async function createExecutorServer(options: ExecutorServerOptions): Prom
         gate.flush();
         refusals.flush();
         listener.flush();
-        stopObservingRetained();
+        stopObservingRetained?.();
         retained.stop();
         metrics.close();
         await admin?.close();

@@ -303,8 +303,11 @@ export function formatTooManyRetained(limit: number): string {
   return `This connection already holds ${limit} retained execution${limit === 1 ? '' : 's'}, the executor daemon's per-connection limit (--max-retained-per-connection): close one with closeHandles first`;
 }
 
+/** The daemon's idle bound on retained executions, as its texts and the executor's name it. */
+export const RETAINED_IDLE_FLAG = '--retained-idle-timeout-ms';
+
 export function formatRetainedIdleClosed(executionId: string, timeout: number): string {
-  return `retained execution ${executionId} closed: unused for ${timeout} ms (--retained-idle-timeout-ms)`;
+  return `retained execution ${executionId} closed: unused for ${timeout} ms (${RETAINED_IDLE_FLAG})`;
 }
 
 export function formatResultTooDeep(limit: number): string {

@@ -9,6 +9,7 @@ import {
   functionValue,
   type OptionTexts,
   option,
+  optionGroup,
   optionsSchema,
   parseOptions,
   requiredOption,
@@ -33,13 +34,22 @@ const SCHEMA = optionsSchema({
 });
 const NO_ARRAYS = optionsSchema({ maxSizeBytes: option(v.number(), SIZE_ROW) }, { arrays: false });
 
+const GROUP_ROW = { type: 'object', rule: 'an object', description: 'the sizes below' } as const;
+const GROUPED = optionsSchema(
+  {
+    name: option(v.string(), NAME_ROW),
+    sizes: optionGroup(NO_ARRAYS, GROUP_ROW),
+  },
+  { arrays: false },
+);
+
 const TEXTS: OptionTexts = {
   notObject: (value) => `not an object: ${String(value)}`,
   unknown: (name, known, nearest) => `unknown ${name} (nearest ${nearest}) of ${known.join('/')}`,
   invalid: (name, rule, value) => `${name} must be ${rule}, got ${String(value)}`,
 };
 
-function refusal(schema: typeof SCHEMA | typeof NO_ARRAYS, value: unknown): string {
+function refusal(schema: Parameters<typeof parseOptions>[0], value: unknown): string {
   try {
     parseOptions(schema, value, TEXTS, (text) => new RangeError(text));
   } catch (error) {
@@ -75,6 +85,21 @@ describe('parseOptions', () => {
     expect(refusal(SCHEMA, null)).toBe('not an object: null');
     expect(refusal(NO_ARRAYS, [])).toBe('not an object: ');
     expect(parseOptions(optionsSchema({}), [], TEXTS, Error)).toEqual({});
+  });
+
+  it('parses a group left out as its defaults, and names an option in a group by its path', () => {
+    expect(parseOptions(GROUPED, {}, TEXTS, Error)).toEqual({ sizes: { maxSizeBytes: 64 } });
+    expect(parseOptions(GROUPED, { sizes: { maxSizeBytes: 9 } }, TEXTS, Error).sizes.maxSizeBytes).toBe(9);
+    expect(refusal(GROUPED, { sizes: { maxSizeBytes: 0 } })).toBe(
+      'sizes.maxSizeBytes must be a positive integer, got 0',
+    );
+    expect(refusal(GROUPED, { sizes: [] })).toBe('sizes must be an object, got ');
+    expect(refusal(GROUPED, { sizes: 3 })).toBe('sizes must be an object, got 3');
+    expect(refusal(GROUPED, { sizes: { maxSizeByte: 1 } })).toBe(
+      'unknown sizes.maxSizeByte (nearest sizes.maxSizeBytes) of sizes.maxSizeBytes',
+    );
+    // One unknown at the top is said before one in a group, whichever valibot found first.
+    expect(refusal(GROUPED, { sizes: { maxSizeByte: 1 }, nam: 'a' })).toBe('unknown nam (nearest name) of name/sizes');
   });
 
   it('reads the rows back from the schema', () => {

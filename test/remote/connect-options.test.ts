@@ -1,7 +1,8 @@
 /**
  * connect()'s option refusals that say more than a row's rule, pinned as they read before the
- * options became a schema: the not-object refusal, maxReconnectAttempts' two rules, the timeout
- * rule, the outbound text, and the order (an unknown option before a wrong value).
+ * options became a schema: the not-object refusal, maxReconnectAttempts' two rules, the outbound
+ * text, and the order (an unknown option before a wrong value); and the timeout rule, a request's
+ * own (src/protocol/request-schema.ts), which it took when the rule became one.
  */
 import { describe, expect, it } from 'vitest';
 import { resolveConnectOptions } from '../../src/remote/connect-options.js';
@@ -22,8 +23,13 @@ describe('connect() options', () => {
     [{ maxReconnectAttempts: '3' }, 'connect(): options.maxReconnectAttempts must be a finite number > 0, got "3"'],
     [{ maxReconnectAttempts: 1.5 }, 'connect(): options.maxReconnectAttempts must be a positive integer, got 1.5'],
     [{ rotateAfterExecutions: 0 }, 'connect(): options.rotateAfterExecutions must be a positive integer, got 0'],
-    [{ timeout: 0 }, 'connect(): options.timeout must be a number > 0 or null, got 0'],
-    [{ timeout: '5' }, 'connect(): options.timeout must be a number > 0 or null, got "5"'],
+    [{ timeout: -1 }, 'connect(): options.timeout must be a number of milliseconds >= 0, null, or undefined, got -1'],
+    [{ timeout: '5' }, 'connect(): options.timeout must be a number of milliseconds >= 0, null, or undefined, got "5"'],
+    // Every request with it was refused by the daemon, so it is refused here.
+    [
+      { timeout: Number.POSITIVE_INFINITY },
+      'connect(): options.timeout must be a number of milliseconds >= 0, null, or undefined, got Infinity',
+    ],
     [{ outbound: 'https://x' }, 'outbound must be a function, null or undefined, got "https://x"'],
     [
       { token: '' },
@@ -37,10 +43,8 @@ describe('connect() options', () => {
     expect(refusal(options)).toEqual({ code: 'CONNECTION_REJECTED', message });
   });
 
-  it('takes a timeout of Infinity or null, and gives each option its default', () => {
-    expect(resolveConnectOptions({ timeout: Number.POSITIVE_INFINITY }).defaults.timeout).toBe(
-      Number.POSITIVE_INFINITY,
-    );
+  it('takes a timeout of 0 or null, and gives each option its default', () => {
+    expect(resolveConnectOptions({ timeout: 0 }).defaults.timeout).toBe(0);
     const resolved = resolveConnectOptions({ timeout: null, affinity: 'a' });
     expect(resolved).toEqual({
       websocket: undefined,

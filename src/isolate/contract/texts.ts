@@ -62,7 +62,7 @@ export const supervisorText = {
  * from these, so a rule cannot read one way in one and another way in the other.
  */
 export const optionRuleText = {
-  /** What a number rule of the option table (`NumberRule` in host/options/table.ts) takes. */
+  /** What a number rule of the option table (`NumberRule` in host/options/option-row.ts) takes. */
   number: (rule: { readonly kind: 'integer' | 'positive' | 'atLeast'; readonly min: number; readonly max?: number }) =>
     rule.kind === 'positive'
       ? 'a positive finite number'

@@ -5,6 +5,7 @@
  * import it.
  */
 import { formatDidYouMean } from '../../protocol/did-you-mean.js';
+import { formatTimeoutInvalid } from '../../protocol/texts.js';
 import { optionRuleText, sandboxText, supervisorText } from '../contract/texts.js';
 
 /** Every isolate text: the member's two, and those the host composes. */
@@ -107,8 +108,9 @@ export const isolateText = Object.assign({}, sandboxText, supervisorText, {
   executionClosed: (executionId: string) =>
     `The retained execution ${JSON.stringify(executionId)} was closed with closeHandles, and its process ended. Run the program again for new handles.`,
   /** A retained execution closed at its idle time-to-live, named by a later call. */
-  executionExpired: (executionId: string, idleTimeoutMs: number) =>
-    `The retained execution ${JSON.stringify(executionId)} was closed after ${idleTimeoutMs} ms without a call (pool.retainedIdleTimeoutMs), and its process ended. Run the program again for new handles.`,
+  /** `option`: the bound's name, where a caller gave the bound (a daemon's flag). */
+  executionExpired: (executionId: string, idleTimeoutMs: number, option = 'pool.retainedIdleTimeoutMs') =>
+    `The retained execution ${JSON.stringify(executionId)} was closed after ${idleTimeoutMs} ms without a call (${option}), and its process ended. Run the program again for new handles.`,
   /** A retained execution closed so that another tenant's run could have the memory it held (tenancy.ts). */
   executionEvicted: (executionId: string) =>
     `The retained execution ${JSON.stringify(executionId)} was evicted, and its process ended: its tenant held more than its share of the memory budget (--tenant-memory-percent) while another tenant's run waited for memory. Run the program again for new handles.`,
@@ -131,8 +133,7 @@ export const isolateText = Object.assign({}, sandboxText, supervisorText, {
   codeNotString: (got: string) => `request.code must be a string, got ${got}.`,
   providersNotArray: (got: string) =>
     `request.providers must be an array of provider descriptors or undefined, got ${got}.`,
-  timeoutInvalid: (field: string, got: string) =>
-    `${field} must be a non-negative finite number of milliseconds, null (the executor's maxTimeout) or undefined (its default), got ${got}.`,
+  timeoutInvalid: formatTimeoutInvalid,
   cpuTimeoutInvalid: (field: string, got: string) =>
     `${field} must be a positive finite number of milliseconds of CPU time, or undefined (the executor's default), got ${got}.`,
   timeoutAboveMax: (field: string, timeout: number, maxTimeout: number) =>

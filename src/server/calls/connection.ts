@@ -6,7 +6,7 @@
  */
 
 import { descriptorFaultOf } from '../../isolate/daemon.js';
-import type { Tenancy } from '../../isolate/index.js';
+import type { RetainedIdle, Tenancy } from '../../isolate/index.js';
 import { ExecutorError } from '../../protocol/errors.js';
 import type { ExecuteResult, Executor } from '../../protocol/types.js';
 import { resultToWire } from '../../wire/results.js';
@@ -52,6 +52,8 @@ export interface ServerContext {
   /** The tenants of the executor's memory budget: each call passes its tenant's frame (`share`). */
   readonly tenancy: Tenancy;
   readonly retained: RetainedLeases;
+  /** The daemon's idle bound on what a call retains, passed with each call to the executor that keeps its timer. */
+  readonly retainedIdle: RetainedIdle;
   /** The modules each tenant sent once, by hash (module-cache.ts). */
   readonly modules: ModuleCache;
   readonly draining: boolean;

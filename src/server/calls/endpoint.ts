@@ -72,7 +72,11 @@ export class ConnectionEndpoint extends RpcTarget implements ExecutorEndpoint {
         const outcome = await this.#toolCalls.run(wire.parent, () =>
           server.executor.execute(
             { ...native, tenant: connection.tenant.retained },
-            streamed({ signal, share: server.tenancy.frame(connection.tenant.share) }, stream, wire.traceparent),
+            streamed(
+              { signal, share: server.tenancy.frame(connection.tenant.share), retainedIdle: server.retainedIdle },
+              stream,
+              wire.traceparent,
+            ),
           ),
         );
         if (outcome.executionId !== undefined) {

@@ -1,14 +1,19 @@
 /**
  * Every value a client sends is checked against the wire grammar (src/wire/types.ts) before the
  * daemon uses it: a malformed one is `INVALID_REQUEST` naming the method and the field, never a
- * raw `TypeError` from deep inside. Checks are of shape alone; what a field means (a provider's
- * names, a timeout's bound) is the executor's to check.
+ * raw `TypeError` from deep inside. Checks are of shape, but for the fields a call's schema rules
+ * (src/protocol/request-schema.ts): `timeout` is held to its one rule here, refused with the text
+ * the executor gives it, and the booleans to theirs. What a field means against the executor (a
+ * provider's names, a timeout above its maxTimeout, a `cpuTimeout` that is no bound) is the
+ * executor's to check.
  */
 import { EVENT_ROWS } from '../../events/options.js';
 import { describeValue } from '../../protocol/describe-value.js';
 import { invalidRequest } from '../../protocol/errors.js';
 import { everyKey } from '../../protocol/every-key.js';
 import { meetsBounds } from '../../protocol/option-schema.js';
+import { meetsField } from '../../protocol/request-schema.js';
+import { formatTimeoutInvalid } from '../../protocol/texts.js';
 import type { ModuleSource } from '../../protocol/types.js';
 import { decodeValue } from '../../protocol/value-codec.js';
 import { isTraceparent } from '../../tracing/registered-tracer.js';
@@ -91,9 +96,9 @@ const isNonEmptyString = (value: unknown) => typeof value === 'string' && value 
 const isFunction = (value: unknown) => typeof value === 'function';
 const isQueueBound = (value: unknown) => meetsBounds(EVENT_ROWS.maxQueuedEvents.bounds, value);
 const isFunctionOrNull = (value: unknown) => value === null || typeof value === 'function';
-const isTimeout = (value: unknown) => value === null || typeof value === 'number';
 const isNumber = (value: unknown) => typeof value === 'number';
-const isBoolean = (value: unknown) => typeof value === 'boolean';
+/** The call's rule for the field, from its schema. */
+const ruled = (name: 'countHostWaits' | 'retainHandles') => (value: unknown) => meetsField(name, value);
 const isLease = (value: unknown) => typeof value === 'number' && Number.isFinite(value) && value > 0;
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isHash = (value: unknown) => typeof value === 'string' && MODULE_HASH_PATTERN.test(value);
@@ -130,6 +135,13 @@ function isModuleSource(value: unknown): boolean {
   return kind === 'json' || (['js', 'cjs', 'text'].includes(kind) && typeof inner === 'string');
 }
 
+/** The timeout rule, refused in the words the executor refuses it with, so a remote caller reads the same. */
+function checkTimeout(fields: Fields): void {
+  const timeout = fields.timeout;
+  if (timeout !== undefined && !meetsField('timeout', timeout))
+    throw invalidRequest(formatTimeoutInvalid('request.timeout', describeValue(timeout)));
+}
+
 function checkCancelToken(fields: Fields): void {
   const token = fields.cancelToken;
   if (token !== undefined && (typeof token !== 'string' || token === '')) {
@@ -140,9 +152,9 @@ function checkCancelToken(fields: Fields): void {
 /** The fields both call kinds share. */
 function checkCallFields(method: WireMethod, fields: Fields): void {
   field(method, fields, 'dispatch', 'a function or null', isFunctionOrNull);
-  field(method, fields, 'timeout', 'a number, null or absent', optional(isTimeout));
+  checkTimeout(fields);
   field(method, fields, 'cpuTimeout', 'a number or absent', optional(isNumber));
-  field(method, fields, 'countHostWaits', 'a boolean or absent', optional(isBoolean));
+  field(method, fields, 'countHostWaits', 'a boolean or absent', optional(ruled('countHostWaits')));
   field(method, fields, 'heartbeatLease', 'a positive number of milliseconds or absent', optional(isLease));
   field(method, fields, 'callId', 'a non-empty string or absent', optional(isNonEmptyString));
   field(method, fields, 'parent', 'a non-empty string or absent', optional(isNonEmptyString));
@@ -159,7 +171,7 @@ export function checkWireExecuteRequest(value: unknown): WireExecuteRequest {
   field('execute', fields, 'providers', 'an array or absent', optional(Array.isArray));
   field('execute', fields, 'modules', 'a record of module sources or absent', optional(isRecord));
   field('execute', fields, 'moduleRefs', 'a record of module hashes or absent', optional(isHashRecord));
-  field('execute', fields, 'retainHandles', 'a boolean or absent', optional(isBoolean));
+  field('execute', fields, 'retainHandles', 'a boolean or absent', optional(ruled('retainHandles')));
   const mode = fields.outboundMode;
   if (!OUTBOUND_MODES.includes(mode as OutboundMode)) throw invalidRequest(formatInvalidOutboundMode(mode));
   if (mode === 'stub' && typeof fields.outbound !== 'function') throw invalidRequest(OUTBOUND_STUB_MISSING);

@@ -1,7 +1,11 @@
 /**
- * The daemon's leases on retained executions: which connection retained each, the cap on how many
- * one connection holds (`maxRetainedPerConnection`), and the idle time-to-live after which the
- * daemon closes one itself (`retainedIdleTimeoutMs`), whether or not its connection is still open.
+ * The daemon's leases on retained executions: which connection retained each, and the cap on how
+ * many one connection holds (`maxRetainedPerConnection`). A lease is a view of the execution the
+ * executor owns: the executor holds it, and its one idle timer, which closes it at the daemon's
+ * `retainedIdleTimeoutMs` (passed with the call that retains it, `IsolateCallOptions.retainedIdle`)
+ * whether or not its connection is still open; the daemon hears of that close, and drops the
+ * lease. Only for an executor that cannot tell of its own closes (`observeRetainedClosed`) does
+ * the lease keep the idle timer itself (`idle`), and close the execution at the executor.
  * A retained execution's outbound stub is kept here too: capnweb disposes the stubs of a call when
  * it returns, but its functions may fetch again through `invokeHandle`, so the daemon keeps a
  * duplicate (`dup()`) until `closeHandles`, the end of the connection, or the idle close.
@@ -13,6 +17,7 @@
  * `maxRetainedPerTenant`, so reconnecting to retain more gains a tenant nothing.
  */
 
+import type { RetainedCloseCause } from '../../isolate/index.js';
 import type { CompletionGuard } from '../../protocol/dispatch.js';
 import type { WireFetch } from '../../wire/types.js';
 import type { RetainedCounts } from './retained-counts.js';
@@ -32,18 +37,27 @@ interface Retained {
   /** The tenant (token) that retained it: it counts against it until closed, its connection open or gone. */
   tenant: string;
   outbound: KeptOutbound | undefined;
-  /** The idle close; none while a handle call runs. */
+  /** The idle close, where the lease keeps it (`RetainedSettings.idle`); none while a handle call runs. */
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Handle calls running on it. */
   calls: number;
 }
 
+/** The idle time-to-live a lease keeps itself, for an executor that does not. */
+interface LeaseIdle {
+  timeoutMs: number;
+  /** Closes the execution at the executor: the idle time-to-live passed. */
+  close(executionId: string): void;
+}
+
 export interface RetainedSettings {
   maxRetainedPerConnection: number;
   maxRetainedPerTenant: number;
-  retainedIdleTimeoutMs: number;
-  /** Closes the execution at the executor: the idle time-to-live passed. */
-  closeIdle(executionId: string): void;
+  /**
+   * Set only for an executor that does not close its retained executions at the daemon's idle
+   * bound itself (one without `observeRetainedClosed`); an IsolateExecutor keeps that timer.
+   */
+  idle?: LeaseIdle | undefined;
 }
 
 export class RetainedLeases {
@@ -110,11 +124,12 @@ export class RetainedLeases {
 
   /**
    * A handle call starts on it: it is not idle until the returned function says the call ended,
-   * and its idle time counts from then.
+   * and its idle time counts from then (where the lease keeps the idle timer; else the executor
+   * counts its calls itself).
    */
   using(executionId: string): () => void {
     const retained = this.#byExecution.get(executionId);
-    if (retained === undefined) return () => {};
+    if (retained === undefined || this.#settings.idle === undefined) return () => {};
     retained.calls += 1;
     clearTimeout(retained.timer);
     retained.timer = undefined;
@@ -155,12 +170,15 @@ export class RetainedLeases {
     for (const retained of this.#byExecution.values()) clearTimeout(retained.timer);
   }
 
-  #idleTimer(executionId: string): ReturnType<typeof setTimeout> {
+  /** The lease's own idle close, where it keeps one (`RetainedSettings.idle`). */
+  #idleTimer(executionId: string): ReturnType<typeof setTimeout> | undefined {
+    const idle = this.#settings.idle;
+    if (idle === undefined) return undefined;
     const timer = setTimeout(() => {
       if (!this.#byExecution.has(executionId)) return;
       this.close(executionId);
-      this.#settings.closeIdle(executionId);
-    }, this.#settings.retainedIdleTimeoutMs);
+      idle.close(executionId);
+    }, idle.timeoutMs);
     timer.unref();
     return timer;
   }
@@ -189,8 +207,16 @@ function dispose(outbound: KeptOutbound | undefined): void {
   }
 }
 
-/** Subscribes to the executor's own closes of retained executions, where it reports them. */
-export function observeRetainedClosed(executor: object, observer: (executionId: string) => void): () => void {
-  const observable = executor as { observeRetainedClosed?: (observer: (executionId: string) => void) => () => void };
-  return typeof observable.observeRetainedClosed === 'function' ? observable.observeRetainedClosed(observer) : () => {};
+/** Told of each retained execution the executor closed itself, and why (where it says). */
+export type ExecutorClosedObserver = (executionId: string, cause: RetainedCloseCause | undefined) => void;
+
+/**
+ * Subscribes to the executor's own closes of retained executions; undefined for an executor that
+ * does not report them (so the daemon's leases keep their idle timer themselves).
+ */
+export function observeRetainedClosed(executor: object, observer: ExecutorClosedObserver): (() => void) | undefined {
+  const observable = executor as { observeRetainedClosed?: (observer: ExecutorClosedObserver) => () => void };
+  return typeof observable.observeRetainedClosed === 'function'
+    ? observable.observeRetainedClosed(observer)
+    : undefined;
 }

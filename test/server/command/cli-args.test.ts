@@ -124,7 +124,8 @@ describe('a value out of range, and --version', () => {
     expect(refusal('--port', '-1')).toBe('--port must be from 0 to 65535, got -1');
     expect(refusal('--port', '70000')).toBe('--port must be from 0 to 65535, got 70000');
     expect(refusal('--admin-port', '-8080')).toBe('--admin-port must be from 0 to 65535, got -8080');
-    expect(refusal('--timeout', '-5')).toBe('--timeout must be at least 1, got -5');
+    // The timeout rule, a request's own, takes 0 (src/protocol/request-schema.ts).
+    expect(refusal('--timeout', '-5')).toBe('--timeout must be at least 0, got -5');
     expect(refusal('--max-workers', '-1')).toBe('--max-workers must be at least 1, got -1');
   });
 

@@ -81,6 +81,54 @@ describe('the server options', () => {
     );
   });
 
+  it('refuse each kind of option with its rule, at the top and in the admin listener', () => {
+    const refusal = (options: unknown) => {
+      try {
+        resolveServerOptions(options as never);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'taken';
+    };
+    const invalid = (name: string, rule: string, got: string) =>
+      `createExecutorServer(): ${name ? `options.${name}` : 'options'} must be ${rule}, got ${got}`;
+    expect(refusal(null)).toBe(invalid('', 'an object', 'null'));
+    expect(refusal({})).toBe(invalid('executor', 'an Executor', 'undefined'));
+    expect(refusal({ executor: idle, host: '' })).toBe(invalid('host', 'an address', '""'));
+    // The port's rule is its range, below it as above it (below, it once said `an integer >= 0`).
+    expect(refusal({ executor: idle, port: -1 })).toBe(invalid('port', 'a port number (0 to 65535)', '-1'));
+    expect(refusal({ executor: idle, port: 65_536 })).toBe(invalid('port', 'a port number (0 to 65535)', '65536'));
+    expect(refusal({ executor: idle, token: [] })).toBe(
+      invalid('token', 'a non-empty string, or an array of them', 'an array'),
+    );
+    expect(refusal({ executor: idle, daemonId: 'a@b' })).toBe(
+      invalid('daemonId', 'a non-empty name without "@", spaces or controls', '"a@b"'),
+    );
+    expect(refusal({ executor: idle, log: 1 })).toBe(invalid('log', 'a function', '1'));
+    expect(refusal({ executor: idle, admin: 1 })).toBe(invalid('admin', 'an object { host?, port }', '1'));
+    expect(refusal({ executor: idle, admin: {} })).toBe(
+      invalid('admin.port', 'a port number (0 to 65535)', 'undefined'),
+    );
+    expect(refusal({ executor: idle, admin: { port: 1, host: '' } })).toBe(invalid('admin.host', 'an address', '""'));
+    expect(refusal({ executor: idle, host: '0.0.0.0' })).toBe(
+      'Refusing to bind 0.0.0.0 without a token: a non-loopback address needs --token or the CODEMODE_EXECUTOR_TOKEN environment variable',
+    );
+  });
+
+  it('take a null host as the default, and let other keys of the admin listener be', () => {
+    const settings = resolveServerOptions({
+      executor: idle,
+      host: null,
+      token: ['a', 'b'],
+      admin: { port: 9000, extra: true } as never,
+    });
+    expect([settings.host, settings.tokens, settings.admin]).toEqual([
+      '127.0.0.1',
+      ['a', 'b'],
+      { host: '127.0.0.1', port: 9000 },
+    ]);
+  });
+
   it('a server reports the retained executions it holds, of open connections and of gone ones', async () => {
     let retained = 0;
     const retaining: Executor = {

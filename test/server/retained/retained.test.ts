@@ -3,7 +3,7 @@
  * time-to-live that closes them whether or not their connection is still open, so a client that
  * retains and goes away leaves nothing held past it.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { IsolateExecutor } from '../../../src/isolate/index.js';
 import { ExecutorError, HANDLE_KEY } from '../../../src/protocol/index.js';
 import { connect } from '../../../src/remote/index.js';
@@ -120,6 +120,70 @@ describe("the executor's own closes", () => {
       );
       expect(error.code).toBe('HANDLE_NOT_FOUND');
     } finally {
+      await client.dispose();
+      await server.close();
+      await executor.dispose();
+    }
+  });
+});
+
+describe('one owner of a retained execution', () => {
+  /** The idle timers armed and not yet cleared or fired, with one of the two idle bounds as their delay. */
+  function watchTimers(delays: number[]) {
+    const armed = new Set<unknown>();
+    const realSet = globalThis.setTimeout;
+    const realClear = globalThis.clearTimeout;
+    const set = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((
+      callback: (...args: unknown[]) => void,
+      delay?: number,
+      ...args: unknown[]
+    ) => {
+      const timer = realSet(() => {
+        armed.delete(timer);
+        callback(...args);
+      }, delay);
+      if (delay !== undefined && delays.includes(delay)) armed.add(timer);
+      return timer;
+    }) as typeof setTimeout);
+    const clear = vi.spyOn(globalThis, 'clearTimeout').mockImplementation((timer) => {
+      armed.delete(timer);
+      realClear(timer);
+    });
+    return {
+      armed,
+      restore: () => {
+        set.mockRestore();
+        clear.mockRestore();
+      },
+    };
+  }
+
+  it("arms one idle timer for an execution a daemon's call retained: the executor's, at the daemon's bound", async () => {
+    const daemonIdleMs = 43_210;
+    const poolIdleMs = 654_321;
+    const timers = watchTimers([daemonIdleMs, poolIdleMs]);
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 2, retainedIdleTimeoutMs: poolIdleMs } });
+    const server = await createExecutorServer({
+      executor,
+      port: 0,
+      retainedIdleTimeoutMs: daemonIdleMs,
+      log: () => {},
+    });
+    const client = await connect(server.url, { websocket: NodeWebSocket });
+    try {
+      const kept = await client.execute(RETAIN);
+      expect(server.retained).toEqual({ open: 1, gone: 0 });
+      expect(timers.armed.size).toBe(1);
+      // A handle call stops it and arms it again once over: still one.
+      const handle = (kept.result as { next: Record<string, string> }).next[HANDLE_KEY]!;
+      await expect(client.invokeHandle({ executionId: kept.executionId!, handle, args: [] })).resolves.toMatchObject({
+        result: 1,
+      });
+      expect(timers.armed.size).toBe(1);
+      await client.closeHandles(kept.executionId!);
+      expect(timers.armed.size).toBe(0);
+    } finally {
+      timers.restore();
       await client.dispose();
       await server.close();
       await executor.dispose();

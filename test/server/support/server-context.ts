@@ -31,9 +31,9 @@ export function idleServerContext(lines: string[]): ServerContext {
     retained: new RetainedLeases({
       maxRetainedPerConnection: 16,
       maxRetainedPerTenant: 64,
-      retainedIdleTimeoutMs: 60_000,
-      closeIdle: () => {},
+      idle: { timeoutMs: 60_000, close: () => {} },
     }),
+    retainedIdle: { timeoutMs: 60_000, option: '--retained-idle-timeout-ms' },
     modules: new ModuleCache(SERVER_DEFAULTS.maxModuleCacheBytes),
     draining: false,
     daemonId: 'test',

@@ -20,8 +20,8 @@ import type {
 import { isolateText } from '../../host/texts.js';
 import { type Confinement, resolveConfinement } from '../confinement/detect.js';
 import { launcherFor } from '../member/member-launcher.js';
+import type { MemberProcess } from '../member/member-process.js';
 import { memberMemory } from '../member/process-memory.js';
-import type { SandboxProcess } from '../member/sandbox-process.js';
 import { memberStartHookOf } from '../member/start-hook.js';
 import { StartTimes } from '../member/start-times.js';
 import { resolveWorkerdBinary } from '../member/workerd-binary.js';
@@ -30,7 +30,6 @@ import { systemClock } from '../pool/clock.js';
 import { Pool } from '../pool/pool.js';
 import type { PoolStatsOptions } from '../pool/pool-stats.js';
 import type { TenantFrame } from '../pool/tenancy.js';
-import type { AcquireCancel } from '../pool/waiter-queue.js';
 import { OutboundServer } from '../relay/outbound-server.js';
 import { LoopHold } from '../run/loop-hold.js';
 import { Run, type RunOutcome, type RunSpec } from '../run/run.js';
@@ -44,7 +43,12 @@ import {
   codeOverCap,
   encodeInvokeArgs,
 } from './requests.js';
-import { type RetainedClosedObserver, RetainedExecutions, type RetainSlot } from './retained-executions.js';
+import {
+  type RetainedClosedObserver,
+  RetainedExecutions,
+  type RetainedIdle,
+  type RetainSlot,
+} from './retained-executions.js';
 import { type RunObserver, RunObservers } from './run-observers.js';
 
 /** `execute`'s and `invokeHandle`'s options, with the one term only this executor reads. */
@@ -54,18 +58,24 @@ export interface IsolateCallOptions extends ExecutorCallOptions {
    * another is present (a `Tenancy`'s `frame`). In-process callers leave it out.
    */
   share?: TenantFrame | undefined;
+  /**
+   * The caller's own bound on how long what this call retains may go unused (a daemon's
+   * `--retained-idle-timeout-ms`): the execution is closed at it or at `pool.retainedIdleTimeoutMs`,
+   * whichever is shorter, by the executor's one idle timer, and `observeRetainedClosed` says which.
+   */
+  retainedIdle?: RetainedIdle | undefined;
 }
 
 export class IsolateExecutor implements Executor {
   /** Every run it ends carries `ending`. */
   readonly reportsEndings = true;
   readonly #settings: IsolateSettings;
-  readonly #pool: Pool<SandboxProcess>;
+  readonly #pool: Pool<MemberProcess>;
   readonly #confinement: Confinement;
-  readonly #retained: RetainedExecutions<SandboxProcess>;
+  readonly #retained: RetainedExecutions<MemberProcess>;
   readonly #runs = new Set<Run>();
   /** The runs each busy member serves (several at the tenant level), so the pool's budget can end them with its text. */
-  readonly #runsOn = new Map<SandboxProcess, Set<Run>>();
+  readonly #runsOn = new Map<MemberProcess, Set<Run>>();
   readonly #observers = new RunObservers();
   readonly #hold = new LoopHold();
   readonly #relay: OutboundServer;
@@ -125,42 +135,37 @@ export class IsolateExecutor implements Executor {
     const entry = buildEntryModule(checked.code, checked.providers);
     const nested = isNestedIn(this);
     // Counted from here until its run has settled (and retained it or not): see #supervise.
-    const slot = checked.retainHandles ? this.#retained.reserve() : undefined;
-    return this.#hold.during(async () => {
-      // One that retains handles keeps its process to itself, so it never shares one.
-      const tenant = { key: checked.tenant, share: options?.share };
-      const member = await this.#pool
-        .acquire(undefined, this.#cancelFor('execute', signal), nested, tenant, !checked.retainHandles)
-        .catch((error: unknown) => {
-          slot?.free();
-          throw error;
-        });
-      return this.#run('execute', signal, member, slot, observation, {
-        id,
-        start: {
-          t: 'run',
-          run: id,
-          entry,
-          modules: checked.modules,
-          outbound: checked.outbound !== null,
-          retain: checked.retainHandles,
-          bound: checked.timeout,
-          ...(observation !== null ? { live: true } : {}),
-        },
-        timeout: checked.timeout,
-        cpuTimeout: checked.cpuTimeout,
-        countHostWaits: checked.countHostWaits,
-        dispatch: this.#framed(observed(observation, checked.dispatch)),
-        outbound:
-          observation !== null && typeof checked.outbound === 'function'
-            ? observation.outbound(checked.outbound)
-            : checked.outbound,
+    const slot = checked.retainHandles ? this.#retained.reserve(options?.retainedIdle) : undefined;
+    const spec: RunSpec = {
+      id,
+      start: {
+        t: 'run',
+        run: id,
+        entry,
+        modules: checked.modules,
+        outbound: checked.outbound !== null,
         retain: checked.retainHandles,
-        ...(checked.retainHandles ? { executionId: id } : {}),
-        ...linesTo(observation),
-        ...this.#bounds(),
-      });
-    });
+        bound: checked.timeout,
+        ...(observation !== null ? { live: true } : {}),
+      },
+      timeout: checked.timeout,
+      cpuTimeout: checked.cpuTimeout,
+      countHostWaits: checked.countHostWaits,
+      dispatch: this.#framed(observed(observation, checked.dispatch)),
+      outbound:
+        observation !== null && typeof checked.outbound === 'function'
+          ? observation.outbound(checked.outbound)
+          : checked.outbound,
+      retain: checked.retainHandles,
+      ...(checked.retainHandles ? { executionId: id } : {}),
+      ...linesTo(observation),
+      ...this.#bounds(),
+    };
+    // One that retains handles keeps its process to itself, so it never shares one.
+    const tenant = { key: checked.tenant, share: options?.share };
+    const acquire = (withdrawn: AbortSignal) =>
+      this.#pool.acquire(undefined, withdrawn, nested, tenant, !checked.retainHandles);
+    return this.#hold.during(() => this.#run('execute', signal, acquire, slot, observation, spec));
   }
 
   /** Calls a retained function. `options.signal` and `options.onEvent` work as on `execute`. */
@@ -183,41 +188,34 @@ export class IsolateExecutor implements Executor {
     const nested = isNestedIn(this);
     // Not idle while the call is in flight: its time-to-live starts again once the last one settles.
     this.#retained.beginCall(retained);
-    const call = this.#hold.during(async () => {
-      const member = await this.#pool.acquire(
-        {
-          process: retained.member,
-          lost: () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId)),
-        },
-        this.#cancelFor('invokeHandle', signal),
-        nested,
-        { share: options?.share },
-      );
-      return this.#run('invokeHandle', signal, member, undefined, observation, {
-        id,
-        start: {
-          t: 'invoke',
-          run: id,
-          exec: checked.executionId,
-          handle: checked.handle,
-          args,
-          bound: checked.timeout,
-          ...(observation !== null ? { live: true } : {}),
-        },
-        timeout: checked.timeout,
-        cpuTimeout: checked.cpuTimeout,
-        countHostWaits: checked.countHostWaits,
-        dispatch: this.#framed(observed(observation, checked.dispatch)),
-        outbound:
-          observation !== null && typeof retained.outbound === 'function'
-            ? observation.outbound(retained.outbound)
-            : retained.outbound,
-        retain: false,
-        executionId: checked.executionId,
-        ...linesTo(observation),
-        ...this.#bounds(),
-      });
-    });
+    const spec: RunSpec = {
+      id,
+      start: {
+        t: 'invoke',
+        run: id,
+        exec: checked.executionId,
+        handle: checked.handle,
+        args,
+        bound: checked.timeout,
+        ...(observation !== null ? { live: true } : {}),
+      },
+      timeout: checked.timeout,
+      cpuTimeout: checked.cpuTimeout,
+      countHostWaits: checked.countHostWaits,
+      dispatch: this.#framed(observed(observation, checked.dispatch)),
+      outbound:
+        observation !== null && typeof retained.outbound === 'function'
+          ? observation.outbound(retained.outbound)
+          : retained.outbound,
+      retain: false,
+      executionId: checked.executionId,
+      ...linesTo(observation),
+      ...this.#bounds(),
+    };
+    const lost = () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId));
+    const acquire = (withdrawn: AbortSignal) =>
+      this.#pool.acquire({ process: retained.member, lost }, withdrawn, nested, { share: options?.share });
+    const call = this.#hold.during(() => this.#run('invokeHandle', signal, acquire, undefined, observation, spec));
     const callEnded = () => this.#retained.endCall(checked.executionId, retained);
     void call.then(callEnded, callEnded);
     return call;
@@ -230,9 +228,11 @@ export class IsolateExecutor implements Executor {
   }
 
   /**
-   * Calls `observer` with the id of each retained execution the executor closes on its own: idle
-   * past `pool.retainedIdleTimeoutMs`, or lost with its process (not those `closeHandles` closed).
-   * A daemon uses it to drop what it keeps for that execution. Returns the function that stops it.
+   * Calls `observer` with the id of each retained execution the executor closes on its own, and
+   * why: idle past `pool.retainedIdleTimeoutMs` (`idle`) or past its call's `retainedIdle`
+   * (`callerIdle`), lost with its process (`lost`), or evicted (`evicted`); not those
+   * `closeHandles` closed. A daemon uses it to drop what it keeps for that execution, its view of
+   * the executor's. Returns the function that stops it.
    */
   observeRetainedClosed(observer: RetainedClosedObserver): () => void {
     return this.#retained.observeClosed(observer);
@@ -282,7 +282,7 @@ export class IsolateExecutor implements Executor {
   }
 
   /** Every run in that member is told why: the pool is ending its process. */
-  #endRunsOn(member: SandboxProcess, end: (run: Run) => void): void {
+  #endRunsOn(member: MemberProcess, end: (run: Run) => void): void {
     for (const run of [...(this.#runsOn.get(member) ?? [])]) end(run);
   }
 
@@ -295,32 +295,39 @@ export class IsolateExecutor implements Executor {
     return typeof dispatch === 'function' ? dispatchWithinFrame(this, dispatch) : dispatch;
   }
 
-  #cancelFor(method: CancellableMethod, signal: AbortSignal | undefined): AcquireCancel | undefined {
-    return signal === undefined ? undefined : { signal, error: () => cancellationError(method, signal) };
-  }
-
   /**
-   * One run in its reserved process. An abort is an event of the run's ending: the call is
-   * answered with its cancellation at once, and the run is given up; the process goes back to the
+   * One run, from its call: it waits for a process (`acquire`, which it withdraws from once it is
+   * over), then runs there. Its caller's abort is an event of the run's ending table wherever the
+   * run is, waiting or running, and the table decides the answer: the call is answered with its
+   * cancellation at once, and a run that has a process is given up; the process goes back to the
    * pool only once that has settled (kept, retired or killed), and the host stays held until then.
    */
-  #run(
+  async #run(
     method: CancellableMethod,
     signal: AbortSignal | undefined,
-    member: SandboxProcess,
-    slot: RetainSlot<SandboxProcess> | undefined,
+    acquire: (withdrawn: AbortSignal) => Promise<MemberProcess>,
+    slot: RetainSlot<MemberProcess> | undefined,
     observation: RunObservation | null,
     spec: RunSpec,
   ): Promise<ExecuteResult> {
-    const run = new Run(member, spec);
+    const run = new Run(spec);
     if (signal !== undefined) {
       const cancel = () => run.cancel(cancellationError(method, signal));
-      // Aborted already: the run ends before it starts, and its process is kept.
+      // Aborted already: the run ends before it waits for a process.
       if (signal.aborted) cancel();
       else {
         signal.addEventListener('abort', cancel, { once: true });
         void run.outcome.finally(() => signal.removeEventListener('abort', cancel)).catch(() => undefined);
       }
+    }
+    const member = await acquire(run.withdrawn).catch((reason: unknown) => {
+      // Withdrawn (the run is over already, and this changes nothing), or refused a process.
+      run.unserved(reason);
+      return undefined;
+    });
+    if (member === undefined) {
+      slot?.free();
+      return run.answer;
     }
     const supervised = this.#supervise(run, member, slot, spec);
     // Every run its process served is reported, a cancelled one too: its CPU time was spent.
@@ -341,8 +348,8 @@ export class IsolateExecutor implements Executor {
 
   async #supervise(
     run: Run,
-    member: SandboxProcess,
-    slot: RetainSlot<SandboxProcess> | undefined,
+    member: MemberProcess,
+    slot: RetainSlot<MemberProcess> | undefined,
     spec: RunSpec,
   ): Promise<RunOutcome> {
     this.#runs.add(run);
@@ -352,7 +359,7 @@ export class IsolateExecutor implements Executor {
     const relay = spec.outbound === null ? undefined : this.#relay;
     relay?.handle(spec.id, (request) => run.relayFetch(request));
     try {
-      run.start();
+      run.start(member);
       const outcome = await run.outcome;
       // Before the release, so the pool never gives the process another execution.
       if (outcome.retained) slot?.fill(spec.id, member, spec.outbound);

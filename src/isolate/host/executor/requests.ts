@@ -8,6 +8,7 @@ import { codeBytesOver } from '../../../protocol/code-size.js';
 import { describeValue } from '../../../protocol/describe-value.js';
 import { invalidRequest } from '../../../protocol/errors.js';
 import { messageOf } from '../../../protocol/message-of.js';
+import { meetsField } from '../../../protocol/request-schema.js';
 import type {
   Dispatch,
   ExecuteRequest,
@@ -46,9 +47,10 @@ export interface CheckedInvokeRequest {
   countHostWaits: boolean;
 }
 
-function optionalBoolean(field: string, value: unknown): boolean {
+function optionalBoolean(field: 'countHostWaits' | 'retainHandles', value: unknown): boolean {
   if (value === undefined) return false;
-  if (typeof value !== 'boolean') throw invalidRequest(isolateText.booleanInvalid(field, describeValue(value)));
+  if (!meetsField(field, value))
+    throw invalidRequest(isolateText.booleanInvalid(`request.${field}`, describeValue(value)));
   return value;
 }
 
@@ -118,7 +120,7 @@ function checkModules(value: unknown): Record<string, ModuleSource> {
 /** `undefined` takes the executor's default, `null` blocks, a function answers every fetch. */
 function resolveOutbound(field: string, value: unknown, fallback: OutboundFetch | null): OutboundFetch | null {
   if (value === undefined) return fallback;
-  if (value === null || typeof value === 'function') return value as OutboundFetch | null;
+  if (meetsField('outbound', value)) return value;
   throw invalidRequest(isolateText.outboundInvalid(field, describeValue(value)));
 }
 
@@ -136,15 +138,15 @@ export function checkExecuteRequest(request: unknown, settings: IsolateSettings)
     modules: checkModules(raw.modules),
     timeout: resolveTimeout('request.timeout', raw.timeout, settings),
     cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
-    countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
+    countHostWaits: optionalBoolean('countHostWaits', raw.countHostWaits),
     outbound: resolveOutbound('request.outbound', raw.outbound, settings.outbound),
-    retainHandles: optionalBoolean('request.retainHandles', raw.retainHandles),
+    retainHandles: optionalBoolean('retainHandles', raw.retainHandles),
     tenant: optionalTenant(raw.tenant),
   };
 }
 
 function optionalTenant(value: unknown): string | undefined {
-  if (value === undefined || (typeof value === 'string' && value !== '')) return value;
+  if (value === undefined || meetsField('tenant', value)) return value;
   throw invalidRequest(isolateText.tenantInvalid(describeValue(value)));
 }
 
@@ -181,7 +183,7 @@ export function checkInvokeRequest(request: unknown, settings: IsolateSettings):
     dispatch: optionalDispatch(raw.dispatch),
     timeout: resolveTimeout('request.timeout', raw.timeout, settings),
     cpuTimeout: resolveCpuTimeout('request.cpuTimeout', raw.cpuTimeout, settings),
-    countHostWaits: optionalBoolean('request.countHostWaits', raw.countHostWaits),
+    countHostWaits: optionalBoolean('countHostWaits', raw.countHostWaits),
   };
 }
 

@@ -1,19 +1,22 @@
 /**
  * The retained executions of one IsolateExecutor (`retainHandles`), and their bounds: at most
  * `pool.maxRetained` at once (counting the executions still running that asked to retain), and
- * each closed after `pool.retainedIdleTimeoutMs` without a call. Each holds a process of its own,
- * which ends when it is closed. A closed id is remembered for a while, so a later call that names
- * it is told why it is gone.
+ * each closed after `pool.retainedIdleTimeoutMs` without a call, or sooner at the idle bound the
+ * call that retained it gave (`IsolateCallOptions.retainedIdle`: a daemon's). Each holds a process
+ * of its own, which ends when it is closed. A closed id is remembered for a while, so a later call
+ * that names it is told why it is gone.
  *
- * The one owner of retained executions on the host: the executor holds a `RetainSlot` while a run
- * that asked to retain is in flight, and the pool asks `heldBy` whether a process must drain.
+ * The one owner of retained executions on the host, and of their one idle timer each: the executor
+ * holds a `RetainSlot` while a run that asked to retain is in flight, the pool asks `heldBy`
+ * whether a process must drain, and a daemon's leases are a view that hears of each close, and
+ * why, through `observeClosed`.
  */
 import { ExecutorError } from '../../../protocol/errors.js';
 import type { OutboundFetch } from '../../../protocol/types.js';
 import { isolateText } from '../../host/texts.js';
 import type { IsolateSettings } from '../options.js';
 
-/** What a retained execution needs of the process it lives in (a sandbox process; a fake in unit tests). */
+/** What a retained execution needs of the process it lives in (a MemberProcess; a fake in unit tests). */
 export interface RetainingProcess {
   readonly alive: boolean;
   /** Settles once the process has exited. */
@@ -28,12 +31,30 @@ export interface RetainedExecution<M extends RetainingProcess> {
   calls: number;
   /** When its last call settled (`performance.now()`). */
   idleSince: number;
-  /** Closes it at `pool.retainedIdleTimeoutMs` of idleness. */
+  /** The idle bound it is closed at: the pool's, or the shorter one its call gave. */
+  readonly idle: { timeoutMs: number; callerIdle: RetainedIdle | undefined };
+  /** Its one idle timer: closes it at `idle` of idleness; none while a call runs. */
   expiry: ReturnType<typeof setTimeout> | undefined;
 }
 
-/** Told the id of each retained execution closed by the executor itself (its idle time-to-live, its process's end). */
-export type RetainedClosedObserver = (executionId: string) => void;
+/**
+ * A caller's bound on how long what its call retains may go unused, in ms, and the option that
+ * sets it, as the texts name it (a daemon's `--retained-idle-timeout-ms`).
+ */
+export interface RetainedIdle {
+  timeoutMs: number;
+  option: string;
+}
+
+/**
+ * Why the executor closed a retained execution on its own: idle past the pool's bound (`idle`) or
+ * past the one its call gave (`callerIdle`), lost with its process (`lost`), or evicted for
+ * another tenant's memory (`evicted`).
+ */
+export type RetainedCloseCause = 'idle' | 'callerIdle' | 'lost' | 'evicted';
+
+/** Told the id of each retained execution closed by the executor itself, and why. */
+export type RetainedClosedObserver = (executionId: string, cause: RetainedCloseCause) => void;
 
 /**
  * The place of one execution that asked to retain, from its admission until its run settles:
@@ -86,8 +107,11 @@ export class RetainedExecutions<M extends RetainingProcess> {
     return this.#perMember.get(member) ?? 0;
   }
 
-  /** Counts an execution that asks to retain, until its slot is filled or freed; refused past `pool.maxRetained`. */
-  reserve(): RetainSlot<M> {
+  /**
+   * Counts an execution that asks to retain, until its slot is filled or freed; refused past
+   * `pool.maxRetained`. `callerIdle`: the call's own idle bound for it, if it gave one.
+   */
+  reserve(callerIdle?: RetainedIdle): RetainSlot<M> {
     const { maxRetained } = this.#settings;
     if (this.#byId.size + this.#reserved >= maxRetained)
       throw new ExecutorError('LIMIT_EXCEEDED', isolateText.retainedLimit(maxRetained));
@@ -102,7 +126,7 @@ export class RetainedExecutions<M extends RetainingProcess> {
     };
     return {
       fill: (executionId, member, outbound) => {
-        if (closeReservation()) this.#add(executionId, member, outbound);
+        if (closeReservation()) this.#add(executionId, member, outbound, callerIdle);
       },
       free: () => {
         closeReservation();
@@ -110,12 +134,18 @@ export class RetainedExecutions<M extends RetainingProcess> {
     };
   }
 
-  #add(executionId: string, member: M, outbound: OutboundFetch | null): void {
+  #add(executionId: string, member: M, outbound: OutboundFetch | null, callerIdle: RetainedIdle | undefined): void {
+    const poolIdleMs = this.#settings.retainedIdleTimeoutMs;
+    // The shorter bound holds; the caller's when the two are equal, so its own close is the one heard.
+    const byCaller = callerIdle !== undefined && callerIdle.timeoutMs <= poolIdleMs;
     const retained: RetainedExecution<M> = {
       member,
       outbound,
       calls: 0,
       idleSince: performance.now(),
+      idle: byCaller
+        ? { timeoutMs: callerIdle.timeoutMs, callerIdle }
+        : { timeoutMs: poolIdleMs, callerIdle: undefined },
       expiry: undefined,
     };
     this.#byId.set(executionId, retained);
@@ -124,7 +154,7 @@ export class RetainedExecutions<M extends RetainingProcess> {
     // Lost with its process: dropped then, so it is not counted and holds nothing of the process.
     void member.ended.then(() => {
       if (this.#byId.get(executionId) === retained)
-        this.close(executionId, isolateText.executionLost(executionId), true);
+        this.close(executionId, isolateText.executionLost(executionId), 'lost');
     });
   }
 
@@ -136,7 +166,7 @@ export class RetainedExecutions<M extends RetainingProcess> {
       throw new ExecutorError('HANDLE_NOT_FOUND', closed);
     }
     if (!retained.member.alive) {
-      this.close(executionId, isolateText.executionLost(executionId), true);
+      this.close(executionId, isolateText.executionLost(executionId), 'lost');
       throw new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(executionId));
     }
     return retained;
@@ -155,9 +185,9 @@ export class RetainedExecutions<M extends RetainingProcess> {
 
   /**
    * Closes one: its worker is released and its process ends. `text` is what a later call naming
-   * it is told; `notify`: closed by the executor itself, so observers hear of it.
+   * it is told; `cause`: closed by the executor itself, so observers hear of it, and why.
    */
-  close(executionId: string, text: string, notify = false): void {
+  close(executionId: string, text: string, cause?: RetainedCloseCause): void {
     const retained = this.#byId.get(executionId);
     if (retained === undefined) return;
     this.#byId.delete(executionId);
@@ -168,10 +198,10 @@ export class RetainedExecutions<M extends RetainingProcess> {
     this.#closed.set(executionId, text);
     if (this.#closed.size > CLOSED_IDS_REMEMBERED) this.#closed.delete(this.#closed.keys().next().value!);
     this.#release(retained.member, executionId);
-    if (!notify) return;
+    if (cause === undefined) return;
     for (const observer of this.#observers) {
       try {
-        observer(executionId);
+        observer(executionId, cause);
       } catch {
         // An observer's failure is its own.
       }
@@ -181,7 +211,7 @@ export class RetainedExecutions<M extends RetainingProcess> {
   /** Closes every retained execution that process holds (evicted), telling observers. */
   evict(member: M, text: (executionId: string) => string): void {
     for (const [executionId, retained] of [...this.#byId])
-      if (retained.member === member) this.close(executionId, text(executionId), true);
+      if (retained.member === member) this.close(executionId, text(executionId), 'evicted');
   }
 
   observeClosed(observer: RetainedClosedObserver): () => void {
@@ -197,13 +227,14 @@ export class RetainedExecutions<M extends RetainingProcess> {
   }
 
   #armExpiry(executionId: string, retained: RetainedExecution<M>): void {
-    const { retainedIdleTimeoutMs } = this.#settings;
+    const { timeoutMs, callerIdle } = retained.idle;
     retained.idleSince = performance.now();
     clearTimeout(retained.expiry);
     retained.expiry = setTimeout(() => {
       if (this.#byId.get(executionId) !== retained || retained.calls > 0) return;
-      this.close(executionId, isolateText.executionExpired(executionId, retainedIdleTimeoutMs), true);
-    }, retainedIdleTimeoutMs);
+      const text = isolateText.executionExpired(executionId, timeoutMs, callerIdle?.option);
+      this.close(executionId, text, callerIdle === undefined ? 'idle' : 'callerIdle');
+    }, timeoutMs);
     // A retained execution alone must not keep the host's event loop alive (see loop-hold.ts).
     retained.expiry.unref();
   }

@@ -12,7 +12,7 @@ import type { OutboundServer } from '../relay/outbound-server.js';
 import { descriptorFaultOf, descriptorLimit } from './descriptor-faults.js';
 import { checkDelegatedCgroup } from './member-cgroup.js';
 import { lowerMemberPriority } from './member-priority.js';
-import { SandboxProcess } from './sandbox-process.js';
+import { MemberProcess } from './member-process.js';
 import type { MemberStartHook } from './start-hook.js';
 import type { StartTimes } from './start-times.js';
 import { resolveWorkerdBinary } from './workerd-binary.js';
@@ -27,7 +27,7 @@ export function launcherFor(
   relay: OutboundServer,
   startTimes: StartTimes,
   beforeStart?: MemberStartHook,
-): () => Promise<SandboxProcess> {
+): () => Promise<MemberProcess> {
   let cgroupChecked = false;
   // Read while descriptors are free, for the text of a start that finds none.
   descriptorLimit();
@@ -39,7 +39,7 @@ export function launcherFor(
         checkDelegatedCgroup(cgroup);
         cgroupChecked = true;
       }
-      const member = await SandboxProcess.start({
+      const member = await MemberProcess.start({
         binary: resolveWorkerdBinary(),
         relay,
         heapLimitMb: settings.heapLimitMb,

@@ -1,15 +1,16 @@
 /**
- * The bound of each request: its wall-clock `timeout` and its `cpuTimeout`, resolved against the
- * construction settings.
+ * The bound of each request: its wall-clock `timeout` and its `cpuTimeout`, by the call's one rule
+ * of each (src/protocol/request-schema.ts), resolved against the construction settings.
  */
 import { describeValue } from '../../../protocol/describe-value.js';
 import { invalidRequest } from '../../../protocol/errors.js';
+import { meetsField } from '../../../protocol/request-schema.js';
 import { isolateText } from '../../host/texts.js';
 import type { IsolateSettings } from './types.js';
 
 /**
  * The bound of one request: `undefined` is the construction default, `null` the maximum, and a
- * number must be a non-negative finite number no larger than the maximum.
+ * number (the timeout rule: finite, from 0) no larger than the maximum.
  */
 export function resolveTimeout(
   field: string,
@@ -17,10 +18,8 @@ export function resolveTimeout(
   settings: Pick<IsolateSettings, 'timeout' | 'maxTimeout'>,
 ): number {
   if (value === undefined) return settings.timeout;
+  if (!meetsField('timeout', value)) throw invalidRequest(isolateText.timeoutInvalid(field, describeValue(value)));
   if (value === null) return settings.maxTimeout;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalidRequest(isolateText.timeoutInvalid(field, describeValue(value)));
-  }
   if (value > settings.maxTimeout) throw invalidRequest(isolateText.timeoutAboveMax(field, value, settings.maxTimeout));
   return value;
 }
@@ -35,8 +34,7 @@ export function resolveCpuTimeout(
   settings: Pick<IsolateSettings, 'cpuTimeout'>,
 ): number | null {
   if (value === undefined) return settings.cpuTimeout;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+  if (!meetsField('cpuTimeout', value))
     throw invalidRequest(isolateText.cpuTimeoutInvalid(field, describeValue(value)));
-  }
   return value;
 }

@@ -4,6 +4,7 @@
  * breach in their own words (option names, or flag names).
  */
 import { defaultMaxWorkers, defaultMemoryBudgetMb } from './host-sizing.js';
+import { isCgroupPath } from './pool-options.js';
 import { DEFAULT_MAX_TIMEOUT_MS, DEFAULT_POOL, DEFAULT_TIMEOUT_MS } from './table.js';
 
 /** The default of `maxTimeout`: the larger of its own and `timeout`, so a longer default bound still fits. */
@@ -11,11 +12,15 @@ export function defaultMaxTimeout(timeout: number = DEFAULT_TIMEOUT_MS): number 
   return Math.max(DEFAULT_MAX_TIMEOUT_MS, timeout);
 }
 
-/** `timeout` and `maxTimeout` in force when the default bound passes the largest one; null when it does not. */
+/**
+ * `timeout` and `maxTimeout` in force when the default bound passes the largest one; null when it
+ * does not (a null `timeout` asks for `maxTimeout` itself).
+ */
 export function timeoutAboveMax(
-  timeout: number | undefined,
+  timeout: number | null | undefined,
   maxTimeout: number | undefined,
 ): { timeout: number; maxTimeout: number } | null {
+  if (timeout === null) return null;
   const effectiveTimeout = timeout ?? DEFAULT_TIMEOUT_MS;
   const effectiveMax = maxTimeout ?? defaultMaxTimeout(effectiveTimeout);
   return effectiveTimeout > effectiveMax ? { timeout: effectiveTimeout, maxTimeout: effectiveMax } : null;
@@ -35,11 +40,6 @@ export function minWorkersAboveMax(pool: {
   const minWorkers = pool.minWorkers ?? DEFAULT_POOL.minWorkers;
   const maxWorkers = maxWorkersOrDefault(pool);
   return minWorkers > maxWorkers ? { minWorkers, maxWorkers } : null;
-}
-
-/** Whether it can name a cgroup v2 directory: an absolute path, with no NUL in it. */
-export function isCgroupPath(value: unknown): value is string {
-  return typeof value === 'string' && value.startsWith('/') && !value.includes('\0');
 }
 
 /**

@@ -3,7 +3,7 @@ import type { MemberMemory } from '../member/process-memory.js';
 import type { ProcessFate } from '../run/run-ending.js';
 import type { TenantFrame } from './tenancy.js';
 
-/** The part of a sandbox process the pool uses: a fake one serves its unit tests. */
+/** The part of a member's process (MemberProcess) the pool uses: a fake one serves its unit tests. */
 export interface PoolProcess {
   readonly pid: number;
   readonly alive: boolean;

@@ -47,7 +47,7 @@ export interface PoolStatsOptions {
 export interface PoolSnapshotSource<P extends PoolProcess>
   extends Pick<PoolStats, 'starting' | 'queued' | 'maxWorkers' | 'memory' | 'spawns' | 'ends'> {
   live: Member<P>[];
-  retainedOn: (sandbox: P) => number;
+  retainedOn: (process: P) => number;
 }
 
 export function poolStats<P extends PoolProcess>(source: PoolSnapshotSource<P>, options: PoolStatsOptions): PoolStats {
@@ -55,16 +55,16 @@ export function poolStats<P extends PoolProcess>(source: PoolSnapshotSource<P>, 
   const members = source.live.map((member): PoolMemberStats => {
     const state: MemberState = member.busy ? 'busy' : member.draining ? 'draining' : 'idle';
     states[state] += 1;
-    const { process: sandbox } = member;
+    const { process } = member;
     return {
-      pid: sandbox.pid,
+      pid: process.pid,
       state,
       runs: member.runs,
-      rssMb: sandbox.rssMb(),
-      pssMb: options.pss === true ? pssMb(sandbox.pid) : undefined,
+      rssMb: process.rssMb(),
+      pssMb: options.pss === true ? pssMb(process.pid) : undefined,
       busy: member.busy,
       draining: member.draining,
-      retained: source.retainedOn(sandbox),
+      retained: source.retainedOn(process),
     };
   });
   return {

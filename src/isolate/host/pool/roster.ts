@@ -38,9 +38,9 @@ export class Roster<P extends PoolProcess> {
   }
 
   /** A started process becomes a member, idle since `now`. */
-  join(sandbox: P, now: number): Member<P> {
+  join(process: P, now: number): Member<P> {
     const member: Member<P> = {
-      process: sandbox,
+      process,
       runs: 0,
       busy: false,
       running: 0,
@@ -56,18 +56,18 @@ export class Roster<P extends PoolProcess> {
       servedAt: 0,
       reclaimed: false,
     };
-    this.#members.set(sandbox, member);
+    this.#members.set(process, member);
     this.#idle.push(member);
     return member;
   }
 
-  get(sandbox: P): Member<P> | undefined {
-    return this.#members.get(sandbox);
+  get(process: P): Member<P> | undefined {
+    return this.#members.get(process);
   }
 
   /** Its process is ended and its run released: the pool knows it no more. */
-  forget(sandbox: P): void {
-    this.#members.delete(sandbox);
+  forget(process: P): void {
+    this.#members.delete(process);
   }
 
   /** The members whose process is still there. */

@@ -1,12 +1,14 @@
 /**
  * The runs waiting for a process, in arrival order, with the counts the pool's admission reads.
- * A waiter leaves the queue when it is served, fails, or its caller withdraws it.
+ * A waiter leaves the queue when it is served, fails, or is withdrawn: its signal aborts (its run
+ * is over, run-ending.ts decided how), and it is rejected with the signal's reason, as a web API
+ * rejects with an aborted signal's reason. The queue decides nothing about why.
  */
 import type { ExecutorError } from '../../../protocol/errors.js';
 import type { TenantFrame } from './tenancy.js';
 
 export interface Waiter<P> {
-  resolve(sandbox: P): void;
+  resolve(process: P): void;
   reject(error: unknown): void;
   /** Served or failed: no longer in the queue. */
   settled: boolean;
@@ -22,18 +24,13 @@ export interface Waiter<P> {
   group?: string | undefined;
 }
 
-/** A waiter's way out of the queue: its caller's signal, and what it then rejects with. */
-export interface AcquireCancel {
-  signal: AbortSignal;
-  error: () => ExecutorError;
-}
-
 /** What a run asks the queue for. */
 export interface WaiterRequest<P> {
   nested: boolean;
   /** An invocation of a retained execution: that process, and the error when it ends first. */
   target?: { process: P; lost: () => ExecutorError } | undefined;
-  cancel?: AcquireCancel | undefined;
+  /** Withdraws the waiter when it aborts, rejecting it with the signal's reason. */
+  signal?: AbortSignal | undefined;
   tenant?: TenantFrame | undefined;
   group?: string | undefined;
 }
@@ -74,27 +71,27 @@ export class WaiterQueue<P> {
   }
 
   /**
-   * Queues a waiter that settles through `resolve` and `reject`. `listenForCancel`, called while
-   * it still waits, lets its caller's signal withdraw it; once served or failed it stops listening.
+   * Queues a waiter that settles through `resolve` and `reject`. `listenForWithdrawal`, called
+   * while it still waits, lets its signal withdraw it; once served or failed it stops listening.
    */
   enqueue(
     request: WaiterRequest<P>,
     resolve: (process: P) => void,
     reject: (error: unknown) => void,
-  ): { waiter: Waiter<P>; listenForCancel: () => void } {
-    const { cancel, target } = request;
+  ): { waiter: Waiter<P>; listenForWithdrawal: () => void } {
+    const { signal, target } = request;
     const withdraw = () => {
-      if (this.remove(waiter)) reject(cancel!.error());
+      if (this.remove(waiter)) reject(signal!.reason);
     };
-    const stopListening = () => cancel?.signal.removeEventListener('abort', withdraw);
+    const stopListening = () => signal?.removeEventListener('abort', withdraw);
     const waiter: Waiter<P> = {
       settled: false,
       nested: request.nested,
       tenant: request.tenant,
       group: request.group,
-      resolve: (sandbox) => {
+      resolve: (process) => {
         stopListening();
-        resolve(sandbox);
+        resolve(process);
       },
       reject: (error) => {
         stopListening();
@@ -106,7 +103,7 @@ export class WaiterQueue<P> {
       waiter.lost = target.lost;
     }
     this.#push(waiter);
-    return { waiter, listenForCancel: () => cancel?.signal.addEventListener('abort', withdraw, { once: true }) };
+    return { waiter, listenForWithdrawal: () => signal?.addEventListener('abort', withdraw, { once: true }) };
   }
 
   #push(waiter: Waiter<P>): void {

@@ -70,14 +70,14 @@ export class RunClocks {
   readonly #turnGraceMs: number;
   #grace: NodeJS.Timeout | undefined;
 
-  constructor(sandbox: ClockedProcess, run: string, bounds: RunBounds, events: RunClockEvents) {
-    this.#process = sandbox;
+  constructor(process: ClockedProcess, run: string, bounds: RunBounds, events: RunClockEvents) {
+    this.#process = process;
     this.#run = run;
     this.#events = events;
     this.#turnGraceMs = bounds.turnGraceMs;
     // While a host wait stops it, the clock counts the process's own CPU time instead.
-    this.#clock = new RunClock(bounds.timeout, bounds.countHostWaits, sandbox, () => events.expired('timeout'));
-    this.#cpu = new CpuWatch(sandbox, bounds.cpuTimeout ?? Number.POSITIVE_INFINITY, () => events.expired('cpu'));
+    this.#clock = new RunClock(bounds.timeout, bounds.countHostWaits, process, () => events.expired('timeout'));
+    this.#cpu = new CpuWatch(process, bounds.cpuTimeout ?? Number.POSITIVE_INFINITY, () => events.expired('cpu'));
   }
 
   /** Arms the clocks, once the run's start message is sent. */

@@ -1,12 +1,13 @@
 /**
  * How a run ends, the host's one state machine (the sandbox's half is workerd/run-race.ts; the state
  * diagram is in docs/isolate.md). Every ending of a run is an event here: its bounds, its caller
- * going away, the sandbox's answers, a process that does not answer the give-up, the caps that end
- * a process, its death, and the executor's disposal. The table says, for each state and event, the
- * next state and the verdict: what the run does, and what becomes of its process. It is pure: the
- * run (run.ts) feeds it the events and carries out its verdicts, filling the result's data
- * (protocol/run-endings.ts's `RunEnding`) from its bounds and composing its text once, the clocks and the give-up's
- * grace are run-clocks.ts's, and what the pool does with the process is pool/after-run.ts's.
+ * going away (while it waits for a process too), the pool giving it none, the sandbox's answers, a
+ * process that does not answer the give-up, the caps that end a process, its death, and the
+ * executor's disposal. The table says, for each state and event, the next state and the verdict:
+ * what the run does, and what becomes of its process. It is pure: the run (run.ts) feeds it the
+ * events and carries out its verdicts, filling the result's data (protocol/run-endings.ts's
+ * `RunEnding`) from its bounds and composing its text once, the clocks and the give-up's grace are
+ * run-clocks.ts's, and what the pool does with the process is pool/after-run.ts's.
  *
  * An event that a state does not list is refused: the state stays and nothing is done. So the
  * first ending wins, and a reply that comes after it changes nothing.
@@ -15,7 +16,7 @@ import type { RunEndingCode } from '../../../protocol/run-endings.js';
 
 /** Where a run is on its way to its end. */
 export type EndingState =
-  /** Built, not yet handed to its process. */
+  /** Made with its call, not yet handed to a process: it may be waiting in the pool's queue for one. */
   | 'unstarted'
   /** Handed to its process: its start message is sent, its clocks run. */
   | 'running'
@@ -35,6 +36,8 @@ export type EndingState =
 export type EndingEvent =
   /** It is handed to its process. */
   | 'start'
+  /** The pool gave it no process: its queue was full, the nested runs at their cap, or no process could start. */
+  | 'unserved'
   /** Its start message is over `limits.maxRequestBytes`, so it is never sent. */
   | 'requestTooLarge'
   /** Its wall-clock bound (`timeout`) is spent. */
@@ -96,7 +99,9 @@ export type EndingResult =
   /** No result: the run is rejected, its caller went away (`options.signal`). */
   | 'EXECUTION_CANCELLED'
   /** No result: the run is rejected, the executor is disposed. */
-  | 'disposed';
+  | 'disposed'
+  /** No result: the run is rejected with why the pool gave it no process. */
+  | 'unserved';
 
 /** What the run does on an event. */
 export type EndingVerdict =
@@ -159,6 +164,9 @@ const deathsAt = (result: EndingResult) =>
 const ENDINGS: Readonly<Record<EndingState, Readonly<Partial<Record<EndingEvent, EndingStep>>>>> = {
   unstarted: {
     start: { to: 'running', verdict: { do: 'start' } },
+    unserved: ended('unserved', 'keep'),
+    // Waiting for a process, or handed one it has not started on: the caller is answered, and the
+    // run's place in the queue given up (Run.withdrawn) or its process kept.
     cancel: ended('EXECUTION_CANCELLED', 'keep'),
     budget: caps.budget,
     reclaim: caps.reclaim,

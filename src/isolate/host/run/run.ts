@@ -25,7 +25,7 @@ import type {
 } from '../../contract/messages.js';
 import type { RelayFrame, RelayReplyHead } from '../../contract/relay-frame.js';
 import { isolateText } from '../../host/texts.js';
-import type { ProcessEnd, SandboxProcess } from '../member/sandbox-process.js';
+import type { MemberProcess, ProcessEnd } from '../member/member-process.js';
 import type { ExitInfo } from '../member/spawn-workerd.js';
 import type { IsolateLimits } from '../options.js';
 import { replyFrame } from '../relay/outbound-response.js';
@@ -97,7 +97,12 @@ interface EndingDetails {
   disposed?: ExecutorError;
   /** The rejection of a run whose caller went away. */
   cancelled?: ExecutorError;
+  /** Why the pool gave the run no process (its queue full, the nested runs at their cap, a failed start). */
+  unserved?: unknown;
 }
+
+/** How a run settles: its outcome, or the rejection its caller gets instead. */
+type Settled = Omit<RunOutcome, 'cpuMs'> | { rejection: unknown };
 
 /** The engine's own text for a worker that failed to start: `SyntaxError: Unexpected token '}'`. */
 function formatFault(fault: string): string {
@@ -116,11 +121,16 @@ function deathEvent({ exit }: ProcessEnd): EndingEvent {
 }
 
 /** Answers a message of a run that already settled. */
-function answerStale(sandbox: SandboxProcess, message: SupervisorMessage): void {
+function answerStale(member: MemberProcess, message: SupervisorMessage): void {
   if (message.t === 'call')
-    sandbox.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
+    member.send({ t: 'answer', ask: message.ask, envelope: encodeErrorEnvelope(COMPLETED_MESSAGE) });
 }
 
+/**
+ * A run is made when its call is, before it has a process: while it waits for one its caller may
+ * go away, or the pool may give it none, and the table decides either as it decides every other
+ * ending. `start` hands it its process.
+ */
 export class Run {
   /**
    * Once the run is over (its process settled, as the table says): its result, or its rejection
@@ -132,13 +142,20 @@ export class Run {
    * away (`cancel`), its cancellation, while the process is still being settled.
    */
   readonly answer: Promise<ExecuteResult>;
+  /**
+   * Aborted, with the run's rejection, when the run is over before it was handed a process: what
+   * still waits on its behalf (its place in the pool's queue) gives up.
+   */
+  readonly withdrawn: AbortSignal;
+  readonly #withdraw = new AbortController();
   readonly #spec: RunSpec;
-  readonly #process: SandboxProcess;
-  /** The bounds' clocks and the give-up's grace. */
-  readonly #clocks: RunClocks;
+  /** Its process, from `start` on. */
+  #process: MemberProcess | undefined;
+  /** The bounds' clocks and the give-up's grace, from the hand-off on. */
+  #clocks: RunClocks | undefined;
   #cpuMs: number | undefined;
   #releaseMemoryGuard: (() => void) | undefined;
-  /** What it listens to on its process (sandbox-process.ts), let go once it is over. */
+  /** What it listens to on its process (member-process.ts), let go once it is over. */
   readonly #unwatch: (() => void)[] = [];
   /** Where the run is on its way to its end; only `#on` moves it, by run-ending.ts's table. */
   #ending: EndingState = 'unstarted';
@@ -154,13 +171,9 @@ export class Run {
   #cancellation: ExecutorError | undefined;
   #started = false;
 
-  constructor(sandbox: SandboxProcess, spec: RunSpec) {
+  constructor(spec: RunSpec) {
     this.#spec = spec;
-    this.#process = sandbox;
-    this.#clocks = new RunClocks(sandbox, spec.id, spec, {
-      expired: (bound) => this.#on(bound),
-      spinning: () => this.#on('spinning'),
-    });
+    this.withdrawn = this.#withdraw.signal;
     this.outcome = new Promise<RunOutcome>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -192,8 +205,15 @@ export class Run {
     return this.#fate;
   }
 
-  start(): void {
+  /** Hands the run to its process, unless it is over already (its caller went away while it waited). */
+  start(process: MemberProcess): void {
+    this.#process = process;
     this.#on('start');
+  }
+
+  /** The pool gave it no process: the run is rejected with the pool's reason. */
+  unserved(reason: unknown): void {
+    this.#on('unserved', { unserved: reason });
   }
 
   /**
@@ -233,10 +253,10 @@ export class Run {
         this.#begin();
         return;
       case 'giveUp':
-        this.#clocks.giveUp(verdict.raceMayWin);
+        this.#clocks?.giveUp(verdict.raceMayWin);
         return;
       case 'abandon':
-        if (verdict.giveUp) this.#clocks.giveUp(false);
+        if (verdict.giveUp) this.#clocks?.giveUp(false);
         this.#rejectAnswer(this.#cancellation);
         return;
       case 'settle':
@@ -248,16 +268,21 @@ export class Run {
   /** Hands the run to its process: wires its events, sends the start message, arms the clocks. */
   #begin(): void {
     this.#started = true;
+    const process = this.#process!;
+    this.#clocks = new RunClocks(process, this.#spec.id, this.#spec, {
+      expired: (bound) => this.#on(bound),
+      spinning: () => this.#on('spinning'),
+    });
     // A message of a settled run is answered as stale: its run no longer listens.
-    this.#process.onStale = (message) => answerStale(this.#process, message);
+    process.onStale = (message) => answerStale(process, message);
     this.#unwatch.push(
-      this.#process.route(this.#spec.id, (message) => {
+      process.route(this.#spec.id, (message) => {
         if (this.#ending !== 'ended') this.#receive(message);
-        else answerStale(this.#process, message);
+        else answerStale(process, message);
       }),
-      this.#process.watchEnd((end) => this.#on(deathEvent(end), { exit: end.exit })),
-      this.#process.watchHeap(() => this.#on('heap')),
-      this.#process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output')),
+      process.watchEnd((end) => this.#on(deathEvent(end), { exit: end.exit })),
+      process.watchHeap(() => this.#on('heap')),
+      process.watchOutput(this.#spec.limits.maxProcessOutputBytes, () => this.#on('output')),
     );
     // Measured before it is sent: workerd closes a socket whose message passes its own limit.
     const start = this.#spec.start;
@@ -269,7 +294,7 @@ export class Run {
       return;
     }
     // `bound` arms the sandbox's race (harness.js), which can prove a win the host's clock missed.
-    this.#process.sendFrame(frame);
+    process.sendFrame(frame);
     if (this.#spec.start.t === 'run') {
       // An execution's clock starts with its program (its `started`), as upstream's starts inside
       // the sandbox: until then it counts only its process's CPU time, and the start has a bound
@@ -277,7 +302,7 @@ export class Run {
       this.#clocks.startLoading();
       this.#armProgramStart();
     } else this.#clocks.start();
-    this.#releaseMemoryGuard = this.#process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
+    this.#releaseMemoryGuard = process.armMemoryGuard(this.#spec.memoryLimitMb, () => this.#on('memory'));
   }
 
   #receive(message: SupervisorMessage): void {
@@ -312,7 +337,7 @@ export class Run {
    */
   #armProgramStart(): void {
     this.#programStart = setTimeout(() => {
-      const used = this.#clocks.cpuUsed();
+      const used = this.#clocks?.cpuUsed();
       if (used !== undefined && used - this.#cpuAtStartCheck >= START_PROGRESS_CPU_MS) {
         this.#cpuAtStartCheck = used;
         this.#armProgramStart();
@@ -325,13 +350,13 @@ export class Run {
     if (this.#programStart === undefined) return;
     clearTimeout(this.#programStart);
     this.#programStart = undefined;
-    this.#clocks.programStarted();
+    this.#clocks?.programStarted();
   }
 
   async #answerCall(message: CallMessage): Promise<void> {
     const dispatch = this.#spec.dispatch;
     const tool = message.tool;
-    this.#clocks.beginHostWait();
+    this.#clocks?.beginHostWait();
     let envelope: string;
     try {
       if (typeof dispatch !== 'function') envelope = encodeErrorEnvelope(formatToolNotFound(tool));
@@ -345,13 +370,13 @@ export class Run {
     } catch (error) {
       envelope = encodeErrorEnvelope(messageOf(error));
     } finally {
-      this.#clocks.endHostWait();
+      this.#clocks?.endHostWait();
     }
     // Checked before anything is sent: the sandbox never receives a result over the cap.
     const size = Buffer.byteLength(envelope, 'utf8');
     const cap = this.#spec.limits.maxToolResultBytes;
     if (size > cap) envelope = encodeErrorEnvelope(isolateText.toolResultTooLarge(tool, size, cap));
-    this.#process.send({ t: 'answer', ask: message.ask, envelope });
+    this.#process?.send({ t: 'answer', ask: message.ask, envelope });
   }
 
   /** Answers one relayed sandbox fetch (outbound-server.ts) with the frame to send back. */
@@ -359,13 +384,13 @@ export class Run {
     const outbound = this.#spec.outbound;
     if (this.#ending === 'ended' || typeof outbound !== 'function')
       return { head: { ok: false, error: COMPLETED_MESSAGE }, body: new Uint8Array() };
-    this.#clocks.beginHostWait();
+    this.#clocks?.beginHostWait();
     try {
       return await replyFrame(await outbound(request), this.#spec.limits.maxResponseBodyBytes);
     } catch (error) {
       return { head: { ok: false, error: messageOf(error) }, body: new Uint8Array() };
     } finally {
-      this.#clocks.endHostWait();
+      this.#clocks?.endHostWait();
     }
   }
 
@@ -375,24 +400,26 @@ export class Run {
     if (result !== 'outcome' && done !== undefined && this.#spec.retain && done.outcome === 'value') {
       // It ended inside the grace period, after its bound: still a timeout. Anything it
       // retained is released, since no execution id will ever name it.
-      this.#process.send({ t: 'release', exec: this.#spec.id });
+      this.#process?.send({ t: 'release', exec: this.#spec.id });
     }
     const settled = result === 'outcome' ? this.#outcomeOf(done!) : this.#failure(result, details);
     // A cap: its process ends now, not when the pool has it back.
-    if (process === 'killed') this.#process.kill();
+    if (process === 'killed') this.#process?.kill();
     this.#close(process);
-    if (settled instanceof ExecutorError) this.#reject(settled);
+    const rejection = 'rejection' in settled ? settled.rejection : undefined;
+    if (!this.#started) this.#withdraw.abort(rejection);
+    if ('rejection' in settled) this.#reject(rejection);
     else this.#resolve({ ...settled, cpuMs: this.#cpuMs });
   }
 
   /** The sandbox's own outcome: a result, or a rejection (its handle is not found). */
-  #outcomeOf(message: DoneMessage): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
+  #outcomeOf(message: DoneMessage): Settled {
     const logs = message.logs;
     const start = this.#spec.start;
     switch (message.outcome) {
       case 'missing': {
         const [exec, handle] = start.t === 'invoke' ? [start.exec, start.handle] : [start.run, ''];
-        return new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle));
+        return { rejection: new ExecutorError('HANDLE_NOT_FOUND', isolateText.handleNotFound(exec, handle)) };
       }
       case 'value': {
         let value: unknown;
@@ -418,12 +445,10 @@ export class Run {
    * A run that did not end with its own outcome: the ending the table chose, with its data, and its
    * text (composed once, ending-text.ts), or its rejection.
    */
-  #failure(
-    result: Exclude<EndingResult, 'outcome'>,
-    details: EndingDetails,
-  ): Omit<RunOutcome, 'cpuMs'> | ExecutorError {
-    if (result === 'disposed') return details.disposed!;
-    if (result === 'EXECUTION_CANCELLED') return this.#cancellation!;
+  #failure(result: Exclude<EndingResult, 'outcome'>, details: EndingDetails): Settled {
+    if (result === 'disposed') return { rejection: details.disposed };
+    if (result === 'EXECUTION_CANCELLED') return { rejection: this.#cancellation };
+    if (result === 'unserved') return { rejection: details.unserved };
     const ending = this.#endingOf(result, details);
     // A bound's text comes with the lines the sandbox's answer brought; a cap's with none.
     const logs = ending.code === 'EXECUTION_TIMEOUT' || ending.code === 'CPU_TIMEOUT' ? (details.logs ?? []) : [];
@@ -432,7 +457,7 @@ export class Run {
 
   /** The ending the table chose, with what it names: the run's bounds, or what the event brought. */
   #endingOf(
-    code: Exclude<EndingResult, 'outcome' | 'disposed' | 'EXECUTION_CANCELLED'>,
+    code: Exclude<EndingResult, 'outcome' | 'disposed' | 'EXECUTION_CANCELLED' | 'unserved'>,
     details: EndingDetails,
   ): RunEnding {
     const spec = this.#spec;
@@ -470,7 +495,7 @@ export class Run {
     // started, reads as unknown.
     clearTimeout(this.#programStart);
     this.#programStart = undefined;
-    this.#cpuMs = this.#clocks.stop();
+    this.#cpuMs = this.#clocks?.stop();
     this.#releaseMemoryGuard?.();
     for (const unwatch of this.#unwatch.splice(0)) unwatch();
   }

@@ -32,7 +32,7 @@ import { resolveConfinement, UNCONFINED_WARNING_CODE } from '../../../../src/iso
 import { findLineBuffering } from '../../../../src/isolate/host/confinement/line-buffering.js';
 import { buildSeccompProgram } from '../../../../src/isolate/host/confinement/seccomp-filter.js';
 import { confinementText } from '../../../../src/isolate/host/confinement/texts.js';
-import { SandboxProcess } from '../../../../src/isolate/host/member/sandbox-process.js';
+import { MemberProcess } from '../../../../src/isolate/host/member/member-process.js';
 import { resolveWorkerdBinary } from '../../../../src/isolate/host/member/workerd-binary.js';
 import { DEFAULT_LIMITS } from '../../../../src/isolate/host/options.js';
 import { OutboundServer } from '../../../../src/isolate/host/relay/outbound-server.js';
@@ -487,7 +487,7 @@ describe('a workerd binary under a directory only the host can search (mode 700)
       };
       const confinement = resolveConfinement('required', () => binary, host);
       if (!confinement.confined) throw new Error(confinement.reason);
-      const member = await SandboxProcess.start({
+      const member = await MemberProcess.start({
         binary,
         relay,
         heapLimitMb: 64,
@@ -545,7 +545,7 @@ describe("a member's private directory", () => {
   it('goes as soon as the member is killed, before its exit is seen', async () => {
     const relay = new OutboundServer(DEFAULT_LIMITS.maxRequestBodyBytes);
     const confinement = resolveConfinement('required', resolveWorkerdBinary);
-    const member = await SandboxProcess.start({
+    const member = await MemberProcess.start({
       binary: resolveWorkerdBinary(),
       relay,
       heapLimitMb: 64,

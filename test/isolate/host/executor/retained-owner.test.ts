@@ -29,11 +29,10 @@ class FakeProcess implements RetainingProcess {
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function ownerWith(maxRetained: number) {
+function ownerWith(maxRetained: number, retainedIdleTimeoutMs = 60_000) {
   const released: [FakeProcess, string][] = [];
-  const owner = new RetainedExecutions<FakeProcess>(
-    { maxRetained, retainedIdleTimeoutMs: 60_000 },
-    (member, executionId) => released.push([member, executionId]),
+  const owner = new RetainedExecutions<FakeProcess>({ maxRetained, retainedIdleTimeoutMs }, (member, executionId) =>
+    released.push([member, executionId]),
   );
   return { owner, released };
 }
@@ -98,5 +97,24 @@ describe('retained executions, one owner', () => {
     expect(owner.size).toBe(0);
     expect(closed).toEqual(['exec-1']);
     expect(refusal(() => owner.find('exec-1')).message).toBe(isolateText.executionLost('exec-1'));
+  });
+
+  it("closes one at the shorter of the pool's idle bound and its call's, and tells its observers whose bound it was", async () => {
+    const { owner } = ownerWith(4, 40);
+    const closed: [string, string][] = [];
+    owner.observeClosed((executionId, cause) => closed.push([executionId, cause]));
+    const daemonIdle = { timeoutMs: 20, option: '--retained-idle-timeout-ms' };
+    owner.reserve(daemonIdle).fill('by-call', new FakeProcess(), null);
+    // A bound longer than the pool's gives way to the pool's.
+    owner.reserve({ timeoutMs: 60_000, option: '--retained-idle-timeout-ms' }).fill('by-pool', new FakeProcess(), null);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(closed).toEqual([
+      ['by-call', 'callerIdle'],
+      ['by-pool', 'idle'],
+    ]);
+    expect(refusal(() => owner.find('by-call')).message).toBe(
+      isolateText.executionExpired('by-call', 20, '--retained-idle-timeout-ms'),
+    );
+    expect(refusal(() => owner.find('by-pool')).message).toBe(isolateText.executionExpired('by-pool', 40));
   });
 });

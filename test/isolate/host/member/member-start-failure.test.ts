@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfinement } from '../../../../src/isolate/host/confinement/detect.js';
-import { SandboxProcess } from '../../../../src/isolate/host/member/sandbox-process.js';
+import { MemberProcess } from '../../../../src/isolate/host/member/member-process.js';
 import { resolveWorkerdBinary } from '../../../../src/isolate/host/member/workerd-binary.js';
 import { DEFAULT_LIMITS } from '../../../../src/isolate/host/options.js';
 import { OutboundServer } from '../../../../src/isolate/host/relay/outbound-server.js';
@@ -43,7 +43,7 @@ describe.runIf(process.platform === 'linux')('a member that cannot start', () =>
         .filter((name) => name.startsWith('codemode-member-'))
         .sort();
     const startMissing = () =>
-      SandboxProcess.start({
+      MemberProcess.start({
         binary: resolveWorkerdBinary(),
         relay,
         heapLimitMb: 64,

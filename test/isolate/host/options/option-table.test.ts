@@ -1,5 +1,5 @@
 /**
- * The option table (src/isolate/host/options/table.ts) is the one source of each option's default,
+ * The option schema (src/isolate/host/options/schema.ts, its rows read back in table.ts) is the one source of each option's default,
  * bounds and daemon flag: the constructor's checks and the daemon's command line take and refuse
  * the same values, and docs/isolate.md lists every option with the table's default.
  */

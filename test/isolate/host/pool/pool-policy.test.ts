@@ -166,16 +166,18 @@ describe('the queue and its cancel', () => {
     expect(waiting[1]!.settled).toBe(false);
   });
 
-  it('takes a waiter out of the queue when its signal aborts, with the error its caller gave', async () => {
+  it("takes a waiter out of the queue when its signal aborts, rejecting it with the signal's reason", async () => {
     const { pool, launcher } = poolWith({ maxWorkers: 1, spare: 0 });
     const first = track(pool.acquire());
     await launcher.startAll();
     const controller = new AbortController();
     const cancelled = new ExecutorError('EXECUTION_CANCELLED', 'cancelled by the test');
-    const waiting = track(pool.acquire(undefined, { signal: controller.signal, error: () => cancelled }));
+    const waiting = track(pool.acquire(undefined, controller.signal));
     const after = track(pool.acquire());
     expect(pool.stats().queued).toBe(2);
-    controller.abort();
+    controller.abort(cancelled);
+    // Out of the queue at once, not on a later turn.
+    expect(pool.stats().queued).toBe(1);
     await settle();
     expect(waiting.error).toBe(cancelled);
     expect(pool.stats().queued).toBe(1);
@@ -185,12 +187,12 @@ describe('the queue and its cancel', () => {
     expect(after.value).toBe(first.value);
   });
 
-  it('refuses at once a waiter whose signal has already aborted', async () => {
+  it("refuses at once a waiter whose signal has already aborted, with the signal's reason", async () => {
     const { pool, launcher } = poolWith();
     const controller = new AbortController();
-    controller.abort();
     const cancelled = new ExecutorError('EXECUTION_CANCELLED', 'cancelled before');
-    const run = track(pool.acquire(undefined, { signal: controller.signal, error: () => cancelled }));
+    controller.abort(cancelled);
+    const run = track(pool.acquire(undefined, controller.signal));
     await settle();
     expect(run.error).toBe(cancelled);
     expect(launcher.starting()).toBe(0);

@@ -255,7 +255,11 @@ describe('construction options', () => {
       { pool: { maxNestedRuns: 1.5 } },
       isolateText.optionInvalid('pool.maxNestedRuns', 'an integer >= 0', '1.5'),
     ],
-    ['a string timeout', { timeout: '60s' }, isolateText.optionInvalid('timeout', 'a positive finite number', '"60s"')],
+    [
+      'a string timeout',
+      { timeout: '60s' },
+      isolateText.optionInvalid('timeout', 'a number of milliseconds >= 0, null, or undefined', '"60s"'),
+    ],
     [
       'a timeout above maxTimeout',
       { timeout: 2_000, maxTimeout: 1_000 },

@@ -24,6 +24,7 @@ const STATES: EndingState[] = [
 ];
 const EVENTS: EndingEvent[] = [
   'start',
+  'unserved',
   'requestTooLarge',
   'timeout',
   'programStart',
@@ -68,6 +69,7 @@ const deathsAt = (state: EndingState, result: EndingResult): [EndingState, Endin
 /** Every transition the table must accept; each is a test. */
 const ACCEPTED: [EndingState, EndingEvent, EndingStep][] = [
   ['unstarted', 'start', { to: 'running', verdict: { do: 'start' } }],
+  ['unstarted', 'unserved', settle('unserved', 'keep')],
   ['unstarted', 'cancel', settle('EXECUTION_CANCELLED', 'keep')],
   ['unstarted', 'budget', settle('MEMORY_BUDGET', 'killed')],
   ['unstarted', 'reclaim', settle('TENANT_SHARE_RECLAIMED', 'killed')],

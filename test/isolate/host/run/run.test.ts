@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { channelGrammar } from '../../../../src/isolate/contract/channel.js';
 import type { HostMessage, SupervisorMessage } from '../../../../src/isolate/contract/messages.js';
-import type { ProcessEnd, SandboxProcess } from '../../../../src/isolate/host/member/sandbox-process.js';
+import type { MemberProcess, ProcessEnd } from '../../../../src/isolate/host/member/member-process.js';
 import { Run, type RunSpec } from '../../../../src/isolate/host/run/run.js';
 import { isolateText } from '../../../../src/isolate/host/texts.js';
 import { encodeErrorEnvelope } from '../../../../src/protocol/dispatch.js';
@@ -128,9 +128,9 @@ const CANCELLED = new ExecutorError('EXECUTION_CANCELLED', 'cancelled');
 /** A run handed to a fake process whose program starts at once (its `started`), unless `started` is false. */
 function startRun(spec: Partial<RunSpec> = {}, started = true) {
   const sandbox = new FakeProcess();
-  const run = new Run(sandbox as unknown as SandboxProcess, { ...SPEC, ...spec });
+  const run = new Run({ ...SPEC, ...spec });
   runs.push(run);
-  run.start();
+  run.start(sandbox as unknown as MemberProcess);
   if (started) sandbox.onMessage({ t: 'started', run: 'r1' });
   return { sandbox, run };
 }
@@ -264,14 +264,50 @@ describe('Run', () => {
 
   it('ends a run whose caller went away before it started, sending nothing and keeping its process', async () => {
     const sandbox = new FakeProcess();
-    const run = new Run(sandbox as unknown as SandboxProcess, SPEC);
+    const run = new Run(SPEC);
     run.cancel(CANCELLED);
-    run.start();
+    run.start(sandbox as unknown as MemberProcess);
     await expect(run.answer).rejects.toBe(CANCELLED);
     await expect(run.outcome).rejects.toBe(CANCELLED);
     expect(sandbox.sent).toEqual([]);
     expect(run.started).toBe(false);
     expect(run.fate).toBe('keep');
+  });
+
+  it('answers a caller that goes away while the run waits for a process, and withdraws it from the wait with that answer', async () => {
+    const run = new Run(SPEC);
+    expect(run.withdrawn.aborted).toBe(false);
+    run.cancel(CANCELLED);
+    await expect(run.answer).rejects.toBe(CANCELLED);
+    // Its place in the pool's queue is given up, with the same answer: the queue decides nothing.
+    expect(run.withdrawn.aborted).toBe(true);
+    expect(run.withdrawn.reason).toBe(CANCELLED);
+    // A process handed to it after that is not started on, and is kept.
+    const sandbox = new FakeProcess();
+    run.start(sandbox as unknown as MemberProcess);
+    expect(sandbox.sent).toEqual([]);
+    expect(run.started).toBe(false);
+    expect(run.fate).toBe('keep');
+  });
+
+  it("rejects a run the pool gives no process with the pool's reason; its caller going away after changes nothing", async () => {
+    const run = new Run(SPEC);
+    const full = new ExecutorError('QUEUE_FULL', isolateText.queueFull(2), { retryable: true });
+    run.unserved(full);
+    run.cancel(CANCELLED);
+    await expect(run.answer).rejects.toBe(full);
+    await expect(run.outcome).rejects.toBe(full);
+    expect(run.fate).toBe('keep');
+  });
+
+  it('is not withdrawn once it has its process: its caller going away gives the run up there', async () => {
+    const { sandbox, run } = startRun();
+    run.cancel(CANCELLED);
+    await expect(run.answer).rejects.toBe(CANCELLED);
+    expect(run.withdrawn.aborted).toBe(false);
+    sandbox.onMessage({ t: 'cancelled', run: 'r1', logs: [] });
+    await expect(run.outcome).rejects.toBe(CANCELLED);
+    expect(run.withdrawn.aborted).toBe(false);
   });
 
   it('past its CPU bound, gives up with no race to win and answers with the CPU text', async () => {

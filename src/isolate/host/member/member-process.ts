@@ -32,10 +32,10 @@ export interface ProcessEnd {
 }
 
 /** Every live member of every executor in this host, ended synchronously if the host exits. */
-const LIVE = new Set<SandboxProcess>();
+const LIVE = new Set<MemberProcess>();
 let exitHookInstalled = false;
 
-function trackUntilEnd(member: SandboxProcess): void {
+function trackUntilEnd(member: MemberProcess): void {
   LIVE.add(member);
   void member.ended.then(() => LIVE.delete(member));
   if (exitHookInstalled) return;
@@ -49,7 +49,7 @@ function trackUntilEnd(member: SandboxProcess): void {
 /** How long a member whose socket closed may take to exit on its own before we kill it. */
 const EXIT_AFTER_CLOSE_MS = 300;
 
-export interface SandboxProcessOptions {
+export interface MemberProcessOptions {
   binary: string;
   /** The executor's outbound relay; it listens on a socket in the member's private directory. */
   relay: Pick<OutboundServer, 'token' | 'listen'>;
@@ -69,7 +69,7 @@ export interface SandboxProcessOptions {
  * several of one tenant's (pool/member-sharing.ts): its messages go to their run by its id, and
  * what concerns the whole process (its end, a full heap, its output, its memory) to every run in it.
  */
-export class SandboxProcess {
+export class MemberProcess {
   readonly pid: number;
   /** A message of no run in the member now (one that settled): answered so the sandbox does not wait. */
   onStale: (message: SupervisorMessage) => void = () => {};
@@ -138,7 +138,7 @@ export class SandboxProcess {
     });
   }
 
-  static async start(options: SandboxProcessOptions): Promise<SandboxProcess> {
+  static async start(options: MemberProcessOptions): Promise<MemberProcess> {
     const timer = options.startTimes?.begin();
     const token = randomBytes(24).toString('hex');
     // Its config and both sockets. The wrapper is spawned with no await before it, so its watcher
@@ -191,7 +191,7 @@ export class SandboxProcess {
       const socket = await connect(directory.controlSocket, token, options.startupTimeoutMs, maxPayload);
       timer?.mark('connect');
       timer?.done();
-      const member = new SandboxProcess(workerd, socket, options.heapLimitMb);
+      const member = new MemberProcess(workerd, socket, options.heapLimitMb);
       // Between runs too: nothing of a member may write more than a run may.
       member.#capOutput(options.limits.maxProcessOutputBytes);
       trackUntilEnd(member);
