@@ -8,6 +8,7 @@ import type { Boundary, Case, LoadedCase, Outcome } from './case-model.js';
 import type { ColumnId } from './columns.js';
 import { Engine, PREFLIGHT_CASE, printEachWarningOnce } from './engine.js';
 import { MAX_CASES_TOGETHER } from './lanes.js';
+import { LONG_WAITS } from './long-cases.js';
 import type { Side } from './side-model.js';
 import { texts } from './texts.js';
 
@@ -142,8 +143,8 @@ describe('Engine', () => {
     expect(fake.runs).toEqual(['ours:first', 'ours:long', 'ours:after']);
     expect(settled).toEqual(['first pass', 'after pass', 'long pass']);
     expect(engine.waitingOn('ours')).toEqual([]);
-    // A later column can start it first.
-    expect([...engine.knownLong]).toEqual(['long']);
+    // A later column can start it first, after the cases known to wait long.
+    expect([...engine.knownLong]).toEqual([...LONG_WAITS, 'long']);
     await engine.closeAll();
   });
 

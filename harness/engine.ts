@@ -15,6 +15,7 @@ import type { Flow, FlowOutcome, LoadedFlow } from './flow-model.js';
 import { checkFlow, runFlow } from './flows.js';
 import { isFlow, type Observation, type Plan, planCell, settleCell } from './judge.js';
 import { CaseLane, MAX_CASES_TOGETHER } from './lanes.js';
+import { LONG_WAITS } from './long-cases.js';
 import { flowModules, runWithPackages } from './packages.js';
 import type { MatrixCell, MatrixColumn } from './report/model.js';
 import type { Side } from './side-model.js';
@@ -126,8 +127,8 @@ export class Engine {
   private readonly lanes = new Map<ColumnId, CaseLane>();
   /** Each column started afresh after its process died: at most once, shared by the cases that met it. */
   private readonly reopenings = new Map<ColumnId, Promise<boolean>>();
-  /** Cases that ran long on some column: a later column may start them first. */
-  private readonly longCases = new Set<string>();
+  /** Cases known to wait long (long-cases.ts), then those that ran long on some column: a column may start them first. */
+  private readonly longCases = new Set<string>(LONG_WAITS);
   /** Each column as installed, read once. */
   private readonly described = new Map<ColumnId, MatrixColumn>();
   private aborted = false;
@@ -200,7 +201,7 @@ export class Engine {
     return this.lanes.get(name)?.waiting ?? [];
   }
 
-  /** The ids of the cases that ran past the lane's bound on any column so far. */
+  /** The ids of the cases known to wait long, then of those that ran past the lane's bound on any column so far. */
   get knownLong(): ReadonlySet<string> {
     return this.longCases;
   }

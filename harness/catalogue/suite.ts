@@ -10,6 +10,7 @@ import { type ColumnId, describeColumn } from '../columns.js';
 import { cellDeadlineMs, Engine } from '../engine.js';
 import { settleCell } from '../judge.js';
 import { caseTitle, loadCatalogue } from '../load-cases.js';
+import { longFirst } from '../long-cases.js';
 import { type MatrixCell, summarize } from '../report/model.js';
 import { texts } from '../texts.js';
 
@@ -44,7 +45,8 @@ export function catalogueSuite(column: ColumnId): void {
       }
     }, OPEN_TIMEOUT_MS);
 
-    for (const item of cases) {
+    // The cases known to wait long start first, so their waits overlap the rest (long-cases.ts).
+    for (const item of longFirst(cases, engine.knownLong)) {
       const plan = engine.plan(item, column);
       const title = caseTitle(item);
       if (plan.kind === 'unsupported') {

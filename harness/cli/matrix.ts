@@ -25,6 +25,7 @@ import {
 import { Engine } from '../engine.js';
 import { isFlow } from '../judge.js';
 import { type Catalogue, type CatalogueItem, caseTitle, loadCatalogue } from '../load-cases.js';
+import { longFirst } from '../long-cases.js';
 import { DEFAULT_REGISTRY, resolveRelease, resolveWorkerdRelease } from '../reference/releases.js';
 import { cellKey, isFlaky, type MatrixCell, type MatrixColumn, type MatrixRun, summarize } from '../report/model.js';
 import { expectsVaryingValues, releaseDiff } from '../report/release-diff.js';
@@ -228,12 +229,10 @@ async function startColumn(
       outcomes.set(cellKey(item.id, id), outcome);
     progress.cell(id, item, cell);
   };
-  // A case that ran long on an earlier column starts first here, so its wait overlaps the rest
-  // instead of ending the column; the report keeps catalogue order.
-  const indexed = ordered.map((item, index) => ({ item, index }));
-  const long = indexed.filter(({ item }) => engine.knownLong.has(item.id));
-  const rest = indexed.filter(({ item }) => !engine.knownLong.has(item.id));
-  const asking = [...long, ...rest].map(({ item, index }) => ask(item, index));
+  // A case known to wait long, or that ran long on an earlier column, starts first here, so its
+  // wait overlaps the rest instead of ending the column; the report keeps catalogue order.
+  const indexed = ordered.map((item, index) => ({ id: item.id, item, index }));
+  const asking = longFirst(indexed, engine.knownLong).map(({ item, index }) => ask(item, index));
   await engine.whenLaneFree(id);
   const done = Promise.all(asking).then(async () => {
     await engine.close(id);
