@@ -188,7 +188,9 @@ describe('the packed package in an empty project', () => {
     });
   });
 
-  it('type-checks with tsc, without skipLibCheck and without the optional peer', async () => {
+  // The type checks below run side by side, each tsc on files of its own: a tsc 5.9 keeps one core
+  // busy, so one after another they left the other core to the file beside, which mostly waits.
+  it.concurrent('type-checks with tsc, without skipLibCheck and without the optional peer', async () => {
     await writeFile(join(consumer, 'types.ts'), TYPES_CHECK);
     // The check is only worth something if a type error fails it: one run checks both files (one
     // tsc start, not two), and its only errors must be the planted one's.
@@ -208,19 +210,36 @@ describe('the packed package in an empty project', () => {
     expect(errors).toEqual([expect.stringMatching(/^wrong\.ts\(2,14\): error TS2322: /)]);
   });
 
-  it.each(TYPESCRIPTS.map(({ major, tsc }) => [major, tsc]))(
+  it.concurrent.each(TYPESCRIPTS.map(({ major, tsc }) => [major, tsc]))(
     "type-checks every entry's declarations under TypeScript %s, strict, with no @types and no flag",
     async (major, compiler) => {
       expect((await run(process.execPath, [compiler, '--version'], bare)).trim()).toMatch(
         new RegExp(`^Version ${major.replace('.', '\\.')}\\.`),
       );
       expect(existsSync(join(bare, 'node_modules', '@types'))).toBe(false);
-      await writeFile(join(bare, 'entries.ts'), ENTRIES_CHECK);
+      // Files of each line's own, as both lines check at once.
+      const entries = `entries-${major}.ts`;
+      await writeFile(join(bare, entries), ENTRIES_CHECK);
       // The user's default: no `types` option, so TypeScript 7 loads no @types package.
-      await writeFile(join(bare, 'tsconfig.json'), tsconfig(['entries.ts'], { skipLibCheck: false }));
-      await run(process.execPath, [compiler, '-p', 'tsconfig.json'], bare);
+      await writeFile(join(bare, `tsconfig.${major}.json`), tsconfig([entries], { skipLibCheck: false }));
+      await run(process.execPath, [compiler, '-p', `tsconfig.${major}.json`], bare);
     },
   );
+
+  it.concurrent('is an Executor, with providers and options, to every dialect line of the peer range', async () => {
+    // The consumer installed every line (beforeAll), each under its alias.
+    const files: string[] = [];
+    for (const alias of Object.keys(DIALECT_LINES)) {
+      const file = `${alias}.ts`;
+      // 0.2.x and 0.3.x declare no ExecuteOptions: their execute takes two arguments.
+      const withOptions = alias === 'codemode-0-4' || alias === 'codemode-0-5';
+      await writeFile(join(consumer, file), dialectCheck(alias, withOptions));
+      files.push(file);
+    }
+    // Upstream's own declarations import cloudflare:workers, ai and zod, which this project lacks.
+    await writeFile(join(consumer, 'tsconfig.dialect.json'), tsconfig(files, { skipLibCheck: true, types: [] }));
+    await run(process.execPath, [tsc, '-p', 'tsconfig.dialect.json'], consumer);
+  });
 
   it('installs with no install script of its own (npm names none of ours)', async () => {
     const manifest = JSON.parse(await readFile(join(bare, 'node_modules', PACKAGE, 'package.json'), 'utf8')) as {
@@ -337,7 +356,8 @@ describe('the packed package in an empty project', () => {
     expect(prose).toContain('`npm install-scripts deny workerd`');
   });
 
-  it("runs the README's snippets, type-checked under strict, and each prints what the README says", async () => {
+  // The snippets of the README and of two docs, side by side: each project compiles and runs its own.
+  it.concurrent("runs the README's snippets, type-checked under strict, and each prints what the README says", async () => {
     const readme = await readFile(join(consumer, 'node_modules', PACKAGE, 'README.md'), 'utf8');
     const snippets = typeScriptSnippets(readme);
     expect(snippets.length).toBeGreaterThanOrEqual(3);
@@ -367,7 +387,7 @@ describe('the packed package in an empty project', () => {
     }
   });
 
-  it("runs docs/moving-a-host.md's snippets under the register entry, and type-checks its Worker", async () => {
+  it.concurrent("runs docs/moving-a-host.md's snippets under the register entry, and type-checks its Worker", async () => {
     const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'moving-a-host.md'), 'utf8');
     const snippets = typeScriptSnippets(page);
     const run = snippets.filter((snippet) => !snippet.typeCheckOnly);
@@ -390,7 +410,7 @@ describe('the packed package in an empty project', () => {
     });
   });
 
-  it("type-checks docs/durable-state.md's typed runtime host under TypeScript 5.9 and 7, skipLibCheck off, and runs it", async () => {
+  it.concurrent("type-checks docs/durable-state.md's typed runtime host under TypeScript 5.9 and 7, skipLibCheck off, and runs it", async () => {
     const page = await readFile(join(host, 'node_modules', PACKAGE, 'docs', 'durable-state.md'), 'utf8');
     const files = namedFiles(page);
     expect(files.map((file) => file.name)).toEqual(['tsconfig.json', 'workers-runtime.d.ts', 'host.ts']);
@@ -469,21 +489,6 @@ export default {
     expect(quoted).toBeDefined();
     await expect(run('sh', ['-c', without], host)).rejects.toThrow(/ERR_UNSUPPORTED_ESM_URL_SCHEME/);
     await expect(run('sh', ['-c', without], host)).rejects.toThrow(quoted!);
-  });
-
-  it('is an Executor, with providers and options, to every dialect line of the peer range', async () => {
-    // The consumer installed every line (beforeAll), each under its alias.
-    const files: string[] = [];
-    for (const alias of Object.keys(DIALECT_LINES)) {
-      const file = `${alias}.ts`;
-      // 0.2.x and 0.3.x declare no ExecuteOptions: their execute takes two arguments.
-      const withOptions = alias === 'codemode-0-4' || alias === 'codemode-0-5';
-      await writeFile(join(consumer, file), dialectCheck(alias, withOptions));
-      files.push(file);
-    }
-    // Upstream's own declarations import cloudflare:workers, ai and zod, which this project lacks.
-    await writeFile(join(consumer, 'tsconfig.dialect.json'), tsconfig(files, { skipLibCheck: true, types: [] }));
-    await run(process.execPath, [tsc, '-p', 'tsconfig.dialect.json'], consumer);
   });
 });
 
