@@ -95,8 +95,10 @@ describe('the command line', () => {
       [['--admin-port', '70000'], 'codemode-executor: --admin-port must be from 0 to 65535, got 70000'],
       [['--admin-host', '0.0.0.0'], 'codemode-executor: --admin-host needs --admin-port'],
     ];
-    for (const [args, text] of cases) {
-      const daemon = spawnDaemon(args);
+    // Each process only reads its flags and exits: side by side, not one after another.
+    const daemons = cases.map(([args]) => spawnDaemon(args));
+    for (const [index, [, text]] of cases.entries()) {
+      const daemon = daemons[index]!;
       expect((await daemon.exited).code).toBe(2);
       expect(daemon.stderr.join('')).toContain(text);
     }
