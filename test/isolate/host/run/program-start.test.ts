@@ -80,10 +80,13 @@ describe("an execution's clock", () => {
   it('lets a first turn that spins before it could report its start run to its own bound, not the start bound', async () => {
     // The spin holds the process's only thread, so its `started` is never sent; it computes,
     // so it is not held off the cores, and its clock (its CPU time, until the start) ends it.
-    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0, programStartTimeoutMs: 300 } });
+    // The start bound's period is a second: at load 24 on two cores a process gets about 80 ms of
+    // CPU in it, well over the 20 ms that grant another period (in 300 ms it got about 25, and
+    // the test failed at that load). The timeout, 1.5 s of its CPU, outlasts at least one period.
+    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0, programStartTimeoutMs: 1000 } });
     try {
-      const outcome = await executor.execute({ code: 'async () => { for (;;) {} }', timeout: 1000 });
-      expect(outcome.ending).toEqual({ code: 'EXECUTION_TIMEOUT', timeout: 1000 });
+      const outcome = await executor.execute({ code: 'async () => { for (;;) {} }', timeout: 1500 });
+      expect(outcome.ending).toEqual({ code: 'EXECUTION_TIMEOUT', timeout: 1500 });
     } finally {
       await executor.dispose();
     }
