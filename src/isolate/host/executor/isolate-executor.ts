@@ -148,18 +148,9 @@ export class IsolateExecutor implements Executor {
         bound: checked.timeout,
         ...(observation !== null ? { live: true } : {}),
       },
-      timeout: checked.timeout,
-      cpuTimeout: checked.cpuTimeout,
-      countHostWaits: checked.countHostWaits,
-      dispatch: this.#framed(observed(observation, checked.dispatch)),
-      outbound:
-        observation !== null && typeof checked.outbound === 'function'
-          ? observation.outbound(checked.outbound)
-          : checked.outbound,
+      ...this.#callTerms(checked, observation, checked.outbound),
       retain: checked.retainHandles,
       ...(checked.retainHandles ? { executionId: id } : {}),
-      ...linesTo(observation),
-      ...this.#bounds(),
     };
     // One that retains handles keeps its process to itself, so it never shares one.
     const tenant = { key: checked.tenant, share: options?.share };
@@ -199,18 +190,9 @@ export class IsolateExecutor implements Executor {
         bound: checked.timeout,
         ...(observation !== null ? { live: true } : {}),
       },
-      timeout: checked.timeout,
-      cpuTimeout: checked.cpuTimeout,
-      countHostWaits: checked.countHostWaits,
-      dispatch: this.#framed(observed(observation, checked.dispatch)),
-      outbound:
-        observation !== null && typeof retained.outbound === 'function'
-          ? observation.outbound(retained.outbound)
-          : retained.outbound,
+      ...this.#callTerms(checked, observation, retained.outbound),
       retain: false,
       executionId: checked.executionId,
-      ...linesTo(observation),
-      ...this.#bounds(),
     };
     const lost = () => new ExecutorError('HANDLE_NOT_FOUND', isolateText.executionLost(checked.executionId));
     const acquire = (withdrawn: AbortSignal) =>
@@ -276,6 +258,27 @@ export class IsolateExecutor implements Executor {
   }
 
   /** What every run is bounded by besides its timeout. */
+  /**
+   * What a run of either call takes from its checked request, its observation and its outbound
+   * (the request's own for `execute`, the retained execution's for `invokeHandle`): its clocks,
+   * its channels to the host, observed when the call is, and the executor's bounds.
+   */
+  #callTerms(
+    checked: Pick<RunSpec, 'timeout' | 'cpuTimeout' | 'countHostWaits'> & { dispatch: Dispatch | null | undefined },
+    observation: RunObservation | null,
+    outbound: RunSpec['outbound'],
+  ): Omit<RunSpec, 'id' | 'start' | 'retain' | 'executionId'> {
+    return {
+      timeout: checked.timeout,
+      cpuTimeout: checked.cpuTimeout,
+      countHostWaits: checked.countHostWaits,
+      dispatch: this.#framed(observed(observation, checked.dispatch)),
+      outbound: observation !== null && typeof outbound === 'function' ? observation.outbound(outbound) : outbound,
+      ...linesTo(observation),
+      ...this.#bounds(),
+    };
+  }
+
   #bounds(): Pick<RunSpec, 'heapLimitMb' | 'memoryLimitMb' | 'limits' | 'turnGraceMs' | 'programStartTimeoutMs'> {
     const { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs } = this.#settings;
     return { heapLimitMb, memoryLimitMb, limits, turnGraceMs, programStartTimeoutMs };
