@@ -24,6 +24,14 @@ const item = (id: string, fields: Partial<LoadedCase> = {}): LoadedCase => ({
   ...fields,
 });
 
+/** Waits for `work` on a fake clock, moving it half a second at a time (the engine's waits are seconds long). */
+async function settled<T>(work: Promise<T>): Promise<T> {
+  let done = false;
+  void work.finally(() => (done = true));
+  while (!done) await vi.advanceTimersByTimeAsync(500);
+  return work;
+}
+
 interface Script {
   startFails?: string;
   preflight?: Outcome;
@@ -246,12 +254,6 @@ describe('Engine', () => {
     // The engine gives the dead column its whole wait to answer again (20 s): on a fake clock.
     vi.useFakeTimers();
     try {
-      const settled = async <T>(work: Promise<T>): Promise<T> => {
-        let done = false;
-        void work.finally(() => (done = true));
-        while (!done) await vi.advanceTimersByTimeAsync(500);
-        return work;
-      };
       const fake = fakes({ latest: { dies: ['crashes'] } });
       const engine = new Engine(boundaries, fake.starter);
       expect((await settled(engine.cell(item('crashes'), 'latest'))).cell.status).toBe('pass');
@@ -269,12 +271,6 @@ describe('Engine', () => {
     // As above, on a fake clock; the first fresh start prints its ready line and answers nothing.
     vi.useFakeTimers();
     try {
-      const settled = async <T>(work: Promise<T>): Promise<T> => {
-        let done = false;
-        void work.finally(() => (done = true));
-        while (!done) await vi.advanceTimersByTimeAsync(500);
-        return work;
-      };
       const fake = fakes({ latest: { dies: ['crash'], deadStarts: 1 } });
       const engine = new Engine(boundaries, fake.starter);
       expect((await settled(engine.cell(item('crash'), 'latest'))).cell.status).toBe('pass');
