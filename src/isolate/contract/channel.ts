@@ -13,9 +13,12 @@
 import type { LogEntry, ModuleSource } from '../../protocol/types.js';
 import type { DoneBase, DoneMessage, HostMessage, RunMessage, SupervisorMessage } from './messages.js';
 
+/** The host messages framed as JSON text (an answer as its short head): all but a run. */
+export type FramedAsText = Exclude<HostMessage, RunMessage>;
+
 export interface ChannelGrammar {
-  /** The frame of a host message. */
-  encodeHostMessage(message: HostMessage): string;
+  /** The frame of a host message other than a run, whose one frame is `encodeRunFrame`'s. */
+  encodeHostMessage(message: FramedAsText): string;
   /**
    * A run's frame as UTF-8, with its modules' texts raw after a JSON head (the grammar below), each
    * frozen module's bytes encoded once: what `parseHostMessage` reads back as the run.
@@ -101,7 +104,7 @@ export function createChannelGrammar(): ChannelGrammar {
     return frame;
   }
 
-  function encodeHostMessage(message: HostMessage): string {
+  function encodeHostMessage(message: FramedAsText): string {
     if (message.t === 'answer') return `${ANSWER_TAG}${message.ask}\n${message.envelope}`;
     return JSON.stringify(message);
   }
@@ -174,17 +177,6 @@ export function createChannelGrammar(): ChannelGrammar {
     return null;
   }
 
-  function modulesOf(value: unknown): Record<string, ModuleSource> | null {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-    const modules: Record<string, ModuleSource> = {};
-    for (const [name, source] of Object.entries(value)) {
-      const module = moduleOf(source);
-      if (module === null) return null;
-      modules[name] = module;
-    }
-    return modules;
-  }
-
   function runOf(fields: Fields, modules: Record<string, ModuleSource> | null): HostMessage | null {
     const run = string(fields, 'run');
     const entry = string(fields, 'entry');
@@ -235,8 +227,6 @@ export function createChannelGrammar(): ChannelGrammar {
     const fields = fieldsOf(text);
     if (fields === null) return null;
     switch (fields.get('t')) {
-      case 'run':
-        return runOf(fields, modulesOf(fields.get('modules')));
       case 'invoke': {
         const run = string(fields, 'run');
         const exec = string(fields, 'exec');

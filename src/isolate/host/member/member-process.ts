@@ -8,8 +8,8 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { ExecutorError } from '../../../protocol/errors.js';
-import { channelGrammar } from '../../contract/channel.js';
-import type { HostMessage, SupervisorMessage } from '../../contract/messages.js';
+import { channelGrammar, type FramedAsText } from '../../contract/channel.js';
+import type { SupervisorMessage } from '../../contract/messages.js';
 import { relayCodec } from '../../contract/relay-frame.js';
 import { isolateText } from '../../host/texts.js';
 import { type ConfinementPlan, memberCommand } from '../confinement/command-line.js';
@@ -265,7 +265,7 @@ export class MemberProcess {
     return this.#alive;
   }
 
-  send(message: HostMessage): void {
+  send(message: FramedAsText): void {
     this.sendFrame(channelGrammar.encodeHostMessage(message));
   }
 
