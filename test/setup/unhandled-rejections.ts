@@ -5,9 +5,16 @@
  */
 import { afterEach, expect } from 'vitest';
 
-const unhandled: unknown[] = [];
-process.on('unhandledRejection', (reason) => unhandled.push(reason));
-process.on('uncaughtException', (error) => unhandled.push(error));
+// Files share a process (test/support/process-sharing.ts) and this file runs again for each of
+// them: the listeners are added once per process, into one list.
+const UNHANDLED = Symbol.for('codemode.test.unhandled');
+const store = globalThis as { [UNHANDLED]?: unknown[] };
+const unhandled = (store[UNHANDLED] ??= (() => {
+  const list: unknown[] = [];
+  process.on('unhandledRejection', (reason) => list.push(reason));
+  process.on('uncaughtException', (error) => list.push(error));
+  return list;
+})());
 
 afterEach(() => {
   const seen = unhandled.splice(0);

@@ -4,7 +4,7 @@
  * the assertion and stretch its figures by this factor, so a shared CI runner does not fail them.
  * A test that asserts a result never needs it. docs/testing.md lists the tests that use it.
  *
- * Measured once per test file's process, from two readings: the share of a core a busy loop gets
+ * Measured once per test file, from two readings: the share of a core a busy loop gets
  * over 60 ms (a quiet core gives it all), and the load average per core. The larger slowdown wins,
  * between 1 and MAX_SLOWDOWN. CODEMODE_TEST_SLOWDOWN overrides it, for a reproducible run.
  */
@@ -37,7 +37,15 @@ function measure(): number {
   return Math.min(MAX_SLOWDOWN, Math.round(slowdown * 10) / 10);
 }
 
-/** This machine's slowdown, at least 1 (measured on first use in a process). */
+/**
+ * Forgets the measured slowdown, so the next use measures it again: files that share a process
+ * each measure it when they start (test/setup/machine-slowdown.ts).
+ */
+export function measureSlowdownAgain(): void {
+  measured = undefined;
+}
+
+/** This machine's slowdown, at least 1 (measured on first use in a process, or after measureSlowdownAgain). */
 export function machineSlowdown(): number {
   measured ??= measure();
   return measured;
