@@ -10,7 +10,7 @@ import { ExecutionTimeoutError, type ExecutorError } from '../../src/protocol/er
 import { cancellationText } from '../../src/protocol/texts.js';
 import { HANDLE_KEY } from '../../src/protocol/types.js';
 import { withSlack } from '../support/machine-slack.js';
-import { isAlive, waitFor, waitForSpin } from '../support/processes.js';
+import { isAlive, SPIN_TURN_GRACE_MS, waitFor, waitForSpin } from '../support/processes.js';
 
 const HEAP_LIMIT_MB = 64;
 let executor: IsolateExecutor;
@@ -20,6 +20,7 @@ beforeAll(() => {
     timeout: 400,
     // Long enough that only an abort ends a spin sooner, on a loaded host too.
     maxTimeout: withSlack(5_000),
+    turnGraceMs: SPIN_TURN_GRACE_MS,
     pool: { maxWorkers: 1, spare: 1, heapLimitMb: HEAP_LIMIT_MB },
   });
 });

@@ -23,7 +23,7 @@ import {
   type InvokeHandleRequest,
 } from '../../src/protocol/types.js';
 import { withSlack } from '../support/machine-slack.js';
-import { isAlive, waitFor } from '../support/processes.js';
+import { isAlive, SPIN_TURN_GRACE_MS, waitFor } from '../support/processes.js';
 
 const MIB = 2 ** 20;
 const MEMORY_LIMIT_MB = 256;
@@ -72,6 +72,7 @@ describe.each(LEVELS)('$name', (level) => {
     pool = new IsolateExecutor({
       timeout: 5_000,
       maxTimeout: 60_000,
+      turnGraceMs: SPIN_TURN_GRACE_MS,
       outbound: async (request) => {
         outboundSeen.calls += 1;
         const url = new URL(request.url);

@@ -12,7 +12,7 @@ import { IsolateExecutor, type RunReport } from '../../../../src/isolate/index.j
 import { createEnvelopeDispatch } from '../../../../src/protocol/dispatch.js';
 import { ExecutionTimeoutError } from '../../../../src/protocol/errors.js';
 import { formatCpuTimeout } from '../../../../src/protocol/texts.js';
-import { waitFor } from '../../../support/processes.js';
+import { SPIN_TURN_GRACE_MS, waitFor } from '../../../support/processes.js';
 
 const SPIN = 'async () => { while (true) {} }';
 /** A wall-clock bound no test here comes near: a run that ends did so by its CPU bound. */
@@ -192,7 +192,7 @@ describe('defaults and refusals', () => {
   });
 
   it('is off by default: a spin runs to its wall-clock bound and gets the timeout text', async () => {
-    const executor = new IsolateExecutor({ pool: { maxWorkers: 1, spare: 0 } });
+    const executor = new IsolateExecutor({ turnGraceMs: SPIN_TURN_GRACE_MS, pool: { maxWorkers: 1, spare: 0 } });
     try {
       await expect(executor.execute({ code: SPIN, timeout: 400 })).resolves.toMatchObject({
         error: ExecutionTimeoutError.format(400),
