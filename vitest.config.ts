@@ -10,6 +10,7 @@ import { LongestFirstSequencer } from './test/support/suite-order.js';
 const slowdown = machineSlowdown();
 
 const TEST_DIRS = ['test', 'harness'];
+
 const include = TEST_DIRS.map((dir) => `${dir}/**/*.test.ts`);
 // Files that change their process for the next file (a mocked module, a stubbed global, a fake
 // clock, an assigned environment variable) get one of their own; the others share their worker's.

@@ -1,8 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from './support/build-state.js';
 import { needsOwnProcess, ownProcessFiles } from './support/process-sharing.js';
+
+const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 
 describe('which test files get a process of their own', () => {
   it('those that change their process for the next file', () => {
@@ -43,5 +47,32 @@ describe('which test files get a process of their own', () => {
     writeFileSync(join(root, 'test', 'support.ts'), "vi.mock('x');");
     writeFileSync(join(root, 'test', 'node_modules', 'dep.test.ts'), "vi.mock('x');");
     expect(ownProcessFiles(root, ['test'])).toEqual(['test/deep/mocks.test.ts']);
+  });
+});
+
+describe('files that share a process', () => {
+  // Shared files may leave spies in place: vitest restores every spy as a file ends, in a shared
+  // process too (docs/testing.md relies on it). Two files, each checking that Math.max is no spy and
+  // then leaving one on it: whichever runs second fails the day vitest stops restoring them.
+  it('do not meet the spies of the file before: vitest restores them as each file ends', () => {
+    const dir = mkdtempSync(join(ROOT, 'test', 'sharing-'));
+    try {
+      const leavesASpy = [
+        "import { expect, it, vi } from 'vitest';",
+        "it('finds Math.max as it was, and leaves a spy on it', () => {",
+        '  expect(vi.isMockFunction(Math.max)).toBe(false);',
+        "  vi.spyOn(Math, 'max');",
+        '});',
+      ].join('\n');
+      for (const name of ['first', 'second']) writeFileSync(join(dir, `${name}.test.ts`), leavesASpy);
+      const config = { test: { include: ['*.test.ts'], isolate: false, maxWorkers: 1, fileParallelism: false } };
+      writeFileSync(join(dir, 'vitest.config.mjs'), `export default ${JSON.stringify(config)};`);
+      const run = spawnSync(process.execPath, [VITEST, 'run', '--root', dir], { encoding: 'utf8', timeout: 60_000 });
+      const output = `${run.stdout}${run.stderr}`;
+      expect(output).toContain('2 passed');
+      expect(run.status, output).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
