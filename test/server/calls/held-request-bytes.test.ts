@@ -35,6 +35,14 @@ describe('the bytes held by queued requests', () => {
       '0',
     ]);
     const held = () => metricValue(daemon, 'codemode_executor_held_request_bytes');
+    // Concurrent calls of one client may cross in any order (each hashes its ballast first, off the
+    // main thread), so the test waits for the ones meant to queue before it sends the one meant to be refused.
+    const untilHeld = async (atLeast: number) => {
+      for (const started = Date.now(); (await held()) < atLeast; ) {
+        if (Date.now() - started > 20_000) throw new Error(`the daemon never held ${atLeast} bytes`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
     const first = await connect(daemon.url, { websocket: NodeWebSocket });
     const second = await connect(daemon.url, { websocket: NodeWebSocket });
     const gate = toolGate();
@@ -45,6 +53,7 @@ describe('the bytes held by queued requests', () => {
       // One connection: three queue (about 3 MiB), the fourth would pass 4 MiB.
       const queued: Promise<ExecuteResult>[] = [];
       for (let tag = 1; tag <= 3; tag += 1) queued.push(first.execute(bigRequest(tag)));
+      await untilHeld(3 * MIB);
       const perConnection = await rejection(first.execute(bigRequest(4)));
       expect(perConnection.code).toBe('LIMIT_EXCEEDED');
       expect(perConnection.message).toMatch(
@@ -53,6 +62,7 @@ describe('the bytes held by queued requests', () => {
 
       // The daemon: the second connection may queue two more (about 5 MiB in all), not a third.
       for (let tag = 5; tag <= 6; tag += 1) queued.push(second.execute(bigRequest(tag)));
+      await untilHeld(5 * MIB);
       const total = await rejection(second.execute(bigRequest(7)));
       expect([total.code, total.retryable]).toEqual(['QUEUE_FULL', true]);
       expect(total.message).toMatch(
