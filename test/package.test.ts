@@ -190,39 +190,33 @@ describe('the packed package in an empty project', () => {
 
   // The type checks below run side by side, each tsc on files of its own: a tsc 5.9 keeps one core
   // busy, so one after another they left the other core to the file beside, which mostly waits.
-  it.concurrent('type-checks with tsc, without skipLibCheck and without the optional peer', async () => {
-    await writeFile(join(consumer, 'types.ts'), TYPES_CHECK);
-    // The check is only worth something if a type error fails it: one run checks both files (one
-    // tsc start, not two), and its only errors must be the planted one's.
-    await writeFile(
-      join(consumer, 'wrong.ts'),
-      "import { sanitizeToolName } from '@supolka/cloudflare-codemode-executor';\nexport const n: number = sanitizeToolName('a');\n",
-    );
-    await writeFile(
-      join(consumer, 'tsconfig.json'),
-      tsconfig(['types.ts', 'wrong.ts'], { skipLibCheck: false, types: [] }),
-    );
-    const failed = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer).then(
-      () => '',
-      (error: Error) => error.message,
-    );
-    const errors = failed.split('\n').filter((line) => /error TS\d+/.test(line));
-    expect(errors).toEqual([expect.stringMatching(/^wrong\.ts\(2,14\): error TS2322: /)]);
-  });
-
   it.concurrent.each(TYPESCRIPTS.map(({ major, tsc }) => [major, tsc]))(
-    "type-checks every entry's declarations under TypeScript %s, strict, with no @types and no flag",
+    "type-checks every entry's declarations and the root's types under TypeScript %s, strict, with no @types, no optional peer and no flag",
     async (major, compiler) => {
       expect((await run(process.execPath, [compiler, '--version'], bare)).trim()).toMatch(
         new RegExp(`^Version ${major.replace('.', '\\.')}\\.`),
       );
       expect(existsSync(join(bare, 'node_modules', '@types'))).toBe(false);
-      // Files of each line's own, as both lines check at once.
-      const entries = `entries-${major}.ts`;
-      await writeFile(join(bare, entries), ENTRIES_CHECK);
+      expect(existsSync(join(bare, 'node_modules', '@cloudflare', 'codemode'))).toBe(false);
+      // Files of each line's own, as both lines check at once; one tsc start checks them all.
+      const files = [`entries-${major}.ts`, `types-${major}.ts`, `wrong-${major}.ts`];
+      await writeFile(join(bare, files[0]!), ENTRIES_CHECK);
+      await writeFile(join(bare, files[1]!), TYPES_CHECK);
+      // The check is only worth something if a type error fails it: its only errors must be the planted one's.
+      await writeFile(
+        join(bare, files[2]!),
+        "import { sanitizeToolName } from '@supolka/cloudflare-codemode-executor';\nexport const n: number = sanitizeToolName('a');\n",
+      );
       // The user's default: no `types` option, so TypeScript 7 loads no @types package.
-      await writeFile(join(bare, `tsconfig.${major}.json`), tsconfig([entries], { skipLibCheck: false }));
-      await run(process.execPath, [compiler, '-p', `tsconfig.${major}.json`], bare);
+      await writeFile(join(bare, `tsconfig.${major}.json`), tsconfig(files, { skipLibCheck: false }));
+      const failed = await run(process.execPath, [compiler, '-p', `tsconfig.${major}.json`], bare).then(
+        () => '',
+        (error: Error) => error.message,
+      );
+      const errors = failed.split('\n').filter((line) => /error TS\d+/.test(line));
+      expect(errors).toEqual([
+        expect.stringMatching(new RegExp(`^wrong-${major.replace('.', '\\.')}\\.ts\\(2,14\\): error TS2322: `)),
+      ]);
     },
   );
 
