@@ -25,8 +25,12 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls until the condition holds; fails after a generous deadline (this is not a speed check). */
-export async function waitFor(condition: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  for (let waited = 0; !condition(); waited += 25) {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  deadlineMs = 20_000,
+): Promise<void> {
+  for (let waited = 0; !(await condition()); waited += 25) {
     if (waited > deadlineMs) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -9,6 +9,7 @@ import type { ExecuteResult } from '../../../src/protocol/index.js';
 import { connect } from '../../../src/remote/index.js';
 import { NodeWebSocket, rejection, toolGate } from '../../support/client.js';
 import { metricValue, startAdminDaemon, stopAllDaemons } from '../../support/daemon.js';
+import { waitFor } from '../../support/processes.js';
 
 afterAll(stopAllDaemons);
 
@@ -37,12 +38,8 @@ describe('the bytes held by queued requests', () => {
     const held = () => metricValue(daemon, 'codemode_executor_held_request_bytes');
     // Concurrent calls of one client may cross in any order (each hashes its ballast first, off the
     // main thread), so the test waits for the ones meant to queue before it sends the one meant to be refused.
-    const untilHeld = async (atLeast: number) => {
-      for (const started = Date.now(); (await held()) < atLeast; ) {
-        if (Date.now() - started > 20_000) throw new Error(`the daemon never held ${atLeast} bytes`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    };
+    const untilHeld = (atLeast: number) =>
+      waitFor(async () => (await held()) >= atLeast, `the daemon to hold ${atLeast} bytes`);
     const first = await connect(daemon.url, { websocket: NodeWebSocket });
     const second = await connect(daemon.url, { websocket: NodeWebSocket });
     const gate = toolGate();
