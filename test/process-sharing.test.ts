@@ -20,7 +20,10 @@ describe('which test files get a process of their own', () => {
       'vi.resetModules();',
       "process.env.TMPDIR = '/tmp/own';",
       'process.env[key] = value;',
+      "process.env.TMPDIR ??= '/tmp/own';",
+      "process.env.PATH += ':/opt/bin';",
       'delete process.env.TMPDIR;',
+      'Object.assign(process.env, { TMPDIR: dir });',
     ])
       expect(needsOwnProcess(source), source).toBe(true);
   });
@@ -29,6 +32,7 @@ describe('which test files get a process of their own', () => {
     for (const source of [
       'const cache = process.env.MATRIX_RELEASE_CACHE;',
       "if (process.env.CI === 'true') skip();",
+      "if (process.env.CI !== 'true') skip();",
       "const spy = vi.spyOn(console, 'warn'); spy.mockRestore();",
       'vi.useRealTimers();',
       "spawn(process.execPath, ['daemon.js'], { env: { ...process.env, TOKEN: 'x' } });",

@@ -14,8 +14,10 @@ import { join, relative } from 'node:path';
 /** What in a test file's source changes its process for the files after it. */
 const CHANGES_ITS_PROCESS = [
   /\bvi\.(mock|doMock|unmock|doUnmock|stubGlobal|stubEnv|useFakeTimers|setSystemTime|resetModules)\(/,
-  /\bprocess\.env(\.[A-Za-z_$][\w$]*|\[[^\]]+\])\s*=[^=]/,
+  // Plain, logical and compound assignment (`=`, `??=`, `||=`, `&&=`, `+=`), not a comparison.
+  /\bprocess\.env(\.[A-Za-z_$][\w$]*|\[[^\]]+\])\s*(\?\?|\|\||&&|\+)?=[^=]/,
   /\bdelete process\.env\b/,
+  /\bObject\.assign\(\s*process\.env\b/,
 ];
 
 /** Whether a test file with this source needs a process of its own. */
