@@ -69,14 +69,49 @@ describe('files that share a process', () => {
         '});',
       ].join('\n');
       for (const name of ['first', 'second']) writeFileSync(join(dir, `${name}.test.ts`), leavesASpy);
-      const config = { test: { include: ['*.test.ts'], isolate: false, maxWorkers: 1, fileParallelism: false } };
-      writeFileSync(join(dir, 'vitest.config.mjs'), `export default ${JSON.stringify(config)};`);
-      const run = spawnSync(process.execPath, [VITEST, 'run', '--root', dir], { encoding: 'utf8', timeout: 60_000 });
-      const output = `${run.stdout}${run.stderr}`;
-      expect(output).toContain('2 passed');
-      expect(run.status, output).toBe(0);
+      const output = runShared(dir, {});
+      expect(output.text).toContain('2 passed');
+      expect(output.status, output.text).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // A rejection nobody handles after a file's last test (a call left to settle in its afterAll) is
+  // met by the next file's first test, which fails; the text names the file that ran before.
+  it("fail the next file's first test on what the file before left rejecting, and name that file", () => {
+    const dir = mkdtempSync(join(ROOT, 'test', 'sharing-'));
+    try {
+      // The larger file runs first (vitest's order on a fresh run).
+      writeFileSync(
+        join(dir, 'leaver.test.ts'),
+        [
+          "import { afterAll, it } from 'vitest';",
+          "it('passes', () => {});",
+          "afterAll(() => { setTimeout(() => { void Promise.reject(new Error('rejected late')); }, 0); });",
+          `// ${'padding so that this file is the larger one '.repeat(10)}`,
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(dir, 'next.test.ts'),
+        "import { it } from 'vitest';\nit('waits a moment', () => new Promise((resolve) => setTimeout(resolve, 100)));\n",
+      );
+      const output = runShared(dir, { setupFiles: [join(ROOT, 'test', 'setup', 'unhandled-rejections.ts')] });
+      expect(output.status, output.text).toBe(1);
+      expect(output.text).toContain('1 failed');
+      expect(output.text).toMatch(
+        /Error: rejected late \(or after the last test of \S*leaver\.test\.ts, which ran before in this process\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 });
+
+/** Runs vitest on the scratch files of `dir`, one file after another in one shared process. */
+function runShared(dir: string, extra: Record<string, unknown>): { status: number | null; text: string } {
+  const config = { test: { include: ['*.test.ts'], isolate: false, maxWorkers: 1, fileParallelism: false, ...extra } };
+  writeFileSync(join(dir, 'vitest.config.mjs'), `export default ${JSON.stringify(config)};`);
+  const run = spawnSync(process.execPath, [VITEST, 'run', '--root', dir], { encoding: 'utf8', timeout: 60_000 });
+  return { status: run.status, text: `${run.stdout}${run.stderr}` };
+}

@@ -4,6 +4,7 @@
  * them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ExecuteResult } from '../../src/protocol/index.js';
 import { connect } from '../../src/remote/index.js';
 import { NodeWebSocket } from '../support/client.js';
 import { metricValue, startAdminDaemon, stopAllDaemons, waitUntil } from '../support/daemon.js';
@@ -33,9 +34,11 @@ describe("the daemon's tenant level", () => {
     const clients = await Promise.all(
       ['one', 'one', 'two'].map((token) => connect(daemon.url, { websocket: NodeWebSocket, token })),
     );
+    // Settled in `finally` too: a failed expectation leaves them to reject when the clients close.
+    const runs: Promise<ExecuteResult>[] = [];
     try {
       const [first, second, other] = clients;
-      const runs = [first!.execute(held.request), second!.execute(held.request)];
+      runs.push(first!.execute(held.request), second!.execute(held.request));
       await waitUntil(() => held.waiting() === 2);
       expect(await metricValue(daemon, BUSY)).toBe(1);
       runs.push(other!.execute(held.request));
@@ -45,6 +48,7 @@ describe("the daemon's tenant level", () => {
       expect((await Promise.all(runs)).map((outcome) => outcome.result)).toEqual(['through', 'through', 'through']);
     } finally {
       await Promise.all(clients.map((client) => client.dispose()));
+      await Promise.allSettled(runs);
     }
   });
 });
